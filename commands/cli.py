@@ -1,0 +1,167 @@
+"""The command line, generated from the registry (click).
+
+`leafwise` alone opens the canvas; `demo` and `mcp` are launchers; everything
+else is a registry command answering with the envelope (text or `--json`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from .contract import EXIT_USAGE, CommandError, envelope, fix, render_text
+from .registry import Command, Ctx, load_all
+from .runner import execute
+
+LAUNCHERS = {
+    "canvas": "Open the canvas on the plan found from here (also: leafwise with no arguments).",
+    "demo": "Copy the demo plan to a temporary folder, start a simulated agent, open the canvas.",
+    "mcp": "Serve the registry as MCP tools on stdio.",
+}
+
+
+def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | None) -> None:
+    if as_json:
+        click.echo(json.dumps(env, ensure_ascii=False, indent=None, default=str))
+        return
+    if bare and env["status"] == "ok":
+        items = env["result"]["items"]
+        if bare == "jsonl":
+            for item in items:
+                click.echo(json.dumps(item, ensure_ascii=False, default=str))
+        else:
+            click.echo(json.dumps(items, ensure_ascii=False, default=str))
+        from .contract import action_lines
+
+        click.echo("\n".join(action_lines(env)), err=True)
+        return
+    out, err = render_text(env, body)
+    if out:
+        click.echo(out, nl=False)
+    if err:
+        click.echo(err, nl=False, err=True)
+
+
+def _click_command(spec: Command, leaf_name: str) -> click.Command:
+    params: list[click.Parameter] = []
+    for p in spec.params:
+        if p.positional:
+            params.append(click.Argument([p.name], required=p.required, nargs=-1 if p.multiple else 1,
+                                         type=p.type if p.type is not bool else str))
+            continue
+        if p.type is bool:
+            params.append(click.Option([p.cli_flag, p.name], is_flag=True, default=False, help=p.help))
+        else:
+            kind: Any = click.Choice(p.choices) if p.choices else p.type
+            params.append(click.Option([p.cli_flag, p.name], type=kind, multiple=p.multiple,
+                                       required=False, default=p.default if not p.multiple else (),
+                                       help=p.help + (" (required)" if p.required else ""),
+                                       show_default=False))
+    params.append(click.Option(["--json", "as_json"], is_flag=True, help="print the JSON envelope"))
+    params.append(click.Option(["--root"], type=str, default=None, help="the plan's folder"))
+    if spec.listing:
+        params.append(click.Option(["--bare"], is_flag=True, help="a bare JSON array (hint on stderr)"))
+        params.append(click.Option(["--jsonl"], is_flag=True, help="one JSON object per line (hint on stderr)"))
+
+    def callback(as_json: bool, root: str | None, bare: bool = False, jsonl: bool = False, **kwargs: Any) -> None:
+        ctx = Ctx(root=root)
+        missing = [p for p in spec.params if p.required and kwargs.get(p.name) in (None, (), "")]
+        if missing:
+            p = missing[0]
+            flag = p.name.upper() if p.positional else p.cli_flag
+            raise click.UsageError(f"missing {flag}: {p.help}")
+        outcome = execute(spec, ctx, {k: v for k, v in kwargs.items() if v is not None})
+        _emit(outcome.envelope, outcome.text, as_json=as_json,
+              bare=("jsonl" if jsonl else "array" if bare else None) if spec.listing else None)
+        sys.exit(outcome.exit_code)
+
+    return click.Command(leaf_name, params=params, callback=callback, help=spec.summary,
+                         short_help=spec.summary)
+
+
+def build() -> click.Group:
+    root = click.Group("leafwise", invoke_without_command=True,
+                    help="A project plan in YAML that AI coding agents drive and humans watch live.")
+
+    @click.pass_context
+    def open_canvas(ctx: click.Context, root_opt: str | None = None) -> None:
+        if ctx.invoked_subcommand is None:
+            from ..canvas.launch import run_canvas
+
+            sys.exit(run_canvas(root_opt))
+
+    root.callback = open_canvas
+    root.params.append(click.Option(["--root", "root_opt"], default=None, help="the plan's folder"))
+    groups: dict[str, click.Group] = {}
+    for name, spec in sorted(load_all().items()):
+        words = name.split()
+        parent: click.Group = root
+        for word in words[:-1]:
+            key = " ".join(words[: words.index(word) + 1])
+            if key not in groups:
+                groups[key] = click.Group(word, help=f"{word} commands")
+                parent.add_command(groups[key])
+            parent = groups[key]
+        parent.add_command(_click_command(spec, words[-1]))
+    root.add_command(click.Command("canvas", callback=_launch_canvas, help=LAUNCHERS["canvas"],
+                                   params=[click.Option(["--root"], default=None)]))
+    root.add_command(click.Command("demo", callback=_launch_demo, help=LAUNCHERS["demo"],
+                                   params=[click.Option(["--speed"], type=float, default=1.0,
+                                                        help="seconds between agent steps"),
+                                           click.Option(["--no-agent"], is_flag=True,
+                                                        help="only open the demo plan")]))
+    root.add_command(click.Command("mcp", callback=_launch_mcp, help=LAUNCHERS["mcp"],
+                                   params=[click.Option(["--root"], default=None)]))
+    return root
+
+
+def _launch_canvas(root: str | None) -> None:
+    from ..canvas.launch import run_canvas
+
+    sys.exit(run_canvas(root))
+
+
+def _launch_demo(speed: float, no_agent: bool) -> None:
+    from ..canvas.demo.launch import run_demo
+
+    sys.exit(run_demo(speed=speed, agent=not no_agent))
+
+
+def _launch_mcp(root: str | None) -> None:
+    from .mcp_server import serve
+
+    serve(root)
+
+
+def _usage_error(argv: list[str], exc: click.ClickException) -> int:
+    words = [a for a in argv if not a.startswith("-")][:2]
+    known = " ".join(words[:1]) or "commands"
+    help_cmd = f"leafwise {known} --help" if words else "leafwise commands"
+    err = CommandError("usage", exc.format_message(), fix(help_cmd, "see the command's arguments"),
+                       exit_code=EXIT_USAGE, category="usage", source=("command", known))
+    env = envelope(f"leafwise {known}".strip(), err)
+    _emit(env, [], as_json="--json" in argv, bare=None)
+    return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cli = build()
+    try:
+        cli.main(args=argv, prog_name="leafwise", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # a bare group like `leafwise cycle`
+        click.echo(exc.ctx.get_help() if exc.ctx else "")
+        click.echo("Next: leafwise commands")
+        sys.exit(0)
+    except click.ClickException as exc:
+        sys.exit(_usage_error(argv, exc))
+    except click.exceptions.Abort:
+        sys.exit(1)
+    sys.exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

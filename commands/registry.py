@@ -1,0 +1,139 @@
+"""Every command, defined once: its parameters, its nature and its handler.
+
+The CLI (`cli.py`), the MCP server (`mcp_server.py`), `leafwise commands` and
+the contract tests are all generated from `REGISTRY`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from ..store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
+from ..store.writer import utc_now
+from .contract import EXIT_NOT_FOUND, CommandError, Result, fix, quote
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str  # the handler's keyword
+    help: str
+    type: type = str  # str | int | float | bool
+    positional: bool = False
+    required: bool = False
+    multiple: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    flag: str | None = None  # CLI spelling when not --name-with-dashes
+
+    @property
+    def cli_flag(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str  # "next", "release add"
+    summary: str
+    handler: Callable[..., Result]
+    params: tuple[Param, ...]
+    mutating: bool
+    tool: str  # its MCP tool name
+    destructive: bool = False
+    idempotent: bool = False
+    needs_plan: bool = True
+    listing: bool = False  # `--bare` / `--jsonl` print its items as a plain array
+    example: str = ""  # a full invocation for the docs and the contract tests
+
+    @property
+    def full(self) -> str:
+        return f"leafwise {self.name}"
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "summary": self.summary,
+            "kind": "mutating" if self.mutating else "read-only",
+            "mcp_tool": self.tool, "destructive": self.destructive, "idempotent": self.idempotent,
+            "arguments": [
+                {"name": p.name, "flag": None if p.positional else p.cli_flag,
+                 "type": p.type.__name__, "required": p.required, "multiple": p.multiple,
+                 "choices": list(p.choices) or None, "help": p.help}
+                for p in self.params
+            ],
+        }
+
+
+REGISTRY: dict[str, Command] = {}
+
+# Modules that define commands, imported on first use of the registry.
+_MODULES = (
+    "plan_commands", "loop", "reading", "validate", "progress", "context",
+    "docs", "decisions", "bulk", "claims", "diagnose", "guide", "reconcile", "cycles",
+)
+
+
+def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating: bool,
+            tool: str, **extra: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    def register(fn: Callable[..., Result]) -> Callable[..., Result]:
+        if name in REGISTRY:
+            raise ValueError(f"command {name!r} registered twice")
+        REGISTRY[name] = Command(name, summary, fn, params, mutating, tool, **extra)
+        return fn
+
+    return register
+
+
+def load_all() -> dict[str, Command]:
+    for module in _MODULES:
+        try:
+            importlib.import_module(f"{__package__}.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.{module}":
+                raise
+    return REGISTRY
+
+
+@dataclass
+class Ctx:
+    """What a handler needs from its surface: where the plan is, who acts, the time."""
+
+    root: str | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    actor: str | None = None
+    clock: Callable[[], datetime] = utc_now
+    _paths: PlanPaths | None = None
+    _plan: Plan | None = None
+
+    def paths(self) -> PlanPaths:
+        if self._paths is None:
+            try:
+                self._paths = find_root(self.cwd, self.root)
+            except PlanNotFound as exc:
+                raise CommandError(
+                    "plan_not_found", str(exc), fix(self.cmd("init"), "create a plan here"),
+                    exit_code=EXIT_NOT_FOUND, category="not_found", source=("plan", None),
+                ) from exc
+        return self._paths
+
+    def plan(self, *, fresh: bool = False) -> Plan:
+        if self._plan is None or fresh:
+            self._plan = load_plan(self.paths())
+        return self._plan
+
+    def forget(self) -> None:
+        """Drop the loaded plan after a write, so the next read sees it."""
+        self._plan = None
+
+    def who(self, agent: str | None = None) -> str:
+        return agent or self.actor or os.environ.get("LEAFWISE_AGENT") or os.environ.get("USER") or "human"
+
+    def cmd(self, rest: str) -> str:
+        """A full command line for a hint, carrying --root when the caller gave it."""
+        line = f"leafwise {rest}"
+        if self.root:
+            line += f" --root {quote(str(self.root))}"
+        return line

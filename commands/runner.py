@@ -1,0 +1,49 @@
+"""Run one registry command on any surface and get its envelope: the one code path."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import UnsafePath
+from ..store.writer import LockBusy
+from .contract import (
+    EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, CommandError, Result, envelope, fix, wait,
+)
+from .registry import Command, Ctx
+
+
+@dataclass(slots=True)
+class Outcome:
+    envelope: dict[str, Any]
+    text: list[str]
+    exit_code: int
+
+
+def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
+    try:
+        outcome: Result | CommandError = command.handler(ctx, **arguments)
+    except CommandError as exc:
+        outcome = exc
+    except UnsafePath as exc:
+        outcome = CommandError("unsafe_path", str(exc), fix(ctx.cmd(f"{command.name} --help"), "use a plan id or path"),
+                               exit_code=EXIT_USAGE, category="usage")
+    except LockBusy as exc:
+        outcome = CommandError("lock_busy", str(exc), wait("the lock is free (retry in a few seconds)",
+                                                           "another writer holds it"),
+                               exit_code=EXIT_CONFLICT, category="conflict")
+    except OSError as exc:
+        outcome = CommandError("io_error", f"{exc.strerror or exc}: {exc.filename or ''}".strip(": "),
+                               fix(ctx.cmd("doctor"), "check the plan folder and its permissions"),
+                               exit_code=EXIT_FAILURE, category="io")
+    except Exception as exc:  # noqa: BLE001 - the contract holds even for our own bugs
+        outcome = CommandError(
+            "internal_error", f"{type(exc).__name__}: {exc}",
+            fix(ctx.cmd("doctor"), "an unexpected failure; doctor checks the installation"),
+            exit_code=EXIT_FAILURE, category="internal",
+            details={"traceback": traceback.format_exc(limit=6)})
+    env = envelope(command.full, outcome)
+    if isinstance(outcome, CommandError):
+        return Outcome(env, outcome.text, outcome.exit_code)
+    return Outcome(env, outcome.text, EXIT_OK)

@@ -1,0 +1,13 @@
+"""Persistence: YAML files <-> the plan model; atomic writes, locks, cache, journal.
+
+Nothing here knows about hints, commands or the UI.
+"""
+
+from .loader import LoadStats, load_plan
+from .model import CLOSED, OPEN, STATUSES, Node, Plan, Problem, Project, Release
+from .paths import PlanNotFound, PlanPaths, UnsafePath, find_root
+
+__all__ = [
+    "CLOSED", "OPEN", "STATUSES", "LoadStats", "Node", "Plan", "PlanNotFound",
+    "PlanPaths", "Problem", "Project", "Release", "UnsafePath", "find_root", "load_plan",
+]

@@ -1,0 +1,89 @@
+"""Leased claims: `.leafwise/claims/<ID>.json`, one per held task, with an expiry.
+
+A claim is a lease, not a lock: it survives restarts and expires on its own
+when its holder stops heartbeating. Changing a claim happens under the node's
+lock (see `commands/claims.py`), so exactly one of many racing agents wins.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+
+from .paths import PlanPaths, check_id
+from .writer import atomic_write, iso
+
+DEFAULT_TTL_MINUTES = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    node: str
+    agent: str
+    since: str
+    heartbeat: str
+    expires: str
+
+    def expired(self, now: datetime) -> bool:
+        return parse_time(self.expires) <= now
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def read(paths: PlanPaths, node_id: str) -> Claim | None:
+    try:
+        raw = (paths.claims / f"{check_id(node_id)}.json").read_text()
+        data = json.loads(raw)
+        return Claim(**{k: str(data[k]) for k in ("node", "agent", "since", "heartbeat", "expires")})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def read_all(paths: PlanPaths) -> dict[str, Claim]:
+    claims: dict[str, Claim] = {}
+    try:
+        names = os.listdir(paths.claims)
+    except FileNotFoundError:
+        return claims
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            claim = read(paths, name[:-5]) if _is_id(name[:-5]) else None
+            if claim is not None:
+                claims[claim.node] = claim
+    return claims
+
+
+def _is_id(stem: str) -> bool:
+    try:
+        check_id(stem)
+        return True
+    except ValueError:
+        return False
+
+
+def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes: float,
+          since: str | None = None) -> Claim:
+    claim = Claim(node=node_id, agent=agent, since=since or iso(now), heartbeat=iso(now),
+                  expires=iso(now + timedelta(minutes=ttl_minutes)))
+    atomic_write(paths.claims / f"{check_id(node_id)}.json",
+                 (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+    return claim
+
+
+def remove(paths: PlanPaths, node_id: str) -> bool:
+    try:
+        (paths.claims / f"{check_id(node_id)}.json").unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def live(claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
+    return {k: c for k, c in claims.items() if not c.expired(now)}

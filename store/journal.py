@@ -1,0 +1,88 @@
+"""The append-only event log: one JSON object per line in `journal.jsonl`."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterator
+
+from .paths import PlanPaths
+from .writer import iso, locked, utc_now
+
+
+def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
+    """Append one event; the lock keeps concurrent lines whole and in one piece."""
+    record = {"time": iso(utc_now()), **event}
+    line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+    with locked(paths, "journal"):
+        fd = os.open(paths.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, line)
+            while written < len(line):  # a short write on a full disk or a signal
+                written += os.write(fd, line[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return record
+
+
+def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """The newest `limit` events (oldest first), for one node or all; bad lines skipped."""
+    events = [e for e in _iter_reverse(paths) if node is None or e.get("node") == node
+              or any(c.get("id") == node for c in e.get("cascade") or [])]
+    if limit is not None:
+        events = events[:limit]
+    events.reverse()
+    return events
+
+
+def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, Any]]:
+    try:
+        fh = open(paths.journal, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        fh.seek(0, os.SEEK_END)
+        pos = fh.tell()
+        rest = b""
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            chunk = fh.read(step) + rest
+            lines = chunk.split(b"\n")
+            rest = lines.pop(0)
+            for line in reversed(lines):
+                event = _decode(line)
+                if event is not None:
+                    yield event
+        event = _decode(rest)
+        if event is not None:
+            yield event
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    if not line.strip():
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def read_since(paths: PlanPaths, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """Events appended after byte `offset`, and the new offset (for a live feed)."""
+    try:
+        with open(paths.journal, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            end = fh.tell()
+            if end < offset:
+                offset = 0  # truncated or replaced: start over
+            fh.seek(offset)
+            data = fh.read(end - offset)
+    except FileNotFoundError:
+        return [], 0
+    complete = data.rfind(b"\n") + 1
+    events = [e for e in (_decode(l) for l in data[:complete].split(b"\n")) if e is not None]
+    return events, offset + complete

@@ -1,0 +1,271 @@
+"""Reading a plan fast: PyYAML's C loader, a stat-keyed cache, and per-file errors.
+
+Reads never write plan files. The only thing a read may write is the cache
+under `.leafwise/.cache/`, which is derived and safe to delete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .cache import NodeCache, StatKey
+from .model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release
+from .paths import ID_PATTERN, PlanPaths
+
+try:
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+
+
+class _Loader(_BaseLoader):
+    """Safe loader that keeps timestamps and dates as the strings the file has."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+class SchemaError(ValueError):
+    def __init__(self, message: str, key: str | None = None, fix: str = ""):
+        super().__init__(message)
+        self.key = key
+        self.fix = fix
+
+
+@dataclass
+class LoadStats:
+    files: int = 0
+    parsed: int = 0  # files actually parsed (cache misses)
+
+
+@dataclass
+class Loaded:
+    """The outcome of reading one node file."""
+
+    data: dict[str, Any] | None
+    digest: str
+    error: tuple[str, int | None, str] | None = None  # (message, line, code)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def digest_bytes(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def parse_yaml(text: str | bytes) -> Any:
+    return yaml.load(text, Loader=_Loader)
+
+
+def _line_of_key(raw: bytes, key: str | None) -> int | None:
+    """1-based line of a top-level key; only computed on the error path."""
+    if key is None:
+        return 1
+    try:
+        root = yaml.compose(raw, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    if isinstance(root, yaml.MappingNode):
+        for k, _v in root.value:
+            if getattr(k, "value", None) == key:
+                return k.start_mark.line + 1
+    return 1
+
+
+def check_node(data: Any, stem: str) -> dict[str, Any]:
+    """Raise SchemaError unless `data` is a node the model can hold."""
+    if not isinstance(data, dict):
+        raise SchemaError("a node file must be a YAML mapping of keys to values", None,
+                          "rewrite the file as `key: value` lines with id, title and status")
+    for key in ("id", "title", "status"):
+        if data.get(key) in (None, ""):
+            raise SchemaError(f"required key {key!r} is missing", key if key in data else None,
+                              f"add `{key}:` to the file")
+    node_id = data["id"]
+    if not isinstance(node_id, str) or not ID_PATTERN.match(node_id):
+        raise SchemaError(f"id {node_id!r} is not LETTERS-NUMBER (e.g. SHOP-7)", "id",
+                          "set `id:` to a valid id equal to the file name")
+    if node_id != stem:
+        raise SchemaError(f"id {node_id!r} does not match the file name {stem}.yaml", "id",
+                          f"leafwise repair  (or rename the file to {node_id}.yaml)")
+    if not isinstance(data["title"], str):
+        raise SchemaError("title must be text", "title", "quote the title")
+    if data["status"] not in STATUSES:
+        raise SchemaError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}",
+                          "status", "set status to draft, in-progress, blocked, done or cancelled")
+    for key in LIST_FIELDS:
+        value = data.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise SchemaError(f"{key} must be a list of strings", key, f"write {key}: [a, b]")
+    for key in ("parent", "release", "assignee", "blocked_reason", "summary", "trigger"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, (str, int, float)):
+            raise SchemaError(f"{key} must be a single value", key, f"write {key}: text")
+    if data.get("cascade") not in (None, *CASCADE_MODES):
+        raise SchemaError("cascade must be auto or manual", "cascade", "set cascade: auto")
+    evidence = data.get("evidence")
+    if evidence is not None and not isinstance(evidence, list):
+        raise SchemaError("evidence must be a list", "evidence", "write evidence: []")
+    for key in ("parent", "release"):
+        if isinstance(data.get(key), (int, float)):
+            data[key] = str(data[key])
+    return data
+
+
+def read_node_file(path: Path) -> Loaded:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return Loaded(None, "", (f"cannot read: {exc.strerror}", None, "unreadable_file"))
+    digest = digest_bytes(raw)
+    try:
+        data = parse_yaml(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        return Loaded(None, digest, (f"YAML does not parse: {problem}", line, "yaml_error"))
+    try:
+        check_node(data, path.stem)
+    except SchemaError as exc:
+        return Loaded(None, digest, (f"{exc} ({exc.fix})" if exc.fix else str(exc),
+                                     _line_of_key(raw, exc.key), "schema_error"))
+    return Loaded(data, digest)
+
+
+def load_project(paths: PlanPaths) -> tuple[Project, list[Problem]]:
+    rel = _rel(paths, paths.project_file)
+    problems: list[Problem] = []
+    try:
+        data = parse_yaml(paths.project_file.read_bytes()) or {}
+    except FileNotFoundError:
+        data = {}
+        problems.append(Problem("missing_project", "error", "project.yaml is missing",
+                                "leafwise init", file=rel))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        data = {}
+        problems.append(Problem("yaml_error", "error", f"YAML does not parse: {exc}",
+                                f"fix the YAML in {rel}", file=rel,
+                                line=mark.line + 1 if mark else None))
+    if not isinstance(data, dict):
+        problems.append(Problem("schema_error", "error", "project.yaml must be a mapping",
+                                f"rewrite {rel} as key: value lines", file=rel, line=1))
+        data = {}
+    releases: list[Release] = []
+    for entry in data.get("releases") or []:
+        if isinstance(entry, dict) and entry.get("id") is not None:
+            target = entry.get("target")
+            releases.append(Release(str(entry["id"]), str(entry.get("title") or entry["id"]),
+                                    str(target) if target is not None else None))
+        else:
+            problems.append(Problem("schema_error", "error", f"release entry {entry!r} has no id",
+                                    f"write it as {{id: R1, title: ...}} in {rel}", file=rel))
+    prefix = str(data.get("id_prefix") or "TASK").upper()
+    project = Project(
+        pid=str(data.get("pid") or paths.repo.name),
+        name=str(data.get("name") or paths.repo.name),
+        id_prefix=prefix,
+        releases=releases,
+        schema=int(data.get("schema") or 1),
+        settings=dict(data.get("settings") or {}),
+    )
+    return project, problems
+
+
+def _rel(paths: PlanPaths, path: Path) -> str:
+    try:
+        return str(path.relative_to(paths.repo))
+    except ValueError:
+        return str(path)
+
+
+def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | None = None) -> Plan:
+    """Load the whole plan; broken files become problems, never exceptions."""
+    project, problems = load_project(paths)
+    cache = NodeCache(paths.cache / "nodes.pickle") if use_cache else None
+    entries = cache.read() if cache else {}
+    fresh: dict[str, tuple[StatKey, Loaded]] = {}
+    stats = stats if stats is not None else LoadStats()
+    nodes: dict[str, Node] = {}
+    nodes_rel = _rel(paths, paths.nodes)
+    try:
+        scan = list(os.scandir(paths.nodes))
+    except FileNotFoundError:
+        scan = []
+    for entry in scan:
+        name = entry.name
+        if not name.endswith(".yaml") or name.startswith("."):
+            continue
+        stats.files += 1
+        try:
+            st = entry.stat()
+        except FileNotFoundError:  # removed while we scanned
+            continue
+        key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = entries.get(name)
+        if hit is not None and hit[0] == key:
+            loaded = hit[1]
+        else:
+            loaded = read_node_file(Path(entry.path))
+            stats.parsed += 1
+        fresh[name] = (key, loaded)
+        rel = f"{nodes_rel}/{name}"
+        if loaded.error:
+            message, line, code = loaded.error
+            problems.append(Problem(code, "error", message, f"edit {rel} (line {line or 1})",
+                                    node=name[:-5], file=rel, line=line))
+            continue
+        data = loaded.data
+        assert data is not None
+        nodes[data["id"]] = Node(id=data["id"], title=data["title"], status=data["status"],
+                                 data=data, file=rel, digest=loaded.digest)
+    if cache is not None and (stats.parsed or fresh.keys() != entries.keys()):
+        cache.write(fresh)
+    plan = Plan(paths=paths, project=project, nodes=nodes, problems=problems)
+    index(plan)
+    return plan
+
+
+def index(plan: Plan) -> None:
+    """Children lists, depth and inherited release; safe against parent cycles."""
+    nodes = plan.nodes
+    for node in nodes.values():
+        node.children = []
+    for node in nodes.values():
+        parent = node.parent
+        if parent and parent in nodes and parent != node.id:
+            nodes[parent].children.append(node.id)
+    resolved: dict[str, tuple[int, str | None]] = {}
+    for node in nodes.values():
+        if node.id in resolved:
+            continue
+        chain: list[Node] = []
+        seen: set[str] = set()
+        cursor: Node | None = node
+        while cursor is not None and cursor.id not in resolved and cursor.id not in seen:
+            seen.add(cursor.id)
+            chain.append(cursor)
+            cursor = nodes.get(cursor.parent) if cursor.parent else None
+        if cursor is not None and cursor.id in resolved:
+            depth, release = resolved[cursor.id]
+        else:  # top reached, or a cycle: treat the cycle's entry as a root
+            depth, release = -1, None
+        for item in reversed(chain):
+            depth += 1
+            release = item.release or release
+            resolved[item.id] = (depth, release)
+            item.depth = depth
+            item.effective_release = release
+    order = plan.sort_key()
+    for node in nodes.values():
+        if len(node.children) > 1:
+            node.children.sort(key=lambda cid: order(nodes[cid]))

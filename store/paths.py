@@ -1,0 +1,112 @@
+"""Where a plan lives: finding `.leafwise/`, and keeping every path inside it."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PLAN_DIR = ".leafwise"
+ROOT_ENV = "LEAFWISE_ROOT"
+ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
+RELEASE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class PlanNotFound(Exception):
+    """No `.leafwise/` above the starting folder."""
+
+    def __init__(self, start: Path):
+        super().__init__(f"no {PLAN_DIR}/ found in {start} or any parent folder")
+        self.start = start
+
+
+class UnsafePath(ValueError):
+    """A path that would leave `.leafwise/` or is not a valid id."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanPaths:
+    """The folders and files of one plan; `repo` is the folder holding `.leafwise/`."""
+
+    repo: Path
+
+    @property
+    def dir(self) -> Path:
+        return self.repo / PLAN_DIR
+
+    @property
+    def project_file(self) -> Path:
+        return self.dir / "project.yaml"
+
+    @property
+    def nodes(self) -> Path:
+        return self.dir / "nodes"
+
+    @property
+    def journal(self) -> Path:
+        return self.dir / "journal.jsonl"
+
+    @property
+    def cache(self) -> Path:
+        return self.dir / ".cache"
+
+    @property
+    def locks(self) -> Path:
+        return self.dir / ".locks"
+
+    @property
+    def claims(self) -> Path:
+        return self.dir / "claims"
+
+    @property
+    def cycles(self) -> Path:
+        return self.dir / "cycles"
+
+    def node_file(self, node_id: str) -> Path:
+        check_id(node_id)
+        return self.nodes / f"{node_id}.yaml"
+
+    def inside(self, rel: str) -> Path:
+        """Resolve a doc or diagram path relative to `.leafwise/`, refusing escapes."""
+        return resolve_inside(self.dir, rel)
+
+
+def check_id(node_id: str) -> str:
+    if not isinstance(node_id, str) or not ID_PATTERN.match(node_id):
+        raise UnsafePath(
+            f"{node_id!r} is not a node id (expected LETTERS-NUMBER, e.g. SHOP-7)"
+        )
+    return node_id
+
+
+def resolve_inside(base: Path, rel: str) -> Path:
+    if not isinstance(rel, str) or not rel.strip():
+        raise UnsafePath("empty path")
+    if os.path.isabs(rel) or rel.startswith("~"):
+        raise UnsafePath(f"{rel!r} is absolute; paths are relative to {PLAN_DIR}/")
+    base_resolved = base.resolve()
+    target = (base / rel).resolve()
+    if target != base_resolved and base_resolved not in target.parents:
+        raise UnsafePath(f"{rel!r} leaves {PLAN_DIR}/")
+    return target
+
+
+def find_root(start: Path | None = None, explicit: str | os.PathLike | None = None) -> PlanPaths:
+    """The plan for `explicit` (or $LEAFWISE_ROOT), else the nearest one above `start`.
+
+    `explicit` may name the repository folder or the `.leafwise/` folder itself.
+    """
+    chosen = explicit or os.environ.get(ROOT_ENV)
+    if chosen:
+        path = Path(chosen).expanduser().absolute()
+        if path.name == PLAN_DIR:
+            path = path.parent
+        if not (path / PLAN_DIR).is_dir():
+            raise PlanNotFound(path)
+        return PlanPaths(path)
+    here = (start or Path.cwd()).absolute()
+    for folder in (here, *here.parents):
+        if (folder / PLAN_DIR).is_dir():
+            return PlanPaths(folder)
+    raise PlanNotFound(here)
