@@ -29,6 +29,8 @@ class Param:
     default: Any = None
     choices: tuple[str, ...] = ()
     flag: str | None = None  # CLI spelling when not --name-with-dashes
+    cli_only: bool = False  # reads a file or stdin: not offered as an MCP tool argument
+    mcp_only: bool = False  # inline data that the CLI takes from a file instead
 
     @property
     def cli_flag(self) -> str:

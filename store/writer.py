@@ -152,6 +152,12 @@ def _to_yaml_value(value: Any) -> Any:
         ts = TimeStamp(v.year, v.month, v.day, v.hour, v.minute, v.second, tzinfo=_ZULU)
         ts._yaml["t"] = True
         return ts
+    if isinstance(value, dict):
+        for key in list(value):
+            value[key] = _to_yaml_value(value[key])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = _to_yaml_value(item)
     return value
 
 

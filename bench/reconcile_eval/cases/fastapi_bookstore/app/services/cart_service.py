@@ -44,7 +44,7 @@ def update_quantity(db: Session, cart: Cart, item_id: int, quantity: int) -> Non
     if item is None:
         raise CartError("Item not in cart")
     if quantity == 0:
-        db.delete(item)
+        cart.items.remove(item)  # delete-orphan removes the row
     elif quantity > item.book.stock:
         raise CartError(f"Only {item.book.stock} copies left")
     else:
