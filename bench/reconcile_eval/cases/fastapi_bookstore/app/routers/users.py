@@ -56,8 +56,8 @@ def get_reading_list(user: User = Depends(get_current_user)):
 def add_to_reading_list(body: ReadingListAdd, user: User = Depends(get_current_user), db: Session = Depends(get_db)):
     if db.get(Book, body.book_id) is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Book not found")
-    entry = ReadingListEntry(user_id=user.id, book_id=body.book_id, note=body.note)
-    db.add(entry)
+    entry = ReadingListEntry(book_id=body.book_id, note=body.note)
+    user.reading_list.append(entry)
     try:
         db.commit()
     except IntegrityError:
@@ -74,6 +74,6 @@ def remove_from_reading_list(book_id: int, user: User = Depends(get_current_user
     )
     if entry is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Not on your reading list")
-    db.delete(entry)
+    user.reading_list.remove(entry)  # delete-orphan removes the row
     db.commit()
     return Response(status_code=status.HTTP_204_NO_CONTENT)
