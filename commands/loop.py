@@ -216,6 +216,7 @@ def _patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
 def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
+    agent = agent or node.assignee  # the one who worked on it asks for the next task
     summary = summary.strip() if isinstance(summary, str) else ""
     if not summary:
         raise CommandError("empty_summary", "complete needs a summary of what was done",
@@ -282,6 +283,7 @@ def _next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
 def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
+    agent = agent or node.assignee
     reason = clean(reason, 1000) if reason else ""
     if not reason:
         raise CommandError("empty_reason", "block needs a reason a person can act on",

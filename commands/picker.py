@@ -88,8 +88,6 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         if who is not None and who != agent:
             held.append((node, claims[node.id]))
             continue
-        if node.status == "in-progress" and node.children:
-            continue  # a started parent: its children are the work
         if _why_not(plan, node, claims, agent) is None:
             candidates.append(node)
     leaves = [n for n in candidates if not n.children]

@@ -49,31 +49,36 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         claim=claim.as_dict() if claim else None,
         history=history,
     )
-    lines = [f"{node.id}  {node.title}", f"  status:   {MARKS[node.status]} {node.status}"]
+    lines = [f"{node.id}  {node.title}", _field("status", f"{MARKS[node.status]} {node.status}")]
     if chain:
-        lines.append("  path:     " + " › ".join(f"{a.id} {a.title}" for a in chain))
-    lines.append(f"  release:  {node.effective_release or '-'}" + ("" if node.release else " (inherited)"
-                                                                    if node.effective_release else ""))
+        lines.append(_field("path", " › ".join(f"{a.id} {a.title}" for a in chain)))
+    lines.append(_field("release", (node.effective_release or "-")
+                        + ("" if node.release or not node.effective_release else " (inherited)")))
     for key in ("assignee", "blocked_reason", "summary", "trigger"):
         if node.data.get(key):
-            lines.append(f"  {key + ':':10}{node.data[key]}")
+            lines.append(_field(key, node.data[key]))
     if claim:
-        lines.append(f"  claim:    {claim.agent} until {claim.expires} (heartbeat {claim.heartbeat})")
+        lines.append(_field("claim", f"{claim.agent} until {claim.expires} (heartbeat {claim.heartbeat})"))
     for key in ("depends_on", "tags", "docs", "diagrams"):
         if node.data.get(key):
-            lines.append(f"  {key + ':':10}{', '.join(node.data[key])}")
+            lines.append(_field(key, ", ".join(node.data[key])))
     if total and node.children:
-        lines.append(f"  progress: {done}/{total} leaves done ({round(100 * done / total)}%)")
+        lines.append(_field("progress", f"{done}/{total} leaves done ({round(100 * done / total)}%)"))
     for child in node.children[:50]:
         c = plan.nodes[child]
         lines.append(f"    {MARKS[c.status]} {c.id} {c.title}")
-    extra = [k for k in node.data if k not in view or k in ("description", "decision", "evidence")]
-    for key in extra:
-        if node.data.get(key) not in (None, [], {}):
-            lines.append(f"  {key}: {node.data[key]}")
+    shown = {"id", "title", "status", "parent", "release", "assignee", "blocked_reason", "summary", "trigger",
+             "depends_on", "tags", "docs", "diagrams", "created", "updated"}
+    for key, value in node.data.items():
+        if key not in shown and value not in (None, [], {}):
+            lines.append(_field(key, value))
     for event in history[-5:]:
         lines.append(f"  {event.get('time', '')} {event.get('actor', '')} {event.get('command', '')}")
     return Result(view, node_hint(ctx, plan, node, claims, agent, now), lines)
+
+
+def _field(key: str, value: Any) -> str:
+    return f"  {key + ':':16}{value}"
 
 
 def _matches(node: Node, status: str | None, release: str | None, tag: str | None,
