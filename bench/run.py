@@ -1,0 +1,404 @@
+"""The Leafwise benchmark: every operation of the budget at 1k, 10k and 50k nodes.
+
+    python bench/run.py            # 1k, 10k and 50k nodes
+    python bench/run.py --quick    # 1k and 10k only
+    python bench/run.py --json bench/results.json --runs 7 --only next
+
+Each CLI operation runs exactly as an agent runs it: the `leafwise` console
+script of the venv, in a fresh process, with its working directory at the plan.
+Wall time is measured around spawn .. reap; peak RSS is the child's own
+`ru_maxrss` from wait4() (what `/usr/bin/time -v` reports). Every figure is
+the median of --runs runs. All operations but `next cold` start from a valid
+cache; mutating ones are undone after each run (files restored from the
+pristine plan), so every run sees the same state.
+
+Floors, per size: `python -c pass` (interpreter start-up) and PyYAML's
+CSafeLoader over the same node files in a fresh process (start-up, import,
+read, parse: the least any YAML-per-file tool can do cold).
+
+Plans are generated once by bench/generate.py into bench/.plans/<shape>/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PLANS = HERE / ".plans"
+sys.path.insert(0, str(HERE))
+import generate  # noqa: E402
+
+VENV = REPO / ".venv" / "bin"
+PYTHON = VENV / "python" if (VENV / "python").exists() else Path(sys.executable)
+LEAFWISE = VENV / "leafwise"
+SIZES = {"1k": (2, 5, 10, 10), "10k": (4, 25, 10, 10), "50k": (3, 150, 10, 10)}
+BUDGET_SIZE = "10k"  # the budget is stated for 11,100 nodes; smaller plans must meet it too
+RSS_BUDGET_MB = 150
+MCP_CALLS = 50
+
+# operation -> (seconds budget, RSS budget in MB or None)
+BUDGET: dict[str, tuple[float, float | None]] = {
+    "next warm": (0.2, RSS_BUDGET_MB), "next cold": (1.0, RSS_BUDGET_MB),
+    "validate": (0.5, None), "progress": (0.4, None), "show": (0.3, None),
+    "start": (0.3, None), "complete": (0.3, None), "context": (None, None),
+    "mcp get_next_task": (0.020, None),
+}
+
+YAML_FLOOR = """
+import os, sys, yaml
+L = yaml.CSafeLoader
+for e in os.scandir(sys.argv[1]):
+    if e.name.endswith('.yaml'):
+        with open(e.path, 'rb') as fh:
+            yaml.load(fh.read(), Loader=L)
+"""
+
+
+@dataclass
+class Row:
+    op: str
+    size: str
+    nodes: int
+    times: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    error: str | None = None
+    note: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times else None
+
+    @property
+    def rss(self) -> float | None:
+        return max(self.rss_mb) if self.rss_mb else None
+
+    def verdict(self) -> str:
+        if self.error:
+            return "ERROR" if self.error != "n/a" else "n/a"
+        seconds, rss = BUDGET.get(self.op, (None, None))
+        if seconds is None or self.nodes > generate.count(*SIZES[BUDGET_SIZE]):
+            return ""
+        ok = self.median is not None and self.median <= seconds and (rss is None or (self.rss or 0) <= rss)
+        return "pass" if ok else "FAIL"
+
+
+# ------------------------------------------------------------------ processes
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEAFWISE_")}
+    env["LEAFWISE_AGENT"] = ""
+    return env
+
+
+def spawn(argv: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
+    """(wall seconds, peak RSS MB, exit code, output) of one fresh child process."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=clean_env())
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return wall, usage.ru_maxrss / 1024, proc.returncode, out.read()
+
+
+def leafwise(args: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
+    return spawn([str(LEAFWISE), *args], cwd)
+
+
+# ------------------------------------------------------------------ plans
+
+def pristine(size: str) -> Path:
+    shape = SIZES[size]
+    folder = PLANS / "x".join(map(str, shape))
+    if not (folder / ".leafwise" / "project.yaml").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"generating {generate.count(*shape):,} nodes into {folder} ...", file=sys.stderr)
+        generate.generate(folder, *shape)
+    return folder
+
+
+class WorkCopy:
+    """A copy of a pristine plan that the benchmark may write to and put back."""
+
+    def __init__(self, source: Path):
+        self.source = source
+        self.root = PLANS / f"work-{source.name}"
+        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.copytree(source, self.root)
+        self.dir = self.root / ".leafwise"
+
+    def drop_cache(self) -> None:
+        shutil.rmtree(self.dir / ".cache", ignore_errors=True)
+
+    def restore(self, since_ns: int) -> None:
+        """Put back every node file written since `since_ns`, the journal and the claims."""
+        nodes, source_nodes = self.dir / "nodes", self.source / ".leafwise" / "nodes"
+        for entry in os.scandir(nodes):
+            if entry.stat().st_mtime_ns >= since_ns:
+                original = source_nodes / entry.name
+                if original.exists():
+                    shutil.copy2(original, entry.path)
+                else:
+                    os.unlink(entry.path)
+        shutil.copy2(self.source / ".leafwise" / "journal.jsonl", self.dir / "journal.jsonl")
+        shutil.rmtree(self.dir / "claims", ignore_errors=True)
+
+
+# ------------------------------------------------------------------ measuring
+
+def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
+                before: list[str] | None = None, mutating: bool = False) -> None:
+    """Time `leafwise ARGS` `runs` times; `before` runs untimed first (e.g. start before complete)."""
+    for _ in range(runs):
+        mark = time.time_ns() - 1
+        if before:
+            leafwise(before, work.root)
+        if cold:
+            work.drop_cache()
+        else:
+            leafwise(["next", "--json"], work.root)  # a read leaves the cache valid
+        wall, rss, code, out = leafwise(args, work.root)
+        if mutating:
+            work.restore(mark)
+        if code != 0:
+            row.error = f"exit {code}: {out.decode(errors='replace').strip().splitlines()[-1:]}"
+            return
+        row.times.append(wall)
+        row.rss_mb.append(rss)
+
+
+def measure_floor(row: Row, argv: list[str], runs: int, cwd: Path) -> None:
+    for _ in range(runs):
+        wall, rss, code, out = spawn(argv, cwd)
+        if code != 0:
+            row.error = f"exit {code}: {out.decode(errors='replace')[-200:]}"
+            return
+        row.times.append(wall)
+        row.rss_mb.append(rss)
+
+
+def measure_mcp(row: Row, work: WorkCopy) -> None:
+    """get_next_task through the SDK client against an in-process server, in a fresh child."""
+    if not (REPO / "commands" / "mcp_server.py").exists():
+        row.error, row.note = "n/a", "commands/mcp_server.py does not exist yet"
+        return
+    wall, rss, code, out = spawn([str(PYTHON), __file__, "--mcp-child", str(work.root)], work.root)
+    text = out.decode(errors="replace").strip()
+    try:
+        report = json.loads(text.splitlines()[-1])
+    except (ValueError, IndexError):
+        row.error = f"exit {code}: {text[-300:]}"
+        return
+    if report.get("error"):
+        row.error, row.note = "n/a", report["error"]
+        return
+    row.times = report["times"]
+    row.rss_mb = [rss]
+    row.note = f"p95 {report['p95'] * 1000:.1f} ms over {len(report['times'])} calls"
+
+
+def mcp_child(root: Path, calls: int = MCP_CALLS) -> None:
+    """In a fresh process: one warm-up call, then `calls` timed get_next_task calls; prints JSON."""
+    import asyncio
+
+    from leafwise.commands import mcp_server
+    from mcp import Client
+
+    server = mcp_server.build_server(str(root))
+
+    async def run() -> list[float]:
+        async with Client(server, cache=None) as client:
+            first = await client.call_tool("get_next_task", {})
+            if first.is_error:
+                raise RuntimeError(f"get_next_task failed: {first.structured_content}")
+            times = []
+            for _ in range(calls):
+                start = time.perf_counter()
+                await client.call_tool("get_next_task", {})
+                times.append(time.perf_counter() - start)
+            return times
+
+    times = asyncio.run(run())
+    ordered = sorted(times)
+    print(json.dumps({"times": times, "p95": ordered[int(0.95 * (len(ordered) - 1))]}))
+
+
+def measure_canvas(size: str, work: WorkCopy) -> list[Row]:
+    """The canvas engineer's figures (bench/canvas_bench.py), when that script exists."""
+    script = HERE / "canvas_bench.py"
+    nodes = generate.count(*SIZES[size])
+    if not script.exists():
+        return [Row("canvas", size, nodes, error="n/a", note="bench/canvas_bench.py does not exist yet")]
+    _wall, _rss, code, out = spawn([str(PYTHON), str(script), "--json", str(work.root)], work.root)
+    text = out.decode(errors="replace").strip()
+    try:
+        report = json.loads(text.splitlines()[-1])
+    except (ValueError, IndexError):
+        return [Row("canvas", size, nodes, error=f"exit {code}: {text[-300:]}")]
+    rows = []
+    for name, figure in report.items():
+        seconds = figure.get("seconds") if isinstance(figure, dict) else figure
+        if isinstance(seconds, (int, float)):
+            rows.append(Row(f"canvas {name}", size, nodes, times=[float(seconds)],
+                            note=figure.get("note", "") if isinstance(figure, dict) else ""))
+    return rows
+
+
+def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> list[Row]:
+    source = pristine(size)
+    nodes = generate.count(*SIZES[size])
+    work = WorkCopy(source)
+    rows: list[Row] = []
+
+    def add(op: str, fn: Callable[[Row], None]) -> None:
+        if only and not any(op.startswith(o) for o in only):
+            return
+        row = Row(op, size, nodes)
+        print(f"  {size:>4} {op} ...", file=sys.stderr, flush=True)
+        fn(row)
+        rows.append(row)
+
+    add("python -c pass", lambda r: measure_floor(r, [str(PYTHON), "-c", "pass"], runs, work.root))
+    add("yaml CSafeLoader", lambda r: measure_floor(r, [str(PYTHON), "-c", YAML_FLOOR, str(work.dir / "nodes")],
+                                                    runs, work.root))
+    add("import leafwise CLI", lambda r: measure_floor(
+        r, [str(PYTHON), "-c", "import leafwise.commands.cli as c; c.build()"], runs, work.root))
+    _w, _r, code, out = leafwise(["next", "--json"], work.root)
+    task = json.loads(out)["result"]["task"]["id"] if code == 0 else None
+    add("next warm", lambda r: measure_cli(r, work, ["next", "--json"], runs))
+    add("next cold", lambda r: measure_cli(r, work, ["next", "--json"], runs, cold=True))
+    add("validate", lambda r: measure_cli(r, work, ["validate", "--json"], runs))
+    add("progress", lambda r: measure_cli(r, work, ["progress", "--json"], runs))
+    add("context", lambda r: measure_cli(r, work, ["context", "--json"], runs))
+    if task:
+        add("show", lambda r: measure_cli(r, work, ["show", task], runs))
+        add("start", lambda r: measure_cli(r, work, ["start", task, "--agent", "a"], runs, mutating=True))
+        add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s"], runs,
+                                              before=["start", task, "--agent", "a"], mutating=True))
+    add("mcp get_next_task", lambda r: measure_mcp(r, work))
+    if canvas and (not only or any("canvas".startswith(o) or o.startswith("canvas") for o in only)):
+        rows.extend(measure_canvas(size, work))
+    shutil.rmtree(work.root, ignore_errors=True)
+    return rows
+
+
+# ------------------------------------------------------------------ report
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1000:.1f} ms" if seconds < 0.1 else f"{seconds:.3f} s"
+
+
+def table(rows: list[Row]) -> str:
+    floors: dict[str, dict[str, float]] = {}
+    for row in rows:
+        if row.op in ("python -c pass", "yaml CSafeLoader") and row.median:
+            floors.setdefault(row.size, {})[row.op] = row.median
+    head = ("operation", "nodes", "median", "min", "peak RSS", "budget", "ok", "× start-up", "× yaml floor")
+    lines = [head]
+    for row in rows:
+        seconds, rss_budget = BUDGET.get(row.op, (None, None))
+        budget = "-" if seconds is None else fmt_time(seconds) + (f", {rss_budget:g} MB" if rss_budget else "")
+        floor = floors.get(row.size, {})
+        in_process = row.op.startswith(("mcp", "canvas"))
+        ratio = lambda f: f"{row.median / floor[f]:.1f}" if row.median and f in floor and not in_process else "-"  # noqa: E731
+        lines.append((row.op, f"{row.nodes:,}", row.error if row.error else fmt_time(row.median),
+                      fmt_time(min(row.times)) if row.times else "-",
+                      f"{row.rss:.0f} MB" if row.rss else "-", budget, row.verdict(),
+                      ratio("python -c pass"), ratio("yaml CSafeLoader")))
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
+    out = []
+    for i, line in enumerate(lines):
+        out.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(line, widths)) + " |")
+        if i == 0:
+            out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    notes = [f"- {r.op} ({r.size}): {r.note}" for r in rows if r.note]
+    return "\n".join(out + ([""] + notes if notes else []))
+
+
+def growth(rows: list[Row]) -> str:
+    """Time ratio between sizes against the node ratio: linear or better passes."""
+    by_op: dict[str, dict[str, Row]] = {}
+    for row in rows:
+        if row.median and not row.error:
+            by_op.setdefault(row.op, {})[row.size] = row
+    sizes = [s for s in SIZES if any(s in v for v in by_op.values())]
+    out = ["| operation | " + " | ".join(f"{a}→{b}" for a, b in zip(sizes, sizes[1:])) + " | growth |",
+           "|---|" + "---|" * (len(sizes))]
+    for op, per in by_op.items():
+        if op in ("python -c pass",) or len(per) < 2:
+            continue
+        cells, linear = [], True
+        for a, b in zip(sizes, sizes[1:]):
+            if a in per and b in per:
+                t, n = per[b].median / per[a].median, per[b].nodes / per[a].nodes
+                exponent = math.log(t) / math.log(n) if t > 0 else 0
+                cells.append(f"×{t:.2f} for ×{n:.1f} nodes (n^{exponent:.2f})")
+                linear &= exponent <= 1.1
+            else:
+                cells.append("-")
+        out.append(f"| {op} | " + " | ".join(cells) + f" | {'linear or better' if linear else 'SUPERLINEAR'} |")
+    return "\n".join(out)
+
+
+def machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()} · "
+            f"load {load:.2f} at start · {time.strftime('%Y-%m-%d %H:%M')}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Leafwise performance budget, measured.")
+    parser.add_argument("--quick", action="store_true", help="1k and 10k nodes only")
+    parser.add_argument("--sizes", nargs="+", choices=list(SIZES), help="plan sizes to run")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median is shown)")
+    parser.add_argument("--only", nargs="+", help="operations whose name starts with one of these")
+    parser.add_argument("--no-canvas", action="store_true", help="skip bench/canvas_bench.py")
+    parser.add_argument("--json", type=Path, help="also write every sample to this file")
+    parser.add_argument("--mcp-child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.mcp_child:
+        mcp_child(args.mcp_child)
+        return 0
+    if not LEAFWISE.exists():
+        print(f"no console script at {LEAFWISE}: install the project into .venv first", file=sys.stderr)
+        return 2
+    sizes = args.sizes or (["1k", "10k"] if args.quick else list(SIZES))
+    header = machine()
+    print(header, file=sys.stderr)
+    rows: list[Row] = []
+    for size in sizes:
+        rows += bench_size(size, args.runs, set(args.only) if args.only else None, not args.no_canvas)
+    print(f"\nLeafwise benchmark — {header}; median of {args.runs} runs, MCP median of {MCP_CALLS} calls\n")
+    print(table(rows))
+    if len(sizes) > 1:
+        print("\nGrowth (time ratio between plan sizes; exponent ≤ 1.1 counts as linear)\n")
+        print(growth(rows))
+    failed = [r for r in rows if r.verdict() in ("FAIL", "ERROR")]
+    print(f"\n{'All figures within budget.' if not failed else f'{len(failed)} figure(s) over budget or failing.'}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": header, "runs": args.runs,
+                                         "rows": [{**asdict(r), "median": r.median, "verdict": r.verdict()}
+                                                  for r in rows]}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
