@@ -7,7 +7,7 @@ from datetime import datetime
 from ..store import CLOSED, Node, Plan
 from ..store.claims import Claim
 from .contract import NextAction, done, next_, wait
-from .picker import Pick, holder
+from .picker import Pick, holder, until
 from .registry import Ctx
 
 
@@ -31,8 +31,7 @@ def pick_hint(ctx: Ctx, pick: Pick, agent: str | None) -> NextAction:
         return done("every node is done or cancelled")
     if pick.held:
         node, claim = pick.held[0]
-        return wait(f"{claim.agent} holds {node.id} until {claim.expires}; then run {ctx.cmd('next')}",
-                    pick.reason)
+        return wait(f"{claim.agent} holds {node.id} {until(claim)}; then run {ctx.cmd('next')}", pick.reason)
     if pick.blocked:
         node = pick.blocked[0]
         if node.data.get("decision") and not (node.data["decision"] or {}).get("answer"):
@@ -60,7 +59,7 @@ def node_hint(ctx: Ctx, plan: Plan, node: Node, claims: dict[str, Claim], agent:
     who = holder(node, claims)
     if node.status == "in-progress" and not node.children:
         if who and who != agent:
-            return wait(f"{who} holds {nid} until {claims[nid].expires}", "held by another agent")
+            return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
         return next_(ctx.cmd(f'complete {nid} --summary "<summary>"'), "in progress",
                      or_=ctx.cmd(f'block {nid} --reason "<reason>"'))
     open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
@@ -70,5 +69,5 @@ def node_hint(ctx: Ctx, plan: Plan, node: Node, claims: dict[str, Claim], agent:
     if open_deps:
         return next_(ctx.cmd(f"show {open_deps[0]}"), f"waits for {open_deps[0]}")
     if who and who != agent:
-        return wait(f"{who} holds {nid} until {claims[nid].expires}", "held by another agent")
+        return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
     return next_(ctx.cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")

@@ -13,7 +13,7 @@ from .contract import (
 )
 from .hints import agent_arg, pick_hint
 from .ops import plain, change_list, get_node, record, set_fields, write
-from .picker import Pick, pick
+from .picker import Pick, effective_holds, pick, until
 from .registry import Ctx, Param, command
 from .validate import require_valid
 
@@ -21,12 +21,14 @@ ID = Param("node_id", "node id", positional=True, required=True)
 AGENT = Param("agent", "the agent's name (e.g. claude-1)")
 
 
-def live_claims(ctx: Ctx) -> dict[str, leases.Claim]:
-    return leases.live(leases.read_all(ctx.paths()), ctx.clock())
+def live_claims(ctx: Ctx, plan: Plan | None = None) -> dict[str, leases.Claim]:
+    """Who holds what now: live leases and lease-less assignments (see effective_holds)."""
+    return effective_holds(plan or ctx.plan(), leases.read_all(ctx.paths()), ctx.clock())
 
 
 def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -> Pick:
-    return pick(plan or ctx.plan(), live_claims(ctx), agent, **kw)
+    plan = plan or ctx.plan()
+    return pick(plan, live_claims(ctx, plan), agent, **kw)
 
 
 def task_view(plan: Plan, node: Node) -> dict[str, Any]:
@@ -55,9 +57,9 @@ def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: st
     other = pick_for(ctx, agent)
     alt = ctx.cmd(f"start {other.node.id} --agent {agent_arg(agent)}") if other.node and \
         other.node.id != node.id else None
-    message = f"{node.id} is held by {claim.agent} until {claim.expires}"
+    message = f"{node.id} is held by {claim.agent} {until(claim)}"
     return CommandError("claim_held", message,
-                        wait(f"{claim.agent} holds {node.id} until {claim.expires}", "held by another agent",
+                        wait(f"{claim.agent} holds {node.id} {until(claim)}", "held by another agent",
                              or_=alt),
                         exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id),
                         details={"holder": claim.agent, "expires": claim.expires},
@@ -123,12 +125,18 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
     try:
         with locked(paths, node_id):
             claim = leases.read(paths, node_id)
-            if claim and not claim.expired(now) and claim.agent != agent:
-                raise _held(ctx, node, claim, agent, "start_task")
             fresh = read_node_file(paths.node_file(node_id))
             if fresh.data is None or fresh.data.get("status") not in ("draft", "in-progress"):
                 status = fresh.data.get("status") if fresh.data else "unreadable"
                 raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "start_task")
+            if claim is not None:
+                hold = None if claim.expired(now) else claim
+            elif fresh.data.get("status") == "in-progress" and fresh.data.get("assignee"):
+                hold = leases.Claim(node_id, str(fresh.data["assignee"]), "", "", "")  # assigned, no lease
+            else:
+                hold = None
+            if hold and hold.agent != agent:
+                raise _held(ctx, node, hold, agent, "start_task")
             claim = leases.write(paths, node_id, agent, now, ttl,
                                  since=claim.since if claim and claim.agent == agent else None)
             changes = write(ctx, node, lambda doc: set_fields(doc, {"status": "in-progress", "assignee": agent}),
@@ -235,9 +243,9 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
         raise _conflict(ctx, "has_open_children",
                         f"{node_id} has {len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                         node, agent, "complete_task")
-    claims = live_claims(ctx)
+    claims = live_claims(ctx, plan)
     held = claims.get(node_id)
-    if held and agent and held.agent != agent:
+    if held and held.agent != agent:
         raise _held(ctx, node, held, agent, "complete_task")
     require_valid(ctx, plan, f"complete {node_id}")
     from .cycles_gate import check_complete  # a cycle may require a green verify first

@@ -33,9 +33,28 @@ def order_key(plan: Plan):
 
 
 def holder(node: Node, claims: dict[str, Claim]) -> str | None:
-    """Who holds the node now: a live claim's agent (expired leases hold nothing)."""
+    """Who holds the node now, given the holds from `effective_holds`."""
     claim = claims.get(node.id)
     return claim.agent if claim else None
+
+
+def effective_holds(plan: Plan, claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
+    """Who holds what: live leases, plus in-progress tasks assigned without any lease.
+
+    An expired lease holds nothing (the task is free for `next`). A task a
+    person marked in progress with an assignee and no lease file is theirs
+    until they or `unclaim --force` give it back; its hold has no expiry ("").
+    """
+    holds = {k: c for k, c in claims.items() if not c.expired(now)}
+    for node in plan.nodes.values():
+        if node.status == "in-progress" and node.assignee and not node.children and node.id not in claims:
+            stamp = str(node.data.get("updated") or "")
+            holds[node.id] = Claim(node.id, str(node.assignee), stamp, stamp, "")
+    return holds
+
+
+def until(claim: Claim) -> str:
+    return f"until {claim.expires}" if claim.expires else "(assigned, no lease)"
 
 
 def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None) -> str | None:
@@ -46,7 +65,7 @@ def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None
         return f"blocked: {node.blocked_reason or 'no reason given'}"
     who = holder(node, claims)
     if who and who != agent:
-        return f"held by {who} until {claims[node.id].expires}"
+        return f"held by {who} {until(claims[node.id])}"
     open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     if open_children:
         return f"has {len(open_children)} open child node(s), e.g. {open_children[0]}"
@@ -56,19 +75,17 @@ def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None
             return f"depends on {dep}, which does not exist (run validate)"
         if target.status not in CLOSED:
             return f"depends on {dep} ({target.status})"
-    if node.status == "in-progress" and who is None and node.assignee and node.assignee != agent:
-        return None  # an abandoned task (no live lease) is free again
     return None
 
 
 def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
          explain: bool = False, explain_limit: int = 10) -> Pick:
-    """Choose the next task for `agent` (claims must already be the live ones)."""
+    """Choose the next task for `agent`; `claims` are the holds from `effective_holds`."""
     key = order_key(plan)
     nodes = plan.nodes
     if agent:
         own = [n for n in nodes.values() if n.status == "in-progress" and not n.children
-               and (holder(n, claims) == agent or (n.id not in claims and n.assignee == agent))]
+               and holder(n, claims) == agent]
         if own:
             node = min(own, key=key)
             return Pick(node, f"your task in progress: resume {node.id}", resumed=True,
@@ -143,7 +160,3 @@ def _later_reason(plan: Plan, chosen: Node, other: Node) -> str:
     if chosen.depth != other.depth:
         return f"shallower (level {other.depth} vs {chosen.depth})"
     return "after it in title order"
-
-
-def now_claims(claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
-    return {k: c for k, c in claims.items() if not c.expired(now)}

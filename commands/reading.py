@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..store import CLOSED, STATUSES, Node, Plan
-from ..store import claims as leases
 from ..store import journal
 from .contract import EXIT_USAGE, CommandError, Result, bounded, fix, next_
 from .hints import node_hint
+from .loop import live_claims
 from .ops import get_node
 from .registry import REGISTRY, Ctx, Param, command
 
@@ -35,7 +35,7 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     now = ctx.clock()
-    claims = leases.live(leases.read_all(ctx.paths()), now)
+    claims = live_claims(ctx, plan)
     chain = list(reversed(plan.ancestors(node_id)))
     done, total = leaf_progress(plan, node)
     claim = claims.get(node_id)
