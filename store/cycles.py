@@ -1,0 +1,174 @@
+"""The bounded-loop ledger: `.leafwise/cycles/NAME.count` and `NAME.yaml`.
+
+The iteration count lives in its own file as plain integer text, so the
+count is whatever the file says: an agent's memory of it does not matter and a
+person can correct it with an editor. The `.yaml` beside it holds the cycle's
+definition and state (kind, caps, tokens, verify commands, off-limits globs,
+status). Changes happen under the lock `cycle-NAME` (see `lock_name`); each
+file is replaced atomically.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .loader import parse_yaml
+from .paths import PlanPaths, UnsafePath
+from .writer import atomic_write, dump_yaml
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+MAX_ITERATIONS = 12
+KINDS = ("for-each-work-item", "until-goal", "refine-until-quality", "retry-with-backoff",
+         "reconcile-config", "review")
+STATUSES = ("running", "stopped", "escalated")
+
+
+class LedgerError(ValueError):
+    """A ledger or cycle file that cannot be trusted (not a number, not a mapping)."""
+
+
+@dataclass(slots=True)
+class Cycle:
+    name: str
+    kind: str
+    max_iterations: int
+    token_cap: int
+    tokens_used: int = 0
+    verify: list[str] = field(default_factory=list)
+    off_limits: list[str] = field(default_factory=list)
+    node: str | None = None  # the task (or, for for-each, the subtree) the cycle works on
+    agent: str | None = None
+    status: str = "running"
+    current: str | None = None  # for-each: the work item of the running iteration
+    items_done: list[str] = field(default_factory=list)
+    finished: bool = False  # stopped because the work is done, not at a limit
+    stop_reason: str | None = None
+    last_verify: dict[str, Any] | None = None  # {node, iteration, green, at, results: [...]}
+    not_before: str | None = None  # retry-with-backoff: no retry before this time
+    started: str | None = None
+    started_by: str | None = None
+    updated: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        del data["name"]  # the file name is the name
+        return data
+
+    @classmethod
+    def from_dict(cls, name: str, data: Any) -> Cycle:
+        if not isinstance(data, dict):
+            raise LedgerError(f"cycles/{name}.yaml is not a mapping of keys to values")
+        known = {f.name for f in fields(cls)} - {"name"}
+        values = {k: v for k, v in data.items() if k in known}
+        try:
+            cycle = cls(name=name, **values)
+            cycle.max_iterations = min(int(cycle.max_iterations), MAX_ITERATIONS)
+            cycle.token_cap = int(cycle.token_cap)
+            cycle.tokens_used = int(cycle.tokens_used or 0)
+        except (TypeError, ValueError) as exc:
+            raise LedgerError(f"cycles/{name}.yaml: {exc}") from exc
+        cycle.verify = [str(v) for v in cycle.verify or []]
+        cycle.off_limits = [str(v) for v in cycle.off_limits or []]
+        cycle.items_done = [str(v) for v in cycle.items_done or []]
+        if cycle.status not in STATUSES:
+            raise LedgerError(f"cycles/{name}.yaml: status {cycle.status!r} is not one of {', '.join(STATUSES)}")
+        return cycle
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise UnsafePath(f"{name!r} is not a cycle name (letters, digits, . _ -; up to 64)")
+    return name
+
+
+def lock_name(name: str) -> str:
+    return f"cycle-{check_name(name)}"
+
+
+def count_path(paths: PlanPaths, name: str) -> Path:
+    return paths.cycles / f"{check_name(name)}.count"
+
+
+def def_path(paths: PlanPaths, name: str) -> Path:
+    return paths.cycles / f"{check_name(name)}.yaml"
+
+
+def read_count(paths: PlanPaths, name: str) -> int:
+    """The iteration count as the ledger file says it; a missing or garbled file is an error."""
+    path = count_path(paths, name)
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError as exc:
+        raise LedgerError(f"the ledger {path.name} is missing") from exc
+    if not text.isdigit():
+        raise LedgerError(f"the ledger {path.name} holds {text[:40]!r}, not a count")
+    return int(text)
+
+
+def write_count(paths: PlanPaths, name: str, count: int) -> None:
+    atomic_write(count_path(paths, name), f"{count}\n".encode())
+
+
+def exists(paths: PlanPaths, name: str) -> bool:
+    return def_path(paths, name).exists() or count_path(paths, name).exists()
+
+
+def read(paths: PlanPaths, name: str) -> Cycle | None:
+    try:
+        raw = def_path(paths, name).read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        data = parse_yaml(raw)
+    except Exception as exc:  # noqa: BLE001 - any YAML error means the file cannot be trusted
+        raise LedgerError(f"cycles/{name}.yaml is not valid YAML: {exc}") from exc
+    return Cycle.from_dict(name, data)
+
+
+def names(paths: PlanPaths) -> list[str]:
+    folder = paths.cycles
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.yaml") if NAME_PATTERN.match(p.stem))
+
+
+def save(paths: PlanPaths, cycle: Cycle) -> None:
+    atomic_write(def_path(paths, cycle.name), dump_yaml(cycle.as_dict()))
+
+
+def create(paths: PlanPaths, cycle: Cycle) -> None:
+    """A new cycle: its definition and a ledger at 0 (call under the cycle's lock)."""
+    save(paths, cycle)
+    write_count(paths, cycle.name, 0)
+
+
+
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """An off-limits glob as a regex: `**` spans folders, `*` and `?` stay inside one, a folder
+    covers everything under it, and a bare name matches at any depth (like .gitignore)."""
+    text = glob.strip().removeprefix("./")
+    text = text + "**" if text.endswith("/") else text
+    out, i = "", 0
+    while i < len(text):
+        if text.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif text.startswith("**", i):
+            out, i = out + ".*", i + 2
+        else:
+            out += {"*": "[^/]*", "?": "[^/]"}.get(text[i], re.escape(text[i]))
+            i += 1
+    prefix = "" if "/" in text.rstrip("/") else "(?:.*/)?"
+    return re.compile(prefix + out + "(?:/.*)?")
+
+
+def first_match(rel_path: str, globs: list[str]) -> str | None:
+    """The first glob covering a repository-relative path, or None."""
+    text = rel_path.replace("\\", "/").removeprefix("./")
+    return next((g for g in globs if glob_regex(g).fullmatch(text)), None)
