@@ -17,7 +17,7 @@ from .contract import (
 from .ops import change_list, get_node, record, set_fields, write
 from .registry import Ctx, Param, command
 
-DUPLICATE_SCORE = 90  # token-sort similarity (0-100) above which a title is a near-duplicate
+DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
 PREFIX_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*$")
 
 
@@ -126,19 +126,25 @@ def _next_id(paths: PlanPaths, plan: Plan) -> int:
 
 
 def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:
-    """The open node whose title is closest to `title`, if it is near enough."""
+    """The open node whose title is closest to `title`, if it is near enough.
+
+    The score is the better of plain and token-sorted similarity, so both
+    "reset by email" ~ "reset via email" and reordered words count.
+    """
     from rapidfuzz import fuzz, process, utils
 
     open_nodes = [n for n in plan.nodes.values() if n.status not in CLOSED]
-    if not open_nodes:
+    titles = [n.title for n in open_nodes]
+    best: tuple[str, float, int] | None = None
+    for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
+        found = process.extractOne(title, titles, scorer=scorer, processor=utils.default_process,
+                                   score_cutoff=DUPLICATE_SCORE)
+        if found is not None and (best is None or found[1] > best[1]):
+            best = found
+    if best is None:
         return None
-    found = process.extractOne(title, [n.title for n in open_nodes], scorer=fuzz.token_sort_ratio,
-                               processor=utils.default_process, score_cutoff=DUPLICATE_SCORE)
-    if found is None:
-        return None
-    _title, score, index = found
-    node = open_nodes[index]
-    return node.id, node.title, round(score, 1)
+    node = open_nodes[best[2]]
+    return node.id, node.title, round(best[1], 1)
 
 
 @command("add", "Add a node (task, epic, tech-debt or deferred improvement).", mutating=True,

@@ -21,8 +21,20 @@ class Outcome:
     exit_code: int
 
 
+def _check_arguments(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> None:
+    known = {p.name for p in command.params}
+    unknown = sorted(set(arguments) - known)
+    missing = [p for p in command.params if p.required and arguments.get(p.name) in (None, "", ())]
+    if unknown or missing:
+        what = f"unknown argument {unknown[0]!r}" if unknown else f"missing argument {missing[0].name!r}"
+        raise CommandError("missing_argument" if missing and not unknown else "unknown_argument",
+                           f"{command.name}: {what}", fix(ctx.cmd(f"{command.name} --help"), "see its arguments"),
+                           exit_code=EXIT_USAGE, category="usage", source=("command", command.name))
+
+
 def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
     try:
+        _check_arguments(command, ctx, arguments)
         outcome: Result | CommandError = command.handler(ctx, **arguments)
     except CommandError as exc:
         outcome = exc
