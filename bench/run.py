@@ -17,6 +17,8 @@ CSafeLoader over the same node files in a fresh process (start-up, import,
 read, parse: the least any YAML-per-file tool can do cold).
 
 Plans are generated once by bench/generate.py into bench/.plans/<shape>/.
+Before the timed runs of a size, one untimed call of each operation warms
+the byte-code and the OS file cache.
 """
 
 from __future__ import annotations
@@ -99,7 +101,15 @@ class Row:
 # ------------------------------------------------------------------ processes
 
 def clean_env() -> dict[str, str]:
+    """The caller's environment, minus plan overrides, with byte-code caching on.
+
+    An installed package runs from compiled byte-code; a shell with
+    PYTHONDONTWRITEBYTECODE would instead recompile every module on every call
+    (40 ms here). The byte-code goes to bench/.plans/pycache, not the source tree.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEAFWISE_")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(PLANS / "pycache")
     env["LEAFWISE_AGENT"] = ""
     return env
 
@@ -164,8 +174,8 @@ class WorkCopy:
 
 def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
                 before: list[str] | None = None, mutating: bool = False) -> None:
-    """Time `leafwise ARGS` `runs` times; `before` runs untimed first (e.g. start before complete)."""
-    for _ in range(runs):
+    """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete)."""
+    for i in range(runs + 1):
         mark = time.time_ns() - 1
         if before:
             leafwise(before, work.root)
@@ -179,18 +189,20 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
         if code != 0:
             row.error = f"exit {code}: {out.decode(errors='replace').strip().splitlines()[-1:]}"
             return
-        row.times.append(wall)
-        row.rss_mb.append(rss)
+        if i:
+            row.times.append(wall)
+            row.rss_mb.append(rss)
 
 
 def measure_floor(row: Row, argv: list[str], runs: int, cwd: Path) -> None:
-    for _ in range(runs):
+    for i in range(runs + 1):
         wall, rss, code, out = spawn(argv, cwd)
         if code != 0:
             row.error = f"exit {code}: {out.decode(errors='replace')[-200:]}"
             return
-        row.times.append(wall)
-        row.rss_mb.append(rss)
+        if i:
+            row.times.append(wall)
+            row.rss_mb.append(rss)
 
 
 def measure_mcp(row: Row, work: WorkCopy) -> None:
