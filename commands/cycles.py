@@ -86,15 +86,19 @@ def _stuck(plan: Plan, cycle: ledger.Cycle) -> Node | None:
 
 def _row(cycle: ledger.Cycle, count: int | None) -> dict[str, Any]:
     """One cycle as `cycle status` lists it (and the canvas draws it)."""
-    lv = cycle.last_verify or {}
     return {
         "name": cycle.name, "kind": cycle.kind, "count": count, "cap": cycle.max_iterations,
         "tokens_used": cycle.tokens_used, "token_cap": cycle.token_cap, "status": cycle.status,
         "finished": cycle.finished, "stop_reason": cycle.stop_reason, "node": cycle.node,
         "current": cycle.current, "agent": cycle.agent, "verify": cycle.verify,
         "off_limits": cycle.off_limits, "items_done": cycle.items_done,
-        "last_verify": {k: lv.get(k) for k in ("node", "iteration", "green", "at", "exit_codes")} if lv else None,
+        "last_verify": _verify_view(cycle),
     }
+
+
+def _verify_view(cycle: ledger.Cycle) -> dict[str, Any] | None:
+    lv = cycle.last_verify
+    return {k: lv.get(k) for k in ("node", "iteration", "green", "at", "exit_codes")} if lv else None
 
 
 def _report(plan: Plan, cycle: ledger.Cycle, count: int) -> dict[str, Any]:
@@ -103,10 +107,10 @@ def _report(plan: Plan, cycle: ledger.Cycle, count: int) -> dict[str, Any]:
     done_ids = cycle.items_done if cycle.kind == FOR_EACH else \
         [cycle.node] if cycle.node and cycle.node in plan.nodes and plan.nodes[cycle.node].status == "done" else []
     stuck = _stuck(plan, cycle)
-    return {"iterations": count, "cap": cycle.max_iterations, "tokens_used": cycle.tokens_used,
-            "token_cap": cycle.token_cap, "done": list(done_ids),
+    return {"status": cycle.status, "iterations": count, "cap": cycle.max_iterations,
+            "tokens_used": cycle.tokens_used, "token_cap": cycle.token_cap, "done": list(done_ids),
             "left": bounded([{"id": n.id, "title": n.title, "status": n.status} for n in left], 20),
-            "stopped_on": stuck.id if stuck else None, "last_verify": cycle.last_verify}
+            "stopped_on": stuck.id if stuck else None, "last_verify": _verify_view(cycle)}
 
 
 def _report_lines(plan: Plan, report: dict[str, Any]) -> list[str]:
@@ -118,11 +122,12 @@ def _report_lines(plan: Plan, report: dict[str, Any]) -> list[str]:
              f"  left ({left['total']}): {named([i['id'] for i in left['items']])}"
              + (" …" if left["truncated"] else "")]
     if report["stopped_on"]:
-        lines.append(f"  stopped on: {named([report['stopped_on']])}")
+        label = "working on" if report["status"] == "running" else "stopped on"
+        lines.append(f"  {label}: {named([report['stopped_on']])}")
     lv = report["last_verify"]
     if lv:
-        lines.append(f"  last verify: {'green' if lv.get('green') else 'red'} (iteration {lv.get('iteration')}"
-                     f", exit codes {lv.get('exit_codes')})")
+        lines.append(f"  last verify: {'green' if lv['green'] else 'red'}" + (f" on {lv['node']}" if lv["node"] else "")
+                     + f", iteration {lv['iteration']}, exit codes {lv['exit_codes']}")
     return lines
 
 
@@ -289,8 +294,11 @@ def _escalate(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, limit: str)
             else f"its token budget ({cycle.tokens_used} of {cycle.token_cap} tokens)")
     reason = f"cycle {cycle.name} stopped at {what}" + (f" on {stuck.id}" if stuck else "")
     lv = cycle.last_verify or {}
-    if lv and not lv.get("green"):
-        reason += f"; last verify red (exit codes {lv.get('exit_codes')})"
+    if stuck is not None and cycle.verify:
+        if lv.get("node") != stuck.id:
+            reason += "; no verify of it on record"
+        elif not lv.get("green"):
+            reason += f"; its last verify was red (exit codes {lv.get('exit_codes')})"
     reason += "; a person decides how to go on"
     changes: list[dict[str, Any]] = []
     if stuck is not None:
@@ -347,8 +355,9 @@ def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
         cycle = _load(ctx, name)
         if not cycle.running:
             if cycle.finished:
-                return Result({"cycle": _row(cycle, _count(ctx, cycle)), "report": None}, done(cycle.stop_reason or
-                              "finished"), [f"Cycle {name} already finished: {cycle.stop_reason}"],
+                why = cycle.stop_reason or "finished"
+                return Result({"cycle": _row(cycle, _count(ctx, cycle)), "report": None}, done(why),
+                              [f"Cycle {name} already finished: {why}"],
                               Mutation("cycle_tick", "finish", False, "already finished"))
             raise _refused(ctx, cycle, "cycle_tick")
         count = _count(ctx, cycle)
@@ -590,8 +599,8 @@ def _status_hint(ctx: Ctx, row: dict[str, Any]) -> NextAction:
     if row["status"] == "escalated":
         stuck = row["current"] or row["node"]
         after = f"after {ctx.cmd(f'unblock {stuck}')} " if stuck else ""
-        return wait(f"a person resolves the escalation of cycle {name} ({row['stop_reason']}); "
-                    f"{after}run {ctx.cmd('next')}", "escalated to the owner")
+        return wait(f"a person resolves the escalation: {row['stop_reason']}; {after}run {ctx.cmd('next')}",
+                    "escalated to the owner")
     if row["status"] == "stopped" and row.get("finished"):
         return done(f"cycle {name} finished: {row['stop_reason']}")
     return next_(ctx.cmd("next"), f"cycle {name} is {row['status']}")
