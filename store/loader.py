@@ -12,26 +12,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .cache import NodeCache, StatKey
+from .cache import CACHE_NAME, Entry, NodeCache, StatKey
 from .model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release
 from .paths import ID_PATTERN, PlanPaths
 
-try:
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
+_LOADER = None
 
 
-class _Loader(_BaseLoader):
-    """Safe loader that keeps timestamps and dates as the strings the file has."""
+def _loader():
+    """PyYAML's C safe loader, keeping timestamps and dates as the strings the file has.
 
+    Built on first use: a warm `leafwise next` reads only the cache and never
+    imports yaml.
+    """
+    global _LOADER
+    if _LOADER is None:
+        import yaml
 
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _LOADER = type("PlanLoader", (base,), {})
+        _LOADER.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+    return _LOADER
 
 
 class SchemaError(ValueError):
@@ -62,13 +66,17 @@ def digest_bytes(raw: bytes) -> str:
 
 
 def parse_yaml(text: str | bytes) -> Any:
-    return yaml.load(text, Loader=_Loader)
+    import yaml
+
+    return yaml.load(text, Loader=_loader())
 
 
 def _line_of_key(raw: bytes, key: str | None) -> int | None:
     """1-based line of a top-level key; only computed on the error path."""
     if key is None:
         return 1
+    import yaml
+
     try:
         root = yaml.compose(raw, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -126,6 +134,8 @@ def read_node_file(path: Path) -> Loaded:
     except OSError as exc:
         return Loaded(None, "", (f"cannot read: {exc.strerror}", None, "unreadable_file"))
     digest = digest_bytes(raw)
+    import yaml
+
     try:
         data = parse_yaml(raw)
     except yaml.YAMLError as exc:
@@ -141,21 +151,38 @@ def read_node_file(path: Path) -> Loaded:
     return Loaded(data, digest)
 
 
-def load_project(paths: PlanPaths) -> tuple[Project, list[Problem]]:
+PROJECT_KEY = "../project.yaml"  # its entry in the node cache; no node file can have this name
+
+
+def _project_data(paths: PlanPaths, entries: dict[str, Entry], fresh: dict[str, Entry]) -> tuple[Any, list[Problem]]:
+    """project.yaml's mapping, from the cache when its stat key still matches."""
     rel = _rel(paths, paths.project_file)
-    problems: list[Problem] = []
     try:
-        data = parse_yaml(paths.project_file.read_bytes()) or {}
+        st = paths.project_file.stat()
     except FileNotFoundError:
-        data = {}
-        problems.append(Problem("missing_project", "error", "project.yaml is missing",
-                                "leafwise init", file=rel))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        data = {}
-        problems.append(Problem("yaml_error", "error", f"YAML does not parse: {exc}",
-                                f"fix the YAML in {rel}", file=rel,
-                                line=mark.line + 1 if mark else None))
+        return {}, [Problem("missing_project", "error", "project.yaml is missing", "leafwise init", file=rel)]
+    key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = entries.get(PROJECT_KEY)
+    if hit is None or hit[0] != key:
+        import yaml
+
+        raw = paths.project_file.read_bytes()
+        try:
+            hit = (key, parse_yaml(raw) or {}, digest_bytes(raw), None)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            hit = (key, None, digest_bytes(raw), (f"YAML does not parse: {exc}", mark.line + 1 if mark else None))
+    fresh[PROJECT_KEY] = hit
+    if hit[3]:
+        message, line = hit[3]
+        return {}, [Problem("yaml_error", "error", message, f"fix the YAML in {rel}", file=rel, line=line)]
+    return hit[1], []
+
+
+def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
+                 fresh: dict[str, Entry] | None = None) -> tuple[Project, list[Problem]]:
+    rel = _rel(paths, paths.project_file)
+    data, problems = _project_data(paths, entries or {}, fresh if fresh is not None else {})
     if not isinstance(data, dict):
         problems.append(Problem("schema_error", "error", "project.yaml must be a mapping",
                                 f"rewrite {rel} as key: value lines", file=rel, line=1))
@@ -188,12 +215,16 @@ def _rel(paths: PlanPaths, path: Path) -> str:
         return str(path)
 
 
+def cache_for(paths: PlanPaths) -> NodeCache:
+    return NodeCache(paths.cache / CACHE_NAME)
+
+
 def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | None = None) -> Plan:
     """Load the whole plan; broken files become problems, never exceptions."""
-    project, problems = load_project(paths)
-    cache = NodeCache(paths.cache / "nodes.pickle") if use_cache else None
+    cache = cache_for(paths) if use_cache else None
     entries = cache.read() if cache else {}
-    fresh: dict[str, tuple[StatKey, Loaded]] = {}
+    fresh: dict[str, Entry] = {}
+    project, problems = load_project(paths, entries, fresh)
     stats = stats if stats is not None else LoadStats()
     nodes: dict[str, Node] = {}
     nodes_rel = _rel(paths, paths.nodes)
@@ -213,22 +244,23 @@ def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | No
         key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
         hit = entries.get(name)
         if hit is not None and hit[0] == key:
-            loaded = hit[1]
+            item = hit
         else:
             loaded = read_node_file(Path(entry.path))
+            item = (key, loaded.data, loaded.digest, loaded.error)
             stats.parsed += 1
-        fresh[name] = (key, loaded)
-        rel = f"{nodes_rel}/{name}"
-        if loaded.error:
-            message, line, code = loaded.error
+        fresh[name] = item
+        _key, data, digest, error = item
+        if error:
+            message, line, code = error
+            rel = f"{nodes_rel}/{name}"
             problems.append(Problem(code, "error", message, f"edit {rel} (line {line or 1})",
                                     node=name[:-5], file=rel, line=line))
             continue
-        data = loaded.data
-        assert data is not None
-        nodes[data["id"]] = Node(id=data["id"], title=data["title"], status=data["status"],
-                                 data=data, file=rel, digest=loaded.digest)
-    if cache is not None and (stats.parsed or fresh.keys() != entries.keys()):
+        nodes[data["id"]] = Node(data["id"], data["title"], data["status"], data,
+                                 f"{nodes_rel}/{name}", digest)
+    if cache is not None and (stats.parsed or fresh.keys() != entries.keys()
+                              or fresh[PROJECT_KEY] is not entries.get(PROJECT_KEY)):
         cache.write(fresh)
     plan = Plan(paths=paths, project=project, nodes=nodes, problems=problems)
     index(plan)
@@ -238,31 +270,34 @@ def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | No
 def index(plan: Plan) -> None:
     """Children lists, depth and inherited release; safe against parent cycles."""
     nodes = plan.nodes
+    parent_of: dict[str, str] = {}
     for node in nodes.values():
         node.children = []
-    for node in nodes.values():
-        parent = node.parent
-        if parent and parent in nodes and parent != node.id:
-            nodes[parent].children.append(node.id)
+    for nid, node in nodes.items():
+        parent = node.data.get("parent")
+        if parent and parent != nid and parent in nodes:
+            parent_of[nid] = parent
+            nodes[parent].children.append(nid)
     resolved: dict[str, tuple[int, str | None]] = {}
-    for node in nodes.values():
-        if node.id in resolved:
+    for nid in nodes:
+        if nid in resolved:
             continue
-        chain: list[Node] = []
+        chain: list[str] = []
         seen: set[str] = set()
-        cursor: Node | None = node
-        while cursor is not None and cursor.id not in resolved and cursor.id not in seen:
-            seen.add(cursor.id)
+        cursor: str | None = nid
+        while cursor is not None and cursor not in resolved and cursor not in seen:
+            seen.add(cursor)
             chain.append(cursor)
-            cursor = nodes.get(cursor.parent) if cursor.parent else None
-        if cursor is not None and cursor.id in resolved:
-            depth, release = resolved[cursor.id]
+            cursor = parent_of.get(cursor)
+        if cursor is not None and cursor in resolved:
+            depth, release = resolved[cursor]
         else:  # top reached, or a cycle: treat the cycle's entry as a root
             depth, release = -1, None
-        for item in reversed(chain):
+        for item_id in reversed(chain):
+            item = nodes[item_id]
             depth += 1
-            release = item.release or release
-            resolved[item.id] = (depth, release)
+            release = item.data.get("release") or release
+            resolved[item_id] = (depth, release)
             item.depth = depth
             item.effective_release = release
     order = plan.sort_key()
