@@ -35,6 +35,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
     nodes = plan.nodes
     releases = plan.project.release_rank()
     seen_releases: set[str] = set()
+    links: dict[str, bool | UnsafePath] = {}
     for rel in plan.project.releases:
         if rel.id in seen_releases:
             problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
@@ -70,14 +71,18 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
                                    _line(plan, node, "status")))
         for key in ("docs", "diagrams"):
             for rel in node.data.get(key) or []:
-                try:
-                    target = resolve_inside(plan.paths.dir, rel)
-                except UnsafePath as exc:
-                    problems.append(_p("unsafe_path", "error", f"{key}: {exc}",
+                if rel not in links:  # many nodes share a doc: resolve each path once
+                    try:
+                        links[rel] = resolve_inside(plan.paths.dir, rel).is_file()
+                    except UnsafePath as exc:
+                        links[rel] = exc
+                state = links[rel]
+                if isinstance(state, UnsafePath):
+                    problems.append(_p("unsafe_path", "error", f"{key}: {state}",
                                        cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
                                        node, _line(plan, node, key)))
                     continue
-                if not target.is_file():
+                if not state:
                     problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
                                        cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
                                        node, _line(plan, node, key)))
