@@ -1,8 +1,11 @@
 """Leased claims: `.leafwise/claims/<ID>.json`, one per held task, with an expiry.
 
 A claim is a lease, not a lock: it survives restarts and expires on its own
-when its holder stops heartbeating. Changing a claim happens under the node's
-lock (see `commands/claims.py`), so exactly one of many racing agents wins.
+when its holder stops heartbeating. Every change of a claim happens under the
+node's lock (`start` in commands/loop.py, heartbeat/unclaim/renumber in
+commands/claims.py, `repair`), so exactly one of many racing agents wins and
+an expired lease is never removed after someone renewed it.
+Claim files are written atomically: a crash leaves the old lease or the new.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ class Claim:
 
     def expired(self, now: datetime) -> bool:
         return parse_time(self.expires) <= now
+
+    def heartbeat_age(self, now: datetime) -> timedelta:
+        """How long ago the holder last showed a sign of life (start or heartbeat)."""
+        return now - parse_time(self.heartbeat)
 
     def as_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -72,17 +79,38 @@ def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes
           since: str | None = None) -> Claim:
     claim = Claim(node=node_id, agent=agent, since=since or iso(now), heartbeat=iso(now),
                   expires=iso(now + timedelta(minutes=ttl_minutes)))
-    atomic_write(paths.claims / f"{check_id(node_id)}.json",
-                 (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+    _save(paths, claim)
     return claim
 
 
-def remove(paths: PlanPaths, node_id: str) -> bool:
+def _save(paths: PlanPaths, claim: Claim) -> None:
+    atomic_write(paths.claims / f"{check_id(claim.node)}.json",
+                 (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+
+
+def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:
+    """Drop the claim on a node (only `agent`'s, when given); callers hold the node's lock."""
+    if agent is not None:
+        claim = read(paths, node_id)
+        if claim is None or claim.agent != agent:
+            return False
     try:
         (paths.claims / f"{check_id(node_id)}.json").unlink()
         return True
     except FileNotFoundError:
         return False
+
+
+def move(paths: PlanPaths, old_id: str, new_id: str) -> Claim | None:
+    """Carry a claim over to a node's new id (renumber); callers hold both locks."""
+    claim = read(paths, old_id)
+    if claim is None:
+        return None
+    moved = Claim(node=new_id, agent=claim.agent, since=claim.since,
+                  heartbeat=claim.heartbeat, expires=claim.expires)
+    _save(paths, moved)
+    remove(paths, old_id)
+    return moved
 
 
 def live(claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:

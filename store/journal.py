@@ -1,4 +1,10 @@
-"""The append-only event log: one JSON object per line in `journal.jsonl`."""
+"""The append-only event log: one JSON object per line in `journal.jsonl`.
+
+Lines are whole: each is written by one `write(2)` under the journal lock, and
+a line cut short by a crash (a full disk) is closed off before the next one,
+so it costs that one line and never merges with the event after it. Readers
+skip any line that is not a JSON object.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +21,11 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
     record = {"time": iso(utc_now()), **event}
     line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
     with locked(paths, "journal"):
-        fd = os.open(paths.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(paths.journal, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # a torn last line: end it, so ours stays whole
             written = os.write(fd, line)
             while written < len(line):  # a short write on a full disk or a signal
                 written += os.write(fd, line[written:])

@@ -8,17 +8,25 @@ Every rewrite of a node file:
    unknown keys survive,
 4. writes a temporary file in the same folder, fsyncs it and renames it over
    the original, so a reader sees the old file or the new one, never half.
+
+A process killed at any point (SIGKILL) leaves the old file or the new one,
+never a torn one; its locks are `flock`s the kernel drops with the process;
+at worst a `.lw-<pid>-*.tmp` file stays behind, which readers skip (dot files)
+and `sweep_temp_files` (run by `repair`) removes once its writer is dead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
+import re
 import tempfile
+import time
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from filelock import FileLock, Timeout
 
@@ -27,16 +35,20 @@ from .model import FIELD_ORDER
 from .paths import PlanPaths
 
 LOCK_TIMEOUT = 10.0
+LOCK_POLL = 0.01  # seconds between tries: locks are held for milliseconds
 _ZULU = timezone(timedelta(0), "Z")  # str() of this tz is "Z": how ruamel writes the suffix
 TEMP_PREFIX = ".lw-"
+TEMP_SUFFIX = ".tmp"
+STALE_TEMP_SECONDS = 3600.0  # no write takes this long: older temp files are garbage
 
 
 class Conflict(Exception):
-    """The file changed since it was read."""
+    """The file changed since it was read (`field`: the key two writers both changed)."""
 
-    def __init__(self, path: Path, message: str = ""):
+    def __init__(self, path: Path, message: str = "", field: str | None = None):
         super().__init__(message or f"{path.name} changed since it was read")
         self.path = path
+        self.field = field
 
 
 class LockBusy(Exception):
@@ -61,8 +73,17 @@ def iso(moment: datetime) -> str:
 
 @contextmanager
 def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    paths.locks.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(paths.locks / f"{name}.lock"), timeout=timeout)
+    """Hold the cross-process lock `name` (a node id, "journal", "project")."""
+    with _hold(paths.locks / f"{name}.lock", name, timeout):
+        yield
+
+
+@contextmanager
+def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
+    # flock(2) on a file that is never deleted: the kernel releases it when the
+    # holder exits or is killed, so a crash never leaves a stuck lock.
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path), timeout=timeout, poll_interval=LOCK_POLL)
     try:
         lock.acquire()
     except Timeout as exc:
@@ -80,7 +101,7 @@ def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None
     already there (used to allocate new ids without a global lock).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(content)
@@ -99,6 +120,49 @@ def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None
     finally:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def sweep_temp_files(paths: PlanPaths, *, dry_run: bool = False) -> list[Path]:
+    """Temp files left by writers that died mid-write: removed (or only listed).
+
+    A temp file is garbage once the process named in it is gone, or when it
+    is older than any write could take (a pid from another host or reused).
+    """
+    found: list[Path] = []
+    now = time.time()
+    for folder, dirs, files in os.walk(paths.dir):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
+                continue
+            path = Path(folder) / name
+            try:
+                age = now - path.stat().st_mtime
+            except FileNotFoundError:
+                continue  # its writer just renamed it
+            if age < STALE_TEMP_SECONDS and _writer_alive(name):
+                continue
+            found.append(path)
+            if not dry_run:
+                try:
+                    path.unlink()
+                except FileNotFoundError:
+                    pass
+    return sorted(found)
+
+
+def _writer_alive(name: str) -> bool:
+    """Whether the process that made temp file `name` (.lw-<pid>-...) still runs."""
+    pid_text = name[len(TEMP_PREFIX):].split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False  # a name without a pid: only its age can clear it
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -129,21 +193,20 @@ def _yaml():
 
 
 def _guess_indent(text: str) -> tuple[int, int]:
-    """(mapping indent, block-sequence offset) as a human wrote them."""
-    mapping, offset = 2, 0
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        stripped = line.lstrip(" ")
-        if stripped.startswith("- ") or stripped == "-":
-            dash = len(line) - len(stripped)
-            for prev in reversed(lines[:i]):
-                if prev.strip() and not prev.lstrip().startswith("#"):
-                    parent_indent = len(prev) - len(prev.lstrip(" "))
-                    if prev.rstrip().endswith(":"):
-                        offset = max(0, dash - parent_indent)
-                    break
+    """(mapping indent, block-sequence offset) as a human wrote them under top-level keys."""
+    mapping = offset = None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for above, line in zip(lines, lines[1:]):
+        if above[:1] in (" ", "-") or not above.rstrip().endswith(":"):
+            continue  # only the first line under a top-level `key:` tells the style
+        indent = len(line) - len(line.lstrip(" "))
+        if line.lstrip(" ").startswith("-"):
+            offset = indent if offset is None else offset
+        elif indent:
+            mapping = indent if mapping is None else mapping
+        if mapping is not None and offset is not None:
             break
-    return mapping, offset
+    return mapping or 2, offset or 0
 
 
 def _to_yaml_value(value: Any) -> Any:
@@ -167,7 +230,7 @@ def _to_yaml_value(value: Any) -> Any:
 def dump_yaml(data: Any, *, indent: tuple[int, int] = (2, 0)) -> bytes:
     y = _yaml()
     mapping, offset = indent
-    y.indent(mapping=mapping, sequence=mapping + offset, offset=offset)
+    y.indent(mapping=mapping, sequence=offset + 2, offset=offset)
     buf = io.StringIO()
     y.dump(data, buf)
     return buf.getvalue().encode()
@@ -193,29 +256,139 @@ Edit = Callable[[dict[str, Any]], None]
 
 
 def edit_node(paths: PlanPaths, node_id: str, expected_digest: str | None, edit: Edit,
-              *, lock: bool = True) -> tuple[bytes, bytes]:
+              *, lock: bool = True, base: Mapping[str, Any] | None = None) -> tuple[bytes, bytes]:
     """Apply `edit` to the round-tripped mapping of one node file.
 
-    Returns (old bytes, new bytes). Raises Conflict if the file changed since
-    the caller read it (its digest differs from `expected_digest`), and
-    FileNotFoundError if it is gone. `lock=False` when the caller already
-    holds the node's lock (OS file locks are not re-entrant).
+    Returns (old bytes, new bytes). The file is re-read under the node's lock,
+    so the edit always applies to the current content. Two compare-and-swap
+    guards raise `Conflict` instead of overwriting what another writer did:
+    `expected_digest`, the whole file must be as the caller read it; `base`,
+    the node's fields as the caller read them: every field the edit changes
+    must still hold its `base` value (another writer's change to other fields
+    is kept, the edit re-applied on top). FileNotFoundError if the file is
+    gone. `lock=False` when the caller already holds the node's lock (OS file
+    locks are not re-entrant).
     """
     path = paths.node_file(node_id)
+    yaml = _yaml()  # import ruamel before the lock: the lock is held for milliseconds
     with locked(paths, node_id) if lock else nullcontext():
         raw = path.read_bytes()
         if expected_digest is not None and digest_bytes(raw) != expected_digest:
             raise Conflict(path)
-        text = raw.decode()
-        doc = _yaml().load(text)
-        edit(doc)
-        for key, value in list(doc.items()):
-            doc[key] = _to_yaml_value(value)
-        new = dump_yaml(doc, indent=_guess_indent(text))
-        check_node(_plain(new), node_id)
+        new = _rewrite(yaml, raw, edit, node_id)
+        if base is not None:
+            _check_base(path, raw, new, base)
         if new != raw:
             atomic_write(path, new)
         return raw, new
+
+
+def _rewrite(yaml: Any, raw: bytes, edit: Edit, node_id: str) -> bytes:
+    text = raw.decode()
+    doc = yaml.load(text)
+    edit(doc)
+    for key, value in list(doc.items()):
+        doc[key] = _to_yaml_value(value)
+    new = dump_yaml(doc, indent=_guess_indent(text))
+    check_node(_plain(new), node_id)
+    return _splice(text, new.decode()).encode()
+
+
+# A top-level key at column 0: `key:`, `"key":` or `'key':` followed by a space or the line end.
+_TOP_KEY = re.compile(r"""^(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"\-?:{\[&*!|>%@`][^:#\n]*?))[ \t]*:(?:[ \t]|$)""")
+
+
+def _splice(old: str, new: str) -> str:
+    """`new` with every top-level key the edit left alone copied from `old` byte for byte.
+
+    ruamel keeps comments and most quoting, but re-emits `~` as `null`,
+    re-indents odd nesting and drops comments on a replaced list; splicing
+    the untouched keys' original lines back makes a one-field edit a
+    one-field diff. If the result does not mean exactly `new`, `new` is kept.
+    """
+    old_blocks, new_blocks = _blocks(old), _blocks(new)
+    if old_blocks is None or new_blocks is None:
+        return new
+    before, after = _plain(old.encode()), _plain(new.encode())
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return new
+    original = dict(old_blocks)
+    out: list[str] = []
+    for key, text in new_blocks:
+        if key is None:
+            text = original.get(None, "")
+        elif key in original and key in before and before[key] == after.get(key):
+            text = original[key]
+        elif key in original:  # changed: keep the comment lines that led to the next key
+            text = _without_tail(text) + _tail(original[key])
+        if out and out[-1] and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append(text)
+    spliced = "".join(out)
+    try:
+        same = _plain(spliced.encode()) == after
+    except Exception:  # noqa: BLE001 - any parse failure: keep ruamel's full dump
+        same = False
+    return spliced if same else new
+
+
+def _blocks(text: str) -> list[tuple[str | None, str]] | None:
+    """The text cut at each top-level key: [(None, header), (key, its lines), ...]."""
+    blocks: list[tuple[str | None, list[str]]] = [(None, [])]
+    for line in text.splitlines(keepends=True):
+        match = _TOP_KEY.match(line)
+        if match:
+            blocks.append((next(g for g in match.groups() if g is not None), [line]))
+        else:
+            blocks[-1][1].append(line)
+    keys = [key for key, _lines in blocks[1:]]
+    if len(set(keys)) != len(keys):
+        return None
+    return [(key, "".join(lines)) for key, lines in blocks]
+
+
+def _trailing_count(text: str) -> int:
+    """How many last lines are blank or column-0 comments (they lead to the next key)."""
+    lines = text.splitlines(keepends=True)
+    count = 0
+    for line in reversed(lines[1:]):
+        if line.strip() and not line.startswith("#"):
+            break
+        count += 1
+    return count
+
+
+def _tail(text: str) -> str:
+    count = _trailing_count(text)
+    return "".join(text.splitlines(keepends=True)[-count:]) if count else ""
+
+
+def _without_tail(text: str) -> str:
+    count = _trailing_count(text)
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:-count] if count else lines)
+
+
+def _check_base(path: Path, raw: bytes, new: bytes, base: Mapping[str, Any]) -> None:
+    """Refuse an edit of a field that another writer changed since `base` was read."""
+    fresh, after = _comparable(raw, path.stem), _comparable(new, path.stem)
+    for key in sorted(set(fresh) | set(after)):
+        if key == "updated" or fresh.get(key) == after.get(key):
+            continue  # not touched by this edit
+        if fresh.get(key) != base.get(key):
+            raise Conflict(path, f"{key} of {path.stem} changed since it was read "
+                                 f"(was {base.get(key)!r}, now {fresh.get(key)!r})", field=key)
+
+
+def _comparable(raw: bytes, node_id: str) -> dict[str, Any]:
+    """The file's fields as the loader gives them (what a caller's `base` holds)."""
+    data = _plain(raw)
+    if not isinstance(data, dict):
+        return {}
+    try:
+        return check_node(data, node_id)
+    except ValueError:
+        return data
 
 
 def _plain(raw: bytes) -> Any:
@@ -229,6 +402,109 @@ def create_node(paths: PlanPaths, node_id: str, fields: dict[str, Any]) -> bytes
     check_node(_plain(content), node_id)
     atomic_write(paths.node_file(node_id), content, exclusive=True)
     return content
+
+
+def rewrite(raw: bytes, node_id: str, edit: Edit) -> bytes:
+    """A node file's bytes after `edit`, comments and style kept; checked as node `node_id`."""
+    return _rewrite(_yaml(), raw, edit, node_id)
+
+
+# --- id allocation ----------------------------------------------------------
+
+def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes]) -> tuple[str, bytes]:
+    """Create a node file under the next free id `PREFIX-N`; returns (id, content).
+
+    N is above every id on disk and, inside a git repository, above a counter
+    kept in the git common dir that all worktrees of the clone share: two
+    worktrees adding nodes on different branches never pick the same number
+    (clones on other machines can still collide; validate reports that after
+    the merge and `leafwise renumber` resolves it). The file is created
+    exclusively, so a number taken meanwhile is skipped, never overwritten.
+    """
+    _yaml()  # import ruamel before the lock
+    counter = _id_counter(paths, prefix)
+    with _hold(counter.with_suffix(".lock"), f"ids {prefix}", LOCK_TIMEOUT) if counter else nullcontext():
+        number = max(highest_number(paths, prefix) + 1, _read_counter(counter))
+        for _attempt in range(1000):
+            node_id = f"{prefix}-{number}"
+            content = render(node_id)
+            check_node(_plain(content), node_id)
+            try:
+                atomic_write(paths.node_file(node_id), content, exclusive=True)
+            except Exists:
+                number += 1
+                continue
+            if counter is not None:
+                _write_counter(counter, number + 1)
+            return node_id, content
+    raise Exists(paths.nodes / f"{prefix}-{number}.yaml")  # pragma: no cover - 1000 files appeared meanwhile
+
+
+def highest_number(paths: PlanPaths, prefix: str) -> int:
+    """The largest N of the `PREFIX-N.yaml` files in the nodes folder (0 if none)."""
+    head = prefix + "-"
+    highest = 0
+    try:
+        names = os.listdir(paths.nodes)
+    except FileNotFoundError:
+        return 0
+    for name in names:
+        if name.startswith(head) and name.endswith(".yaml") and name[len(head):-5].isdigit():
+            highest = max(highest, int(name[len(head):-5]))
+    return highest
+
+
+def git_dirs(start: Path) -> tuple[Path, Path] | None:
+    """(top of the work tree, the `.git` folder all its worktrees share) for `start`."""
+    for folder in (start, *start.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return folder, dot
+        if dot.is_file():  # a linked worktree or a submodule: `gitdir: <path>`
+            try:
+                text = dot.read_text().strip()
+            except OSError:
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
+            try:
+                return folder, (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
+            except OSError:
+                return folder, gitdir  # a submodule: its gitdir is its own
+    return None
+
+
+def _id_counter(paths: PlanPaths, prefix: str) -> Path | None:
+    repo = paths.repo.absolute()
+    found = git_dirs(repo)
+    if found is None:
+        return None
+    top, common = found
+    where = str(repo.relative_to(top))  # the same in every worktree
+    name = prefix if where == "." else f"{prefix}-{hashlib.sha1(where.encode()).hexdigest()[:8]}"
+    folder = common / "leafwise" / "ids"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a read-only repository: the exclusive create still guards the local folder
+    return folder / f"{name}.next"
+
+
+def _read_counter(counter: Path | None) -> int:
+    if counter is None:
+        return 1
+    try:
+        return max(1, int(counter.read_text().strip() or 1))
+    except (OSError, ValueError):
+        return 1
+
+
+def _write_counter(counter: Path, value: int) -> None:
+    try:
+        atomic_write(counter, f"{value}\n".encode())
+    except OSError:
+        pass  # the counter only makes collisions rarer; the id is already taken
 
 
 def write_text(path: Path, text: str) -> None:
