@@ -28,7 +28,7 @@ from .contract import (
     EXIT_CONFLICT, EXIT_FAILURE, EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, Mutation,
     NextAction, Result, bounded, clean, done, fix, next_, quote, wait,
 )
-from .cycles_gate import FOR_EACH, check_paths, off_limits_for, scope_ids
+from .cycles_gate import FOR_EACH, check_paths, off_limits_for, running_cycles, scope_ids
 from .hints import agent_arg
 from .loop import block, pick_for, task_view
 from .ops import get_node, record, write
@@ -39,6 +39,14 @@ GOAL_KINDS = ("until-goal", "refine-until-quality", "retry-with-backoff", "revie
 REVIEW_DEFAULT_CAP = 4
 VERIFY_TIMEOUT = 300.0
 BACKOFF_BASE, BACKOFF_MAX = 5, 300  # seconds: 5, 10, 20 … up to 5 minutes
+WORK = {  # what one iteration does, by kind
+    FOR_EACH: "do the work",
+    "until-goal": "work toward the goal",
+    "refine-until-quality": "improve the weakest part; the verify commands are the quality bar",
+    "retry-with-backoff": "retry the operation",
+    "review": "list the findings of severity critical or block; fix the class of each; "
+              "re-check only the affected parts",
+}
 NAME = Param("name", "the cycle's name (letters, digits, . _ -)", positional=True, required=True)
 
 
@@ -84,24 +92,7 @@ def _stuck(plan: Plan, cycle: ledger.Cycle) -> Node | None:
     return node if node and node.status not in CLOSED else None
 
 
-def _row(cycle: ledger.Cycle, count: int | None) -> dict[str, Any]:
-    """One cycle as `cycle status` lists it (and the canvas draws it)."""
-    return {
-        "name": cycle.name, "kind": cycle.kind, "count": count, "cap": cycle.max_iterations,
-        "tokens_used": cycle.tokens_used, "token_cap": cycle.token_cap, "status": cycle.status,
-        "finished": cycle.finished, "stop_reason": cycle.stop_reason, "node": cycle.node,
-        "current": cycle.current, "agent": cycle.agent, "verify": cycle.verify,
-        "off_limits": cycle.off_limits, "items_done": cycle.items_done,
-        "last_verify": _verify_view(cycle),
-    }
-
-
-def _verify_view(cycle: ledger.Cycle) -> dict[str, Any] | None:
-    lv = cycle.last_verify
-    return {k: lv.get(k) for k in ("node", "iteration", "green", "at", "exit_codes")} if lv else None
-
-
-def _report(plan: Plan, cycle: ledger.Cycle, count: int) -> dict[str, Any]:
+def _report(plan: Plan, cycle: ledger.Cycle, count: int | None) -> dict[str, Any]:
     """The honest account: what was done, what is left, where it stopped."""
     left = _open_items(plan, cycle)
     done_ids = cycle.items_done if cycle.kind == FOR_EACH else \
@@ -110,7 +101,7 @@ def _report(plan: Plan, cycle: ledger.Cycle, count: int) -> dict[str, Any]:
     return {"status": cycle.status, "iterations": count, "cap": cycle.max_iterations,
             "tokens_used": cycle.tokens_used, "token_cap": cycle.token_cap, "done": list(done_ids),
             "left": bounded([{"id": n.id, "title": n.title, "status": n.status} for n in left], 20),
-            "stopped_on": stuck.id if stuck else None, "last_verify": _verify_view(cycle)}
+            "stopped_on": stuck.id if stuck else None, "last_verify": cycle.verify_summary()}
 
 
 def _report_lines(plan: Plan, report: dict[str, Any]) -> list[str]:
@@ -159,7 +150,7 @@ def _start_line(ctx: Ctx, name: str, kind: str, cap: str, tokens: str, verify: I
 @command("cycle start", "Start a bounded loop: a kind, a hard iteration cap (at most 12) and a token budget.",
          mutating=True, tool="cycle_start",
          example="cycle start fix-bugs --kind for-each-work-item --max-iterations 6 --token-cap 200000 "
-                 "--verify 'pytest -q'",
+                 "--verify true",
          params=(NAME,
                  Param("kind", "what the loop does", choices=ledger.KINDS, required=True),
                  Param("max_iterations", "the hard cap, 1 to 12 (required; a review defaults to 4)", type=int),
@@ -178,16 +169,15 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
 
     def refuse(code: str, message: str, cap: str, tokens: str, why: str,
                checks: Iterable[str] = verify) -> CommandError:
-        line = _start_line(ctx, name, kind, cap, tokens, checks, off_limits, node, agent)
+        known = kind if kind in ledger.KINDS else FOR_EACH
+        line = _start_line(ctx, name, known, cap, tokens, checks, off_limits, node, agent)
         return CommandError(code, message, fix(line, why), exit_code=EXIT_USAGE, category="usage",
                             source=("cycle", name), mutation=Mutation("cycle_start", code, False, message))
 
     tokens_arg = str(token_cap) if token_cap and token_cap > 0 else "<tokens>"
     if kind not in ledger.KINDS:
-        raise CommandError("unknown_kind", f"kind {kind!r} is not one of {', '.join(ledger.KINDS)}",
-                           fix(_start_line(ctx, name, FOR_EACH, str(max_iterations or "<1-12>"), tokens_arg,
-                                           verify, off_limits, node, agent), "pick a known kind"),
-                           exit_code=EXIT_USAGE, category="usage", source=("cycle", name))
+        raise refuse("unknown_kind", f"kind {kind!r} is not one of {', '.join(ledger.KINDS)}",
+                     str(max_iterations or "<1-12>"), tokens_arg, "pick a known kind")
     if max_iterations is None and kind == "review":
         max_iterations = REVIEW_DEFAULT_CAP
     if max_iterations is None:
@@ -215,12 +205,11 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
                          verify=list(verify), off_limits=list(off_limits), node=node, agent=agent,
                          started=now, updated=now, started_by=ctx.who(agent))
     with locked(paths, ledger.lock_name(name)):
-        existing = ledger.read(paths, name) if ledger.def_path(paths, name).exists() else None
-        if existing is not None or ledger.count_path(paths, name).exists():
-            status = existing.status if existing else "unknown"
-            message = f"a cycle named {name} already exists ({status}); a name is used once, its ledger is its history"
+        if ledger.exists(paths, name):
+            running = name in {c.name for c in running_cycles(ctx)}
+            message = f"a cycle named {name} already exists; a name is used once, its ledger is its history"
             raise CommandError("cycle_exists", message,
-                               fix(ctx.cmd(f"cycle {'tick' if status == 'running' else 'status'} {name}"),
+                               fix(ctx.cmd(f"cycle {'tick' if running else 'status'} {name}"),
                                    "carry on with it, or start a cycle under a new name"),
                                exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                                mutation=Mutation("cycle_start", "cycle_exists", False, message))
@@ -230,7 +219,7 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
     lines = [f"Started cycle {name} ({kind}): at most {max_iterations} iterations, {token_cap} tokens; "
              f"ledger .leafwise/cycles/{name}.count = 0"]
     lines += [f"  verify: {v}" for v in verify] + _reminder(cycle)
-    return Result(_row(cycle, 0), next_(ctx.cmd(f"cycle tick {name}"), "each iteration begins with a tick"),
+    return Result(cycle.row(0), next_(ctx.cmd(f"cycle tick {name}"), "each iteration begins with a tick"),
                   lines, Mutation("cycle_start", "start", True, "cycle created, ledger at 0",
                                   [{"id": name, "field": "cycle", "from": None, "to": "running"}]))
 
@@ -272,7 +261,7 @@ def _finish(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, why: str, too
            iteration=count, done=report["done"])
     lines = [f"Cycle {cycle.name} finished after {count} of {cycle.max_iterations} iterations: {why}",
              *_report_lines(plan, report)]
-    return Result({"cycle": _row(cycle, count), "report": report}, done(why), lines,
+    return Result({"cycle": cycle.row(count), "report": report}, done(why), lines,
                   Mutation(tool, "finish", True, why,
                            [{"id": cycle.name, "field": "cycle", "from": "running", "to": "stopped"}]))
 
@@ -318,7 +307,7 @@ def _escalate(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, limit: str)
         "cycle_cap_reached" if limit == "cap" else "cycle_budget_spent", reason,
         fix(ctx.cmd(f"cycle status {cycle.name}"), "the loop is over: report it; a person decides what follows"),
         exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
-        details={"cycle": _row(cycle, count), "report": report}, text=lines,
+        details={"cycle": cycle.row(count), "report": report}, text=lines,
         mutation=Mutation("cycle_tick", "escalate", True, reason,
                           [{"id": cycle.name, "field": "cycle", "from": "running", "to": "escalated"},
                            *changes]))
@@ -336,7 +325,7 @@ def _nothing_ready(ctx: Ctx, cycle: ledger.Cycle, count: int, chosen: Pick) -> R
                       f"{ctx.cmd(f'unblock {node.id}')} run {tick}", chosen.reason)
     else:
         action = wait(f"an open dependency closes; then run {tick}", chosen.reason)
-    return Result({"cycle": _row(cycle, count), "iteration": None, "item": None, "reason": chosen.reason},
+    return Result({"cycle": cycle.row(count), "iteration": None, "item": None, "reason": chosen.reason},
                   action, [f"Cycle {cycle.name}: no work item is ready ({chosen.reason}); no iteration spent"],
                   Mutation("cycle_tick", "wait", False, "nothing ready; the ledger did not move"))
 
@@ -356,7 +345,7 @@ def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
         if not cycle.running:
             if cycle.finished:
                 why = cycle.stop_reason or "finished"
-                return Result({"cycle": _row(cycle, _count(ctx, cycle)), "report": None}, done(why),
+                return Result({"cycle": cycle.row(_count(ctx, cycle)), "report": None}, done(why),
                               [f"Cycle {name} already finished: {why}"],
                               Mutation("cycle_tick", "finish", False, "already finished"))
             raise _refused(ctx, cycle, "cycle_tick")
@@ -401,56 +390,43 @@ def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
 def _iteration(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, target: Node | None, retry: bool,
                backoff: int) -> Result:
     """What this iteration is for, by kind, with the steps and the one next action."""
-    name, agent = cycle.name, agent_arg(cycle.agent)
+    name = cycle.name
     verify_cmd = ctx.cmd(f"cycle verify {name}")
-    tick_cmd = ctx.cmd(f"cycle tick {name} --tokens <tokens>")
+    start_cmd = ctx.cmd(f"start {target.id} --agent {agent_arg(cycle.agent)}") if target else ""
     complete_cmd = ctx.cmd(f'complete {target.id} --summary "<summary>"') if target else None
-    head = (f"Iteration {count} of {cycle.max_iterations} · cycle {name} ({cycle.kind}) · "
-            f"tokens {cycle.tokens_used} of {cycle.token_cap}")
-    lines = [head]
-    steps: list[str] = []
+    lines = [f"Iteration {count} of {cycle.max_iterations} · cycle {name} ({cycle.kind}) · "
+             f"tokens {cycle.tokens_used} of {cycle.token_cap}"]
     if target is not None:
         lines.append(f"{'Still on' if retry else 'Work item'}: {target.id} {target.title!r}"
                      + (" (not done yet: fix the class of the problem)" if retry else ""))
-    if cycle.kind == FOR_EACH and target is not None:
-        if target.status == "draft":
-            steps.append(ctx.cmd(f"start {target.id} --agent {agent}"))
-        steps.append("do the work" if not retry else "fix the class of the problem, not just this instance")
-    elif cycle.kind == "reconcile-config":
+    fresh = cycle.kind == FOR_EACH and target is not None and target.status == "draft"
+    steps = [start_cmd] if fresh else []
+    if cycle.kind == "reconcile-config":
         steps.append(ctx.cmd("reconcile" + (f" --node {cycle.node}" if cycle.node else "")))
-    elif cycle.kind == "review":
-        steps.append("list the findings of severity critical or block; fix the class of each; "
-                     "re-check only the affected parts")
-    elif cycle.kind == "refine-until-quality":
-        steps.append("improve the weakest part; the verify commands are the quality bar")
     else:
-        steps.append("work toward the goal" if cycle.kind == "until-goal" else "retry the operation")
+        steps.append("fix the class of the problem, not just this instance" if retry else WORK[cycle.kind])
     if cycle.verify:
         steps.append(f"{verify_cmd}   (runs: {'; '.join(cycle.verify)})")
-    if complete_cmd and target is not None and target.status not in CLOSED:
+    if complete_cmd and target.status not in CLOSED:
         steps.append(complete_cmd + ("   (needs a green verify)" if cycle.verify else ""))
-    steps.append(tick_cmd)
+    steps.append(ctx.cmd(f"cycle tick {name} --tokens <tokens>"))
     lines += [f"  {i}. {s}" for i, s in enumerate(steps, 1)]
     if count >= cycle.max_iterations:
-        lines.append("Last iteration: if the work is not done after it, the next tick stops the loop "
-                     "and escalates.")
+        lines.append("Last iteration: if the work is not done after it, the next tick stops the loop and escalates.")
     lines += _reminder(cycle)
-    action: NextAction
     if backoff:
         action = wait(f"{backoff} seconds (until {cycle.not_before}); then retry and run {verify_cmd}",
                       f"back-off before retry {count}")
-    elif cycle.kind == FOR_EACH and target is not None and target.status == "draft":
-        action = next_(ctx.cmd(f"start {target.id} --agent {agent}"), "this iteration's work item")
+    elif fresh:
+        action = next_(start_cmd, "this iteration's work item")
     elif cycle.kind == "reconcile-config":
         action = next_(steps[0], "reconcile, then verify", or_=verify_cmd if cycle.verify else None)
-    elif cycle.verify:
+    elif cycle.verify or complete_cmd is None:
         action = next_(verify_cmd, "after the work, Leafwise runs the verify commands")
-    elif complete_cmd:
+    else:
         action = next_(complete_cmd, "no verify commands: complete the work when it is done",
                        or_=ctx.cmd(f'block {target.id} --reason "<reason>"'))
-    else:
-        action = next_(tick_cmd, "no verify and no task: the next tick begins the next iteration")
-    result = {"cycle": _row(cycle, count), "iteration": count, "cap": cycle.max_iterations,
+    result = {"cycle": cycle.row(count), "iteration": count, "cap": cycle.max_iterations,
               "last": count >= cycle.max_iterations, "item": task_view(plan, target) if target else None,
               "retry": retry, "steps": steps, "verify": cycle.verify, "off_limits": cycle.off_limits,
               "backoff_seconds": backoff or None}
@@ -494,10 +470,10 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
                            exit_code=EXIT_USAGE, category="usage", source=("cycle", name))
     count = _count(ctx, cycle)
     plan = ctx.plan()
-    target = _stuck(plan, cycle) or (plan.get(cycle.current or cycle.node or "") if (cycle.current or cycle.node)
-                                     else None)
+    target = plan.get((cycle.current if cycle.kind == FOR_EACH else cycle.node) or "")
+    target_id = target.id if target else None
     lv = cycle.last_verify or {}
-    if lv and not lv.get("green") and lv.get("iteration") == count and lv.get("node") == (target.id if target else None):
+    if lv and not lv.get("green") and lv.get("iteration") == count and lv.get("node") == target_id:
         message = f"the verify of iteration {count} was already red; each fix-and-verify is one iteration"
         raise CommandError("verify_again", message, fix(ctx.cmd(f"cycle tick {name}"), "begin the next iteration"),
                            exit_code=EXIT_CONFLICT, category="refused", source=("cycle", name),
@@ -514,16 +490,21 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
     green = all(r["exit_code"] == 0 for r in results)
     codes = [r["exit_code"] for r in results]
     at = ctx.clock()
+    finished: Result | None = None
     with locked(paths, ledger.lock_name(name)):
         cycle = _load(ctx, name)
         if not cycle.running:
             raise _refused(ctx, cycle, "cycle_verify")
-        cycle.last_verify = {"node": target.id if target else None, "iteration": count, "green": green,
-                             "at": iso(at), "exit_codes": codes, "results": results}
+        cycle.last_verify = {"node": target_id, "iteration": count, "green": green, "at": iso(at),
+                             "exit_codes": codes, "results": results}
         cycle.updated = iso(at)
         ledger.save(paths, cycle)
-    changes: list[dict[str, Any]] = [{"id": name, "field": "last_verify", "from": None,
-                                      "to": "green" if green else "red"}]
+        record(ctx, "cycle verify", target_id, {}, actor=cycle.agent, cycle=name, iteration=count, green=green,
+               exit_codes=codes)
+        if green and cycle.kind != FOR_EACH and not cycle.node:  # a goal with no task: reached
+            finished = _finish(ctx, plan, cycle, count, "the verify commands are green: the goal is reached",
+                               "cycle_verify")
+    changes = [{"id": name, "field": "last_verify", "from": None, "to": "green" if green else "red"}]
     if target is not None:
         entries = [{"kind": "verify", "command": r["command"], "exit_code": r["exit_code"], "at": at,
                     "cycle": name, "iteration": count, "seconds": r["seconds"],
@@ -535,16 +516,13 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
             return {"evidence": (None, f"+{len(entries)} verify")}
 
         write(ctx, target, add)
-        changes.append({"id": target.id, "field": "evidence", "from": None, "to": f"+{len(entries)} verify"})
-    record(ctx, "cycle verify", target.id if target else None, {}, actor=cycle.agent, cycle=name,
-           iteration=count, green=green, exit_codes=codes)
-    lines = [f"Verify of cycle {name}, iteration {count}" + (f", on {target.id}" if target else "") + ":"]
+        changes.append({"id": target_id, "field": "evidence", "from": None, "to": f"+{len(entries)} verify"})
+    lines = [f"Verify of cycle {name}, iteration {count}" + (f", on {target_id}" if target else "") + ":"]
     lines += [f"  exit {r['exit_code']}{' (timed out)' if r['timed_out'] else ''}  {r['command']}  "
               f"({r['seconds']}s)" + (f"  → {r['output']}" if r["exit_code"] and r["output"] else "")
               for r in results]
     lines += _reminder(cycle)
-    result = {"cycle": _row(cycle, count), "green": green, "iteration": count,
-              "node": target.id if target else None, "results": results}
+    result = {"cycle": cycle.row(count), "green": green, "iteration": count, "node": target_id, "results": results}
     mutation = Mutation("cycle_verify", "verify", True, "green" if green else "red", changes)
     if not green:
         first = next(r for r in results if r["exit_code"] != 0)
@@ -553,24 +531,15 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
             fix(ctx.cmd(f"cycle tick {name}"), "the next iteration fixes the class of the problem"),
             exit_code=EXIT_FAILURE, category="refused", source=("cycle", name), details=result,
             mutation=mutation, text=lines)
+    if finished is not None:
+        mutation.changes += finished.mutation.changes
+        return Result({**result, "report": finished.result["report"]}, finished.next_action,
+                      lines + finished.text, mutation)
     if target is not None and target.status not in CLOSED:
-        action = next_(ctx.cmd(f'complete {target.id} --summary "<summary>"'), "verify is green")
-    elif cycle.kind != FOR_EACH and cycle.node is None:
-        return _finish_after_verify(ctx, cycle, count, result, lines, mutation)
+        action = next_(ctx.cmd(f'complete {target_id} --summary "<summary>"'), "verify is green")
     else:
         action = next_(ctx.cmd(f"cycle tick {name}"), "verify is green; the next tick moves on")
     return Result(result, action, lines, mutation)
-
-
-def _finish_after_verify(ctx: Ctx, cycle: ledger.Cycle, count: int, result: dict[str, Any], lines: list[str],
-                         mutation: Mutation) -> Result:
-    """A goal loop without a task ends the moment its verify is green."""
-    with locked(ctx.paths(), ledger.lock_name(cycle.name)):
-        finished = _finish(ctx, ctx.plan(), _load(ctx, cycle.name), count,
-                           "the verify commands are green: the goal is reached", "cycle_verify")
-    mutation.changes += finished.mutation.changes
-    return Result({**result, "cycle": finished.result["cycle"], "report": finished.result["report"]},
-                  finished.next_action, lines + finished.text, mutation)
 
 
 # --- cycle status, cycle stop ------------------------------------------------------
@@ -584,11 +553,7 @@ def status_rows(ctx: Ctx) -> list[dict[str, Any]]:
         except CommandError as exc:
             rows.append({"name": name, "status": "unreadable", "error": exc.message})
             continue
-        try:
-            count: int | None = ledger.read_count(ctx.paths(), name)
-        except ledger.LedgerError:
-            count = None
-        rows.append(_row(cycle, count))
+        rows.append(cycle.row(ledger.count_or_none(ctx.paths(), name)))
     return rows
 
 
@@ -613,7 +578,7 @@ def status(ctx: Ctx, name: str | None = None) -> Result:
     if name:
         ledger.check_name(name)
         cycle = _load(ctx, name)
-        row = _row(cycle, _count(ctx, cycle))
+        row = cycle.row(ledger.count_or_none(ctx.paths(), name))
         plan = ctx.plan()
         row["report"] = _report(plan, cycle, row["count"])
         lines = [_status_line(row), *_report_lines(plan, row["report"]), *_reminder(cycle)]
@@ -649,10 +614,7 @@ def stop(ctx: Ctx, name: str, reason: str | None = None) -> Result:
             cycle.stop_reason = f"stopped by {ctx.who(cycle.agent)}" + (f": {clean(reason, 300)}" if reason else "")
             cycle.updated = iso(ctx.clock())
             ledger.save(paths, cycle)
-    try:
-        count: int | None = ledger.read_count(paths, name)
-    except ledger.LedgerError:
-        count = None
+    count = ledger.count_or_none(paths, name)
     applied = before == "running"
     if applied:
         record(ctx, "cycle stop", cycle.current or cycle.node, {}, cycle=name, reason=cycle.stop_reason,
@@ -661,7 +623,7 @@ def stop(ctx: Ctx, name: str, reason: str | None = None) -> Result:
     lines = [f"Cycle {name} {'stopped' if applied else 'was already ' + before}: {cycle.stop_reason}"]
     if still is not None:
         lines.append(f"  {still.id} stays {still.status}")
-    return Result(_row(cycle, count), next_(ctx.cmd("next"), "the loop is over"), lines,
+    return Result(cycle.row(count), next_(ctx.cmd("next"), "the loop is over"), lines,
                   Mutation("cycle_stop", "stop", applied, cycle.stop_reason or "",
                            [{"id": name, "field": "cycle", "from": before, "to": "stopped"}] if applied else []))
 

@@ -56,6 +56,21 @@ class Cycle:
     def running(self) -> bool:
         return self.status == "running"
 
+    def row(self, count: int | None) -> dict[str, Any]:
+        """The cycle as `cycle status` lists it and the canvas draws it."""
+        return {
+            "name": self.name, "kind": self.kind, "count": count, "cap": self.max_iterations,
+            "tokens_used": self.tokens_used, "token_cap": self.token_cap, "status": self.status,
+            "finished": self.finished, "stop_reason": self.stop_reason, "node": self.node,
+            "current": self.current, "agent": self.agent, "verify": self.verify,
+            "off_limits": self.off_limits, "items_done": self.items_done,
+            "last_verify": self.verify_summary(),
+        }
+
+    def verify_summary(self) -> dict[str, Any] | None:
+        lv = self.last_verify
+        return {k: lv.get(k) for k in ("node", "iteration", "green", "at", "exit_codes")} if lv else None
+
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         del data["name"]  # the file name is the name
@@ -110,6 +125,14 @@ def read_count(paths: PlanPaths, name: str) -> int:
     if not text.isdigit():
         raise LedgerError(f"the ledger {path.name} holds {text[:40]!r}, not a count")
     return int(text)
+
+
+def count_or_none(paths: PlanPaths, name: str) -> int | None:
+    """The count for display: None when the ledger cannot be read."""
+    try:
+        return read_count(paths, name)
+    except LedgerError:
+        return None
 
 
 def write_count(paths: PlanPaths, name: str, count: int) -> None:
