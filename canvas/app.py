@@ -1,0 +1,287 @@
+"""The canvas app: loads the plan, watches its files, runs commands, hosts the views.
+
+`make_canvas()` is the one way to build it (the CLI, the demo and the tests
+all use it). The app owns the live `PlanState`; screens subscribe to three
+signals: `plan_loaded`, `plan_updated` (a `PlanUpdate` after every batch of
+file changes) and `journal_grew` (new journal events for the feed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.signal import Signal
+
+from ..commands.registry import Ctx
+from ..store import PlanPaths, find_root, load_plan
+from ..store import journal
+from ..store.watch import PlanChanges, watch
+from ..themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
+from . import bridge
+from .bridge import Outcome, Request
+from .palette import CanvasCommands
+from .screens.blocked import BlockedScreen
+from .screens.help import HelpScreen
+from .screens.plan import PlanScreen
+from .screens.problems import ProblemsScreen
+from .screens.progress import ProgressScreen
+from .screens.reconcile import ReconcileScreen
+from .settings import Settings, default_path
+from .state import Delta, PlanState
+
+RECENT_EVENTS = 60  # journal lines the feed starts with
+ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summary
+
+
+@dataclass
+class PlanUpdate:
+    """One batch of changes as the screens see it."""
+
+    delta: Delta
+    claims: bool = False
+    docs: set[str] = field(default_factory=set)
+    cycles: bool = False
+
+
+class CanvasApp(App[int]):
+    """Leafwise's canvas over the plan in `plan_root` (a repository folder or its `.leafwise/`)."""
+
+    TITLE = "Leafwise"
+    CSS_PATH = str(STYLESHEET)
+    MODES = {"plan": PlanScreen, "blocked": BlockedScreen, "progress": ProgressScreen,
+             "reconcile": ReconcileScreen, "problems": ProblemsScreen}
+    DEFAULT_MODE = "plan"
+    COMMANDS = {CanvasCommands}
+    COMMAND_PALETTE_DISPLAY = "Commands"
+    BINDINGS = [
+        Binding("b", "view('blocked')", "Blocked", id="view.blocked", tooltip="Blocked tasks and open decisions"),
+        Binding("p", "view('progress')", "Progress", id="view.progress", tooltip="Done % by release and epic"),
+        Binding("r", "view('reconcile')", "Reconcile", id="view.reconcile",
+                tooltip="Drafts that look shipped, with evidence"),
+        Binding("v", "view('problems')", "Problems", id="view.problems", tooltip="What the validator reports"),
+        Binding("question_mark,f1", "help", "Help", id="app.help", tooltip="Every key"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="plan.reload",
+                tooltip="Re-read every file (the live view does this by itself)"),
+    ]
+
+    def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
+                 settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5) -> None:
+        super().__init__()
+        self.paths = plan_root if isinstance(plan_root, PlanPaths) else find_root(explicit=plan_root)
+        self.watch_enabled = watch
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self.settings_path = settings_path or default_path()
+        self.settings = Settings.read(self.settings_path)
+        self.state: PlanState | None = None
+        self.live = False
+        self.recent_events: list[dict[str, Any]] = []
+        self.me = Ctx().who()
+        self._journal_offset = 0
+        self._absorbing = asyncio.Lock()
+        self._stop_watch: asyncio.Event | None = None
+        self.plan_loaded: Signal[PlanState] = Signal(self, "plan-loaded")
+        self.plan_updated: Signal[PlanUpdate] = Signal(self, "plan-updated")
+        self.journal_grew: Signal[list[dict[str, Any]]] = Signal(self, "journal-grew")
+        for theme in THEMES.values():
+            self.register_theme(theme)
+        wanted = self.settings.theme
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self._load()
+
+    # --- loading and watching ---------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        offset = self.paths.journal.stat().st_size if self.paths.journal.exists() else 0
+        recent = journal.read(self.paths, limit=RECENT_EVENTS)
+        state = PlanState.load(self.paths)
+        self.call_from_thread(self._loaded, state, recent, offset)
+
+    def _loaded(self, state: PlanState, recent: list[dict[str, Any]], offset: int) -> None:
+        self.state = state
+        self.recent_events = recent
+        self._journal_offset = offset
+        self.plan_loaded.publish(state)
+        if state.plan.problems:
+            self.notify(f"{len(state.plan.problems)} file(s) do not load; press v to see them",
+                        severity="warning")
+        if self.watch_enabled:
+            self._watch_files()
+
+    @work(exclusive=True, group="watch")
+    async def _watch_files(self) -> None:
+        self._stop_watch = asyncio.Event()
+        self.live = True
+        self._refresh_live_mark()
+        # Anything written between the load and the watcher's start is caught by one full re-read.
+        self.set_timer(0.4, self.action_reload)
+        try:
+            async for changes in watch(self.paths, debounce_ms=self.debounce_ms, step_ms=self.step_ms,
+                                       stop_event=self._stop_watch):
+                await self.absorb(changes)
+        finally:
+            self.live = False
+            self._refresh_live_mark()
+
+    def _refresh_live_mark(self) -> None:
+        if isinstance(self.screen, PlanScreen) and self.screen.is_mounted:
+            self.screen.refresh_live_mark()
+
+    async def absorb(self, changes: PlanChanges) -> None:
+        """Re-read what changed and tell the screens: the one path for watcher and commands alike."""
+        state = self.state
+        if state is None or not changes:
+            return
+        async with self._absorbing:
+            if changes.project:
+                fresh = await asyncio.to_thread(load_plan, self.paths)
+                delta = state.replace(fresh)
+            elif changes.nodes:
+                loaded = await asyncio.to_thread(state.read, set(changes.nodes))
+                delta = state.apply(loaded)
+            else:
+                delta = Delta()
+            events: list[dict[str, Any]] = []
+            if changes.journal:
+                events, self._journal_offset = await asyncio.to_thread(
+                    journal.read_since, self.paths, self._journal_offset)
+            if delta or changes.claims or changes.docs or changes.cycles:
+                self.plan_updated.publish(PlanUpdate(delta, changes.claims, set(changes.docs), changes.cycles))
+            if events:
+                self.recent_events = (self.recent_events + events)[-RECENT_EVENTS:]
+                self.journal_grew.publish(events)
+                self._announce(events)
+
+    def _announce(self, events: list[dict[str, Any]]) -> None:
+        """Cascades, and blocks or questions from agents, as notifications (a burst becomes one)."""
+        state = self.state
+        notes: list[tuple[str, str, str]] = []
+
+        def title_of(node_id: Any, fallback: Any = None) -> str:
+            node = state.nodes.get(node_id) if state is not None and node_id else None
+            return node.title if node is not None else str(fallback or node_id)
+
+        for event in events:
+            command = event.get("command")
+            node_id = event.get("node")
+            cascade = [c for c in event.get("cascade") or [] if isinstance(c, dict)]
+            if command == "complete" and cascade:
+                chain = [f"{title_of(node_id)} → done"]
+                chain += [f"{title_of(c.get('id'), c.get('title'))} → {c.get('to')}" for c in cascade]
+                notes.append((", ".join(chain), "Cascade", "information"))
+            elif command in ("block", "ask") and event.get("actor") != self.me:
+                what = event.get("question") or event.get("reason") or ""
+                notes.append((f"{node_id} {title_of(node_id)}: {what}",
+                              "Decision needed" if command == "ask" else f"Blocked by {event.get('actor')}",
+                              "warning"))
+        if len(notes) > ANNOUNCE_LIMIT:
+            cascades = sum(1 for n in notes if n[1] == "Cascade")
+            blocks = len(notes) - cascades
+            self.notify(f"{cascades} cascade(s) and {blocks} block(s) just now — see the activity feed",
+                        title="Busy agents")
+            return
+        for message, title, severity in notes:
+            self.notify(message, title=title, severity=severity, timeout=6)
+
+    def action_reload(self) -> None:
+        self._reload()
+
+    @work(exclusive=True, group="reload")
+    async def _reload(self) -> None:
+        if self.state is None:
+            return
+        await self.absorb(PlanChanges(project=True, journal=True, claims=True))
+
+    def on_unmount(self) -> None:
+        if self._stop_watch is not None:
+            self._stop_watch.set()
+
+    # --- commands ----------------------------------------------------------------------
+
+    def run_request(self, request: Request, on_done: Callable[[Outcome], object] | None = None) -> None:
+        """Run a registry command for the person at the keyboard, in a worker thread."""
+        self._run_request(request, on_done)
+
+    @work(thread=True, group="commands")
+    def _run_request(self, request: Request, on_done: Callable[[Outcome], object] | None) -> None:
+        outcome = bridge.run(self.paths.repo, request)
+        self.call_from_thread(self._request_done, request, outcome, on_done)
+
+    async def _request_done(self, request: Request, outcome: Outcome,
+                            on_done: Callable[[Outcome], object] | None) -> None:
+        if outcome.exit_code:
+            self.notify(bridge.error_text(outcome), title=f"{request.label}: refused", severity="error",
+                        timeout=12)
+        else:
+            self.notify(outcome.text[0] if outcome.text else "done", title=request.label, timeout=4)
+        # The watcher would see these writes too; reading them now makes the answer instant.
+        await self.absorb(PlanChanges(nodes=bridge.touched_ids(outcome), journal=True, claims=True))
+        if on_done is not None:
+            on_done(outcome)
+
+    # --- views, help, themes -------------------------------------------------------------
+
+    def action_view(self, name: str) -> None:
+        if self.current_mode == name and name != "plan":
+            self.switch_mode("plan")
+        else:
+            self.switch_mode(name)
+
+    def open_node(self, node_id: str) -> None:
+        """Show a node in the tree, from any view."""
+        self.call_later(self._open_node, node_id)
+
+    async def _open_node(self, node_id: str) -> None:
+        if self.current_mode != "plan":
+            await self.switch_mode("plan")
+        if isinstance(self.screen, PlanScreen):
+            self.screen.reveal(node_id)
+
+    def open_node_next(self) -> None:
+        self.call_later(self._on_plan_screen, "action_next_task")
+
+    def toggle_closed(self) -> None:
+        self.call_later(self._on_plan_screen, "action_toggle_closed")
+
+    async def _on_plan_screen(self, action: str) -> None:
+        if self.current_mode != "plan":
+            await self.switch_mode("plan")
+        if isinstance(self.screen, PlanScreen):
+            getattr(self.screen, action)()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name
+
+    def _remember_theme(self, theme: Any) -> None:
+        if self.settings.theme != theme.name:
+            self.settings.theme = theme.name
+            self.save_settings()
+
+    def save_settings(self) -> None:
+        self.settings.write(self.settings_path)
+
+
+def make_canvas(root: str | os.PathLike | None = None, *, watch: bool = True, settings_path: Path | None = None,
+                cwd: Path | None = None, **options: Any) -> CanvasApp:
+    """The canvas on the plan at `root`, or the one found from `cwd` (raises PlanNotFound)."""
+    paths = find_root(cwd, root)
+    return CanvasApp(paths, watch=watch, settings_path=settings_path, **options)

@@ -1,0 +1,55 @@
+"""`leafwise demo`: the bundled web-shop plan in a temporary folder, a simulated agent, the canvas."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DEMO_PLAN = Path(__file__).with_name("shop") / ".leafwise"
+
+
+def prepare(target: Path | None = None) -> Path:
+    """Copy the demo plan into a fresh folder; returns the folder holding `.leafwise/`."""
+    base = target or Path(tempfile.mkdtemp(prefix="leafwise-demo-"))
+    root = base / "shop"
+    shutil.copytree(DEMO_PLAN, root / ".leafwise", ignore=shutil.ignore_patterns(".cache", ".locks"))
+    return root
+
+
+def start_agent(root: Path, speed: float, log_path: Path, delay: float = 1.5) -> subprocess.Popen:
+    """The simulated agent as a background process (its own session, so ctrl+c stays with the canvas)."""
+    log = open(log_path, "w")
+    return subprocess.Popen(
+        [sys.executable, "-m", "leafwise.canvas.demo.agent", "--root", str(root), "--speed", str(speed),
+         "--delay", str(delay)],
+        cwd=root, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop_agent(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def run_demo(speed: float = 1.0, agent: bool = True) -> int:
+    from ..app import make_canvas
+
+    root = prepare()
+    log_path = root.parent / "agent.log"
+    proc = start_agent(root, speed, log_path) if agent else None
+    try:
+        app = make_canvas(root)
+        app.run()
+    finally:
+        if proc is not None:
+            stop_agent(proc)
+    print(f"The demo plan stays in {root}" + (f" (agent log: {log_path})" if agent else ""))
+    print(f"Next: leafwise --root {root}")
+    return app.return_code or 0

@@ -1,0 +1,110 @@
+"""Small shared pieces of the canvas's look: status marks, bars, ages, safe Content."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from textual.content import Content
+
+from ..commands.reading import MARKS
+from ..store import Node
+
+# The CSS variable that colours each status (declared in themes/).
+STATUS_VAR = {
+    "draft": "$status-draft", "in-progress": "$status-active", "blocked": "$status-blocked",
+    "done": "$status-done", "cancelled": "$status-cancelled",
+}
+DECISION_MARK = "?"
+STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
+               "cancelled": "cancelled"}
+BAR_WIDTH = 8
+
+
+def has_open_decision(node: Node) -> bool:
+    decision = node.data.get("decision")
+    return isinstance(decision, dict) and bool(decision.get("question")) and not decision.get("answer")
+
+
+def mark(node: Node) -> tuple[str, str]:
+    """(symbol, style) for a node's status; an open decision gets its own mark."""
+    if node.status == "blocked" and has_open_decision(node):
+        return DECISION_MARK, "bold $status-decision"
+    return MARKS.get(node.status, "·"), STATUS_VAR.get(node.status, "")
+
+
+def status_content(status: str) -> Content:
+    return Content.assemble((f"{MARKS.get(status, '·')} {STATUS_WORD.get(status, status)}",
+                             STATUS_VAR.get(status, "")))
+
+
+def bar(done: int, total: int, width: int = BAR_WIDTH) -> Content:
+    """A thin progress bar; an empty denominator (all cancelled, or nothing yet) is dotted."""
+    if total <= 0:
+        return Content.styled("·" * width, "$bar-empty")
+    filled, empty = bar_cells(done, total, width)
+    return Content.assemble(("━" * filled, "$status-done"), ("━" * empty, "$bar-empty"))
+
+
+def percent(done: int, total: int) -> str:
+    return f"{round(100 * done / total)}%" if total else "–"
+
+
+def parse_time(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def age(since: Any, now: datetime | None = None) -> str:
+    """'3d', '5h', '12m', 'now' — how long ago `since` was."""
+    moment = parse_time(since)
+    if moment is None:
+        return "?"
+    seconds = max(0, int(((now or datetime.now(timezone.utc)) - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return "now"
+
+
+def clock(value: Any) -> str:
+    """An event time as local HH:MM:SS (today) or 'Mon 12 14:03' (earlier)."""
+    moment = parse_time(value)
+    if moment is None:
+        return "--:--:--"
+    local = moment.astimezone()
+    if local.date() == datetime.now().astimezone().date():
+        return local.strftime("%H:%M:%S")
+    return local.strftime("%b %d %H:%M")
+
+
+def blocked_since(node: Node) -> tuple[str, bool]:
+    """(when it was blocked, exact?) — `blocked_since` when recorded, else the last update."""
+    if node.data.get("blocked_since"):
+        return str(node.data["blocked_since"]), True
+    return str(node.data.get("updated") or ""), False
+
+
+def one_line(text: Any, limit: int = 400) -> str:
+    out = " ".join(str(text or "").split())
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def bar_cells(done: int, total: int, width: int = BAR_WIDTH) -> tuple[int, int]:
+    """(filled, empty) cells: any progress shows, and only complete work fills the bar."""
+    if total <= 0:
+        return 0, width
+    filled = round(width * done / total)
+    if done and not filled:
+        filled = 1
+    if done < total and filled == width:
+        filled = width - 1
+    return filled, width - filled

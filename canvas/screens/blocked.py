@@ -1,0 +1,147 @@
+"""Blocked-work triage: every blocked task with its reason and age, open decisions first."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...store import Node
+from ..look import age, blocked_since, clock, has_open_decision, mark, one_line
+from ..state import PlanState
+from .triage import TRIAGE_BINDINGS, Triage
+from .view import ViewScreen
+
+
+def triage_order(nodes: list[Node]) -> list[Node]:
+    """Decisions first (they wait on a person), then the longest blocked."""
+    return sorted(nodes, key=lambda n: (not has_open_decision(n), blocked_since(n)[0] or "~", n.id))
+
+
+class BlockedScreen(Triage, ViewScreen):
+    VIEW_TITLE = "Blocked"
+    AUTO_FOCUS = "#blocked-list"
+    BINDINGS = [
+        *TRIAGE_BINDINGS,
+        Binding("o,enter", "open", "Open", id="blocked.open", tooltip="Show the task in the tree"),
+        *[Binding(str(n), f"answer_option({n})", f"Answer {n}", show=False, id=f"blocked.answer_{n}")
+          for n in range(1, 10)],
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Static(id="blocked-summary", classes="view-summary")
+        with Horizontal(classes="view-body"):
+            yield OptionList(id="blocked-list", classes="view-list")
+            with VerticalScroll(id="blocked-side", classes="view-side"):
+                yield Static(id="blocked-detail")
+        yield from self.compose_footer()
+
+    def redraw(self, state: PlanState) -> None:
+        listing = self.query_one("#blocked-list", OptionList)
+        keep = listing.highlighted_option.id if listing.highlighted_option else None
+        items = triage_order(state.blocked())
+        decisions = sum(1 for n in items if has_open_decision(n))
+        summary = [Content.styled(f"{len(items)} blocked", "bold $status-blocked")]
+        if decisions:
+            summary.append(Content.styled(f"   {decisions} waiting for your decision", "bold $status-decision"))
+        if not items:
+            summary = [Content.styled("Nothing is blocked: the agents can go on.", "$status-done")]
+        self.query_one("#blocked-summary", Static).update(Content.assemble(*summary))
+        listing.set_options(self._option(n) for n in items)
+        ids = [n.id for n in items]
+        if ids:
+            listing.highlighted = ids.index(keep) if keep in ids else 0
+        self._show_side()
+        self.refresh_bindings()
+
+    def _option(self, node: Node) -> Option:
+        symbol, style = mark(node)
+        since, exact = blocked_since(node)
+        who = f" · @{node.assignee}" if node.assignee else ""
+        head = Content.assemble((symbol, style), " ", (node.id, "bold"), "  ", node.title,
+                                (f"{who} · blocked {'' if exact else '≥'}{age(since)}", "$text-muted"))
+        lines = [head]
+        if has_open_decision(node):
+            decision = node.data["decision"]
+            lines.append(Content.assemble(("   Decision: ", "bold $status-decision"), str(decision["question"])))
+            for number, option in enumerate(decision.get("options") or [], 1):
+                lines.append(Content.assemble(("   ", ""), (f" {number} ", "reverse $status-decision"), " ",
+                                              one_line(option, 140)))
+        else:
+            lines.append(Content.assemble("   ", (one_line(node.blocked_reason or "no reason given", 240),
+                                                 "$status-blocked")))
+        return Option(Content("\n").join(lines), id=node.id)
+
+    @on(OptionList.OptionHighlighted, "#blocked-list")
+    def highlighted(self) -> None:
+        self._show_side()
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#blocked-list")
+    def selected(self) -> None:
+        self.action_open()
+
+    def _show_side(self) -> None:
+        node = self.triage_target()
+        side = self.query_one("#blocked-detail", Static)
+        state = self.app.state
+        if node is None or state is None:
+            side.update(Content.styled("Select a blocked task to see it here.", "$text-muted"))
+            return
+        since, exact = blocked_since(node)
+        chain = " › ".join(a.title for a in reversed(state.plan.ancestors(node.id)))
+        lines = [Content.assemble((node.id, "bold $text-muted"), "  ", (node.title, "bold")),
+                 Content.styled(chain or "top level", "$text-muted"), Content(""),
+                 Content.assemble(("Blocked ", "bold $status-blocked"),
+                                  (f"for {'' if exact else 'at least '}{age(since)}"
+                                   f" (since {clock(since)})" if since else "", "$text-muted")),
+                 Content(node.blocked_reason or "no reason given")]
+        if node.assignee:
+            lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), node.assignee)]
+        if has_open_decision(node):
+            decision = node.data["decision"]
+            lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
+                      Content.assemble(("asked by ", "$text-muted"), str(decision.get("asked_by") or "?"),
+                                       (f" {age(decision.get('asked'))} ago", "$text-muted")),
+                      Content.styled(str(decision["question"]), "bold")]
+            for number, option in enumerate(decision.get("options") or [], 1):
+                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", str(option)))
+            lines += [Content(""), Content.styled("Press the option's number (or a) to answer.", "italic $text-muted")]
+        else:
+            lines += [Content(""), Content.styled("u unblock · e edit the reason · x cancel · w reassign · o open",
+                                                  "italic $text-muted")]
+        side.update(Content("\n").join(lines))
+
+    def triage_target(self) -> Node | None:
+        state = self.app.state
+        option = self.query_one("#blocked-list", OptionList).highlighted_option
+        if state is None or option is None or option.id is None:
+            return None
+        return state.nodes.get(option.id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":
+            return True if self.triage_target() is not None else None
+        if action == "answer_option":
+            return True
+        return self.triage_allowed(action)
+
+    def action_open(self) -> None:
+        node = self.triage_target()
+        if node is not None:
+            self.app.open_node(node.id)
+
+    def action_answer_option(self, number: int) -> None:
+        node = self.triage_target()
+        if node is None or not has_open_decision(node):
+            return
+        options = node.data["decision"].get("options") or []
+        if 1 <= number <= len(options):
+            self.answer(node, number)
+        else:
+            self.app.notify(f"{node.id}'s decision has {len(options)} options", severity="warning")

@@ -1,0 +1,79 @@
+"""Every key of the view you came from: the focused widget's, the view's, and the global ones."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from ..query import __doc__ as FILTER_HELP
+
+SECTION_NAMES = {"PlanTree": "Tree", "ActivityFeed": "Activity feed", "NodeDetail": "Detail pane",
+                 "PlanScreen": "Plan view", "BlockedScreen": "Blocked view", "ProgressScreen": "Progress view",
+                 "ReconcileScreen": "Reconcile view", "ProblemsScreen": "Problems view", "CanvasApp": "Everywhere"}
+HIDDEN_ACTIONS = {"cursor_left", "cursor_right", "toggle_expand_all", "scroll_left", "scroll_right",
+                  "cursor_parent_next_sibling", "cursor_previous_sibling", "cursor_next_sibling"}
+
+
+class HelpScreen(ModalScreen[None]):
+    """F1 or ?: the keys, grouped from the focused widget out to the app."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 96; max-width: 95%; height: 85%; padding: 1 2;
+        background: $panel; border: round $primary;
+        border-title-style: bold; border-subtitle-color: $text-muted;
+    }
+    HelpScreen .help-section { margin-bottom: 1; }
+    """
+    BINDINGS = [Binding("escape,question_mark,f1,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            scroll.border_title = "Keys"
+            scroll.border_subtitle = "Esc to close · ctrl+p for the command palette"
+            seen: set[str] = set()
+            for node in self._chain():
+                lines = self._lines(node, seen)
+                if lines:
+                    title = SECTION_NAMES.get(type(node).__name__, type(node).__name__)
+                    yield Static(Content("\n").join([Content.styled(title, "bold $accent"), *lines]),
+                                 classes="help-section")
+            yield Static(Content("\n").join([Content.styled("Filter ( / )", "bold $accent"),
+                                             Content(FILTER_HELP.strip())]), classes="help-section")
+            yield Static(Content.assemble(("Mouse  ", "bold $accent"),
+                                          "click a row to select it, its ▸ to open it; scroll anywhere; "
+                                          "click the next-task line to jump to that task."),
+                         classes="help-section")
+
+    def _chain(self) -> list[DOMNode]:
+        focused = self.under.focused
+        nodes: list[DOMNode] = list(focused.ancestors_with_self) if focused is not None else [self.under, self.app]
+        if self.under not in nodes:
+            nodes += [self.under, self.app]
+        return [n for n in nodes if getattr(n, "_bindings", None) is not None]
+
+    def _lines(self, node: DOMNode, seen: set[str]) -> list[Content]:
+        """One line per action, its keys together ("j ↓  Down"); keys a nearer widget took are skipped."""
+        grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
+        for key, binding in node._bindings:
+            if binding.action in HIDDEN_ACTIONS or binding.system or key in seen:
+                continue
+            seen.add(key)
+            entry = grouped.setdefault((binding.action, binding.description), ([], binding))
+            entry[0].append(self.app.get_key_display(Binding(key, binding.action)))
+        lines = []
+        for (action, description), (keys, binding) in grouped.items():
+            tip = f" — {binding.tooltip}" if binding.tooltip else ""
+            lines.append(Content.assemble((f"  {' '.join(keys):>14}  ", "bold $secondary"), description or action,
+                                          (tip, "$text-muted")))
+        return lines

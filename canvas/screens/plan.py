@@ -1,0 +1,225 @@
+"""The main screen: the tree, the detail pane, the next task, the activity feed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from ...store import Node
+from ..state import PlanState
+from ..widgets.activity_feed import ActivityFeed
+from ..widgets.next_task import NextTaskBar
+from ..widgets.node_detail import NodeDetail
+from ..widgets.plan_header import PlanHeader
+from ..widgets.plan_tree import PlanTree
+from .triage import TRIAGE_BINDINGS, Triage
+
+if TYPE_CHECKING:
+    from ..app import CanvasApp, PlanUpdate
+
+NEXT_BAR_DELAY = 0.12  # bursts of writes recompute the pick once, not once per file
+
+
+class PlanScreen(Triage, Screen):
+    """Release → epic → leaf on the left, the selected node on the right, live."""
+
+    app: CanvasApp
+    AUTO_FOCUS = "#tree"
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="plan.filter", tooltip="Filter rows as you type"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="plan.clear_filter"),
+        Binding("n", "next_task", "Next task", id="plan.next", tooltip="Put the cursor on the task the picker hands out"),
+        Binding("d", "toggle_closed", "Hide closed", show=False, id="plan.hide_closed",
+                tooltip="Hide or show done and cancelled work"),
+        Binding("f", "focus_feed", "Activity", show=False, id="plan.feed", tooltip="Move into the activity feed"),
+        *[Binding(b.key, b.action, b.description, show=False, id=b.id, tooltip=b.tooltip) for b in TRIAGE_BINDINGS],
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield PlanHeader(id="header")
+        with Horizontal(id="main"):
+            with Vertical(id="tree-pane"):
+                yield PlanTree(id="tree")
+                with Horizontal(id="filter-bar"):
+                    yield Input(placeholder="filter: words · status:blocked · @agent · #tag · release:R1",
+                                id="filter")
+                    yield Static(id="filter-count")
+            yield NodeDetail(id="detail")
+        yield NextTaskBar(id="next")
+        yield ActivityFeed(id="feed")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter-bar").display = False
+        self.query_one(PlanTree).loading = True
+        self._next_timer = None
+        self.app.plan_loaded.subscribe(self, self.plan_loaded)
+        self.app.plan_updated.subscribe(self, self.plan_updated)
+        self.app.journal_grew.subscribe(self, self.journal_grew)
+        if self.app.state is not None:
+            self.plan_loaded(self.app.state)
+
+    # --- the app's signals ---------------------------------------------------------
+
+    def plan_loaded(self, state: PlanState) -> None:
+        tree = self.query_one(PlanTree)
+        tree.loading = False
+        next_bar = self.query_one(NextTaskBar)
+        next_bar.show(state)
+        tree.show_plan(state, expand_to=[next_bar.next_id] if next_bar.next_id else [])
+        tree.hide_closed = self.app.settings.hide_closed
+        if tree.hide_closed:
+            tree.set_hide_closed(True)
+        self.query_one(PlanHeader).show(state, self.app.live)
+        self.query_one(ActivityFeed).add_events(self.app.recent_events, state)
+        if next_bar.next_id:
+            tree.reveal(next_bar.next_id)
+        tree.focus()
+
+    def plan_updated(self, update: PlanUpdate) -> None:
+        state = self.app.state
+        if state is None:
+            return
+        delta = update.delta
+        tree = self.query_one(PlanTree)
+        with self.app.batch_update():
+            tree.apply(delta)
+            detail = self.query_one(NodeDetail)
+            key = detail.key
+            if key is not None and (key in delta.rows or key in delta.removed or delta.structural
+                                    or key.startswith("@") and delta or update.docs & self._docs_of(key)):
+                detail.show(state, key, refresh_docs=bool(update.docs))
+        self._schedule_next_bar()
+
+    def journal_grew(self, events: list[dict]) -> None:
+        self.query_one(ActivityFeed).add_events(events, self.app.state)
+
+    def _docs_of(self, key: str) -> set[str]:
+        state = self.app.state
+        node = state.nodes.get(key) if state else None
+        return set(node.docs + node.diagrams) if node else set()
+
+    def _schedule_next_bar(self) -> None:
+        if self._next_timer is None:
+            self._next_timer = self.set_timer(NEXT_BAR_DELAY, self._refresh_next_bar)
+
+    def _refresh_next_bar(self) -> None:
+        self._next_timer = None
+        state = self.app.state
+        if state is not None:
+            self.query_one(NextTaskBar).show(state)
+            self.query_one(PlanHeader).show(state, self.app.live)
+
+    def refresh_live_mark(self) -> None:
+        self.query_one(PlanHeader).show(self.app.state, self.app.live)
+
+    # --- moving around ---------------------------------------------------------------
+
+    @on(PlanTree.CursorMoved)
+    def cursor_moved(self, event: PlanTree.CursorMoved) -> None:
+        state = self.app.state
+        if state is not None:
+            self.query_one(NodeDetail).show(state, event.key)
+        self.refresh_bindings()
+
+    @on(NodeDetail.OpenNode)
+    @on(ActivityFeed.OpenNode)
+    @on(NextTaskBar.OpenNode)
+    def open_node(self, event: NodeDetail.OpenNode | ActivityFeed.OpenNode | NextTaskBar.OpenNode) -> None:
+        event.stop()
+        self.reveal(event.node_id)
+
+    def reveal(self, node_id: str) -> bool:
+        tree = self.query_one(PlanTree)
+        if not tree.reveal(node_id):
+            self.app.notify(f"{node_id} is not in the plan any more", severity="warning")
+            return False
+        self._sync_filter_bar()
+        tree.focus()
+        return True
+
+    def action_next_task(self) -> None:
+        next_id = self.query_one(NextTaskBar).next_id
+        if next_id:
+            self.reveal(next_id)
+        else:
+            self.app.notify("The picker has no task to hand out right now (see the next line)")
+
+    def action_focus_feed(self) -> None:
+        self.query_one(ActivityFeed).focus()
+
+    def action_toggle_closed(self) -> None:
+        tree = self.query_one(PlanTree)
+        tree.set_hide_closed(not tree.hide_closed)
+        self.app.settings.hide_closed = tree.hide_closed
+        self.app.save_settings()
+        self.app.notify("Done and cancelled work hidden" if tree.hide_closed else "Showing all work",
+                        timeout=2)
+
+    # --- filtering ---------------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        bar = self.query_one("#filter-bar")
+        bar.display = True
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        tree = self.query_one(PlanTree)
+        field = self.query_one("#filter", Input)
+        if field.value or tree.query_text:
+            field.value = ""
+            tree.set_filter("")
+        self.query_one("#filter-bar").display = False
+        tree.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.query_one(PlanTree).query_text) or self.query_one("#filter-bar").display
+        return self.triage_allowed(action)
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(PlanTree).set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def filter_submitted(self, event: Input.Submitted) -> None:
+        tree = self.query_one(PlanTree)
+        if not event.value.strip():
+            self.query_one("#filter-bar").display = False
+        tree.focus()
+
+    @on(PlanTree.FilterApplied)
+    def filter_applied(self, event: PlanTree.FilterApplied) -> None:
+        result = event.result
+        count = self.query_one("#filter-count", Static)
+        if result is None:
+            count.update("")
+        elif result.matches > result.shown:
+            count.update(f"{result.shown} of {result.matches} shown")
+        else:
+            count.update(f"{result.matches} match" + ("" if result.matches == 1 else "es"))
+        self._sync_filter_bar()
+        self.refresh_bindings()
+
+    def _sync_filter_bar(self) -> None:
+        tree = self.query_one(PlanTree)
+        field = self.query_one("#filter", Input)
+        if not tree.query_text and field.value.strip():
+            field.value = ""
+        if not tree.query_text and not field.has_focus:
+            self.query_one("#filter-bar").display = False
+
+    # --- triage target -----------------------------------------------------------------
+
+    def triage_target(self) -> Node | None:
+        state = self.app.state
+        key = self.query_one(PlanTree).cursor_key
+        if state is None or key is None:
+            return None
+        return state.nodes.get(key)

@@ -1,0 +1,164 @@
+"""Progress by release and epic (commands.progress.compute), work in flight, and running cycles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...commands.progress import Tally, compute
+from ...store import CLOSED
+from .. import bridge
+from ..bridge import Request
+from ..look import bar, mark, percent
+from ..state import PlanState
+from .view import ViewScreen
+
+CYCLE_COMMAND = "cycle status"
+EPICS_SHOWN = 200
+
+
+def tally_line(label: Content, tally: Tally, width: int = 24) -> Content:
+    counts = [(f"{tally.done}/{tally.total} done", "$text-muted")]
+    if tally.in_progress:
+        counts.append((f"  {tally.in_progress} active", "$status-active"))
+    if tally.blocked:
+        counts.append((f"  {tally.blocked} blocked", "$status-blocked"))
+    if tally.cancelled:
+        counts.append((f"  {tally.cancelled} cancelled", "$status-cancelled"))
+    return Content.assemble(label, bar(tally.done, tally.total, width), f" {percent(tally.done, tally.total):>4}  ",
+                            *counts)
+
+
+def cycle_rows(result: Any) -> list[dict[str, Any]]:
+    """The cycles in a `cycle status` result, whichever list key it uses."""
+    if isinstance(result, list):
+        return [r for r in result if isinstance(r, dict)]
+    if isinstance(result, dict):
+        for key in ("cycles", "items"):
+            value = result.get(key)
+            if isinstance(value, dict) and isinstance(value.get("items"), list):
+                value = value["items"]
+            if isinstance(value, list):
+                return [r for r in value if isinstance(r, dict)]
+        if "name" in result:
+            return [result]
+    return []
+
+
+def cycle_line(row: dict[str, Any]) -> Content:
+    count = row.get("count", row.get("iterations", row.get("iteration", 0))) or 0
+    cap = row.get("max_iterations", row.get("cap")) or 0
+    tokens = row.get("tokens", row.get("tokens_used"))
+    token_cap = row.get("token_cap")
+    parts = [Content.styled(f"{row.get('name', '?'):<18}", "bold"),
+             Content.styled(f"{row.get('kind', ''):<22}", "$text-muted")]
+    if cap:
+        parts += [bar(int(count), int(cap), 12), Content(f" {count}/{cap}")]
+    if tokens is not None:
+        parts.append(Content.styled(f"   tokens {tokens}" + (f"/{token_cap}" if token_cap else ""), "$text-muted"))
+    if row.get("status") or row.get("state"):
+        parts.append(Content.styled(f"   {row.get('status') or row.get('state')}", "$accent"))
+    return Content.assemble(*parts)
+
+
+class ProgressScreen(ViewScreen):
+    VIEW_TITLE = "Progress"
+    AUTO_FOCUS = "#progress-list"
+    BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", tooltip="Show the epic or task in the tree")]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Static(id="progress-overall", classes="view-summary")
+        yield OptionList(id="progress-list", classes="view-list")
+        yield from self.compose_footer()
+
+    def redraw(self, state: PlanState) -> None:
+        report = compute(state.plan)
+        self.query_one("#progress-overall", Static).update(
+            tally_line(Content.styled("Overall  ", "bold"), report.overall, 40))
+        listing = self.query_one("#progress-list", OptionList)
+        keep = listing.highlighted
+        options: list[Option] = [self._header("Releases")]
+        titles = {r.id: r.title for r in state.plan.project.releases}
+        for tally in report.releases:
+            label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
+                                     f"{(titles.get(tally.id or '') or tally.title)[:22]:<24}")
+            options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
+        options.append(self._header(f"Epics ({len(report.epics)})"))
+        for tally in report.epics[:EPICS_SHOWN]:
+            node = state.nodes.get(tally.id or "")
+            symbol, style = mark(node) if node else ("·", "")
+            label = Content.assemble((symbol, style), " ", (f"{tally.id:<10}", "$text-muted"),
+                                     f"{tally.title[:30]:<32}")
+            options.append(Option(tally_line(label, tally, 16), id=tally.id))
+        if report.in_flight:
+            options.append(self._header(f"In progress ({len(report.in_flight)})"))
+            for item in report.in_flight[:100]:
+                who = f"  @{item['assignee']}" if item.get("assignee") else ""
+                left = "" if item["leaf"] else f"  {item['open_leaves_left']} open leaves left"
+                claim = state.claims.get(item["id"])
+                held = f"  held until {claim.expires[11:16]}" if claim else ""
+                options.append(Option(Content.assemble(("◐ ", "$status-active"), (f"{item['id']:<10}", "$text-muted"),
+                                                       item["title"], (who, "bold"), (left + held, "$text-muted")),
+                                      id=item["id"]))
+        if report.reconcile_release:
+            options.append(self._header("Suggestion"))
+            options.append(Option(Content.styled(
+                f"Release {report.reconcile_release} has only drafts left: press r to reconcile it with the code",
+                "$accent"), id="!reconcile"))
+        options.append(self._header("Cycles"))
+        options.append(Option(Content.styled("checking…", "$text-muted"), id="!cycles", disabled=True))
+        listing.set_options(options)
+        if keep is not None and keep < listing.option_count:
+            listing.highlighted = keep
+        self._load_cycles()
+
+    @staticmethod
+    def _header(text: str) -> Option:
+        return Option(Content.styled(text, "bold $accent underline"), disabled=True)
+
+    @work(thread=True, exclusive=True, group="cycles")
+    def _load_cycles(self) -> None:
+        if not bridge.available(CYCLE_COMMAND):
+            rows: list[Content] = [Content.styled("Cycles arrive with `leafwise cycle` (not in this build yet).",
+                                                  "$text-muted")]
+        else:
+            outcome = bridge.run(self.app.paths.repo, Request(CYCLE_COMMAND, {}, "Cycle status"))
+            if outcome.exit_code:
+                rows = [Content.styled(bridge.error_text(outcome), "$error")]
+            else:
+                found = cycle_rows(outcome.envelope.get("result"))
+                rows = [cycle_line(r) for r in found] or [Content.styled("No cycle is running.", "$text-muted")]
+        self.app.call_from_thread(self._show_cycles, rows)
+
+    def _show_cycles(self, rows: list[Content]) -> None:
+        listing = self.query_one("#progress-list", OptionList)
+        try:
+            index = listing.get_option_index("!cycles")
+        except Exception:  # noqa: BLE001 - redrawn meanwhile
+            return
+        listing.replace_option_prompt_at_index(index, Content("\n").join(rows))
+
+    @on(OptionList.OptionSelected, "#progress-list")
+    def selected(self) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        option = self.query_one("#progress-list", OptionList).highlighted_option
+        if option is None or not option.id:
+            return
+        if option.id == "!reconcile":
+            self.app.action_view("reconcile")
+        elif option.id.startswith("@"):
+            state = self.app.state
+            group = state.group(option.id[1:]) if state else None
+            if group and group.tops:
+                self.app.open_node(group.tops[0])
+        elif not option.id.startswith("!"):
+            self.app.open_node(option.id)

@@ -1,0 +1,214 @@
+"""Reconcile: drafts the code suggests have shipped, with their evidence, to accept or reject.
+
+The `reconcile` command runs in a worker (it reads the code); each accepted
+suggestion is one `reconcile --apply --node ID`. A rejected one is only hidden
+for this session: nothing is written. If the build has no `reconcile` command
+yet, the view says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...commands.registry import REGISTRY
+from .. import bridge
+from ..bridge import Request
+from ..look import one_line
+from ..state import PlanState
+from .view import ViewScreen
+
+COMMAND = "reconcile"
+VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),
+            "none": ("· none", "$text-muted")}
+
+
+def suggestions_of(result: Any) -> list[dict[str, Any]]:
+    items = result.get("suggestions") if isinstance(result, dict) else result
+    if isinstance(items, dict):
+        items = items.get("items")
+    return [s for s in items or [] if isinstance(s, dict) and s.get("id")]
+
+
+def command_args(**wanted: Any) -> dict[str, Any]:
+    """Arguments under the names the registered command uses (`node` or `node_id`)."""
+    names = {p.name for p in REGISTRY[COMMAND].params}
+    out = {}
+    for key, value in wanted.items():
+        for name in ((key, f"{key}_id") if key == "node" else (key,)):
+            if name in names:
+                out[name] = value
+                break
+    return out
+
+
+class ReconcileScreen(ViewScreen):
+    VIEW_TITLE = "Reconcile"
+    AUTO_FOCUS = "#reconcile-list"
+    BINDINGS = [
+        Binding("a", "accept", "Accept", id="reconcile.accept", tooltip="Apply: record the evidence on the node"),
+        Binding("x", "reject", "Reject", id="reconcile.reject", tooltip="Hide it for this session; nothing is written"),
+        Binding("o,enter", "open", "Open", id="reconcile.open", tooltip="Show the node in the tree"),
+        Binding("R", "run", "Run again", id="reconcile.run", tooltip="Look at the code again"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        yield Static(id="reconcile-summary", classes="view-summary")
+        with Horizontal(classes="view-body"):
+            yield OptionList(id="reconcile-list", classes="view-list")
+            with VerticalScroll(id="reconcile-side", classes="view-side"):
+                yield Static(id="reconcile-detail")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.suggestions: list[dict[str, Any]] = []
+        self.settled: dict[str, str] = {}  # id -> "applied" | "rejected"
+        self.ran = False
+
+    def redraw(self, state: PlanState) -> None:
+        if not bridge.available(COMMAND):
+            self.query_one("#reconcile-summary", Static).update(Content.assemble(
+                ("Reconcile is not part of this build yet. ", "bold $warning"),
+                ("When the `reconcile` command lands, this view runs it and lists each draft the code "
+                 "suggests has shipped, with its evidence, to accept (a) or reject (x) one by one.", "$text-muted")))
+            self.query_one("#reconcile-list", OptionList).display = False
+            return
+        if not self.ran:
+            self.action_run()
+
+    def action_run(self) -> None:
+        if not bridge.available(COMMAND):
+            return
+        self.ran = True
+        self.settled.clear()
+        self.query_one("#reconcile-list", OptionList).loading = True
+        self.query_one("#reconcile-summary", Static).update(
+            Content.styled("Reading the code for evidence of shipped drafts…", "$text-muted"))
+        self._run()
+
+    @work(thread=True, exclusive=True, group="reconcile")
+    def _run(self) -> None:
+        outcome = bridge.run(self.app.paths.repo, Request(COMMAND, {}, "Reconcile"))
+        self.app.call_from_thread(self._ran, outcome)
+
+    def _ran(self, outcome: bridge.Outcome) -> None:
+        listing = self.query_one("#reconcile-list", OptionList)
+        listing.loading = False
+        summary = self.query_one("#reconcile-summary", Static)
+        if outcome.exit_code:
+            summary.update(Content.styled(bridge.error_text(outcome), "$error"))
+            self.suggestions = []
+        else:
+            self.suggestions = suggestions_of(outcome.envelope.get("result"))
+            shipped = sum(1 for s in self.suggestions if s.get("verdict") == "shipped")
+            summary.update(Content.assemble((f"{len(self.suggestions)} suggestion(s)", "bold"),
+                                            (f"   {shipped} look shipped", "$status-done"),
+                                            ("   a accept · x reject · R run again", "$text-muted")))
+        self._fill()
+
+    def _fill(self) -> None:
+        listing = self.query_one("#reconcile-list", OptionList)
+        keep = listing.highlighted_option.id if listing.highlighted_option else None
+        shown = [s for s in self.suggestions if self.settled.get(s["id"]) != "rejected"]
+        listing.set_options(self._option(s) for s in shown)
+        ids = [s["id"] for s in shown]
+        if ids:
+            listing.highlighted = ids.index(keep) if keep in ids else 0
+        self._show_side()
+        self.refresh_bindings()
+
+    def _option(self, item: dict[str, Any]) -> Option:
+        label, style = VERDICTS.get(str(item.get("verdict")), (str(item.get("verdict")), ""))
+        confidence = item.get("confidence")
+        conf = f"  {round(float(confidence) * 100)}%" if isinstance(confidence, (int, float)) else ""
+        done = self.settled.get(item["id"]) == "applied"
+        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (str(item["id"]), "bold"), "  ",
+                                str(item.get("title") or ""), ("   applied" if done else "", "bold $status-done"))
+        evidence = item.get("evidence") or []
+        first = evidence[0] if evidence and isinstance(evidence[0], dict) else None
+        where = Content.styled(f"   {first.get('path')}:{first.get('line')}  {one_line(first.get('snippet'), 90)}",
+                               "$text-muted") if first else Content.styled("   no evidence found", "$text-muted")
+        return Option(Content("\n").join([head, where]), id=str(item["id"]))
+
+    def _target(self) -> dict[str, Any] | None:
+        option = self.query_one("#reconcile-list", OptionList).highlighted_option
+        if option is None:
+            return None
+        return next((s for s in self.suggestions if s["id"] == option.id), None)
+
+    @on(OptionList.OptionHighlighted, "#reconcile-list")
+    def highlighted(self) -> None:
+        self._show_side()
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#reconcile-list")
+    def selected(self) -> None:
+        self.action_open()
+
+    def _show_side(self) -> None:
+        item = self._target()
+        side = self.query_one("#reconcile-detail", Static)
+        if item is None:
+            side.update(Content.styled("Select a suggestion to see its evidence.", "$text-muted"))
+            return
+        lines = [Content.assemble((str(item["id"]), "bold $text-muted"), "  ", (str(item.get("title") or ""), "bold")),
+                 Content("")]
+        for ev in item.get("evidence") or []:
+            if not isinstance(ev, dict):
+                continue
+            weight = ev.get("weight")
+            lines.append(Content.assemble((f"{ev.get('kind', '?'):<10}", "$accent"),
+                                          (f"{ev.get('path')}:{ev.get('line')}", "$secondary"),
+                                          (f"  weight {weight}" if weight is not None else "", "$text-muted")))
+            if ev.get("snippet"):
+                lines.append(Content.styled(f"    {one_line(ev['snippet'], 300)}", "$text-muted"))
+        missing = item.get("missing") or []
+        if missing:
+            lines += [Content(""), Content.styled("Missing", "bold $warning")]
+            lines += [Content(f"  • {one_line(m, 200)}") for m in missing]
+        side.update(Content("\n").join(lines))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        item = self._target()
+        if action == "accept":
+            return True if item and item.get("verdict") in ("shipped", "partial") \
+                and self.settled.get(item["id"]) is None else None
+        if action in ("reject", "open"):
+            return True if item else None
+        if action == "run":
+            return True if bridge.available(COMMAND) else None
+        return True
+
+    def action_accept(self) -> None:
+        item = self._target()
+        if item is None:
+            return
+        node_id = str(item["id"])
+
+        def applied(outcome: bridge.Outcome) -> None:
+            if not outcome.exit_code:
+                self.settled[node_id] = "applied"
+                self._fill()
+
+        self.app.run_request(Request(COMMAND, command_args(apply=True, node=node_id),
+                                     f"Reconcile {node_id}", node_id), on_done=applied)
+
+    def action_reject(self) -> None:
+        item = self._target()
+        if item is not None:
+            self.settled[str(item["id"])] = "rejected"
+            self._fill()
+
+    def action_open(self) -> None:
+        item = self._target()
+        if item is not None:
+            self.app.open_node(str(item["id"]))

@@ -1,0 +1,133 @@
+"""Actions a person takes on one task, from any view: each one is a registry command.
+
+Unblock, edit the blocked reason, answer a decision, block, cancel with a
+reason, reassign. A screen mixes this in and says which node is the target;
+the app runs the command in a worker and reports errors with their `Fix:`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+
+from ...store import CLOSED, Node
+from ..bridge import Request
+from ..look import has_open_decision
+from .dialogs import ChoicePrompt, TextPrompt
+
+if TYPE_CHECKING:
+    from ..app import CanvasApp
+
+TRIAGE_ACTIONS = ("unblock", "edit_reason", "answer", "block_task", "cancel_task", "reassign")
+
+TRIAGE_BINDINGS = [
+    Binding("u", "unblock", "Unblock", id="task.unblock", tooltip="Restore the status it had before"),
+    Binding("e", "edit_reason", "Edit reason", id="task.edit_reason", tooltip="Rewrite why it is blocked"),
+    Binding("a", "answer", "Answer", id="task.answer", tooltip="Answer the open decision by option"),
+    Binding("x", "cancel_task", "Cancel…", id="task.cancel", tooltip="Cancel the task (and its open children) with a reason"),
+    Binding("w", "reassign", "Reassign", id="task.reassign", tooltip="Give the task to another agent or person"),
+    Binding("B", "block_task", "Block…", id="task.block", show=False, tooltip="Block the task with a reason"),
+]
+
+
+class Triage:
+    """Mixed into a Screen: `triage_target()` names the node the keys act on."""
+
+    app: CanvasApp
+
+    def triage_target(self) -> Node | None:
+        raise NotImplementedError
+
+    def triage_allowed(self, action: str) -> bool | None:
+        """For check_action: None greys a key out when it does not apply to the target."""
+        if action not in TRIAGE_ACTIONS:
+            return True
+        node = self.triage_target()
+        if node is None:
+            return None
+        allowed = {
+            "unblock": node.status == "blocked",
+            "edit_reason": node.status == "blocked",
+            "answer": has_open_decision(node),
+            "block_task": node.status not in CLOSED,
+            "cancel_task": node.status not in CLOSED,
+            "reassign": node.status not in CLOSED,
+        }[action]
+        return True if allowed else None
+
+    def action_unblock(self) -> None:
+        node = self.triage_target()
+        if node is not None:
+            self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
+
+    def action_edit_reason(self) -> None:
+        node = self.triage_target()
+        if node is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason and reason != node.blocked_reason:
+                self.app.run_request(Request("block", {"node_id": node.id, "reason": reason},
+                                             f"New reason for {node.id}", node.id))
+
+        self.app.push_screen(TextPrompt(f"Blocked reason of {node.id}", node.title,
+                                        value=node.blocked_reason or ""), done)
+
+    def action_block_task(self) -> None:
+        node = self.triage_target()
+        if node is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason:
+                self.app.run_request(Request("block", {"node_id": node.id, "reason": reason},
+                                             f"Block {node.id}", node.id))
+
+        self.app.push_screen(TextPrompt(f"Block {node.id}", f"{node.title}\nWhat is it waiting for?",
+                                        placeholder="e.g. waiting for the staging keys from ops"), done)
+
+    def action_answer(self) -> None:
+        node = self.triage_target()
+        if node is None or not has_open_decision(node):
+            return
+        decision = node.data["decision"]
+
+        def done(option: int | None) -> None:
+            if option:
+                self.answer(node, option)
+
+        self.app.push_screen(ChoicePrompt(f"Decision on {node.id} · {node.title}", str(decision["question"]),
+                                          [str(o) for o in decision.get("options") or []]), done)
+
+    def answer(self, node: Node, option: int) -> None:
+        self.app.run_request(Request("decide", {"node_id": node.id, "option": option},
+                                     f"Answer {option} on {node.id}", node.id))
+
+    def action_cancel_task(self) -> None:
+        node = self.triage_target()
+        if node is None:
+            return
+        kids = " and its open children" if node.children else ""
+
+        def done(reason: str | None) -> None:
+            if reason:
+                self.app.run_request(Request("cancel", {"node_id": node.id, "reason": reason},
+                                             f"Cancel {node.id}", node.id))
+
+        self.app.push_screen(TextPrompt(f"Cancel {node.id}{kids}", f"{node.title}\nWhy is the work dropped?",
+                                        placeholder="e.g. out of scope for the MVP"), done)
+
+    def action_reassign(self) -> None:
+        node = self.triage_target()
+        if node is None:
+            return
+
+        def done(who: str | None) -> None:
+            if who is not None and who != (node.assignee or ""):
+                value = who if who else "null"
+                self.app.run_request(Request("edit", {"node_id": node.id, "set": (f"assignee={value}",)},
+                                             f"Reassign {node.id}", node.id))
+
+        self.app.push_screen(TextPrompt(f"Reassign {node.id}", f"{node.title}\nWho takes it? (empty: nobody)",
+                                        value=node.assignee or "", required=False), done)

@@ -1,0 +1,63 @@
+"""What the secondary views (blocked, progress, reconcile, problems) share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from ..state import PlanState
+from ..widgets.plan_header import PlanHeader
+
+if TYPE_CHECKING:
+    from ..app import CanvasApp, PlanUpdate
+
+REFRESH_DELAY = 0.3  # a burst of writes redraws a view once
+
+
+class ViewScreen(Screen):
+    """A full-screen view with the plan header; it redraws on changes while it is shown."""
+
+    app: CanvasApp
+    VIEW_TITLE = ""
+    BINDINGS = [Binding("escape", "app.view('plan')", "Back to plan", id="view.back")]
+
+    def compose_header(self) -> ComposeResult:
+        yield PlanHeader(self.VIEW_TITLE, id="header")
+
+    def compose_footer(self) -> ComposeResult:
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._pending = None
+        self._stale = True
+        self.app.plan_loaded.subscribe(self, lambda _state: self._changed())
+        self.app.plan_updated.subscribe(self, self.plan_updated)
+        self.call_after_refresh(self._redraw)
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._redraw()
+
+    def plan_updated(self, update: PlanUpdate) -> None:
+        self._changed()
+
+    def _changed(self) -> None:
+        self._stale = True
+        if self.is_current and self._pending is None:
+            self._pending = self.set_timer(REFRESH_DELAY, self._redraw)
+
+    def _redraw(self) -> None:
+        self._pending = None
+        state = self.app.state
+        self.query_one(PlanHeader).show(state, self.app.live if state else None)
+        if state is None:
+            return
+        self._stale = False
+        self.redraw(state)
+
+    def redraw(self, state: PlanState) -> None:
+        raise NotImplementedError

@@ -1,0 +1,89 @@
+"""The journal as it grows: who did what, when. Enter on a line opens its node."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from ..look import STATUS_VAR, clock, one_line
+from ..state import PlanState
+
+KEEP = 300  # lines kept; trimmed in one go when the feed reaches KEEP + TRIM_SLACK
+TRIM_SLACK = 200
+VERBS = {
+    "start": ("▶", STATUS_VAR["in-progress"]), "complete": ("✓", STATUS_VAR["done"]),
+    "block": ("⊘", STATUS_VAR["blocked"]), "ask": ("?", "$status-decision"),
+    "decide": ("✔", "$status-decision"), "unblock": ("↺", STATUS_VAR["draft"]),
+    "cancel": ("✕", STATUS_VAR["cancelled"]), "add": ("+", "$accent"), "edit": ("✎", "$text-muted"),
+    "doc": ("≡", "$text-muted"), "cascade": ("⇡", STATUS_VAR["done"]),
+}
+
+
+def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
+    command = str(event.get("command") or "?")
+    symbol, style = VERBS.get(command, ("·", "$text-muted"))
+    node_id = event.get("node")
+    node = state.nodes.get(node_id) if state is not None and node_id else None
+    title = node.title if node is not None else str(event.get("title") or "")
+    parts = [Content.styled(f"{clock(event.get('time'))} ", "$text-muted"),
+             Content.styled(f"{str(event.get('actor') or '?'):>12} ", "bold"),
+             Content.styled(f"{symbol} {command:<8} ", style)]
+    if node_id:
+        parts.append(Content.styled(f"{node_id} ", "$text-muted"))
+    if title:
+        parts.append(Content(one_line(title, 80)))
+    detail = next((event[k] for k in ("summary", "reason", "question", "choice") if event.get(k)), None)
+    if detail:
+        parts.append(Content.styled(f" — {one_line(detail, 160)}", "$text-muted"))
+    cascade = [c for c in event.get("cascade") or [] if isinstance(c, dict)]
+    if cascade:
+        parts.append(Content.styled("  ⇡ " + ", ".join(f"{c.get('id')} {c.get('to')}" for c in cascade),
+                                    STATUS_VAR["done"]))
+    return Content.assemble(*parts)
+
+
+class ActivityFeed(OptionList):
+    """The newest events at the bottom; it follows the end unless you scrolled up."""
+
+    class OpenNode(Message):
+        def __init__(self, node_id: str) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._events: list[dict[str, Any]] = []
+
+    def add_events(self, events: Iterable[dict[str, Any]], state: PlanState | None) -> None:
+        fresh = list(events)
+        if not fresh:
+            return
+        following = self.highlighted is None or self.highlighted >= self.option_count - 1 \
+            or self.scroll_y >= self.max_scroll_y - 1
+        self._events.extend(fresh)
+        if len(self._events) > KEEP + TRIM_SLACK:
+            self._events = self._events[-KEEP:]
+            self.set_options(self._option(e, state) for e in self._events)
+        else:
+            self.add_options(self._option(e, state) for e in fresh)
+        if following:
+            self.highlighted = None
+            self.scroll_end(animate=False, immediate=False)
+
+    @staticmethod
+    def _option(event: dict[str, Any], state: PlanState | None) -> Option:
+        return Option(event_line(event, state))
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return list(self._events)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        node_id = self._events[event.option_index].get("node") if event.option_index < len(self._events) else None
+        if node_id:
+            self.post_message(self.OpenNode(str(node_id)))

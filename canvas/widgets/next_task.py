@@ -1,0 +1,74 @@
+"""The line that always says what the picker would hand out now, and who holds what."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+
+from ...commands.hints import pick_hint
+from ...commands.picker import pick
+from ...commands.registry import Ctx
+from ...store.writer import utc_now
+from ..look import STATUS_VAR, clock, has_open_decision
+from ..state import PlanState
+
+
+class NextTaskBar(Static):
+    """`Next ▸ SHOP-18 Delete my account (GDPR) · Accounts › Customer profile` and the held tasks."""
+
+    class OpenNode(Message):
+        def __init__(self, node_id: str) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.next_id: str | None = None
+
+    def show(self, state: PlanState, now: datetime | None = None) -> None:
+        now = now or utc_now()
+        claims = state.refresh_claims(now)
+        chosen = pick(state.plan, claims, None)
+        self.next_id = chosen.node.id if chosen.node else None
+        if chosen.node is not None:
+            node = chosen.node
+            path = " › ".join(a.title for a in reversed(state.plan.ancestors(node.id)))
+            first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", node.title,
+                                     (f"   {path}" if path else "", "$text-muted"))
+        else:
+            action = pick_hint(Ctx(), chosen, None)
+            if action.marker == "done":
+                first = Content.assemble(("Done. ", "bold $status-done"), (chosen.reason, "$text-muted"))
+            elif action.marker == "wait":
+                first = Content.assemble(("Wait: ", "bold $warning"), str(action.condition))
+            else:
+                first = Content.assemble(("Next: ", "bold $primary"), str(action.command),
+                                         (f"   {chosen.reason}", "$text-muted"))
+        held = sorted(claims.values(), key=lambda c: c.expires)
+        second: list[Content] = []
+        if held:
+            items = []
+            for claim in held[:6]:
+                node = state.nodes.get(claim.node)
+                title = f" {node.title}" if node is not None and len(held) <= 2 else ""
+                items.append(Content.assemble((claim.node, STATUS_VAR["in-progress"]), title, " ",
+                                              (f"@{claim.agent}", "bold"),
+                                              (f" until {clock(claim.expires)}", "$text-muted")))
+            more = Content.styled(f"  +{len(held) - 6} more", "$text-muted") if len(held) > 6 else Content("")
+            second.append(Content.assemble(("Held ", "$text-muted"), Content("  ·  ").join(items), more))
+        else:
+            second.append(Content.styled("No task is held by an agent right now", "$text-muted"))
+        blocked = [n for n in chosen.blocked]
+        decisions = sum(1 for n in blocked if has_open_decision(n))
+        if blocked:
+            second.append(Content.styled(f"   ⊘ {len(blocked)} blocked", "$status-blocked"))
+        if decisions:
+            second.append(Content.styled(f"   ? {decisions} waiting for your decision", "bold $status-decision"))
+        self.update(Content("\n").join([first, Content.assemble(*second)]))
+
+    def on_click(self) -> None:
+        if self.next_id:
+            self.post_message(self.OpenNode(self.next_id))

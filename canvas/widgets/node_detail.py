@@ -1,0 +1,345 @@
+"""The detail pane: everything about the row under the cursor, the blocked reason first.
+
+Fields, the path, the blocked reason (and an open decision's options) in
+plain sight, the summary, evidence, links to jump along (parent, dependencies,
+dependants), recent journal events, the markdown docs rendered and diagram
+sources as text. Journal and docs are read in a worker so the cursor never
+waits on the disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...commands.docs import read_docs
+from ...commands.registry import Ctx
+from ...store import CLOSED, Node
+from ...store import journal
+from ..look import STATUS_VAR, age, bar, blocked_since, clock, has_open_decision, mark, one_line, percent
+from ..state import Group, PlanState
+from .plan_tree import GROUP
+
+HISTORY_LIMIT = 8
+SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
+              "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created",
+              "updated", "decision", "blocked_since", "blocked_from", "description", "follows"}
+
+
+class NodeDetail(VerticalScroll):
+    """Everything about one node (or one release group)."""
+
+    class OpenNode(Message):
+        """Move the tree's cursor to this node."""
+
+        def __init__(self, node_id: str) -> None:
+            super().__init__()
+            self.node_id = node_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key: str | None = None
+        self.state: PlanState | None = None
+        self._docs_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-head")
+        yield Static(id="detail-path")
+        yield Static(id="detail-blocked")
+        yield Static(id="detail-fields")
+        yield Static(id="detail-summary", classes="detail-section")
+        yield Static("Links", classes="detail-title", id="detail-links-title")
+        yield OptionList(id="detail-links")
+        yield Static(id="detail-evidence", classes="detail-section")
+        yield Static(id="detail-history", classes="detail-section")
+        yield Markdown(id="detail-docs")
+        yield Static(id="detail-diagrams", classes="detail-section")
+
+    # --- showing ------------------------------------------------------------------
+
+    def show(self, state: PlanState, key: str | None, *, refresh_docs: bool = False) -> None:
+        """Show a row; cheap parts now, journal and docs from a worker."""
+        moved = key != self.key
+        self.state = state
+        self.key = key
+        if moved:
+            self.scroll_home(animate=False)
+        if key is None:
+            self._blank("Nothing selected")
+            return
+        if key.startswith(GROUP):
+            group = state.group(key[1:])
+            if group is None:
+                self._blank("This release is gone")
+            else:
+                self._show_group(state, group)
+            return
+        node = state.nodes.get(key)
+        if node is None:
+            broken = next((p for p in state.plan.problems if p.node == key), None)
+            self._blank(f"{key} cannot be read: {broken.message}" if broken else f"{key} is gone")
+            return
+        self._show_node(state, node)
+        docs_key = (key, tuple(node.docs), tuple(node.diagrams))
+        if moved or refresh_docs or docs_key != self._docs_for:
+            self._docs_for = docs_key
+            self._load_extras(state, node.id)
+        elif not moved:
+            self._load_history(state, node.id)
+
+    def _section(self, widget_id: str, content: Content | None) -> None:
+        widget = self.query_one(f"#{widget_id}", Static)
+        widget.display = content is not None
+        if content is not None:
+            widget.update(content)
+
+    def _blank(self, message: str) -> None:
+        self.query_one("#detail-head", Static).update(Content.styled(message, "$text-muted"))
+        for wid in ("detail-path", "detail-blocked", "detail-fields", "detail-summary", "detail-evidence",
+                    "detail-history", "detail-diagrams"):
+            self._section(wid, None)
+        self._links([])
+        self.query_one("#detail-docs", Markdown).display = False
+
+    def _show_group(self, state: PlanState, group: Group) -> None:
+        tally = group.tally
+        head = Content.assemble((group.key or "—", "bold $accent"), "  ", (group.title, "bold"))
+        self.query_one("#detail-head", Static).update(head)
+        self._section("detail-path", Content.styled(f"target {group.target}", "$text-muted")
+                      if group.target else None)
+        self._section("detail-blocked", None)
+        rows = [
+            Content.assemble(bar(tally.done, tally.total, 24), f"  {percent(tally.done, tally.total)}  ",
+                             (f"{tally.done}/{tally.total} leaves done", "$text-muted")),
+            Content.assemble((f"{tally.in_progress} in progress", STATUS_VAR["in-progress"]), "   ",
+                             (f"{tally.blocked} blocked", STATUS_VAR["blocked"]), "   ",
+                             (f"{tally.draft} draft", STATUS_VAR["draft"]), "   ",
+                             (f"{tally.cancelled} cancelled", STATUS_VAR["cancelled"])),
+        ]
+        self._section("detail-fields", Content("\n").join(rows))
+        tops = []
+        for nid in group.tops[:40]:
+            node = state.nodes[nid]
+            done, total = state.counts.get(nid, (0, 0))
+            symbol, style = mark(node)
+            tops.append(Content.assemble((symbol, style), " ", bar(done, total), f" {percent(done, total):>4}  ",
+                                         (node.id, "$text-muted"), " ", node.title))
+        self._section("detail-summary", Content("\n").join(tops) if tops else None)
+        self._links([])
+        for wid in ("detail-evidence", "detail-history", "detail-diagrams"):
+            self._section(wid, None)
+        self.query_one("#detail-docs", Markdown).display = False
+        self._docs_for = None
+
+    def _show_node(self, state: PlanState, node: Node) -> None:
+        symbol, style = mark(node)
+        head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (node.title, "bold"))
+        self.query_one("#detail-head", Static).update(head)
+        chain = list(reversed(state.plan.ancestors(node.id)))
+        release = node.effective_release
+        crumbs = [Content.styled(release or "no release", "$accent")]
+        crumbs += [Content.assemble((a.id, "$text-muted"), " ", a.title) for a in chain]
+        self._section("detail-path", Content(" › ").join(crumbs))
+        self._section("detail-blocked", self._blocked_box(node))
+        self._section("detail-fields", self._fields(state, node))
+        summary = node.summary or node.data.get("description")
+        self._section("detail-summary", Content.assemble(("Summary\n" if node.summary else "Description\n",
+                                                          "bold $text-muted"), str(summary))
+                      if summary else None)
+        self._section("detail-evidence", self._evidence(node))
+        self._links(self._link_options(state, node))
+
+    def _blocked_box(self, node: Node) -> Content | None:
+        if node.status != "blocked":
+            return None
+        since, exact = blocked_since(node)
+        lines = [Content.assemble(("⊘ Blocked", "bold $status-blocked"),
+                                  (f"  for {'' if exact else '≥ '}{age(since)}", "$text-muted")),
+                 Content(node.blocked_reason or "No reason given (the validator flags this)")]
+        decision = node.data.get("decision")
+        if has_open_decision(node):
+            lines.append(Content.assemble(("\nDecision needed", "bold $status-decision"),
+                                          (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
+            lines.append(Content.styled(str(decision.get("question")), "bold"))
+            for number, option in enumerate(decision.get("options") or [], 1):
+                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", str(option)))
+            lines.append(Content.styled("Answer in the blocked view (b) or with the palette (ctrl+p).",
+                                        "italic $text-muted"))
+        return Content("\n").join(lines)
+
+    def _fields(self, state: PlanState, node: Node) -> Content:
+        rows: list[tuple[str, Content]] = []
+        rows.append(("status", Content.assemble((f"{mark(node)[0]} {node.status}", STATUS_VAR.get(node.status, "")))))
+        release = node.effective_release
+        rows.append(("release", Content(f"{release or '—'}" + ("" if node.release or not release else "  (inherited)"))))
+        if node.assignee:
+            rows.append(("assignee", Content(node.assignee)))
+        claim = state.claims.get(node.id)
+        if claim:
+            rows.append(("claim", Content.assemble((claim.agent, "bold"),
+                                                   (f" until {clock(claim.expires)} · heartbeat "
+                                                    f"{age(claim.heartbeat)} ago", "$text-muted"))))
+        if node.children:
+            done, total = state.counts.get(node.id, (0, 0))
+            rows.append(("progress", Content.assemble(bar(done, total, 16), f"  {percent(done, total)}  ",
+                                                      (f"{done}/{total} leaves", "$text-muted"))))
+        if node.tags:
+            rows.append(("tags", Content.assemble(*[(f"#{t} ", "$secondary") for t in node.tags])))
+        for key in ("trigger", "follows"):
+            if node.data.get(key):
+                rows.append((key, Content(str(node.data[key]))))
+        if node.cascade != "auto":
+            rows.append(("cascade", Content(node.cascade)))
+        for key, value in node.data.items():
+            if key not in SHOWN_KEYS and value not in (None, "", [], {}):
+                rows.append((key, Content(one_line(value, 300))))
+        stamps = []
+        for key in ("created", "updated"):
+            if node.data.get(key):
+                stamps.append(f"{key} {clock(node.data[key])}")
+        if stamps:
+            rows.append(("", Content.styled(" · ".join(stamps), "$text-muted")))
+        return Content("\n").join(Content.assemble((f"{label:>9}  ", "$text-muted"), value) for label, value in rows)
+
+    def _evidence(self, node: Node) -> Content | None:
+        items = node.data.get("evidence") or []
+        if not isinstance(items, list) or not items:
+            return None
+        lines = [Content.styled("Evidence", "bold $text-muted")]
+        for item in items[:20]:
+            if isinstance(item, dict):
+                where = f"{item.get('path', '?')}" + (f":{item['line']}" if item.get("line") else "")
+                lines.append(Content.assemble(("• ", "$status-done"), (where, "$secondary"),
+                                              f"  {one_line(item.get('note') or item.get('kind') or '', 200)}"))
+            else:
+                lines.append(Content(f"• {one_line(item, 200)}"))
+        return Content("\n").join(lines)
+
+    def _link_options(self, state: PlanState, node: Node) -> list[Option]:
+        options: list[Option] = []
+        nodes = state.nodes
+
+        def add_header(text: str) -> None:
+            options.append(Option(Content.styled(text, "bold $text-muted"), disabled=True))
+
+        def add_node(nid: str, prefix: str) -> None:
+            target = nodes.get(nid)
+            if target is None:
+                options.append(Option(Content.assemble((f"{prefix}{nid}", "$status-blocked"),
+                                                       ("  missing (see problems: v)", "$text-muted")),
+                                      disabled=True))
+                return
+            symbol, style = mark(target)
+            options.append(Option(Content.assemble(prefix, (symbol, style), " ", (nid, "$text-muted"), " ",
+                                                   target.title), id=f"go:{nid}"))
+
+        if node.parent:
+            add_header("Parent")
+            add_node(node.parent, "")
+        if node.depends_on:
+            waiting = [d for d in node.depends_on if d not in nodes or nodes[d].status not in CLOSED]
+            add_header(f"Depends on ({len(waiting)} open)" if waiting else "Depends on (all closed)")
+            for dep in node.depends_on:
+                add_node(dep, "")
+        needed_by = [n.id for n in nodes.values() if node.id in n.depends_on]
+        if needed_by:
+            add_header("Needed by")
+            for nid in needed_by[:30]:
+                add_node(nid, "")
+        return options
+
+    def _links(self, options: list[Option]) -> None:
+        links = self.query_one("#detail-links", OptionList)
+        links.clear_options()
+        links.add_options(options)
+        links.display = bool(options)
+        self.query_one("#detail-links-title").display = False
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        if option_id.startswith("go:"):
+            self.post_message(self.OpenNode(option_id[3:]))
+
+    # --- journal and docs, off the main thread -------------------------------------
+
+    @work(thread=True, exclusive=True, group="detail-extras")
+    def _load_extras(self, state: PlanState, node_id: str) -> None:
+        history = journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT)
+        ctx = Ctx(root=str(state.paths.repo), _paths=state.paths, _plan=state.plan)
+        try:
+            docs = read_docs(ctx, node_id)
+        except Exception:  # noqa: BLE001 - the node vanished meanwhile: the next show() says so
+            docs = []
+        self.app.call_from_thread(self._show_extras, node_id, history, docs)
+
+    @work(thread=True, exclusive=True, group="detail-history")
+    def _load_history(self, state: PlanState, node_id: str) -> None:
+        history = journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT)
+        self.app.call_from_thread(self._show_history, node_id, history)
+
+    def _show_history(self, node_id: str, history: list[dict[str, Any]]) -> None:
+        if node_id != self.key:
+            return
+        lines = [Content.styled("History", "bold $text-muted")]
+        for event in reversed(history):
+            lines.append(Content.assemble((f"{clock(event.get('time'))}  ", "$text-muted"),
+                                          (str(event.get("actor") or "?"), "bold"), " ",
+                                          describe_event(event, node_id)))
+        self._section("detail-history", Content("\n").join(lines) if history else None)
+
+    async def _show_extras(self, node_id: str, history: list[dict[str, Any]], docs: list[dict[str, Any]]) -> None:
+        if node_id != self.key:
+            return
+        self._show_history(node_id, history)
+        markdown = self.query_one("#detail-docs", Markdown)
+        texts = [d for d in docs if d["kind"] == "doc"]
+        if texts:
+            parts = []
+            for item in texts:
+                body = item["text"] if not item["missing"] else f"*{item['path']} is missing*"
+                parts.append(f"`{item['path']}`\n\n{body}")
+            markdown.display = True
+            await markdown.update("\n\n---\n\n".join(parts))
+        else:
+            markdown.display = False
+        diagrams = [d for d in docs if d["kind"] == "diagram"]
+        if diagrams:
+            lines = []
+            for item in diagrams:
+                lines.append(Content.styled(item["path"] + ("  (missing)" if item["missing"] else ""),
+                                            "bold $text-muted"))
+                lines.append(Content(item["text"].rstrip("\n")))
+            self._section("detail-diagrams", Content("\n").join(lines))
+        else:
+            self._section("detail-diagrams", None)
+
+
+def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content:
+    """One journal event as a short line: what happened, and the cascade it caused."""
+    command = str(event.get("command") or "?")
+    changes = event.get("changes") or {}
+    target = event.get("node")
+    parts: list[Content] = [Content.styled(command, "$accent")]
+    if target and target != node_id:
+        parts.append(Content.styled(str(target), "$text-muted"))
+    status = changes.get("status") if isinstance(changes, dict) else None
+    if isinstance(status, list) and len(status) == 2:
+        parts.append(Content.assemble((str(status[0]), STATUS_VAR.get(str(status[0]), "")), " → ",
+                                      (str(status[1]), STATUS_VAR.get(str(status[1]), ""))))
+    for key in ("reason", "question", "choice", "summary"):
+        if event.get(key):
+            parts.append(Content(one_line(event[key], 120)))
+            break
+    cascade = event.get("cascade") or []
+    if cascade:
+        parts.append(Content.styled("cascade: " + ", ".join(f"{c.get('id')} → {c.get('to')}" for c in cascade
+                                                            if isinstance(c, dict)), "$status-done"))
+    return Content(" ").join(parts)
