@@ -21,13 +21,13 @@ import yaml
 
 from ..store import CLOSED, Plan, PlanNotFound, find_root, load_plan
 from ..store import claims as leases
-from ..store.cache import NodeCache
-from ..store.loader import SchemaError, check_node, parse_yaml
+from ..store.loader import PROJECT_KEY, SchemaError, cache_for, check_node, parse_yaml
 from ..store.paths import ID_PATTERN, PLAN_DIR, PlanPaths
 from ..store.writer import TEMP_PREFIX, LockBusy, edit_node, locked
 from .contract import Mutation, NextAction, Result, bounded, next_, wait
 from .hints import node_hint, pick_hint
 from .loop import live_claims, pick_for
+from .picker import until
 from .ops import get_node, record, set_fields, write
 from .registry import Ctx, Param, command
 from .validate import find_problems
@@ -87,10 +87,10 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     findings = [Finding("invalid_plan", f"{p.file}:{p.line}: {p.message}", next_(p.fix, p.code),
                         ("node", node_id), "error")
                 for p in find_problems(plan, ctx.cmd) if p.node == node_id and p.severity == "error"]
-    all_claims = leases.read_all(ctx.paths())
-    claims = leases.live(all_claims, now)
+    claims = live_claims(ctx, plan)  # live leases and lease-less assignments
     claim = claims.get(node_id)
-    stale = all_claims.get(node_id) if node_id not in claims else None
+    lease = leases.read(ctx.paths(), node_id)
+    stale = lease if lease is not None and lease.expired(now) else None
     hint = node_hint(ctx, plan, node, claims, agent, now)
     if stale is not None:
         findings.append(Finding("stale_claim", f"{stale.agent}'s claim on {node_id} expired at {stale.expires}",
@@ -112,9 +112,14 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                                     ("node", node_id), "warning"))
     elif claim is not None and claim.agent != agent:
         category = "held_by_other_agent" if agent else "in_progress"
-        findings.append(Finding(category, f"{claim.agent} holds {node_id} until {claim.expires}",
-                                wait(f"{claim.agent} holds {node_id} until {claim.expires}; "
-                                     f"then run {ctx.cmd(f'diagnose {node_id}')}", "a live claim"),
+        if claim.expires:
+            condition = f"{claim.agent} holds {node_id} until {claim.expires}; then run " \
+                        f"{ctx.cmd(f'diagnose {node_id}')}"
+        else:
+            condition = f"{claim.agent} finishes {node_id} (assigned without a lease; only a person takes it " \
+                        f"back with {ctx.cmd(f'unclaim {node_id} --force')})"
+        findings.append(Finding(category, f"{claim.agent} holds {node_id} {until(claim)}",
+                                wait(condition, "held by another agent" if agent else "someone works on it"),
                                 ("agent", claim.agent), "info"))
     elif [c for c in node.children if plan.nodes[c].status not in CLOSED]:
         open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
@@ -130,13 +135,9 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                   else node_hint(ctx, plan, root, claims, agent, now))
         findings.append(Finding("dependency_open", f"waits for {' → '.join(chain)}: {what}", action,
                                 ("node", chain[-1]), "info"))
-    elif node.status == "in-progress" and claim is None and node.assignee and node.assignee != agent:
-        findings.append(Finding("stale_claim", f"in progress for {node.assignee}, but no live claim holds it",
-                                next_(ctx.cmd(f"start {node_id} --agent <agent>"), "the task is free to take over",
-                                      or_=ctx.cmd(f"show {node_id}")), ("agent", node.assignee), "warning"))
     elif node.status == "in-progress":
         findings.append(Finding("in_progress", f"{node_id} is in progress" +
-                                (f" for {claim.agent} until {claim.expires}" if claim else ""), hint,
+                                (f" for {claim.agent} {until(claim)}" if claim else ""), hint,
                                 ("node", node_id)))
     else:
         findings.append(Finding("none", f"{node_id} is ready to start", hint, ("node", node_id)))
@@ -185,8 +186,7 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     garbage = [Finding("stale_claim", f"{c.agent}'s claim on {c.node} expired at {c.expires}",
                        next_(ctx.cmd("repair"), "release expired claims"), ("node", c.node), "warning",
                        ctx.cmd("repair")) for c in sorted(stale, key=lambda c: c.node)]
-    stuck = [picked] if picked.category != "none" else []
-    return findings + stuck + garbage + ([] if stuck else [picked])
+    return findings + [picked] + garbage  # garbage never holds work back: it only follows
 
 
 @command("diagnose", "Why a node (or the whole plan) is stuck: root cause, remediation, next step.",
@@ -292,23 +292,24 @@ def _stray_temp_files(paths: PlanPaths, now: float) -> list[Path]:
 
 def _cache_state(paths: PlanPaths) -> tuple[str, str]:
     """(state, message): fresh, missing, stale or unreadable. Reads only."""
-    cache_file = paths.cache / "nodes.pickle"
-    if not cache_file.exists():
+    cache = cache_for(paths)
+    if not cache.path.exists():
         return "missing", "no node cache yet (built on the next read)"
-    entries = NodeCache(cache_file).read()
+    entries = cache.read()
+    if not entries:
+        return "unreadable", "the node cache is unreadable or from another version"
     try:
         files = {e.name: e.stat() for e in os.scandir(paths.nodes) if e.name.endswith(".yaml")
                  and not e.name.startswith(".")}
+        files[PROJECT_KEY] = paths.project_file.stat()
     except OSError:
         files = {}
-    if not entries and files:
-        return "unreadable", "the node cache is unreadable or from another version"
     stale = sum(1 for name, st in files.items()
                 if name not in entries or entries[name][0] != (st.st_mtime_ns, st.st_size, st.st_ino))
     stale += sum(1 for name in entries if name not in files)
     if stale:
         return "stale", f"{stale} cache entr{'y is' if stale == 1 else 'ies are'} out of date (refreshed on read)"
-    return "fresh", f"node cache fresh ({len(entries)} files)"
+    return "fresh", f"node cache fresh ({len(entries) - 1} files)"
 
 
 def _plan_checks(ctx: Ctx) -> list[Check]:
@@ -518,9 +519,9 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     state, message = _cache_state(paths)
     if state in ("stale", "unreadable"):
         if not dry_run:
-            NodeCache(paths.cache / "nodes.pickle").clear()
+            cache_for(paths).clear()
             load_plan(paths)
-        out.add("rebuild_cache", True, file=f"{PLAN_DIR}/.cache/nodes.pickle", why=message)
+        out.add("rebuild_cache", True, file=str(cache_for(paths).path.relative_to(paths.repo)), why=message)
     _remove_strays(ctx, out)
     try:
         _fix_names(ctx, ctx.plan(), out)
