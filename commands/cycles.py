@@ -397,7 +397,8 @@ def _iteration(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, target: No
     lines = [f"Iteration {count} of {cycle.max_iterations} · cycle {name} ({cycle.kind}) · "
              f"tokens {cycle.tokens_used} of {cycle.token_cap}"]
     if target is not None:
-        lines.append(f"{'Still on' if retry else 'Work item'}: {target.id} {target.title!r}"
+        label = "Still on" if retry else "Work item" if cycle.kind == FOR_EACH else "Task"
+        lines.append(f"{label}: {target.id} {target.title!r}"
                      + (" (not done yet: fix the class of the problem)" if retry else ""))
     fresh = cycle.kind == FOR_EACH and target is not None and target.status == "draft"
     steps = [start_cmd] if fresh else []
