@@ -218,7 +218,7 @@ def _tests(index: Index, src: Source) -> None:
     file_words = identifier_concepts(src.path.name.split(".")[0])
     describe: frozenset[str] = frozenset()
     for m in _TEST.finditer(src.text):
-        title = m.group(3)
+        title = re.sub(r"\\(.)", r"\1", m.group(3))
         if m.group(1) in ("describe", "context"):
             describe = identifier_concepts(title)
             continue

@@ -35,6 +35,7 @@ SHIP_COVERAGE = 0.70  # share of the title's weight the entry points and tests m
 PARTIAL_COVERAGE = 0.40
 LOCATION_WEIGHT = 0.5
 LOCATION_WORDS = frozenset({"on", "in", "at", "inside", "within", "across"})
+MODALS = frozenset({"can", "could", "may", "must", "should", "will"})
 SUBORDINATE = frozenset({"who", "which", "that", "when", "whenever", "once", "after", "before", "while", "if",
                          "so", "until"})
 CLAUSE_BREAK = frozenset({"and", "or", "with", "by", "for", "to", "from", "as", "when", "once", "so", "that",
@@ -81,6 +82,9 @@ def parse_title(title: str, description: str = "") -> Query:
     """Concepts of a backlog title, its main verb, and whether it is a UI-less item."""
     words = split_identifier(title.replace("'s ", " "))
     stems = [stem(w) for w in words]
+    # "<who> can <do what>": the words before an early modal name the actor, whatever they are.
+    modal = next((k for k, w in enumerate(words[:5]) if w in MODALS), None)
+    actor_words = set(range(modal)) if modal else set()
     terms: list[Term] = []
     verb: str | None = None
     after_actor = False
@@ -97,6 +101,7 @@ def parse_title(title: str, description: str = "") -> Query:
                 size, value = n, _PHRASE_KEYS[key]
                 break
         word = " ".join(words[i:i + size])
+        position = i
         i += size
         if value is None and (word in LOCATION_WORDS or word in CLAUSE_BREAK or word in SUBORDINATE):
             location = word in LOCATION_WORDS
@@ -105,7 +110,7 @@ def parse_title(title: str, description: str = "") -> Query:
         if value is None and (word in STOP or word in NOISE or word.isdigit() or len(word) < 2):
             continue
         c = concept(value or word)
-        if c in _ACTOR_CONCEPTS:
+        if c in _ACTOR_CONCEPTS or position in actor_words:
             after_actor = True
             continue
         if after_actor and verb is None:
@@ -148,6 +153,7 @@ class Found:
     art: Artifact
     matched: frozenset[str]
     coverage: float
+    rank: float = 0.0  # coverage of its own name alone, to list the clearest evidence first
 
 
 @dataclass
@@ -160,7 +166,10 @@ class Assessment:
 
 
 def weights_for(query: Query, stats: Stats) -> dict[str, float]:
-    return {t.concept: stats.idf(t.concept) * (LOCATION_WEIGHT if t.location else 1.0) for t in query.terms}
+    """IDF weights; a CRUD verb (list, add, edit, delete) no route does yet still weighs as a common one."""
+    common = math.log((stats.total + 1) / (stats.total / 10 + 0.5))  # as if one artifact in ten did it
+    return {t.concept: (common if t.concept in CRUD and not stats.df.get(t.concept) else stats.idf(t.concept))
+            * (LOCATION_WEIGHT if t.location else 1.0) for t in query.terms}
 
 
 def candidates(index_by_concept: dict[str, list[Artifact]], query: Query) -> list[Artifact]:
@@ -177,17 +186,17 @@ def assess(query: Query, arts: list[Artifact], stats: Stats, has_ui: bool) -> As
     total = sum(weights.values())
     if not weights or total <= 0:
         return Assessment("none", 0.0, missing=["the title names nothing specific to look for"])
-    crux = max(weights, key=lambda c: (weights[c], c))
-    absent = [c for c in query.concepts if stats.df.get(c, 0) == 0]
+    crux = _heaviest(weights, stats)
+    absent = [c for c in query.concepts if stats.df.get(c, 0) == 0 and c not in CRUD]
     if crux in absent:
-        return Assessment("none", 0.0, missing=[f"nothing in the code is named after {query.word(crux)!r}"]
-                          + [f"no code names {query.word(c)!r}" for c in absent if c != crux])
+        return Assessment("none", 0.0, missing=[f"nothing in the code names {query.word(c)!r}" for c in
+                                                [crux] + [c for c in absent if c != crux]])
 
     def cov(concepts: frozenset[str] | set[str]) -> float:
         return sum(weights[c] for c in concepts) / total
 
     core = {c: weights[c] for c in query.core}
-    core_crux = max(core, key=lambda c: (core[c], c))
+    core_crux = _heaviest(core, stats)
     action = query.verb if query.verb not in CRUD else None  # a specific verb is as telling as the crux
     found: list[Found] = []
     for art in arts:
@@ -195,8 +204,9 @@ def assess(query: Query, arts: list[Artifact], stats: Stats, has_ui: bool) -> As
         # Tests also count the words of their file and describe block (what they test).
         matched = own | (art.context & weights.keys()) if art.kind == "test" and own else own
         if crux in own or len(own) >= 2 or (len(weights) == 1 and own) or (action and action in own):
-            found.append(Found(art, frozenset(matched), cov(matched)))
-    found.sort(key=lambda f: (-f.coverage, f.art.path, f.art.line))
+            found.append(Found(art, frozenset(matched), cov(matched), cov(own)))
+    # Most of the title first; among equals, the artifact whose name is most about this item.
+    found.sort(key=lambda f: (-f.coverage, -_focus(f), -f.rank, f.art.path, f.art.line))
     surfaces = [f for f in found if f.art.kind in SURFACES]
     tests = [f for f in found if f.art.kind == "test"]
     logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
@@ -221,16 +231,20 @@ def assess(query: Query, arts: list[Artifact], stats: Stats, has_ui: bool) -> As
     tests_tied = [f for f in tied if f.art.kind == "test"]
     ship_cov = cov(bundle)
     if primary and tests_tied and crux in bundle and ship_cov >= SHIP_COVERAGE and (ui or not needs_ui):
-        evidence = _pick(primary[:1] + tied + ui + logic)
+        by_rank = sorted(tied, key=lambda f: (-f.rank, f.art.path, f.art.line))
+        evidence = _pick(primary[:3] + [f for f in by_rank if f.art.kind != "test"]
+                         + [f for f in by_rank if f.art.kind == "test"] + ui + logic)
         confidence = round(min(0.97, 0.45 + 0.5 * ship_cov + 0.03 * min(len(tests_tied), 2)), 2)
         return Assessment("shipped", confidence, evidence,
-                          missing=[f"no code names {query.word(c)!r}" for c in query.concepts if c not in bundle])
+                          missing=[f"the evidence does not show {query.word(c)!r}" for c in query.concepts
+                                   if c not in bundle])
     everything = set().union(*(f.matched for f in found)) if found else set()
     if not any(crux in f.matched for f in found) or cov(everything) < PARTIAL_COVERAGE:
         return Assessment("none", 0.0, missing=[f"no evidence names {query.word(crux)!r} with the rest of the title"])
     evidence = _pick(surfaces + tests + ui + logic)
     exists = [f"{_label(f.art)} {f.art.name} ({f.art.path}:{f.art.line})" for f in evidence[:4]]
-    missing = [f"no code names {query.word(c)!r}" for c in query.concepts if c not in everything]
+    missing = [f"nothing in the code names {query.word(c)!r}" if c in absent else f"no evidence shows {query.word(c)!r}"
+               for c in query.concepts if c not in everything]
     if not primary:
         missing.append("no route, page or command " + (f"that does {query.word(query.verb)!r}" if query.verb
                                                           else "that names it"))
@@ -263,12 +277,25 @@ def _primary(found: Found, query: Query, crux: str, core_coverage: float) -> boo
     return specific_verb or crux in found.matched or core_coverage >= PRIMARY_COVERAGE
 
 
+def _heaviest(weights: dict[str, float], stats: Stats) -> str:
+    """The crux: the rarest concept; a CRUD verb nothing does yet only when there is nothing else."""
+    pool = {c: w for c, w in weights.items() if c not in CRUD or stats.df.get(c)} or weights
+    return max(pool, key=lambda c: (pool[c], c))
+
+
+def _focus(found: Found) -> float:
+    """How much of the artifact's own name the title explains (`POST /tasks` over `POST /tasks/:id/comments`)."""
+    return len(found.art.words & found.matched) / max(1, len(found.art.words))
+
+
 def _pick(items: list[Found], limit: int = 8) -> list[Found]:
+    """The first `limit` distinct pieces of evidence; a file's module entry only if nothing else names it."""
     seen: set[tuple[str, int]] = set()
+    paths = {f.art.path for f in items if f.art.kind != "module"}
     out = []
     for f in items:
         key = (f.art.path, f.art.line)
-        if key not in seen:
+        if key not in seen and not (f.art.kind == "module" and f.art.path in paths):
             seen.add(key)
             out.append(f)
         if len(out) >= limit:
