@@ -1,0 +1,260 @@
+"""The MCP server through the SDK's own client: in-process, and once over stdio as `leafwise mcp`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conftest import run_cli, write_plan
+from jsonschema import Draft202012Validator
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from leafwise.commands.diagnose import envelope_schema
+from leafwise.commands.mcp_server import INSTRUCTIONS, build_server, tool_call
+from leafwise.commands.registry import load_all
+
+VALIDATOR = Draft202012Validator(envelope_schema())
+TOKEN_BUDGET = 8000
+
+
+def session(root: Path, steps):
+    """Run `steps(client)` in one client session against a fresh in-process server."""
+    async def go():
+        async with Client(build_server(cwd=root)) as client:
+            return await steps(client)
+
+    return anyio.run(go)
+
+
+def call(root: Path, tool: str, arguments: dict[str, Any] | None = None):
+    return session(root, lambda client: client.call_tool(tool, arguments or {}))
+
+
+def tool_list(root: Path):
+    return session(root, lambda client: client.list_tools()).tools
+
+
+def test_one_tool_per_registry_command_with_honest_annotations(demo_plan):
+    tools = {t.name: t for t in tool_list(demo_plan)}
+    registry = load_all()
+    assert sorted(tools) == sorted(spec.tool for spec in registry.values())
+    assert len(tools) == len(registry), "two commands share a tool name"
+    for spec in registry.values():
+        tool = tools[spec.tool]
+        assert f"[{spec.full}" in tool.description
+        offered = {p.name for p in spec.params if not p.cli_only}
+        assert set(tool.input_schema["properties"]) == offered
+        assert set(tool.input_schema.get("required", [])) == {p.name for p in spec.params
+                                                               if p.required and not p.cli_only}
+        hints = tool.annotations
+        assert hints.read_only_hint is (not spec.mutating), spec.name
+        assert hints.open_world_hint is False
+        if spec.mutating:
+            assert (hints.destructive_hint, hints.idempotent_hint) == (spec.destructive, spec.idempotent), spec.name
+    by_command = {spec.name: tools[spec.tool] for spec in registry.values()}
+    for discovery in ("context", "show", "list", "tree", "validate", "progress", "diagnose", "doctor"):
+        assert by_command[discovery].annotations.read_only_hint is True
+    assert by_command["cancel"].annotations.destructive_hint is True
+    assert {"get_project_context", "get_next_task", "start_task", "complete_task", "block_task",
+            "validate_project", "get_progress", "get_node", "get_doc", "update_doc"} <= set(tools)
+    assert "write" not in tools["get_doc"].input_schema["properties"], "a CLI-only file argument leaked"
+    assert "updates" in tools["bulk_update"].input_schema["properties"], "an MCP-only argument is missing"
+
+
+def test_the_tool_list_stays_under_8000_tokens(demo_plan):
+    """Estimate: the compact JSON of tools/list at 3 characters per token (JSON usually runs
+    3-4; the pessimistic end), so the estimate overstates rather than hides growth."""
+    tools = tool_list(demo_plan)
+    wire = json.dumps({"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]},
+                      separators=(",", ":"))
+    tokens = len(wire) / 3
+    assert tokens < TOKEN_BUDGET, f"tools/list is ~{tokens:.0f} tokens ({len(wire)} chars for {len(tools)} tools)"
+
+
+def test_instructions_explain_the_loop_and_the_next_action(demo_plan):
+    async def read(client):
+        return client.instructions
+
+    instructions = session(demo_plan, read)
+    assert instructions == INSTRUCTIONS
+    for phrase in ("_next_action", "get_project_context", "complete_task", "block_task", "done"):
+        assert phrase in instructions
+
+
+def test_a_success_is_the_envelope_as_structured_content(demo_plan):
+    result = call(demo_plan, "get_next_task")
+    env = result.structured_content
+    assert result.is_error is False and VALIDATOR.is_valid(env)
+    assert env == run_cli("next", "--json", cwd=demo_plan).json
+    assert result.content[0].text.rstrip().splitlines()[-1] == "Next: leafwise start SHOP-18 --agent <agent>"
+    assert result.meta["leafwise/next_tool"] == {"name": "start_task",
+                                                 "arguments": {"node_id": "SHOP-18", "agent": "<agent>"}}
+
+
+def test_a_domain_error_is_an_is_error_result_carrying_the_envelope(demo_plan):
+    result = call(demo_plan, "complete_task", {"node_id": "SHOP-1", "summary": "all of it"})
+    env = result.structured_content
+    assert result.is_error is True and VALIDATOR.is_valid(env)
+    assert env["error"]["exit_code"] == 3 and env["root_cause"]["category"] == "conflict"
+    text = result.content[0].text.splitlines()
+    assert text[0].startswith("Error: SHOP-1 has") and text[1] == f"Fix: {env['_next_action']['command']}"
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"node_id": "SHOP-18", "agent": "a", "bogus": 1}, "unknown argument 'bogus'"),
+    ({"node_id": "SHOP-18"}, "missing 'agent'"),
+    ({"node_id": "SHOP-18", "agent": "a", "ttl": "soon"}, "'ttl' must be number"),
+    ({"node_id": 18, "agent": "a"}, "'node_id' must be string"),
+])
+def test_bad_arguments_are_usage_errors_with_the_envelope(demo_plan, arguments, message):
+    result = call(demo_plan, "start_task", arguments)
+    env = result.structured_content
+    assert result.is_error is True and VALIDATOR.is_valid(env)
+    assert env["error"]["exit_code"] == 2 and env["root_cause"]["category"] == "usage"
+    assert message in env["error"]["message"]
+    assert env["_next_action"]["command"] == "leafwise start --help"
+    assert run_cli("show", "SHOP-18", "--json", cwd=demo_plan).json["result"]["status"] == "draft"
+
+
+def test_choices_and_lists_are_checked(demo_plan):
+    env = call(demo_plan, "list_nodes", {"status": "finished"}).structured_content
+    assert env["status"] == "error" and "one of" in env["error"]["message"]
+    env = call(demo_plan, "list_nodes", {"status": "blocked", "limit": 2}).structured_content
+    assert env["status"] == "ok" and len(env["result"]["items"]) == 2
+    env = call(demo_plan, "add_node", {"title": "Loyalty points", "tag": ["growth", "r3"]}).structured_content
+    assert env["status"] == "ok" and env["result"]["node"]["tags"] == ["growth", "r3"]
+
+
+def test_resources_serve_the_context_and_node_docs(demo_plan):
+    async def steps(client):
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        context = (await client.read_resource("leafwise://context")).contents[0].text
+        docs = (await client.read_resource("leafwise://nodes/SHOP-12/docs")).contents[0].text
+        schema = (await client.read_resource("leafwise://schema/envelope")).contents[0].text
+        return listed, templates, context, docs, schema
+
+    listed, templates, context, docs, schema = session(demo_plan, steps)
+    assert {"leafwise://context", "leafwise://agent-guide", "leafwise://schema/envelope"} <= listed
+    assert templates == {"leafwise://nodes/{node_id}/docs"}
+    env = json.loads(context)
+    assert env["command"] == "leafwise context" and env["result"]["project"]["pid"] == "shop"
+    assert docs.startswith("<!-- doc: docs/SHOP-12.md -->\n# SHOP-12")
+    assert json.loads(schema) == envelope_schema()
+
+
+def test_a_long_session_sees_what_other_processes_write(demo_plan):
+    """The server keeps no stale plan: a change made by another agent shows in the next call."""
+    async def steps(client):
+        first = (await client.call_tool("get_next_task", {})).structured_content
+        await anyio.to_thread.run_sync(lambda: run_cli("start", "SHOP-18", "--agent", "other", cwd=demo_plan))
+        second = (await client.call_tool("get_next_task", {})).structured_content
+        started = (await client.call_tool("start_task", {"node_id": "SHOP-18", "agent": "me"})).structured_content
+        return first, second, started
+
+    first, second, started = session(demo_plan, steps)
+    assert first["result"]["task"]["id"] == "SHOP-18"
+    assert second["result"]["task"]["id"] != "SHOP-18"
+    assert started["status"] == "error" and started["root_cause"]["category"] == "held_by_other_agent"
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("leafwise start SHOP-18 --agent bot", ("start_task", {"node_id": "SHOP-18", "agent": "bot"})),
+    ('leafwise complete SHOP-1 --summary "a b"', ("complete_task", {"node_id": "SHOP-1", "summary": "a b"})),
+    ("leafwise release add R4 --title Later", ("add_release", {"release_id": "R4", "title": "Later"})),
+    ("leafwise decide SHOP-40 --option 2", ("decide", {"node_id": "SHOP-40", "option": 2})),
+    ("leafwise repair --dry-run --root /x", ("repair_plan", {"dry_run": True})),
+    ("leafwise add T --tag a --tag b", ("add_node", {"title": "T", "tag": ["a", "b"]})),
+])
+def test_a_hint_line_maps_to_one_tool_call(line, expected):
+    assert tool_call(line) == expected
+
+
+@pytest.mark.parametrize("line", ["git status", "leafwise frobnicate", "leafwise start SHOP-1 --nope x",
+                                  "leafwise doc SHOP-1 --write -", "leafwise decide SHOP-1 --option <N>"])
+def test_a_line_no_tool_can_run_is_refused(line):
+    with pytest.raises(ValueError):
+        tool_call(line)
+
+
+# --- a whole agent session, driven only by _next_action ---------------------------
+
+AGENT = "mcp-agent"
+VALUES = {"<agent>": AGENT, "<summary>": "Implemented; tests/test_shop.py passes", "<reason>": "unused"}
+
+
+def small_plan(root: Path) -> Path:
+    write_plan(root, [
+        {"id": "T-1", "title": "Checkout", "status": "draft", "release": "R1"},
+        {"id": "T-2", "title": "Cart page", "status": "draft", "parent": "T-1", "docs": ["docs/cart.md"]},
+        {"id": "T-3", "title": "Pay by card", "status": "draft", "parent": "T-1", "depends_on": ["T-2"]},
+        {"id": "T-4", "title": "Receipt email", "status": "draft", "release": "R2"},
+    ])
+    (root / ".leafwise/docs/cart.md").write_text("# Cart\nLines, totals, a checkout button.\n")
+    return root
+
+
+def test_a_client_runs_the_whole_loop_from_context_to_done(tmp_path):
+    root = small_plan(tmp_path)
+
+    async def steps(client):
+        transcript: list[tuple[str, dict[str, Any], str]] = []
+        tool, arguments = "get_project_context", {}
+        for _step in range(30):
+            result = await client.call_tool(tool, arguments)
+            env = result.structured_content
+            assert VALIDATOR.is_valid(env) and not result.is_error, env
+            action = env["_next_action"]
+            transcript.append((tool, arguments, action["marker"]))
+            if action["marker"] == "done":
+                return transcript
+            assert action["marker"] == "next", action
+            assert result.meta["leafwise/next_tool"] == dict(zip(("name", "arguments"), tool_call(action["command"])))
+            line = action["command"]
+            for placeholder, value in VALUES.items():
+                line = line.replace(placeholder, value)
+            tool, arguments = tool_call(line)
+        raise AssertionError(f"no Done. after 30 steps: {transcript}")
+
+    transcript = session(root, steps)
+    assert [(t, a.get("node_id")) for t, a, _m in transcript] == [
+        ("get_project_context", None),
+        ("start_task", "T-2"), ("get_doc", "T-2"), ("complete_task", "T-2"),
+        ("start_task", "T-3"), ("complete_task", "T-3"),  # completes the epic T-1 by cascade
+        ("start_task", "T-4"), ("complete_task", "T-4"),
+    ]
+    assert transcript[-1][2] == "done"
+    statuses = run_cli("list", "--json", cwd=root).json["result"]["items"]
+    assert {i["id"]: i["status"] for i in statuses} == {"T-1": "done", "T-2": "done", "T-3": "done", "T-4": "done"}
+    journal = [json.loads(line) for line in (root / ".leafwise/journal.jsonl").read_text().splitlines()]
+    assert [e["node"] for e in journal if e["command"] == "complete"] == ["T-2", "T-3", "T-4"]
+    assert any(c["id"] == "T-1" for e in journal for c in e.get("cascade") or [])
+
+
+# --- over stdio, as a client launches it --------------------------------------------
+
+def test_leafwise_mcp_over_stdio(demo_plan):
+    env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.cli", "mcp"],
+                                   cwd=str(demo_plan), env=env)
+
+    async def go():
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            ok = await client.call_tool("get_next_task", {"agent": "stdio-agent"})
+            bad = await client.call_tool("get_node", {"node_id": "SHOP-999"})
+            return client.instructions, tools, ok, bad
+
+    instructions, tools, ok, bad = anyio.run(go)
+    assert instructions == INSTRUCTIONS
+    assert len(tools) == len(load_all())
+    expected = run_cli("next", "--agent", "stdio-agent", "--json", cwd=demo_plan).json
+    assert ok.structured_content == expected and not ok.is_error
+    assert bad.is_error and bad.structured_content["error"]["exit_code"] == 5
+    assert VALIDATOR.is_valid(bad.structured_content)
