@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -301,3 +303,21 @@ def test_glob_matching():
     assert ledger.first_match("x/y/z.min.js", ["**/*.min.js"]) == "**/*.min.js"
     assert ledger.first_match("z.min.js", ["**/*.min.js"]) == "**/*.min.js"
     assert ledger.first_match("a.txt", ["?.txt"]) == "?.txt" and ledger.first_match("ab.txt", ["?.txt"]) is None
+
+
+def test_racing_ticks_never_pass_the_cap(bugs):
+    """Eight agents tick at once: five iterations begin, one tick escalates, the rest are refused."""
+    cli(bugs, "cycle", "start", "race", "--kind", "until-goal", "--max-iterations", "5", "--token-cap", "10000",
+        "--node", "T-5", "--verify", "true")
+    env = {**os.environ, "LEAFWISE_AGENT": ""}
+    env.pop("LEAFWISE_ROOT", None)
+    procs = [subprocess.Popen([sys.executable, "-m", "leafwise.commands.cli", "cycle", "tick", "race", "--json"],
+                              cwd=bugs, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(8)]
+    answers = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
+    iterations = sorted(a["result"]["iteration"] for a in answers if a["status"] == "ok")
+    codes = sorted(a["error"]["code"] for a in answers if a["status"] == "error")
+    assert iterations == [1, 2, 3, 4, 5]
+    assert codes == ["cycle_cap_reached", "cycle_escalated", "cycle_escalated"]
+    assert count_file(bugs, "race").read_text().strip() == "5"
+    assert [e["command"] for e in journal(bugs)].count("cycle escalate") == 1
