@@ -42,13 +42,16 @@ def get_node(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
 Mutator = Callable[[dict[str, Any]], dict[str, tuple[Any, Any]]]
 
 
-def write(ctx: Ctx, node: Node, mutate: Mutator, *, lock: bool = True) -> dict[str, tuple[Any, Any]]:
+def write(ctx: Ctx, node: Node, mutate: Mutator, *, lock: bool = True,
+          base: dict[str, Any] | None = None) -> dict[str, tuple[Any, Any]]:
     """Apply `mutate` to the node's file under its lock; returns {field: (from, to)}.
 
     `mutate` receives the mapping freshly read under the lock (round-trip) and
     sets fields on it; it re-checks its own preconditions there and raises
     CommandError when they no longer hold, so a lost race re-applies the change
     when it still makes sense and refuses it when not — never a silent loss.
+    `base` (the fields as the caller read them, for blind writes like `edit`):
+    a field the change sets that another writer changed since is a conflict.
     """
     changes: dict[str, tuple[Any, Any]] = {}
 
@@ -58,7 +61,7 @@ def write(ctx: Ctx, node: Node, mutate: Mutator, *, lock: bool = True) -> dict[s
             doc["updated"] = ctx.clock()
 
     try:
-        edit_node(ctx.paths(), node.id, None, edit, lock=lock)
+        edit_node(ctx.paths(), node.id, None, edit, lock=lock, base=base)
     except CommandError:
         raise
     except FileNotFoundError as exc:
@@ -71,7 +74,7 @@ def write(ctx: Ctx, node: Node, mutate: Mutator, *, lock: bool = True) -> dict[s
                            wait(f"the lock on {node.id} is released (retry in a few seconds)",
                                 "another writer holds the node"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from exc
-    except Conflict as exc:  # pragma: no cover - edit_node re-reads under the lock
+    except Conflict as exc:  # another writer changed a field this change sets
         raise CommandError("conflict", str(exc), fix(ctx.cmd(f"show {node.id}"), "re-read the node"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from exc
     except SchemaError as exc:

@@ -315,7 +315,7 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...]) -> Result:  # noqa: A002 
     bad = _check_values(ctx, plan, node_id, values)
     if bad:
         raise bad
-    changes = write(ctx, node, lambda doc: set_fields(doc, values))
+    changes = write(ctx, node, lambda doc: set_fields(doc, values), base=node.data)
     if changes:
         record(ctx, "edit", node_id, changes)
     listed = change_list(node_id, changes)
