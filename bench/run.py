@@ -114,17 +114,33 @@ def clean_env() -> dict[str, str]:
     return env
 
 
+# Runs one command in a fresh small process and reports its child's wall time,
+# peak RSS and exit code. Measured from here, a child forked off this (large)
+# benchmark process would inherit our own RSS as its starting high-water mark.
+WRAPPER = """
+import os, sys, time
+out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    try:
+        os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_pid, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def spawn(argv: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
     """(wall seconds, peak RSS MB, exit code, output) of one fresh child process."""
-    with tempfile.TemporaryFile() as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=clean_env())
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        return wall, usage.ru_maxrss / 1024, proc.returncode, out.read()
+    with tempfile.NamedTemporaryFile() as out:
+        report = subprocess.run([str(PYTHON), "-c", WRAPPER, out.name, *argv], cwd=cwd, env=clean_env(),
+                                stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True).stdout
+        wall, rss_kb, code = report.split()
+        return float(wall), int(rss_kb) / 1024, int(code), Path(out.name).read_bytes()
 
 
 def leafwise(args: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
@@ -289,7 +305,7 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     add("python -c pass", lambda r: measure_floor(r, [str(PYTHON), "-c", "pass"], runs, work.root))
     add("yaml CSafeLoader", lambda r: measure_floor(r, [str(PYTHON), "-c", YAML_FLOOR, str(work.dir / "nodes")],
                                                     runs, work.root))
-    add("import leafwise CLI", lambda r: measure_floor(
+    add("import + build CLI", lambda r: measure_floor(
         r, [str(PYTHON), "-c", "import leafwise.commands.cli as c; c.build()"], runs, work.root))
     _w, _r, code, out = leafwise(["next", "--json"], work.root)
     task = json.loads(out)["result"]["task"]["id"] if code == 0 else None
