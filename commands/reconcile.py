@@ -73,13 +73,25 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
 
 
 def _off_limits(ctx: Ctx) -> list[str]:
-    """Globs running cycles forbid (commands.cycles.off_limits_for), when that helper exists."""
+    """Globs running cycles forbid writing to (commands.cycles_gate.off_limits_for), when cycles exist."""
+    for module in ("cycles_gate", "cycles"):
+        try:
+            helper = getattr(importlib.import_module(f"{__package__}.{module}"), "off_limits_for", None)
+        except ImportError:
+            continue
+        if callable(helper):
+            return [str(g) for g in (helper(ctx) or [])]
+    return []
+
+
+def _check_writes(ctx: Ctx, plan, node_id: str) -> None:
+    """Refuse (CommandError) when the node's file or an ancestor's is off limits for a running cycle."""
     try:
-        cycles = importlib.import_module(f"{__package__}.cycles")
+        from .cycles_gate import check_paths
     except ImportError:
-        return []
-    helper = getattr(cycles, "off_limits_for", None)
-    return [str(g) for g in (helper(ctx) or [])] if callable(helper) else []
+        return
+    ids = [node_id] + [a.id for a in plan.ancestors(node_id)]
+    check_paths(ctx, [ctx.paths().node_file(i).relative_to(ctx.paths().repo) for i in ids])
 
 
 def evidence_summary(suggestion: dict[str, Any], limit: int = 3) -> str:
@@ -96,20 +108,20 @@ def _apply(ctx: Ctx, suggestions: list[dict[str, Any]], threshold: float, off_li
     """Close shipped suggestions through `complete`; note what partial ones miss."""
     from .loop import complete
     from .ops import change_list, get_node, record, set_fields, write
-    from .reconcile_checks import glob_regex
 
     applied: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
-    guarded = [glob_regex(g.lstrip("./")) for g in off_limits]
     for s in suggestions:
         nid = s["id"]
-        node_file = f".leafwise/nodes/{nid}.yaml"
         if s["verdict"] == "none":
             continue
-        if any(g.match(node_file) for g in guarded):
-            refused.append({"id": nid, "verdict": s["verdict"], "reason": "off-limits for a running cycle"})
-            continue
+        if off_limits:
+            try:
+                _check_writes(ctx, ctx.plan(), nid)
+            except CommandError as exc:
+                refused.append({"id": nid, "verdict": s["verdict"], "reason": exc.message, "code": exc.code})
+                continue
         if s["verdict"] == "partial":
             note = clean("missing: " + "; ".join(s["missing"]) + (
                 " | exists: " + "; ".join(s["exists"]) if s["exists"] else ""), 1000)
@@ -161,8 +173,12 @@ def _hint(ctx: Ctx, items: list[dict[str, Any]], applied: list[dict[str, Any]], 
         return next_(ctx.cmd(f"reconcile --apply --node {first['id']}"),
                      f"{first['id']} looks shipped ({first['confidence']}): close it with its evidence",
                      or_=rest if len(pending) > 1 else None)
-    reason = (f"closed {len(applied)} shipped node(s); take the next task" if applied
-              else "nothing looks shipped; take the next task")
+    if applied:
+        reason = f"closed {len(applied)} shipped node(s); take the next task"
+    elif did_apply and pending:
+        reason = "nothing could be closed (see refused); take the next task"
+    else:
+        reason = "nothing looks shipped; take the next task"
     return next_(ctx.cmd("next"), reason)
 
 

@@ -18,6 +18,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from .reconcile_scan import Index
@@ -163,12 +164,10 @@ class Commit:
     closes: bool  # "closes BOOK-7", "BOOK-7 done": the author said it is finished
 
 
-def commits_by_node(index: Index, limit: int = 5000) -> dict[str, list[Commit]]:
+def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
     """Commits whose message names a node id, newest first (empty outside git)."""
-    if not index.in_git:
-        return {}
     try:
-        proc = subprocess.run(["git", "-C", str(index.root), "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--",
+        proc = subprocess.run(["git", "-C", str(root), "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--",
                                "."], capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return {}

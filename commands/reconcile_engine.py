@@ -13,7 +13,7 @@ from typing import Any
 
 from ..store import Node, Plan
 from .reconcile_checks import CheckResult, Commit, commits_by_node, declared, run_checks
-from .reconcile_match import Assessment, Found, Stats, assess, candidates, parse_title
+from .reconcile_match import Assessment, Found, Stats, assess, parse_title
 from .reconcile_scan import Artifact, Index, build_index
 
 DECLARED_WEIGHT = 1.0
@@ -52,24 +52,37 @@ def _id_key(node_id: str) -> tuple[str, int]:
 
 def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
             run_commands: bool = True) -> Report:
+    """Suggestions for `nodes`; `off_limits` is only reported (reading is allowed, --apply checks writes)."""
     started = time.perf_counter()
-    index = build_index(Path(plan.paths.repo), off_limits)
+    index = build_index(Path(plan.paths.repo))
     stats = Stats.of(index)
     by_concept: dict[str, list[Artifact]] = {}
     for art in index.artifacts:
         for c in art.words:
             by_concept.setdefault(c, []).append(art)
-    commits = commits_by_node(index) if nodes else {}
+    commits = commits_by_node(index.root) if nodes and index.in_git else {}
     suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands) for node in nodes]
     return Report(suggestions, len(index.files), len(index.artifacts), round(time.perf_counter() - started, 3),
                   index.in_git, list(off_limits or []))
+
+
+def closed_by_commits(plan: Plan) -> list[Node]:
+    """Draft leaves a commit message says are finished ("closes SHOP-7"): one `git log`, no scan.
+
+    Cheap enough for `progress` to ask whether reconcile is worth running.
+    """
+    drafts = {n.id: n for n in plan.nodes.values() if n.status == "draft" and not n.children}
+    if not drafts:
+        return []
+    commits = commits_by_node(Path(plan.paths.repo), limit=500)
+    return [drafts[i] for i in sorted(drafts, key=_id_key) if any(c.closes for c in commits.get(i, ()))]
 
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],
          commits: list[Commit], run_commands: bool) -> dict[str, Any]:
     description = node.data.get("description")
     query = parse_title(node.title, description if isinstance(description, str) else "")
-    found = assess(query, candidates(by_concept, query), stats, index.has_ui)
+    found = assess(query, by_concept, stats, index.has_ui)
     checks = run_checks(declared(node.data), index, allow_commands=run_commands)
     verdict, confidence, missing, exists = _combine(found, checks, commits)
     evidence = [_check_evidence(c) for c in checks if c.passed]

@@ -154,6 +154,7 @@ class Found:
     matched: frozenset[str]
     coverage: float
     rank: float = 0.0  # coverage of its own name alone, to list the clearest evidence first
+    focus: float = 0.0  # how much of its own name the title explains (`POST /tasks` over `POST /tasks/:id/x`)
 
 
 @dataclass
@@ -172,16 +173,26 @@ def weights_for(query: Query, stats: Stats) -> dict[str, float]:
             * (LOCATION_WEIGHT if t.location else 1.0) for t in query.terms}
 
 
-def candidates(index_by_concept: dict[str, list[Artifact]], query: Query) -> list[Artifact]:
+def _candidates(by_concept: dict[str, list[Artifact]], weights: dict[str, float], keep: set[str]
+                ) -> list[Artifact]:
+    """Artifacts that can be evidence: those naming a kept concept (crux, action) or two concepts.
+
+    The longest list of the other concepts is skipped: an artifact naming it and another
+    concept is in that other list too, and naming it alone is no evidence.
+    """
+    lists = {c: by_concept.get(c, ()) for c in weights}
+    others = [c for c in lists if c not in keep]
+    skip = max(others, key=lambda c: len(lists[c])) if others and len(lists) > 1 else None
     seen: dict[int, Artifact] = {}
-    for c in query.concepts:
-        for art in index_by_concept.get(c, ()):
-            seen.setdefault(id(art), art)
+    for c, arts in lists.items():
+        if c != skip:
+            for art in arts:
+                seen.setdefault(id(art), art)
     return list(seen.values())
 
 
-def assess(query: Query, arts: list[Artifact], stats: Stats, has_ui: bool) -> Assessment:
-    """The verdict on one item from the artifacts that share a concept with it."""
+def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, has_ui: bool) -> Assessment:
+    """The verdict on one item, from the index's artifacts by concept."""
     weights = weights_for(query, stats)
     total = sum(weights.values())
     if not weights or total <= 0:
@@ -192,30 +203,37 @@ def assess(query: Query, arts: list[Artifact], stats: Stats, has_ui: bool) -> As
         return Assessment("none", 0.0, missing=[f"nothing in the code names {query.word(c)!r}" for c in
                                                 [crux] + [c for c in absent if c != crux]])
 
+    memo: dict[frozenset[str], float] = {}
+
     def cov(concepts: frozenset[str] | set[str]) -> float:
-        return sum(weights[c] for c in concepts) / total
+        key = frozenset(concepts)
+        if key not in memo:
+            memo[key] = sum(weights[c] for c in key) / total
+        return memo[key]
 
     core = {c: weights[c] for c in query.core}
     core_crux = _heaviest(core, stats)
     action = query.verb if query.verb not in CRUD else None  # a specific verb is as telling as the crux
+    arts = _candidates(by_concept, weights, {crux, action} if action else {crux})
+    keys = frozenset(weights)
+    single = len(weights) == 1
     found: list[Found] = []
     for art in arts:
-        own = art.words & weights.keys()
+        own = art.words & keys
+        if not (crux in own or len(own) >= 2 or (single and own) or (action and action in own)):
+            continue
         # Tests also count the words of their file and describe block (what they test).
-        matched = own | (art.context & weights.keys()) if art.kind == "test" and own else own
-        if crux in own or len(own) >= 2 or (len(weights) == 1 and own) or (action and action in own):
-            found.append(Found(art, frozenset(matched), cov(matched), cov(own)))
+        matched = own | (art.context & keys) if art.kind == "test" else own
+        found.append(Found(art, matched, cov(matched), cov(own), len(own) / len(art.words)))
     # Most of the title first; among equals, the artifact whose name is most about this item.
-    found.sort(key=lambda f: (-f.coverage, -_focus(f), -f.rank, f.art.path, f.art.line))
+    found.sort(key=lambda f: (-f.coverage, -f.focus, -f.rank, f.art.path, f.art.line))
     surfaces = [f for f in found if f.art.kind in SURFACES]
     tests = [f for f in found if f.art.kind == "test"]
     logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
     primary = [f for f in surfaces if _primary(f, query, core_crux, sum(core[c] for c in f.matched & core.keys())
                                                / sum(core.values()))]
     needs_ui = has_ui and not query.headless and not any(f.art.side == "cli" for f in primary)
-    ui = [Found(a, frozenset(a.words & weights.keys()), cov(a.words & weights.keys()))
-          for a in arts if a.side == "ui" and (crux in a.words or query.verb in a.words
-                                               or len(a.words & weights.keys()) >= 2)]
+    ui = [f for f in found if f.art.side == "ui"]
     ui.sort(key=lambda f: (-f.coverage, f.art.path, f.art.line))
     bundle: set[str] = set()
     tied: list[Found] = []
@@ -281,11 +299,6 @@ def _heaviest(weights: dict[str, float], stats: Stats) -> str:
     """The crux: the rarest concept; a CRUD verb nothing does yet only when there is nothing else."""
     pool = {c: w for c, w in weights.items() if c not in CRUD or stats.df.get(c)} or weights
     return max(pool, key=lambda c: (pool[c], c))
-
-
-def _focus(found: Found) -> float:
-    """How much of the artifact's own name the title explains (`POST /tasks` over `POST /tasks/:id/comments`)."""
-    return len(found.art.words & found.matched) / max(1, len(found.art.words))
 
 
 def _pick(items: list[Found], limit: int = 8) -> list[Found]:

@@ -11,7 +11,6 @@ comment is not a shipped feature.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import subprocess
@@ -32,6 +31,7 @@ JS_EXT = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svel
 UI_EXT = frozenset({".jsx", ".tsx", ".vue", ".svelte"})
 UI_DIRS = frozenset({"client", "frontend", "web", "ui", "components", "pages", "views", "screens", "src-ui"})
 MAX_BYTES = 400_000
+MAX_WALK = 100_000
 
 SURFACES = frozenset({"route", "page", "component", "cli"})
 
@@ -59,10 +59,7 @@ class Index:
     artifacts: list[Artifact] = field(default_factory=list)
     in_git: bool = False
     texts: dict[str, str] = field(default_factory=dict)  # scanned source, for declared checks
-
-    @property
-    def has_ui(self) -> bool:
-        return any(a.kind in ("page", "component") for a in self.artifacts)
+    has_ui: bool = False  # any page or component: user-facing items then need UI evidence
 
 
 class Source:
@@ -114,7 +111,7 @@ def join_route(prefix: str, path: str) -> str:
     return full
 
 
-def list_files(root: Path, off_limits: list[str] | None = None) -> tuple[list[str], bool]:
+def list_files(root: Path) -> tuple[list[str], bool]:
     """Files worth scanning, relative to root; git's view when root is in a work tree."""
     files: list[str] | None = None
     in_git = False
@@ -129,6 +126,8 @@ def list_files(root: Path, off_limits: list[str] | None = None) -> tuple[list[st
     if files is None:
         files = []
         for folder, dirs, names in os.walk(root):
+            if len(files) >= MAX_WALK:
+                break  # not a repository but a whole disk: enough to judge by
             dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")]
             rel_dir = os.path.relpath(folder, root)
             for name in names:
@@ -136,11 +135,8 @@ def list_files(root: Path, off_limits: list[str] | None = None) -> tuple[list[st
     keep = []
     for rel in files:
         parts = rel.split("/")
-        if SKIP_DIRS.intersection(parts[:-1]):
-            continue
-        if off_limits and any(fnmatch.fnmatch(rel, glob) for glob in off_limits):
-            continue
-        keep.append(rel)
+        if not SKIP_DIRS.intersection(parts[:-1]):
+            keep.append(rel)
     keep.sort()
     return keep, in_git
 
@@ -160,10 +156,10 @@ def _merge_duplicates(index: Index) -> None:
     index.artifacts = kept
 
 
-def build_index(root: Path, off_limits: list[str] | None = None) -> Index:
+def build_index(root: Path) -> Index:
     from . import reconcile_js, reconcile_py
 
-    files, in_git = list_files(root, off_limits)
+    files, in_git = list_files(root)
     index = Index(root, files, in_git=in_git)
     sources: list[Source] = []
     for rel in files:
@@ -185,6 +181,7 @@ def build_index(root: Path, off_limits: list[str] | None = None) -> Index:
     reconcile_py.scan(index, py)
     reconcile_js.scan(index, js)
     _merge_duplicates(index)
+    index.has_ui = any(a.kind in ("page", "component") for a in index.artifacts)
     for src in sources:
         if src.path.name not in ("package.json", "pyproject.toml", "__init__.py") and not src.is_test:
             words = identifier_concepts(src.path.stem)

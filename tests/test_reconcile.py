@@ -14,8 +14,10 @@ from pathlib import Path
 import yaml
 
 from conftest import node, run_cli, write_plan
+from leafwise.commands.reconcile_engine import closed_by_commits
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
+from leafwise.store import PlanPaths, load_plan
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
@@ -187,6 +189,7 @@ def test_a_commit_that_closes_a_node_is_evidence(tmp_path):
     assert found["T-1"]["evidence"][0]["path"].startswith("git:")
     assert found["T-2"]["verdict"] == "partial"
     assert found["T-2"]["commits"][0]["closes"] is False
+    assert [n.id for n in closed_by_commits(load_plan(PlanPaths(tmp_path)))] == ["T-1"]  # progress's cheap check
 
 
 def test_express_and_react_need_the_ui_too(tmp_path):
@@ -292,3 +295,17 @@ def test_node_and_release_filters_and_their_errors(tmp_path):
     assert missing.code == 5 and missing.last_lines[-1].startswith("Fix: leafwise list")
     unknown = run_cli("reconcile", "--release", "R9", "--json", cwd=tmp_path)
     assert unknown.code == 5 and unknown.json["error"]["code"] == "unknown_release"
+
+
+def test_apply_leaves_alone_what_a_running_cycle_puts_off_limits(tmp_path):
+    files(tmp_path, INVOICES)
+    write_plan(tmp_path, [node("T-1", "Accountants can refund an invoice", release="R1")])
+    started = run_cli("cycle", "start", "polish", "--kind", "until-goal", "--max-iterations", "3",
+                      "--token-cap", "1000", "--verify", "true", "--off-limits", ".leafwise/nodes/T-1.yaml",
+                      cwd=tmp_path)
+    assert started.code == 0, started.stderr
+    env = run_cli("reconcile", "--apply", "--json", cwd=tmp_path).json
+    assert env["result"]["applied"] == []
+    assert env["result"]["off_limits"] == [".leafwise/nodes/T-1.yaml"]
+    assert env["result"]["refused"][0]["id"] == "T-1"
+    assert yaml.safe_load((tmp_path / ".leafwise/nodes/T-1.yaml").read_text())["status"] == "draft"
