@@ -53,6 +53,14 @@ def owns(plan: Plan, cycle: ledger.Cycle, node: Node) -> bool:
     return bool(cycle.agent) and node.assignee == cycle.agent
 
 
+def owning_cycle(ctx: Ctx, node: Node) -> ledger.Cycle | None:
+    """The running cycle that owns `node`, if any (its next step is a tick, not a new task)."""
+    if not ctx.paths().cycles.is_dir():
+        return None
+    plan = ctx.plan()
+    return next((c for c in running_cycles(ctx) if owns(plan, c, node)), None)
+
+
 def check_complete(ctx: Ctx, node: Node) -> None:
     """Raise CommandError (exit 3) unless every running cycle owning `node` saw it verify green."""
     if not ctx.paths().cycles.is_dir():

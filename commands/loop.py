@@ -248,9 +248,10 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
     if held and held.agent != agent:
         raise _held(ctx, node, held, agent, "complete_task")
     require_valid(ctx, plan, f"complete {node_id}")
-    from .cycles_gate import check_complete  # a cycle may require a green verify first
+    from .cycles_gate import check_complete, owning_cycle  # a cycle may require a green verify first
 
     check_complete(ctx, node)
+    cycle = owning_cycle(ctx, node)
     snapshot = [{"id": a.id, "status": a.status} for a in plan.ancestors(node_id)]
 
     def finish(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -273,10 +274,13 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
     lines += [f"  cascade: {c['id']} {c['title']!r} {c['from']} → {c['to']}" for c in cascade]
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} {chosen.node.title!r}")
+    hint = pick_hint(ctx, chosen, agent)
+    if cycle is not None:  # the loop's ledger decides what comes next
+        hint = next_(ctx.cmd(f"cycle tick {cycle.name}"), f"{node_id} belongs to cycle {cycle.name}")
     return Result(
         {"id": node_id, "status": "done", "summary": summary, "ancestors_before": snapshot,
          "cascade": cascade, "next": _next_view(plan, chosen)},
-        pick_hint(ctx, chosen, agent), lines,
+        hint, lines,
         Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
                  listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
 
