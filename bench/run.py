@@ -36,7 +36,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -76,6 +76,7 @@ class Row:
     size: str
     nodes: int
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
     error: str | None = None
     note: str = ""
@@ -130,20 +131,34 @@ if pid == 0:
     finally:
         os._exit(127)
 _pid, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status),
+      usage.ru_utime + usage.ru_stime)
 """
 
 
-def spawn(argv: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
-    """(wall seconds, peak RSS MB, exit code, output) of one fresh child process."""
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # user + system seconds: on a busy machine, about the wall time of an idle one
+    rss: float  # peak RSS, MB
+    code: int
+    out: bytes
+
+    def add_to(self, row: Row) -> None:
+        row.times.append(self.wall)
+        row.cpu.append(self.cpu)
+        row.rss_mb.append(self.rss)
+
+
+def spawn(argv: list[str], cwd: Path) -> Run:
+    """One fresh child process, measured."""
     with tempfile.NamedTemporaryFile() as out:
         report = subprocess.run([str(PYTHON), "-c", WRAPPER, out.name, *argv], cwd=cwd, env=clean_env(),
                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True).stdout
-        wall, rss_kb, code = report.split()
-        return float(wall), int(rss_kb) / 1024, int(code), Path(out.name).read_bytes()
+        wall, rss_kb, code, cpu = report.split()
+        return Run(float(wall), float(cpu), int(rss_kb) / 1024, int(code), Path(out.name).read_bytes())
 
 
-def leafwise(args: list[str], cwd: Path) -> tuple[float, float, int, bytes]:
+def leafwise(args: list[str], cwd: Path) -> Run:
     return spawn([str(LEAFWISE), *args], cwd)
 
 
@@ -199,26 +214,24 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
             work.drop_cache()
         else:
             leafwise(["next", "--json"], work.root)  # a read leaves the cache valid
-        wall, rss, code, out = leafwise(args, work.root)
+        run = leafwise(args, work.root)
         if mutating:
             work.restore(mark)
-        if code != 0:
-            row.error = f"exit {code}: {out.decode(errors='replace').strip().splitlines()[-1:]}"
+        if run.code != 0:
+            row.error = f"exit {run.code}: {run.out.decode(errors='replace').strip().splitlines()[-1:]}"
             return
         if i:
-            row.times.append(wall)
-            row.rss_mb.append(rss)
+            run.add_to(row)
 
 
 def measure_floor(row: Row, argv: list[str], runs: int, cwd: Path) -> None:
     for i in range(runs + 1):
-        wall, rss, code, out = spawn(argv, cwd)
-        if code != 0:
-            row.error = f"exit {code}: {out.decode(errors='replace')[-200:]}"
+        run = spawn(argv, cwd)
+        if run.code != 0:
+            row.error = f"exit {run.code}: {run.out.decode(errors='replace')[-200:]}"
             return
         if i:
-            row.times.append(wall)
-            row.rss_mb.append(rss)
+            run.add_to(row)
 
 
 def measure_mcp(row: Row, work: WorkCopy) -> None:
@@ -226,18 +239,18 @@ def measure_mcp(row: Row, work: WorkCopy) -> None:
     if not (REPO / "commands" / "mcp_server.py").exists():
         row.error, row.note = "n/a", "commands/mcp_server.py does not exist yet"
         return
-    wall, rss, code, out = spawn([str(PYTHON), __file__, "--mcp-child", str(work.root)], work.root)
-    text = out.decode(errors="replace").strip()
+    run = spawn([str(PYTHON), __file__, "--mcp-child", str(work.root)], work.root)
+    text = run.out.decode(errors="replace").strip()
     try:
         report = json.loads(text.splitlines()[-1])
     except (ValueError, IndexError):
-        row.error = f"exit {code}: {text[-300:]}"
+        row.error = f"exit {run.code}: {text[-300:]}"
         return
     if report.get("error"):
         row.error, row.note = "n/a", report["error"]
         return
     row.times = report["times"]
-    row.rss_mb = [rss]
+    row.rss_mb = [run.rss]
     row.note = f"p95 {report['p95'] * 1000:.1f} ms over {len(report['times'])} calls"
 
 
@@ -273,12 +286,12 @@ def measure_canvas(size: str, work: WorkCopy) -> list[Row]:
     nodes = generate.count(*SIZES[size])
     if not script.exists():
         return [Row("canvas", size, nodes, error="n/a", note="bench/canvas_bench.py does not exist yet")]
-    _wall, _rss, code, out = spawn([str(PYTHON), str(script), "--json", str(work.root)], work.root)
-    text = out.decode(errors="replace").strip()
+    run = spawn([str(PYTHON), str(script), "--json", str(work.root)], work.root)
+    text = run.out.decode(errors="replace").strip()
     try:
         report = json.loads(text.splitlines()[-1])
     except (ValueError, IndexError):
-        return [Row("canvas", size, nodes, error=f"exit {code}: {text[-300:]}")]
+        return [Row("canvas", size, nodes, error=f"exit {run.code}: {text[-300:]}")]
     rows = []
     for name, figure in report.items():
         seconds = figure.get("seconds") if isinstance(figure, dict) else figure
@@ -307,8 +320,8 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
                                                     runs, work.root))
     add("import + build CLI", lambda r: measure_floor(
         r, [str(PYTHON), "-c", "import leafwise.commands.cli as c; c.build()"], runs, work.root))
-    _w, _r, code, out = leafwise(["next", "--json"], work.root)
-    task = json.loads(out)["result"]["task"]["id"] if code == 0 else None
+    first = leafwise(["next", "--json"], work.root)
+    task = json.loads(first.out)["result"]["task"]["id"] if first.code == 0 else None
     add("next warm", lambda r: measure_cli(r, work, ["next", "--json"], runs))
     add("next cold", lambda r: measure_cli(r, work, ["next", "--json"], runs, cold=True))
     add("validate", lambda r: measure_cli(r, work, ["validate", "--json"], runs))
@@ -339,7 +352,7 @@ def table(rows: list[Row]) -> str:
     for row in rows:
         if row.op in ("python -c pass", "yaml CSafeLoader") and row.median:
             floors.setdefault(row.size, {})[row.op] = row.median
-    head = ("operation", "nodes", "median", "min", "peak RSS", "budget", "ok", "× start-up", "× yaml floor")
+    head = ("operation", "nodes", "median", "min", "cpu", "peak RSS", "budget", "ok", "× start-up", "× yaml floor")
     lines = [head]
     for row in rows:
         seconds, rss_budget = BUDGET.get(row.op, (None, None))
@@ -349,6 +362,7 @@ def table(rows: list[Row]) -> str:
         ratio = lambda f: f"{row.median / floor[f]:.1f}" if row.median and f in floor and not in_process else "-"  # noqa: E731
         lines.append((row.op, f"{row.nodes:,}", row.error if row.error else fmt_time(row.median),
                       fmt_time(min(row.times)) if row.times else "-",
+                      fmt_time(statistics.median(row.cpu)) if row.cpu else "-",
                       f"{row.rss:.0f} MB" if row.rss else "-", budget, row.verdict(),
                       ratio("python -c pass"), ratio("yaml CSafeLoader")))
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
