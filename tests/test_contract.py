@@ -139,6 +139,7 @@ CASES: dict[str, tuple[Case, ...]] = {
     "list": (ok("list", "--status", "blocked"), err(2, "list", "--release", "R9")),
     "next": (ok("next"), err(5, "next", where="empty")),
     "progress": (ok("progress"), err(5, "progress", where="empty")),
+    "reconcile": (ok("reconcile"), err(5, "reconcile", "--node", "SHOP-999")),
     "release add": (ok("release", "add", "R4", "--title", "Later"),
                     err(3, "release", "add", "R1", "--title", "Again")),
     "renumber": (ok("renumber", "SHOP-18"), err(5, "renumber", "SHOP-999")),
