@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ from ..store.watch import PlanChanges, watch
 from ..themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
 from . import bridge
 from .bridge import Outcome, Request
+from .look import set_display_clock
 from .palette import CanvasCommands
 from .screens.blocked import BlockedScreen
 from .screens.help import HelpScreen
@@ -73,8 +75,10 @@ class CanvasApp(App[int]):
     ]
 
     def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
-                 settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5) -> None:
+                 settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5,
+                 clock: Callable[[], datetime] | None = None) -> None:
         super().__init__()
+        set_display_clock(clock)
         self.paths = plan_root if isinstance(plan_root, PlanPaths) else find_root(explicit=plan_root)
         self.watch_enabled = watch
         self.debounce_ms = debounce_ms

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 from textual.content import Content
 
@@ -50,6 +50,19 @@ def percent(done: int, total: int) -> str:
     return f"{round(100 * done / total)}%" if total else "–"
 
 
+def _system_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+# The display clock: ages and "today" are measured against it (snapshot tests pin it).
+display_now: Callable[[], datetime] = _system_now
+
+
+def set_display_clock(now: Callable[[], datetime] | None) -> None:
+    global display_now
+    display_now = now or _system_now
+
+
 def parse_time(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -68,7 +81,7 @@ def age(since: Any, now: datetime | None = None) -> str:
     moment = parse_time(since)
     if moment is None:
         return "?"
-    seconds = max(0, int(((now or datetime.now(timezone.utc)) - moment).total_seconds()))
+    seconds = max(0, int(((now or display_now()) - moment).total_seconds()))
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{seconds // size}{unit}"
@@ -81,7 +94,7 @@ def clock(value: Any) -> str:
     if moment is None:
         return "--:--:--"
     local = moment.astimezone()
-    if local.date() == datetime.now().astimezone().date():
+    if local.date() == display_now().astimezone().date():
         return local.strftime("%H:%M:%S")
     return local.strftime("%b %d %H:%M")
 

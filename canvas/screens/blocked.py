@@ -52,7 +52,10 @@ class BlockedScreen(Triage, ViewScreen):
         if not items:
             summary = [Content.styled("Nothing is blocked: the agents can go on.", "$status-done")]
         self.query_one("#blocked-summary", Static).update(Content.assemble(*summary))
-        listing.set_options(self._option(n) for n in items)
+        options: list[Option | None] = []
+        for node in items:
+            options += [self._option(node), None]  # None: a divider line between tasks
+        listing.set_options(options[:-1])
         ids = [n.id for n in items]
         if ids:
             listing.highlighted = ids.index(keep) if keep in ids else 0
@@ -107,7 +110,7 @@ class BlockedScreen(Triage, ViewScreen):
             decision = node.data["decision"]
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
                       Content.assemble(("asked by ", "$text-muted"), str(decision.get("asked_by") or "?"),
-                                       (f" {age(decision.get('asked'))} ago", "$text-muted")),
+                                       (f" · {age(decision.get('asked'))} ago", "$text-muted")),
                       Content.styled(str(decision["question"]), "bold")]
             for number, option in enumerate(decision.get("options") or [], 1):
                 lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", str(option)))

@@ -16,7 +16,8 @@ SECTION_NAMES = {"PlanTree": "Tree", "ActivityFeed": "Activity feed", "NodeDetai
                  "PlanScreen": "Plan view", "BlockedScreen": "Blocked view", "ProgressScreen": "Progress view",
                  "ReconcileScreen": "Reconcile view", "ProblemsScreen": "Problems view", "CanvasApp": "Everywhere"}
 HIDDEN_ACTIONS = {"cursor_left", "cursor_right", "toggle_expand_all", "scroll_left", "scroll_right",
-                  "cursor_parent_next_sibling", "cursor_previous_sibling", "cursor_next_sibling"}
+                  "cursor_parent_next_sibling", "cursor_previous_sibling", "cursor_next_sibling",
+                  "page_left", "page_right", "screen.copy_text", "copy_text"}
 
 
 class HelpScreen(ModalScreen[None]):

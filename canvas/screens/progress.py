@@ -96,7 +96,7 @@ class ProgressScreen(ViewScreen):
             symbol, style = mark(node) if node else ("·", "")
             label = Content.assemble((symbol, style), " ", (f"{tally.id:<10}", "$text-muted"),
                                      f"{tally.title[:30]:<32}")
-            options.append(Option(tally_line(label, tally, 16), id=tally.id))
+            options.append(Option(tally_line(label, tally, 16), id=f"node:{tally.id}"))
         if report.in_flight:
             options.append(self._header(f"In progress ({len(report.in_flight)})"))
             for item in report.in_flight[:100]:
@@ -106,7 +106,7 @@ class ProgressScreen(ViewScreen):
                 held = f"  held until {claim.expires[11:16]}" if claim else ""
                 options.append(Option(Content.assemble(("◐ ", "$status-active"), (f"{item['id']:<10}", "$text-muted"),
                                                        item["title"], (who, "bold"), (left + held, "$text-muted")),
-                                      id=item["id"]))
+                                      id=f"flight:{item['id']}"))
         if report.reconcile_release:
             options.append(self._header("Suggestion"))
             options.append(Option(Content.styled(
@@ -160,5 +160,5 @@ class ProgressScreen(ViewScreen):
             group = state.group(option.id[1:]) if state else None
             if group and group.tops:
                 self.app.open_node(group.tops[0])
-        elif not option.id.startswith("!"):
-            self.app.open_node(option.id)
+        elif ":" in option.id:
+            self.app.open_node(option.id.split(":", 1)[1])

@@ -29,8 +29,8 @@ def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
     node_id = event.get("node")
     node = state.nodes.get(node_id) if state is not None and node_id else None
     title = node.title if node is not None else str(event.get("title") or "")
-    parts = [Content.styled(f"{clock(event.get('time'))} ", "$text-muted"),
-             Content.styled(f"{str(event.get('actor') or '?'):>12} ", "bold"),
+    parts = [Content.styled(f"{clock(event.get('time')):>12}", "$text-muted"),
+             Content.styled(f" {str(event.get('actor') or '?')[:14]:<14} ", "bold"),
              Content.styled(f"{symbol} {command:<8} ", style)]
     if node_id:
         parts.append(Content.styled(f"{node_id} ", "$text-muted"))

@@ -62,6 +62,7 @@ class PlanTree(Tree[str]):
         "plan-tree--draft", "plan-tree--active", "plan-tree--blocked", "plan-tree--done",
         "plan-tree--cancelled", "plan-tree--decision", "plan-tree--dim", "plan-tree--group",
         "plan-tree--bar-empty", "plan-tree--flash", "plan-tree--reason", "plan-tree--closed-title",
+        "plan-tree--context",
     }
 
     class CursorMoved(Message):
@@ -446,8 +447,8 @@ class PlanTree(Tree[str]):
             text = self._node_label(item, width - 2) if item else Text(key)
         if key in self._flash:
             text.stylize(self._style("flash"))
-        if self._visible is not None and key in self._visible and key not in self._matched:
-            text.stylize(self._style("dim"))
+        if self._visible is not None and key not in self._matched:
+            text.stylize(self._style("context"))  # shown only as the path to a match
         label = Text.assemble(icon, text)
         label.stylize(style)
         return label

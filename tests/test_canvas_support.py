@@ -1,0 +1,54 @@
+"""Helpers (no tests here) for the canvas's Pilot tests: build the real app, wait for it, read its screen."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from leafwise.canvas.app import CanvasApp, make_canvas
+from leafwise.canvas.widgets.plan_tree import PlanTree
+
+# The display clock the snapshots and age checks use: a day after the demo plan's last journal event.
+FIXED_NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+def canvas(root: Path, tmp_path: Path, *, watch: bool = False, **options) -> CanvasApp:
+    return make_canvas(root, watch=watch, settings_path=tmp_path / "settings.json", clock=lambda: FIXED_NOW,
+                       **options)
+
+
+async def until(pilot, predicate: Callable[[], object], timeout: float = 15.0, step: float = 0.03) -> None:
+    """Pause the app until `predicate()` holds (or fail after `timeout`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await pilot.pause(step)
+
+
+async def ready(app: CanvasApp, pilot) -> None:
+    """The plan is loaded and shown in the tree."""
+    await until(pilot, lambda: app.state is not None and bool(tree(app).visible_keys()))
+    await pilot.pause()
+
+
+def tree(app: CanvasApp) -> PlanTree:
+    return app.screen.query_one(PlanTree)
+
+
+def row_text(app: CanvasApp, key: str) -> str:
+    """The plain text a tree row draws now."""
+    widget = tree(app)
+    row = widget._rows[key]
+    return widget.render_label(row, widget.rich_style, widget.rich_style).plain
+
+
+def notices(app: CanvasApp) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+def node_file(root: Path, node_id: str) -> Path:
+    return root / ".leafwise" / "nodes" / f"{node_id}.yaml"
