@@ -34,6 +34,7 @@ MAX_BYTES = 400_000
 MAX_WALK = 100_000
 
 SURFACES = frozenset({"route", "page", "component", "cli"})
+CLI_WORDS = frozenset({concept("cli")})
 
 
 @dataclass(slots=True)
@@ -82,6 +83,8 @@ class Source:
     def add(self, index: Index, kind: str, name: str, offset: int, words: frozenset[str],
             context: frozenset[str] = frozenset(), side: str | None = None, **extra) -> Artifact:
         line = self.line_of(offset)
+        if kind == "cli":
+            words = words | CLI_WORDS  # what it is: "from the command line" names it
         art = Artifact(kind, name, self.rel, line, self.snippet(line), words, context,
                        side or self.side(), **extra)
         index.artifacts.append(art)
@@ -142,11 +145,11 @@ def list_files(root: Path) -> tuple[list[str], bool]:
 
 
 def _merge_duplicates(index: Index) -> None:
-    """One artifact per (kind, file, line): a script found twice keeps both names' words."""
-    seen: dict[tuple[str, str, int], Artifact] = {}
+    """One artifact per thing: a script found twice (shebang, package.json) keeps both names' words."""
+    seen: dict[tuple[str, str, int, str], Artifact] = {}
     kept: list[Artifact] = []
     for art in index.artifacts:
-        key = (art.kind, art.path, art.line)
+        key = (art.kind, art.path, art.line, "" if art.kind == "cli" else art.name)
         first = seen.get(key)
         if first is None:
             seen[key] = art

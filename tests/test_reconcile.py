@@ -309,3 +309,53 @@ def test_apply_leaves_alone_what_a_running_cycle_puts_off_limits(tmp_path):
     assert env["result"]["off_limits"] == [".leafwise/nodes/T-1.yaml"]
     assert env["result"]["refused"][0]["id"] == "T-1"
     assert yaml.safe_load((tmp_path / ".leafwise/nodes/T-1.yaml").read_text())["status"] == "draft"
+
+
+def test_routes_pages_and_commands_of_each_framework_are_indexed(tmp_path):
+    from leafwise.commands.reconcile_scan import build_index
+
+    files(tmp_path, {
+        "package.json": '{"dependencies": {"next": "14.0.0"}, "bin": {"acme": "bin/acme.js"},'
+                        ' "scripts": {"test": "jest", "seed-db": "node scripts/seed.js"}}',
+        "billing/views.py": '''
+            bp = Blueprint("billing", __name__, url_prefix="/billing")
+
+
+            @bp.route("/invoices/<int:invoice_id>/pay", methods=["POST", "PUT"])
+            def pay_invoice(invoice_id):
+                return ""
+            ''',
+        "reports/urls.py": 'urlpatterns = [path("reports/<int:pk>/", views.report_detail, name="report")]\n',
+        "tools/cli.py": '''
+            @cli.command("sync-users")
+            def sync_users():
+                pass
+            ''',
+        "app/api/teams/[id]/route.ts": "export async function DELETE(req) {\n  return new Response(null);\n}\n",
+        "app/(marketing)/pricing/page.tsx": "export default function Pricing() {\n  return <main />;\n}\n",
+        "pages/settings/billing.tsx": "export default function Billing() {\n  return <div />;\n}\n",
+        "server/index.js": "const app = express();\napp.use('/api/items', itemsRouter);\n"
+                           "const itemsRouter = require('./items');\n",
+        "server/items.js": "const router = express.Router();\n"
+                           "router.route('/:id').get(show).put(update);\nmodule.exports = router;\n",
+        "client/src/routes.jsx": "export const routes = [{ path: '/reports', element: <ReportsPage /> }];\n",
+        "client/src/ReportsPage.jsx": "export default function ReportsPage() {\n  return <h1>Reports</h1>;\n}\n",
+        "bin/acme.js": "#!/usr/bin/env node\nconsole.log('hi');\n",
+        "scripts/seed.js": "console.log('seed');\n",
+        "tests/billing.spec.ts": "describe('billing', () => {\n  it('pays an invoice', () => {});\n});\n",
+    })
+    index = build_index(tmp_path)
+    routes = {(a.name, a.path, a.line) for a in index.artifacts if a.kind == "route"}
+    assert {("POST /billing/invoices/<int:invoice_id>/pay", "billing/views.py", 4),
+            ("PUT /billing/invoices/<int:invoice_id>/pay", "billing/views.py", 4),
+            ("ANY /reports/<int:pk>", "reports/urls.py", 1),
+            ("DELETE /api/teams/[id]", "app/api/teams/[id]/route.ts", 1),
+            ("GET /api/items/:id", "server/items.js", 2),
+            ("PUT /api/items/:id", "server/items.js", 2)} <= routes
+    pages = {(a.name, a.route) for a in index.artifacts if a.kind == "page"}
+    assert {("/pricing", "/pricing"), ("/settings/billing", "/settings/billing"),
+            ("ReportsPage", "/reports")} <= pages
+    commands = {a.name for a in index.artifacts if a.kind == "cli"}
+    assert {"sync-users", "acme", "seed-db"} <= commands and "test" not in commands
+    tests = {(a.name, a.path) for a in index.artifacts if a.kind == "test"}
+    assert ("pays an invoice", "tests/billing.spec.ts") in tests
