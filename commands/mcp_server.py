@@ -48,9 +48,6 @@ strategic questions go to ask_decision. diagnose explains a stuck task.\
 """
 
 JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
-OUTPUT_SCHEMA = {  # kept small: the full schema is the resource leafwise://schema/envelope
-    "type": "object", "required": ["schema", "status", "command", "result", "mutation", "_next_action"],
-}
 
 
 def _param_schema(p: Param) -> dict[str, Any]:
@@ -164,14 +161,14 @@ class Session:
 
 
 class CommandTool(Tool):
-    """A registry command as an MCP tool: our own schema, our own validation, the envelope out."""
+    """A registry command as an MCP tool: our own schema, our own validation, the envelope out.
+
+    No outputSchema is listed: the envelope's full schema would multiply the
+    tool list's size by three (it is the resource leafwise://schema/envelope).
+    """
 
     command: Any = Field(exclude=True)
     session: Any = Field(exclude=True)
-
-    @property
-    def output_schema(self) -> dict[str, Any] | None:  # type: ignore[override]
-        return OUTPUT_SCHEMA
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
         # Commands block on file locks for up to seconds: keep the event loop free.

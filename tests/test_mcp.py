@@ -164,6 +164,20 @@ def test_a_long_session_sees_what_other_processes_write(demo_plan):
     assert started["status"] == "error" and started["root_cause"]["category"] == "held_by_other_agent"
 
 
+def test_a_server_started_with_root_serves_that_plan_from_anywhere(demo_plan, tmp_path):
+    async def steps(client):
+        return await client.call_tool("get_next_task", {})
+
+    async def go():
+        async with Client(build_server(str(demo_plan), cwd=tmp_path)) as client:
+            return await steps(client)
+
+    result = anyio.run(go)
+    assert result.structured_content["_next_action"]["command"] == \
+        f"leafwise start SHOP-18 --agent <agent> --root {demo_plan}"
+    assert result.meta["leafwise/next_tool"]["arguments"] == {"node_id": "SHOP-18", "agent": "<agent>"}
+
+
 @pytest.mark.parametrize(("line", "expected"), [
     ("leafwise start SHOP-18 --agent bot", ("start_task", {"node_id": "SHOP-18", "agent": "bot"})),
     ('leafwise complete SHOP-1 --summary "a b"', ("complete_task", {"node_id": "SHOP-1", "summary": "a b"})),
