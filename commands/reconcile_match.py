@@ -10,8 +10,9 @@ The rules, in order (docs/reconcile.md explains them with examples):
 2. The *crux* is the heaviest concept. If the code names it nowhere, nothing
    is shipped: "two-factor" in a repo that only has a `discount_factor` is a
    missing concept, not a match (whole words only).
-3. An artifact is evidence only when it names the crux or at least two
-   concepts: one generic word in common is never evidence.
+3. An artifact is evidence only when it names the crux, two concepts, or the
+   title's specific verb (sort, assign): one generic word in common is never
+   evidence.
 4. Shipped needs an entry point (route, page, component, CLI command) that
    carries the title's main verb (`see` → GET, `add` → POST ...), a test, and
    together they must cover most of the title's weight and the crux; where
