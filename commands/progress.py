@@ -105,6 +105,12 @@ def bar(percent: int | None, width: int = 20) -> str:
 def progress(ctx: Ctx, agent: str | None = None) -> Result:
     plan = ctx.plan()
     report = compute(plan)
+    if not report.reconcile_release:
+        from .reconcile_engine import closed_by_commits  # one `git log`, no code scan
+
+        closed = closed_by_commits(plan)
+        if closed and closed[0].effective_release:
+            report.reconcile_release = closed[0].effective_release
     chosen = pick_for(ctx, agent, plan)
     claims = live_claims(ctx)
     for item in report.in_flight:
@@ -130,9 +136,10 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
     hint = pick_hint(ctx, chosen, agent)
     if report.reconcile_release:
         hint = next_(ctx.cmd(f"reconcile --release {report.reconcile_release}"),
-                     f"release {report.reconcile_release} has drafts left while the rest is done: "
-                     "they may have shipped", or_=hint.command if hint.marker == "next" else None)
-        lines.append(f"Release {report.reconcile_release}: only drafts remain — reconcile may find them shipped")
+                     f"drafts in release {report.reconcile_release} look shipped (only drafts remain "
+                     "beside done work, or a commit says one is finished)",
+                     or_=hint.command if hint.marker == "next" else None)
+        lines.append(f"Release {report.reconcile_release}: drafts look shipped — reconcile checks the code")
     return Result(
         {"overall": report.overall.as_dict(), "releases": [t.as_dict() for t in report.releases],
          "epics": [t.as_dict() for t in report.epics[:200]], "epics_total": len(report.epics),
