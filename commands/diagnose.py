@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from ..store import CLOSED, Plan, PlanNotFound, find_root, load_plan
+from ..store import CLOSED, Plan, PlanNotFound, Problem, find_root, load_plan
 from ..store import claims as leases
 from ..store.loader import PROJECT_KEY, SchemaError, cache_for, check_node, parse_yaml
 from ..store.paths import ID_PATTERN, PLAN_DIR, PlanPaths
@@ -84,7 +84,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                               "repair can rename the file" if mismatch else f"fix the file at {where}, then validate"),
                         ("node", node_id), "error", ctx.cmd("repair") if mismatch else None)]
     node = get_node(ctx, node_id, plan)
-    findings = [Finding("invalid_plan", f"{p.file}:{p.line}: {p.message}", next_(p.fix, p.code),
+    findings = [Finding("invalid_plan", f"{p.file}:{p.line}: {p.message}", _problem_action(ctx, p),
                         ("node", node_id), "error")
                 for p in find_problems(plan, ctx.cmd) if p.node == node_id and p.severity == "error"]
     claims = live_claims(ctx, plan)  # live leases and lease-less assignments
@@ -121,14 +121,12 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         findings.append(Finding(category, f"{claim.agent} holds {node_id} {until(claim)}",
                                 wait(condition, "held by another agent" if agent else "someone works on it"),
                                 ("agent", claim.agent), "info"))
-    elif [c for c in node.children if plan.nodes[c].status not in CLOSED]:
-        open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    elif open_kids := [c for c in node.children if plan.nodes[c].status not in CLOSED]:
         findings.append(Finding("in_progress" if node.status == "in-progress" else "children_open",
                                 f"{len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                                 next_(ctx.cmd(f"diagnose {open_kids[0]}"), "a parent waits for its children",
                                       or_=ctx.cmd(f"tree {node_id}")), ("node", open_kids[0])))
-    elif _open_dependency(plan, node_id):
-        chain = _open_dependency(plan, node_id)
+    elif chain := _open_dependency(plan, node_id):
         root = plan.nodes.get(chain[-1])
         what = f"{chain[-1]} does not exist" if root is None else f"{chain[-1]} is {root.status}"
         action = (next_(ctx.cmd("validate"), "a dependency is missing") if root is None
@@ -142,6 +140,14 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     else:
         findings.append(Finding("none", f"{node_id} is ready to start", hint, ("node", node_id)))
     return findings
+
+
+def _problem_action(ctx: Ctx, problem: Problem) -> NextAction:
+    """A validator problem's fix as a next action; a file that does not load is diagnosed instead."""
+    if problem.fix.startswith("leafwise "):
+        return next_(problem.fix, problem.code)
+    return next_(ctx.cmd(f"diagnose {problem.node}") if problem.node else ctx.cmd("validate"),
+                 f"{problem.code}: {problem.fix}")
 
 
 def _open_dependency(plan: Plan, node_id: str) -> list[str]:
@@ -163,9 +169,7 @@ def _open_dependency(plan: Plan, node_id: str) -> list[str]:
 def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     """What holds the plan back: errors first, then why the picker is stuck, then garbage."""
     now = ctx.clock()
-    findings = [Finding("invalid_plan", f"{p.file or 'plan'}:{p.line or 1}: {p.message}",
-                        next_(p.fix if p.fix.startswith("leafwise ") else ctx.cmd(f"diagnose {p.node}")
-                              if p.node else ctx.cmd("validate"), p.code),
+    findings = [Finding("invalid_plan", f"{p.file or 'plan'}:{p.line or 1}: {p.message}", _problem_action(ctx, p),
                         ("node", p.node) if p.node else ("plan", None), "error")
                 for p in find_problems(plan, ctx.cmd) if p.severity == "error"]
     chosen = pick_for(ctx, agent, plan)
@@ -544,9 +548,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     if dry_run and done_count:
         action = next_(ctx.cmd("repair"), "apply these repairs")
     elif errors:
-        first = errors[0]
-        action = next_(first.fix if first.fix.startswith("leafwise ") else ctx.cmd(f"diagnose {first.node}")
-                       if first.node else ctx.cmd("validate"), f"{len(errors)} error(s) need a person's edit")
+        action = _problem_action(ctx, errors[0])
     else:
         action = next_(ctx.cmd("next"), "the plan needs no repair")
     lines = [reason] + [" ".join(filter(None, ("  would" if dry_run and "refused" not in c else " ", c["repair"],

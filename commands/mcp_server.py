@@ -77,7 +77,7 @@ def input_schema(spec: Command) -> dict[str, Any]:
     return schema
 
 
-def annotations(spec: Command) -> ToolAnnotations:
+def tool_annotations(spec: Command) -> ToolAnnotations:
     """Honest hints: discovery is read-only; a mutating tool says if it destroys or repeats safely."""
     if not spec.mutating:
         return ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -182,7 +182,7 @@ def _unused() -> None:
 def make_tool(spec: Command, session: Session) -> CommandTool:
     return CommandTool(fn=_unused, name=spec.tool, description=description(spec), parameters=input_schema(spec),
                        fn_metadata=func_metadata(_unused, structured_output=False), is_async=True,
-                       annotations=annotations(spec), command=spec, session=session)
+                       annotations=tool_annotations(spec), command=spec, session=session)
 
 
 def tool_call(line: str) -> tuple[str, dict[str, Any]]:
