@@ -152,6 +152,7 @@ class CanvasApp(App[int]):
         if state is None or not changes:
             return
         async with self._absorbing:
+            broken_before = {p.file for p in state.plan.problems}
             if changes.project:
                 fresh = await asyncio.to_thread(load_plan, self.paths)
                 delta = state.replace(fresh)
@@ -164,6 +165,8 @@ class CanvasApp(App[int]):
             if changes.journal:
                 events, self._journal_offset = await asyncio.to_thread(
                     journal.read_since, self.paths, self._journal_offset)
+            if delta.problems_changed:
+                self._announce_problems([p for p in state.plan.problems if p.file not in broken_before])
             if delta or changes.claims or changes.docs or changes.cycles:
                 self.plan_updated.publish(PlanUpdate(delta, changes.claims, set(changes.docs), changes.cycles))
             if events:
@@ -201,6 +204,14 @@ class CanvasApp(App[int]):
             return
         for message, title, severity in notes:
             self.notify(message, title=title, severity=severity, timeout=6)
+
+    def _announce_problems(self, fresh: list[Any]) -> None:
+        """A file that stopped loading is news: it has left the tree until it is fixed."""
+        for problem in fresh[:ANNOUNCE_LIMIT]:
+            self.notify(f"{problem.message}\nFix: {problem.fix}", title=f"{problem.file} does not load",
+                        severity="warning", timeout=10)
+        if len(fresh) > ANNOUNCE_LIMIT:
+            self.notify(f"{len(fresh)} files do not load; press v to see them", severity="warning")
 
     def action_reload(self) -> None:
         self._reload()

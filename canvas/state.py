@@ -44,9 +44,10 @@ class Delta:
     structural: bool = False  # parents, releases, titles or membership moved: re-sync children
     transitions: list[tuple[str, str | None, str]] = field(default_factory=list)  # (id, from, to)
     problems_changed: bool = False
+    project_changed: bool = False  # name, releases or settings in project.yaml
 
     def __bool__(self) -> bool:
-        return bool(self.changed or self.removed or self.added or self.problems_changed)
+        return bool(self.changed or self.removed or self.added or self.problems_changed or self.project_changed)
 
     @property
     def rows(self) -> set[str]:
@@ -189,7 +190,10 @@ class PlanState:
         return top.effective_release or NO_RELEASE
 
     def refresh_claims(self, now: datetime | None = None) -> dict[str, leases.Claim]:
-        self.claims = leases.live(leases.read_all(self.paths), now or utc_now())
+        """Who holds what, exactly as `next` sees it (live leases and lease-less assignments)."""
+        from ..commands.picker import effective_holds
+
+        self.claims = effective_holds(self.plan, leases.read_all(self.paths), now or utc_now())
         return self.claims
 
     def blocked(self) -> list[Node]:
@@ -305,6 +309,7 @@ class PlanState:
                     delta.transitions.append((nid, before.status, node.status))
         delta.removed = {nid for nid in old if nid not in fresh.nodes}
         delta.problems_changed = [p.as_dict() for p in fresh.problems] != [p.as_dict() for p in self.plan.problems]
+        delta.project_changed = fresh.project != self.plan.project
         before_counts = self.counts
         self.plan = fresh
         self._rebuild()

@@ -15,7 +15,7 @@ from ...commands.progress import Tally, compute
 from ...store import CLOSED
 from .. import bridge
 from ..bridge import Request
-from ..look import bar, mark, percent
+from ..look import bar, clock, mark, percent
 from ..state import PlanState
 from .view import ViewScreen
 
@@ -103,7 +103,8 @@ class ProgressScreen(ViewScreen):
                 who = f"  @{item['assignee']}" if item.get("assignee") else ""
                 left = "" if item["leaf"] else f"  {item['open_leaves_left']} open leaves left"
                 claim = state.claims.get(item["id"])
-                held = f"  held until {claim.expires[11:16]}" if claim else ""
+                held = (f"  held until {clock(claim.expires)}" if claim.expires else "  held, no lease") \
+                    if claim else ""
                 options.append(Option(Content.assemble(("◐ ", "$status-active"), (f"{item['id']:<10}", "$text-muted"),
                                                        item["title"], (who, "bold"), (left + held, "$text-muted")),
                                       id=f"flight:{item['id']}"))

@@ -47,7 +47,7 @@ class NextTaskBar(Static):
             else:
                 first = Content.assemble(("Next: ", "bold $primary"), str(action.command),
                                          (f"   {chosen.reason}", "$text-muted"))
-        held = sorted(claims.values(), key=lambda c: c.expires)
+        held = sorted(claims.values(), key=lambda c: (not c.expires, c.expires, c.node))
         second: list[Content] = []
         if held:
             items = []
@@ -56,7 +56,8 @@ class NextTaskBar(Static):
                 title = f" {node.title}" if node is not None and len(held) <= 2 else ""
                 items.append(Content.assemble((claim.node, STATUS_VAR["in-progress"]), title, " ",
                                               (f"@{claim.agent}", "bold"),
-                                              (f" until {clock(claim.expires)}", "$text-muted")))
+                                              (f" until {clock(claim.expires)}" if claim.expires
+                                               else " (no lease)", "$text-muted")))
             more = Content.styled(f"  +{len(held) - 6} more", "$text-muted") if len(held) > 6 else Content("")
             second.append(Content.assemble(("Held ", "$text-muted"), Content("  ·  ").join(items), more))
         else:

@@ -183,9 +183,9 @@ class NodeDetail(VerticalScroll):
             rows.append(("assignee", Content(node.assignee)))
         claim = state.claims.get(node.id)
         if claim:
-            rows.append(("claim", Content.assemble((claim.agent, "bold"),
-                                                   (f" until {clock(claim.expires)} · heartbeat "
-                                                    f"{age(claim.heartbeat)} ago", "$text-muted"))))
+            lease = (f" until {clock(claim.expires)} · heartbeat {age(claim.heartbeat)} ago" if claim.expires
+                     else " (assigned in progress, no lease)")
+            rows.append(("held by", Content.assemble((claim.agent, "bold"), (lease, "$text-muted"))))
         if node.children:
             done, total = state.counts.get(node.id, (0, 0))
             rows.append(("progress", Content.assemble(bar(done, total, 16), f"  {percent(done, total)}  ",
