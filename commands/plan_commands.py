@@ -10,7 +10,7 @@ from ..store import CLOSED, STATUSES, Plan
 from ..store.loader import SchemaError, parse_yaml
 from ..store.model import CASCADE_MODES, LIST_FIELDS
 from ..store.paths import PLAN_DIR, RELEASE_PATTERN, PlanPaths, UnsafePath, resolve_inside
-from ..store.writer import Exists, create_node, edit_node, iso, render_new_node, write_text
+from ..store.writer import Exists, create_numbered, edit_node, iso, render_new_node, write_text
 from .contract import (
     EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, Mutation, Result, fix, next_, quote,
 )
@@ -112,19 +112,6 @@ def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None
                   [f"Added release {release_id}: {title}" + (f" (target {target})" if target else "")], tool)
 
 
-def _next_id(paths: PlanPaths, plan: Plan) -> int:
-    prefix = plan.project.id_prefix + "-"
-    highest = 0
-    try:
-        names = [p.stem for p in paths.nodes.iterdir()]
-    except FileNotFoundError:
-        names = []
-    for stem in names:
-        if stem.startswith(prefix) and stem[len(prefix):].isdigit():
-            highest = max(highest, int(stem[len(prefix):]))
-    return highest + 1
-
-
 def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:
     """The open node whose title is closest to `title`, if it is near enough.
 
@@ -219,18 +206,13 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         fields["follows"] = follows
     fields["created"] = now
     fields["updated"] = now
-    number = _next_id(paths, plan)
-    for _attempt in range(50):  # another writer may take the same number: try the next
-        node_id = f"{plan.project.id_prefix}-{number}"
-        fields["id"] = node_id
-        try:
-            create_node(paths, node_id, fields)
-            break
-        except Exists:
-            number += 1
-    else:  # pragma: no cover - fifty concurrent creators
+    try:  # the next free number, shared by every worktree of this clone (see docs/concurrency.md)
+        node_id, _ = create_numbered(paths, plan.project.id_prefix,
+                                     lambda nid: render_new_node({**fields, "id": nid}))
+    except Exists as exc:  # pragma: no cover - a thousand concurrent creators
         raise CommandError("id_exhausted", "could not allocate a free id",
-                           fix(ctx.cmd("doctor"), "check the nodes folder"), category="io")
+                           fix(ctx.cmd("doctor"), "check the nodes folder"), category="io") from exc
+    fields["id"] = node_id
     shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
     record(ctx, "add", node_id, {"status": (None, "draft")}, title=title, parent=parent)
     ctx.forget()

@@ -28,14 +28,17 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from filelock import FileLock, Timeout
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from .loader import check_node, digest_bytes
 from .model import FIELD_ORDER
 from .paths import PlanPaths
 
 LOCK_TIMEOUT = 10.0
-LOCK_POLL = 0.01  # seconds between tries: locks are held for milliseconds
+LOCK_POLL_MAX = 0.02  # longest pause between tries: locks are held for milliseconds
 _ZULU = timezone(timedelta(0), "Z")  # str() of this tz is "Z": how ruamel writes the suffix
 TEMP_PREFIX = ".lw-"
 TEMP_SUFFIX = ".tmp"
@@ -83,15 +86,34 @@ def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
     # flock(2) on a file that is never deleted: the kernel releases it when the
     # holder exits or is killed, so a crash never leaves a stuck lock.
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lock_path), timeout=timeout, poll_interval=LOCK_POLL)
+    if fcntl is None:  # pragma: no cover - Windows: filelock's msvcrt lock, same guarantees
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(lock_path), timeout=timeout)
+        try:
+            lock.acquire()
+        except Timeout as exc:
+            raise LockBusy(name, timeout) from exc
+        try:
+            yield
+        finally:
+            lock.release()
+        return
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        lock.acquire()
-    except Timeout as exc:
-        raise LockBusy(name, timeout) from exc
-    try:
+        deadline, pause = time.monotonic() + timeout, 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockBusy(name, timeout) from None
+                time.sleep(pause)
+                pause = min(pause * 2, LOCK_POLL_MAX)
         yield
     finally:
-        lock.release()
+        os.close(fd)  # closing the descriptor drops the lock
 
 
 def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None:
