@@ -178,6 +178,45 @@ def test_a_server_started_with_root_serves_that_plan_from_anywhere(demo_plan, tm
     assert result.meta["leafwise/next_tool"]["arguments"] == {"node_id": "SHOP-18", "agent": "<agent>"}
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the change flag uses inotify")
+def test_the_warm_plan_is_reused_until_anything_writes(demo_plan, monkeypatch):
+    import shutil
+
+    from leafwise.commands import registry
+
+    loads: list[int] = []
+    real = registry.load_plan
+    monkeypatch.setattr(registry, "load_plan", lambda paths, **kw: loads.append(1) or real(paths, **kw))
+    node_file = demo_plan / ".leafwise/nodes/SHOP-18.yaml"
+    spare = demo_plan.parent / "spare"
+    shutil.copytree(demo_plan / ".leafwise", spare)
+
+    async def steps(client):
+        async def title() -> str:
+            return (await client.call_tool("get_node", {"node_id": "SHOP-18"})).structured_content["result"]["title"]
+
+        seen = [await title(), await title(), await title(), len(loads)]
+        with open(node_file, "r+b") as fh:  # a person's editor writing in place, same size
+            text = fh.read().replace(b"Delete my account", b"Delete my profile")
+            fh.seek(0)
+            fh.write(text)
+        seen += [await title(), len(loads)]
+        await client.call_tool("block_task", {"node_id": "SHOP-18", "reason": "legal first"})
+        seen.append((await client.call_tool("get_node", {"node_id": "SHOP-18"})).structured_content["result"]["status"])
+        shutil.rmtree(demo_plan / ".leafwise")  # the whole plan swapped under the server
+        shutil.copytree(spare, demo_plan / ".leafwise")
+        seen.append(await title())
+        node_file.write_text(node_file.read_text().replace("Delete my account", "Close my account"))
+        seen.append(await title())
+        return seen
+
+    seen = session(demo_plan, steps)
+    assert seen[:4] == ["Delete my account (GDPR)"] * 3 + [1], "three reads, one load"
+    assert seen[4:6] == ["Delete my profile (GDPR)", 2]
+    assert seen[6] == "blocked"
+    assert seen[7:] == ["Delete my account (GDPR)", "Close my account (GDPR)"]
+
+
 @pytest.mark.parametrize(("line", "expected"), [
     ("leafwise start SHOP-18 --agent bot", ("start_task", {"node_id": "SHOP-18", "agent": "bot"})),
     ('leafwise complete SHOP-1 --summary "a b"', ("complete_task", {"node_id": "SHOP-1", "summary": "a b"})),
