@@ -401,3 +401,16 @@ def test_an_unreadable_file_is_answered_with_a_runnable_fix(demo_plan):
     res = run_cli("validate", "--json", cwd=demo_plan)
     assert res.code == 4
     check_envelope(res.json, 4, demo_plan)
+
+
+@pytest.mark.xfail(strict=True, reason="cli._usage_error builds the Fix from the first word: "
+                   "`leafwise nosuch --help` is no command, and `cycle start --bogus` answers for `leafwise cycle`")
+@pytest.mark.parametrize(("args", "fix_line"), [
+    (("nosuch",), "leafwise commands"),
+    (("cycle", "start", "x", "--bogus"), "leafwise cycle start --help"),
+])
+def test_a_usage_error_names_a_command_that_exists(demo_plan, args, fix_line):
+    res = run_cli(*args, "--json", cwd=demo_plan)
+    assert res.code == 2
+    assert res.json["_next_action"]["command"] == fix_line
+    check_envelope(res.json, 2, demo_plan)
