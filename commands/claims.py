@@ -14,7 +14,9 @@ incoming node taking a fresh id. See docs/concurrency.md.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from ..store import CLOSED, Node, Plan, Problem
@@ -103,8 +105,9 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
                              "to": renewed.expires}]))
 
 
-def give_back(ctx: Ctx, node: Node, holder: str | None) -> dict[str, tuple[Any, Any]]:
-    """Return a started task to the picker: draft, no assignee. Caller holds the node's lock.
+def give_back(ctx: Ctx, node: Node, names: set[str] | None) -> dict[str, tuple[Any, Any]]:
+    """Return a task to the picker: in progress → draft, and its assignee cleared when it
+    is one of `names` (None: whoever it is). The caller holds the node's lock.
 
     The node is written before the lease file goes: a crash in between leaves
     a lease that expires, never an in-progress task assigned to nobody's lease.
@@ -113,7 +116,7 @@ def give_back(ctx: Ctx, node: Node, holder: str | None) -> dict[str, tuple[Any, 
         values: dict[str, Any] = {}
         if doc.get("status") == "in-progress":
             values["status"] = "draft"
-        if doc.get("assignee") is not None and (holder is None or doc.get("assignee") == holder):
+        if doc.get("assignee") is not None and (names is None or doc.get("assignee") in names):
             values["assignee"] = None
         return set_fields(doc, values) if values else {}
 
@@ -143,8 +146,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
         if live and holder != agent and not force:
             raise _held(ctx, node_id, str(holder), expires, agent, "unclaim_task",
                         f" (a person can take it back: {ctx.cmd(f'unclaim {node_id} --force')})")
-        changes = give_back(ctx, node, holder) if holder is not None or fresh.get("status") == "in-progress" \
-            else {}
+        changes = give_back(ctx, node, None if force else {n for n in (holder, agent) if n})
     applied = claim is not None or bool(changes)
     if applied:
         record(ctx, "unclaim", node_id, changes, actor=agent, holder=holder,
@@ -202,8 +204,14 @@ def conflict_sides(text: str) -> tuple[str, str, int] | None:
     return "".join(ours), "".join(theirs), first
 
 
-def merge_conflict(raw: bytes, node_id: str) -> MergeConflict | None:
-    """The two sides of a conflicted node file, when each is a valid node."""
+def merge_conflict(raw: bytes, node_id: str, file: Path | None = None) -> MergeConflict | None:
+    """The two sides of a conflicted node file, when each is a valid node.
+
+    Two edits of one node share a merge base; two nodes that took one id
+    (add/add) do not. git knows which while the merge is unresolved (`file`);
+    otherwise only an equal `created` and title make it one node: a wrong
+    split keeps both versions, a wrong "resolve by hand" could lose one.
+    """
     try:
         text = raw.decode()
     except UnicodeDecodeError:
@@ -219,9 +227,21 @@ def merge_conflict(raw: bytes, node_id: str) -> MergeConflict | None:
         b = check_node(parse_yaml(theirs), node_id)
     except Exception:  # noqa: BLE001 - a side that does not parse: not splittable
         return None
-    same = a.get("created") == b.get("created") if a.get("created") or b.get("created") \
-        else a.get("title") == b.get("title")
+    same = _has_merge_base(file) if file is not None else None
+    if same is None:
+        same = a.get("created") == b.get("created") and a.get("title") == b.get("title")
     return MergeConflict(ours, theirs, line, same)
+
+
+def _has_merge_base(file: Path) -> bool | None:
+    """Whether git's unresolved entry for `file` has a base version (None: git does not know)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-u", "--", file.name], cwd=file.parent, capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    stages = {line.split()[2] for line in out.splitlines() if len(line.split()) >= 4}
+    return ("1" in stages) if stages else None
 
 
 def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]:
@@ -236,7 +256,8 @@ def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]
         found = None
         if problem.code == "yaml_error" and problem.node and problem.file:
             try:
-                found = merge_conflict((plan.paths.repo / problem.file).read_bytes(), problem.node)
+                path = plan.paths.repo / problem.file
+                found = merge_conflict(path.read_bytes(), problem.node, path)
             except OSError:
                 found = None
         if found is None:
@@ -263,7 +284,7 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
         raw = paths.node_file(node_id).read_bytes()
     except FileNotFoundError:
         raw = b""
-    split = merge_conflict(raw, node_id) if raw else None
+    split = merge_conflict(raw, node_id, paths.node_file(node_id)) if raw else None
     if split is not None:
         return _split(ctx, plan, node_id, split)
     node = get_node(ctx, node_id, plan)
@@ -342,7 +363,7 @@ def _split(ctx: Ctx, plan: Plan, node_id: str, split: MergeConflict) -> Result:
     now = ctx.clock()
     with locked(paths, node_id):
         current = paths.node_file(node_id).read_bytes()
-        if merge_conflict(current, node_id) != split:
+        if merge_conflict(current, node_id, paths.node_file(node_id)) != split:
             raise CommandError("conflict", f"{rel} changed while being split",
                                fix(ctx.cmd(f"renumber {node_id}"), "run it again"), exit_code=EXIT_CONFLICT,
                                category="conflict", source=("node", node_id))

@@ -50,6 +50,8 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     write_text(paths.project_file,
                f"schema: 1\npid: {pid}\nname: {quote(name)}\nid_prefix: {prefix}\nreleases: []\n")
     write_text(paths.dir / ".gitignore", ".cache/\n.locks/\n")
+    # branches append to the journal independently: a merge keeps both sides' lines
+    write_text(paths.dir / ".gitattributes", "journal.jsonl merge=union\n")
     paths.journal.touch()
     tool.applied, tool.reason = True, "plan created"
     tool.changes = [{"file": f"{PLAN_DIR}/project.yaml", "op": "create"}]
