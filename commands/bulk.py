@@ -46,11 +46,11 @@ def _load(ctx: Ctx, source: str | None, updates: Any) -> list[Any]:
             raise ValueError("give a FILE, - for stdin, or updates")
     except (OSError, ValueError) as exc:
         raise CommandError("bad_bulk_input", f"cannot read the updates: {exc}",
-                           fix(ctx.cmd("bulk updates.json"), f"a JSON list like {EXAMPLE}"),
+                           fix(ctx.cmd("bulk --help"), f"a JSON list like {EXAMPLE}"),
                            exit_code=EXIT_USAGE, category="usage") from exc
     if not isinstance(data, list):
         raise CommandError("bad_bulk_input", "the updates must be a JSON list",
-                           fix(ctx.cmd("bulk updates.json"), f"a JSON list like {EXAMPLE}"),
+                           fix(ctx.cmd("bulk --help"), f"a JSON list like {EXAMPLE}"),
                            exit_code=EXIT_USAGE, category="usage")
     return data
 

@@ -136,13 +136,24 @@ def _launch_mcp(root: str | None) -> None:
     serve(root)
 
 
-def _usage_error(argv: list[str], exc: click.ClickException) -> int:
-    words = [a for a in argv if not a.startswith("-")][:2]
-    known = " ".join(words[:1]) or "commands"
-    help_cmd = f"leafwise {known} --help" if words else "leafwise commands"
+def _command_path(cli: click.Group, argv: list[str]) -> list[str]:
+    """The words of argv that name a real (sub)command, e.g. ["cycle", "start"]."""
+    path: list[str] = []
+    current: click.Command = cli
+    for word in argv:
+        if word.startswith("-") or not isinstance(current, click.Group) or word not in current.commands:
+            break
+        path.append(word)
+        current = current.commands[word]
+    return path
+
+
+def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -> int:
+    path = " ".join(_command_path(cli, argv))
+    help_cmd = f"leafwise {path} --help" if path else "leafwise commands"
     err = CommandError("usage", exc.format_message(), fix(help_cmd, "see the command's arguments"),
-                       exit_code=EXIT_USAGE, category="usage", source=("command", known))
-    env = envelope(f"leafwise {known}".strip(), err)
+                       exit_code=EXIT_USAGE, category="usage", source=("command", path or None))
+    env = envelope(f"leafwise {path}".strip(), err)
     _emit(env, [], as_json="--json" in argv, bare=None)
     return EXIT_USAGE
 
@@ -157,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Next: leafwise commands")
         sys.exit(0)
     except click.ClickException as exc:
-        sys.exit(_usage_error(argv, exc))
+        sys.exit(_usage_error(cli, argv, exc))
     except click.exceptions.Abort:
         sys.exit(1)
     sys.exit(0)

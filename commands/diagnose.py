@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ..store import CLOSED, Plan, PlanNotFound, Problem, find_root, load_plan
 from ..store import claims as leases
@@ -391,6 +390,8 @@ def _referenced(plan: Plan, node_id: str) -> bool:
 
 def _mismatched_id(path: Path) -> str | None:
     """The id inside a node file when that id differs from the file name and is the file's only fault."""
+    import yaml  # only repair reads raw files; keeps yaml off the CLI's start-up
+
     try:
         data = parse_yaml(path.read_bytes())
     except (OSError, yaml.YAMLError):

@@ -51,7 +51,7 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
         lines.append(f"{node_id} has no docs yet.")
         after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"') if node.status == "in-progress"
                       else ctx.cmd(f"show {node_id}"), "no docs to read",
-                      or_=ctx.cmd(f"doc {node_id} --write -"))
+                      or_=ctx.cmd(f'write-doc {node_id} --content "<content>"'))
     return Result({"id": node_id, "docs": docs}, after, lines)
 
 

@@ -31,7 +31,10 @@ def _line(plan: Plan, node, key: str) -> int | None:
 
 def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
     """All problems of the plan, errors first, then by file and line: deterministic."""
-    problems: list[Problem] = list(plan.problems)
+    # A broken file needs a text edit; `diagnose` shows its file, line and cause.
+    problems: list[Problem] = [
+        Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
+                node=p.node, file=p.file, line=p.line) for p in plan.problems]
     nodes = plan.nodes
     releases = plan.project.release_rank()
     seen_releases: set[str] = set()
@@ -39,7 +42,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
     for rel in plan.project.releases:
         if rel.id in seen_releases:
             problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
-                                    f"edit {plan.paths.dir.name}/project.yaml and remove one {rel.id}",
+                                    cmd("diagnose"),
                                     file=".leafwise/project.yaml"))
         seen_releases.add(rel.id)
     for node in nodes.values():

@@ -254,7 +254,8 @@ def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | No
         if error:
             message, line, code = error
             rel = f"{nodes_rel}/{name}"
-            problems.append(Problem(code, "error", message, f"edit {rel} (line {line or 1})",
+            # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
+            problems.append(Problem(code, "error", message, f"leafwise diagnose {name[:-5]}",
                                     node=name[:-5], file=rel, line=line))
             continue
         nodes[data["id"]] = Node(data["id"], data["title"], data["status"], data,

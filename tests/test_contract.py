@@ -41,7 +41,8 @@ PRIMARY = ("Next: ", "Wait: ", "Fix: ")
 MARKER = re.compile(r"^(Next: |Wait: |Fix: |Or: |Error: |Done\.$)")
 # Values an agent supplies itself; anything else in <…> is a placeholder where a real value belongs.
 PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting", "<title>": "A title",
-                "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true"}
+                "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true",
+                "<content>": "# Notes"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
 
 
@@ -394,8 +395,6 @@ def test_the_schema_rejects_an_envelope_that_breaks_the_contract(demo_plan):
     assert not VALIDATOR.is_valid({k: v for k, v in error.items() if k != "remediation"})
 
 
-@pytest.mark.xfail(strict=True, reason="validate passes the loader's human fix text through "
-                   "('edit .leafwise/nodes/SHOP-77.yaml (line 2)'), not a leafwise command")
 def test_an_unreadable_file_is_answered_with_a_runnable_fix(demo_plan):
     (demo_plan / ".leafwise/nodes/SHOP-77.yaml").write_text("id: SHOP-77\ntitle: [broken\n")
     res = run_cli("validate", "--json", cwd=demo_plan)
@@ -403,8 +402,6 @@ def test_an_unreadable_file_is_answered_with_a_runnable_fix(demo_plan):
     check_envelope(res.json, 4, demo_plan)
 
 
-@pytest.mark.xfail(strict=True, reason="cli._usage_error builds the Fix from the first word: "
-                   "`leafwise nosuch --help` is no command, and `cycle start --bogus` answers for `leafwise cycle`")
 @pytest.mark.parametrize(("args", "fix_line"), [
     (("nosuch",), "leafwise commands"),
     (("cycle", "start", "x", "--bogus"), "leafwise cycle start --help"),
