@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .contract import EXIT_USAGE, CommandError, envelope, fix, render_text
-from .registry import Command, Ctx, load_all
+from .registry import Command, Ctx, load_all, load_word
 from .runner import execute
 
 LAUNCHERS = {
@@ -82,10 +82,54 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
                          short_help=spec.summary)
 
 
-def build() -> click.Group:
-    root = click.Group("leafwise", invoke_without_command=True,
-                    help="A project plan in YAML that AI coding agents drive and humans watch live.")
+def _tree(specs: dict[str, Command], depth: int = 0) -> dict[str, Any]:
+    """{word: Command | nested dict} from command names split into words."""
+    tree: dict[str, Any] = {}
+    for name, spec in sorted(specs.items()):
+        words = name.split()
+        node = tree
+        for word in words[:-1]:
+            node = node.setdefault(word, {})
+        node[words[-1]] = spec
+    return tree
 
+
+def _click_node(word: str, node: Command | dict[str, Any]) -> click.Command:
+    if isinstance(node, Command):
+        return _click_command(node, word)
+    group = click.Group(word, help=f"{word} commands")
+    for sub, child in node.items():
+        group.add_command(_click_node(sub, child))
+    return group
+
+
+def _launchers() -> dict[str, click.Command]:
+    return {
+        "canvas": click.Command("canvas", callback=_launch_canvas, help=LAUNCHERS["canvas"],
+                                params=[click.Option(["--root"], default=None)]),
+        "demo": click.Command("demo", callback=_launch_demo, help=LAUNCHERS["demo"],
+                              params=[click.Option(["--speed"], type=float, default=1.0,
+                                                   help="seconds between agent steps"),
+                                      click.Option(["--no-agent"], is_flag=True, help="only open the demo plan")]),
+        "mcp": click.Command("mcp", callback=_launch_mcp, help=LAUNCHERS["mcp"],
+                             params=[click.Option(["--root"], default=None)]),
+    }
+
+
+class LazyGroup(click.Group):
+    """The root group: builds only the command asked for, importing only its module."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({name.split()[0] for name in load_all()} | set(LAUNCHERS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAUNCHERS:
+            return _launchers()[cmd_name]
+        tree = _tree(load_word(cmd_name))
+        return _click_node(cmd_name, tree[cmd_name]) if cmd_name in tree else None
+
+
+def build() -> click.Group:
     @click.pass_context
     def open_canvas(ctx: click.Context, root_opt: str | None = None) -> None:
         if ctx.invoked_subcommand is None:
@@ -93,29 +137,9 @@ def build() -> click.Group:
 
             sys.exit(run_canvas(root_opt))
 
-    root.callback = open_canvas
-    root.params.append(click.Option(["--root", "root_opt"], default=None, help="the plan's folder"))
-    groups: dict[str, click.Group] = {}
-    for name, spec in sorted(load_all().items()):
-        words = name.split()
-        parent: click.Group = root
-        for word in words[:-1]:
-            key = " ".join(words[: words.index(word) + 1])
-            if key not in groups:
-                groups[key] = click.Group(word, help=f"{word} commands")
-                parent.add_command(groups[key])
-            parent = groups[key]
-        parent.add_command(_click_command(spec, words[-1]))
-    root.add_command(click.Command("canvas", callback=_launch_canvas, help=LAUNCHERS["canvas"],
-                                   params=[click.Option(["--root"], default=None)]))
-    root.add_command(click.Command("demo", callback=_launch_demo, help=LAUNCHERS["demo"],
-                                   params=[click.Option(["--speed"], type=float, default=1.0,
-                                                        help="seconds between agent steps"),
-                                           click.Option(["--no-agent"], is_flag=True,
-                                                        help="only open the demo plan")]))
-    root.add_command(click.Command("mcp", callback=_launch_mcp, help=LAUNCHERS["mcp"],
-                                   params=[click.Option(["--root"], default=None)]))
-    return root
+    return LazyGroup("leafwise", invoke_without_command=True, callback=open_canvas,
+                     params=[click.Option(["--root", "root_opt"], default=None, help="the plan's folder")],
+                     help="A project plan in YAML that AI coding agents drive and humans watch live.")
 
 
 def _launch_canvas(root: str | None) -> None:
@@ -139,12 +163,14 @@ def _launch_mcp(root: str | None) -> None:
 def _command_path(cli: click.Group, argv: list[str]) -> list[str]:
     """The words of argv that name a real (sub)command, e.g. ["cycle", "start"]."""
     path: list[str] = []
-    current: click.Command = cli
+    current: click.Command | None = cli
     for word in argv:
-        if word.startswith("-") or not isinstance(current, click.Group) or word not in current.commands:
+        if word.startswith("-") or not isinstance(current, click.Group):
+            break
+        current = current.get_command(click.Context(current), word)
+        if current is None:
             break
         path.append(word)
-        current = current.commands[word]
     return path
 
 

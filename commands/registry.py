@@ -91,12 +91,21 @@ def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating
 
 def load_all() -> dict[str, Command]:
     for module in _MODULES:
-        try:
-            importlib.import_module(f"{__package__}.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{module}":
-                raise
+        importlib.import_module(f"{__package__}.{module}")
     return REGISTRY
+
+
+def load_word(word: str) -> dict[str, Command]:
+    """Import command modules in order only until one defines `word` (the CLI's fast path).
+
+    A command group (`cycle start`, `cycle tick`, …) lives in one module, so the
+    first module that defines the word defines all of its commands.
+    """
+    for module in _MODULES:
+        if any(name.split()[0] == word for name in REGISTRY):
+            break
+        importlib.import_module(f"{__package__}.{module}")
+    return {name: spec for name, spec in REGISTRY.items() if name.split()[0] == word}
 
 
 @dataclass
