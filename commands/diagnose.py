@@ -229,6 +229,8 @@ def _version(dist: str) -> str | None:
 
 
 def _install_checks() -> list[Check]:
+    import yaml
+
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "error",
                     f"Python {sys.version.split()[0]}", None if sys.version_info >= (3, 11) else "install Python 3.11+")]
     leafwise = _version("leafwise")
