@@ -40,6 +40,16 @@ class Query:
                 terms.append((None, folded))
         return cls(tuple(terms))
 
+    def narrows(self, wider: Query) -> bool:
+        """Is every match of this query also a match of `wider`? (typing on: search within)"""
+        if len(self.terms) < len(wider.terms):
+            return False
+        for (field, value), (wide_field, wide_value) in zip(self.terms, wider.terms):
+            # Equality (release) does not narrow by extension; contains and startswith do.
+            if field != wide_field or field == "release" or not value.startswith(wide_value):
+                return False
+        return True
+
     def matches(self, node: Node, search: str) -> bool:
         for field, value in self.terms:
             if field is None:

@@ -111,6 +111,8 @@ class PlanState:
         self.groups: list[Group] = []
         self.search: dict[str, str] = {}
         self.claims: dict[str, leases.Claim] = {}
+        self._dependants: dict[str, list[str]] | None = None
+        self.version = object()  # replaced on every change: caches compare it by identity
         self._rebuild()
         self.refresh_claims(now)
 
@@ -128,7 +130,18 @@ class PlanState:
 
     # --- derived views ------------------------------------------------------
 
+    def needed_by(self, node_id: str) -> list[str]:
+        """Nodes that depend on `node_id` (a reverse index, rebuilt after dependencies change)."""
+        if self._dependants is None:
+            index: dict[str, list[str]] = {}
+            for node in self.plan.nodes.values():
+                for dep in node.data.get("depends_on") or ():
+                    index.setdefault(dep, []).append(node.id)
+            self._dependants = index
+        return self._dependants.get(node_id, [])
+
     def _rebuild(self) -> None:
+        self._dependants = None
         self.counts = leaf_counts(self.plan)
         self.search = {nid: search_text(n) for nid, n in self.plan.nodes.items()}
         self._regroup()
@@ -213,10 +226,13 @@ class PlanState:
 
     def apply(self, loaded: dict[str, Loaded | None]) -> Delta:
         """Merge freshly read node files; only what differs is touched."""
+        self.version = object()
         delta = Delta()
         plan = self.plan
         nodes = plan.nodes
         rel_dir = f"{plan.paths.dir.name}/nodes"
+        reindex = False  # parents or releases moved: children, depths and groups are rebuilt
+        resort: set[str | None] = set()  # parents (None: the top level) whose children got a new title
         for nid, item in loaded.items():
             old = nodes.get(nid)
             had_problem = any(p.node == nid for p in plan.problems)
@@ -232,7 +248,7 @@ class PlanState:
                 if old is not None:
                     del nodes[nid]
                     delta.removed.add(nid)
-                    delta.structural = True
+                    reindex = True
                     delta.transitions.append((nid, old.status, "removed"))
                 continue
             if had_problem:
@@ -246,18 +262,24 @@ class PlanState:
                         file=f"{rel_dir}/{nid}.yaml", digest=item.digest)
             if old is None:
                 delta.added.add(nid)
-                delta.structural = True
+                reindex = True
                 delta.transitions.append((nid, None, node.status))
             else:
                 node.children, node.depth, node.effective_release = old.children, old.depth, old.effective_release
-                if (old.parent, old.release, old.title) != (node.parent, node.release, node.title):
-                    delta.structural = True  # moved, or re-sorted among its siblings
+                if old.data.get("depends_on") != node.data.get("depends_on"):
+                    self._dependants = None
+                if (old.parent, old.release) != (node.parent, node.release):
+                    reindex = True
+                elif old.title != node.title:
+                    resort.add(node.parent if node.parent in nodes else None)
                 if old.status != node.status:
                     delta.transitions.append((nid, old.status, node.status))
                 delta.changed.add(nid)
             nodes[nid] = node
             self.search[nid] = search_text(node)
-        if delta.structural:
+        if reindex:
+            delta.structural = True
+            self._dependants = None
             index(plan)
             before = self.counts
             self.counts = leaf_counts(plan)
@@ -265,10 +287,38 @@ class PlanState:
             for nid in delta.removed:
                 self.search.pop(nid, None)
             self._regroup()
-        elif delta.changed:
+            return delta
+        if resort:
+            delta.structural = True  # only an order among siblings changed: the tree re-syncs
+            self._resort(resort)
+        if delta.changed:
             delta.recounted = self._recount_up(delta.changed)
-            self._refresh_tallies()
+            self._move_tallies(delta.transitions)
         return delta
+
+    def _resort(self, parents: set[str | None]) -> None:
+        key = self.plan.sort_key()
+        nodes = self.plan.nodes
+        for parent in parents:
+            if parent is None:
+                for group in self.groups:
+                    group.tops.sort(key=lambda nid: key(nodes[nid]))
+            else:
+                nodes[parent].children.sort(key=lambda nid: key(nodes[nid]))
+
+    def _move_tallies(self, transitions: list[tuple[str, str | None, str]]) -> None:
+        """A leaf changed status: move it between its release's counters (no full pass)."""
+        for nid, old, new in transitions:
+            node = self.plan.nodes.get(nid)
+            if node is None or node.children or old is None:
+                continue
+            group = self.group(node.effective_release or NO_RELEASE)
+            if group is None or group.key == UNPLACED:
+                continue
+            tally = group.tally
+            for status, step in ((old, -1), (new, 1)):
+                attr = status.replace("-", "_")
+                setattr(tally, attr, getattr(tally, attr) + step)
 
     def _recount_up(self, changed: set[str]) -> set[str]:
         """Recount the changed nodes and their ancestors, nearest first."""
@@ -283,12 +333,6 @@ class PlanState:
                 moved.add(nid)
         return moved
 
-    def _refresh_tallies(self) -> None:
-        tallies = self._release_tallies()
-        for group in self.groups:
-            if group.key != UNPLACED:
-                group.tally = tallies.get(group.key) or Tally(group.key or None, group.title)
-
     def reload(self) -> Delta:
         """Re-read everything (the stat cache keeps it cheap) and diff it against what is shown."""
         fresh = load_plan(self.paths)
@@ -296,6 +340,7 @@ class PlanState:
 
     def replace(self, fresh: Plan) -> Delta:
         """Adopt a freshly loaded plan, reporting the difference like `apply()` does."""
+        self.version = object()
         old = self.plan.nodes
         delta = Delta(structural=True)
         for nid, node in fresh.nodes.items():

@@ -100,8 +100,11 @@ async def test_filter_as_you_type_and_escape_restores(demo_plan, tmp_path):
         leaves = [k for k in widget.visible_keys() if not k.startswith("@") and not app.state.nodes[k].children]
         assert sorted(leaves) == ["SHOP-32", "SHOP-40", "SHOP-52", "SHOP-62"]
         assert "4 matches" in str(app.screen.query_one("#filter-count").render())
-        await pilot.press("escape")
-        await until(pilot, lambda: widget.visible_keys() == before)
+        await until(pilot, lambda: widget.cursor_key in leaves)  # on the first match
+        found = widget.cursor_key
+        await pilot.press("escape")  # the whole tree again, opened where the match is
+        await until(pilot, lambda: not widget.query_text and set(before) <= set(widget.visible_keys()))
+        assert widget.cursor_key == found
         await pilot.press("slash", *"@claude-3")
         await until(pilot, lambda: "SHOP-50" in widget.visible_keys())
         assert [k for k in widget.visible_keys() if k.startswith("SHOP-5")] == ["SHOP-50"]

@@ -144,3 +144,22 @@ def test_watch_map_ignores_noise(tmp_path):
     assert changes.docs == {"docs/auth.md"}
     assert not relevant(base, os.fspath(base / ".cache" / "x"))
     assert not classify(paths, [os.fspath(base / ".locks" / "journal.lock")])
+
+
+def test_a_new_title_resorts_its_siblings_without_a_reindex(demo_plan):
+    state = state_of(demo_plan)
+    assert state.nodes["SHOP-15"].children == ["SHOP-18", "SHOP-16", "SHOP-17"]
+    rewrite(demo_plan, "SHOP-18", "title: Delete my account (GDPR)", "title: Zap my account (GDPR)")
+    delta = state.apply(state.read({"SHOP-18"}))
+    assert delta.structural and not delta.added and not delta.removed
+    assert state.nodes["SHOP-15"].children == ["SHOP-16", "SHOP-17", "SHOP-18"]
+    assert state.nodes["SHOP-18"].depth == 2 and state.nodes["SHOP-18"].effective_release == "R1"
+
+
+def test_typing_on_narrows_only_when_it_is_safe():
+    assert Query.parse("payment").narrows(Query.parse("pay"))
+    assert Query.parse("pay x").narrows(Query.parse("pay"))
+    assert Query.parse("status:blo").narrows(Query.parse("status:b"))
+    assert not Query.parse("@c").narrows(Query.parse("@"))  # "@" alone was a plain word
+    assert not Query.parse("release:r22").narrows(Query.parse("release:r2"))  # equality
+    assert not Query.parse("pa").narrows(Query.parse("pay"))

@@ -23,7 +23,7 @@ from .triage import TRIAGE_BINDINGS, Triage
 if TYPE_CHECKING:
     from ..app import CanvasApp, PlanUpdate
 
-NEXT_BAR_DELAY = 0.12  # bursts of writes recompute the pick once, not once per file
+NEXT_BAR_DELAY = 0.15  # bursts of writes recompute the pick and the detail once, not once per file
 
 
 class PlanScreen(Triage, Screen):
@@ -59,6 +59,7 @@ class PlanScreen(Triage, Screen):
         self.query_one("#filter-bar").display = False
         self.query_one(PlanTree).loading = True
         self._next_timer = None
+        self._detail_stale = self._docs_stale = False
         self.app.plan_loaded.subscribe(self, self.plan_loaded)
         self.app.plan_updated.subscribe(self, self.plan_updated)
         self.app.journal_grew.subscribe(self, self.journal_grew)
@@ -86,35 +87,46 @@ class PlanScreen(Triage, Screen):
         state = self.app.state
         if state is None:
             return
-        delta = update.delta
-        tree = self.query_one(PlanTree)
-        with self.app.batch_update():
-            tree.apply(delta)
-            detail = self.query_one(NodeDetail)
-            key = detail.key
-            if key is not None and (key in delta.rows or key in delta.removed or delta.structural
-                                    or key.startswith("@") and delta or update.docs & self._docs_of(key)):
-                detail.show(state, key, refresh_docs=bool(update.docs))
+        self.query_one(PlanTree).apply(update.delta)  # the rows first: that is what people watch
+        key = self.query_one(NodeDetail).key
+        if key is not None and self._touches(state, key, update):
+            self._detail_stale = True
+            self._docs_stale |= bool(update.docs)
         self._schedule_next_bar()
+
+    @staticmethod
+    def _touches(state: PlanState, key: str, update: PlanUpdate) -> bool:
+        """Does a change show in the detail pane of `key` (itself, its path, links, docs)?"""
+        delta = update.delta
+        if key.startswith("@"):
+            return bool(delta)
+        if key in delta.rows or key in delta.removed:
+            return True
+        node = state.nodes.get(key)
+        if node is None:
+            return False
+        near = {a.id for a in state.plan.ancestors(key)} | set(node.depends_on) | set(state.needed_by(key))
+        return bool(near & (delta.changed | delta.removed)) or bool(update.docs & set(node.docs + node.diagrams))
 
     def journal_grew(self, events: list[dict]) -> None:
         self.query_one(ActivityFeed).add_events(events, self.app.state)
-
-    def _docs_of(self, key: str) -> set[str]:
-        state = self.app.state
-        node = state.nodes.get(key) if state else None
-        return set(node.docs + node.diagrams) if node else set()
 
     def _schedule_next_bar(self) -> None:
         if self._next_timer is None:
             self._next_timer = self.set_timer(NEXT_BAR_DELAY, self._refresh_next_bar)
 
     def _refresh_next_bar(self) -> None:
+        """The slower parts, once per burst: the pick, the header, and a stale detail pane."""
         self._next_timer = None
         state = self.app.state
-        if state is not None:
-            self.query_one(NextTaskBar).show(state)
-            self.query_one(PlanHeader).show(state, self.app.live)
+        if state is None:
+            return
+        self.query_one(NextTaskBar).show(state)
+        self.query_one(PlanHeader).show(state, self.app.live)
+        if self._detail_stale:
+            detail = self.query_one(NodeDetail)
+            detail.show(state, detail.key, refresh_docs=self._docs_stale)
+            self._detail_stale = self._docs_stale = False
 
     def refresh_live_mark(self) -> None:
         self.query_one(PlanHeader).show(self.app.state, self.app.live)
@@ -126,7 +138,8 @@ class PlanScreen(Triage, Screen):
         state = self.app.state
         if state is not None:
             self.query_one(NodeDetail).show(state, event.key)
-        self.refresh_bindings()
+        # No refresh_bindings() here: the footer's keys do not depend on the row, and a
+        # footer recompose per cursor move is what makes holding j feel slow.
 
     @on(NodeDetail.OpenNode)
     @on(ActivityFeed.OpenNode)
@@ -205,7 +218,6 @@ class PlanScreen(Triage, Screen):
         else:
             count.update(f"{result.matches} match" + ("" if result.matches == 1 else "es"))
         self._sync_filter_bar()
-        self.refresh_bindings()
 
     def _sync_filter_bar(self) -> None:
         tree = self.query_one(PlanTree)

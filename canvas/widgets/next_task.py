@@ -68,7 +68,7 @@ class NextTaskBar(Static):
             second.append(Content.styled(f"   ⊘ {len(blocked)} blocked", "$status-blocked"))
         if decisions:
             second.append(Content.styled(f"   ? {decisions} waiting for your decision", "bold $status-decision"))
-        self.update(Content("\n").join([first, Content.assemble(*second)]))
+        self.update(Content("\n").join([first, Content.assemble(*second)]), layout=False)  # always two lines
 
     def on_click(self) -> None:
         if self.next_id:

@@ -248,7 +248,7 @@ class NodeDetail(VerticalScroll):
             add_header(f"Depends on ({len(waiting)} open)" if waiting else "Depends on (all closed)")
             for dep in node.depends_on:
                 add_node(dep, "")
-        needed_by = [n.id for n in nodes.values() if node.id in n.depends_on]
+        needed_by = state.needed_by(node.id)
         if needed_by:
             add_header("Needed by")
             for nid in needed_by[:30]:

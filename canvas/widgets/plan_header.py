@@ -20,11 +20,11 @@ class PlanHeader(Static):
         parts = [Content.styled(" Leafwise ", "bold reverse $primary")]
         if state is None:
             parts.append(Content.styled("  loading the plan…", "$text-muted"))
-            self.update(Content.assemble(*parts))
+            self.update(Content.assemble(*parts), layout=False)  # always one line
             return
         tally_done = sum(g.tally.done for g in state.groups)
         tally_total = sum(g.tally.total for g in state.groups)
-        blocked = sum(1 for n in state.nodes.values() if n.status == "blocked")
+        blocked = sum(g.tally.blocked for g in state.groups)
         parts += [Content.styled(f" {state.plan.project.name}", "bold"),
                   Content.styled(f"  {self.view}" if self.view else "", "$accent"),
                   Content.styled(f"   {len(state.nodes):,} nodes   ", "$text-muted"),
@@ -36,4 +36,4 @@ class PlanHeader(Static):
         if live is not None:
             parts.append(Content.styled("   ● live" if live else "   ○ not watching",
                                         "$status-done" if live else "$text-muted"))
-        self.update(Content.assemble(*parts))
+        self.update(Content.assemble(*parts), layout=False)  # always one line

@@ -11,8 +11,9 @@ relabel is just a repaint of one line.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from rich.style import Style
 from rich.text import Text
@@ -30,7 +31,7 @@ from ..state import Delta, Group, PlanState
 GROUP = "@"  # row keys of release groups: "@R1", "@" for no release
 TOGGLE = Style.from_meta({"toggle": True})
 FLASH_SECONDS = 1.6
-MATCH_LIMIT = 400  # filter matches shown at once; the rest are counted, not drawn
+MATCH_LIMIT = 250  # filter matches shown at once; the rest are counted, not drawn
 STATUS_CLASS = {"draft": "draft", "in-progress": "active", "blocked": "blocked", "done": "done",
                 "cancelled": "cancelled"}
 
@@ -48,6 +49,8 @@ class FilterResult:
 class PlanTree(Tree[str]):
     """Release groups and the node hierarchy with status, assignee and progress."""
 
+    _batching = 0  # class defaults: Tree's __init__ already invalidates
+    _invalid = False
     ICON_NODE = "▸ "
     ICON_NODE_EXPANDED = "▾ "
     BINDINGS = [
@@ -94,17 +97,38 @@ class PlanTree(Tree[str]):
         self._visible: set[str] | None = None  # filter mode: matches and their ancestors
         self._matched: set[str] = set()
         self._last_result: FilterResult | None = None
+        self._all_matched: tuple[object, Query, list[str]] | None = None  # (state version, query, all matches)
 
     # --- building -------------------------------------------------------------
+
+    def _invalidate(self) -> None:
+        # Tree invalidates (and asks for a layout) on every add, remove, expand and collapse;
+        # a filter keystroke does hundreds of those. Inside `_batch()` they become one.
+        if self._batching:
+            self._invalid = True
+        else:
+            super()._invalidate()
+
+    @contextmanager
+    def _batch(self) -> Iterator[None]:
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching and self._invalid:
+                self._invalid = False
+                super()._invalidate()
 
     def show_plan(self, state: PlanState, expand_to: Iterable[str] = ()) -> None:
         """First fill: release groups open, tops listed, and the paths to `expand_to` opened."""
         self.state = state
         self._expanded.update(group_key(g) for g in state.groups)
-        self._sync(self.root, None)
-        for node_id in expand_to:
-            if node_id in state.nodes:
-                self._open_path(node_id)
+        with self._batch():
+            self._sync(self.root, None)
+            for node_id in expand_to:
+                if node_id in state.nodes:
+                    self._open_path(node_id)
         if self.cursor_line < 0 and self.last_line >= 0:
             self.cursor_line = 0
 
@@ -133,7 +157,7 @@ class PlanTree(Tree[str]):
 
     def _add_row(self, parent: TreeNode[str], key: str, before: int | None = None) -> TreeNode[str]:
         expandable = self._has_children(key)
-        row = parent.add("", key, before=before, allow_expand=expandable)
+        row = parent.add(Text(), key, before=before, allow_expand=expandable)
         self._rows[key] = row
         if expandable and (key in self._expanded or self._visible is not None):
             self._sync(row, key)
@@ -192,7 +216,20 @@ class PlanTree(Tree[str]):
 
         self.call_after_refresh(land)
 
+    def _unpopulate(self, row: TreeNode[str]) -> None:
+        if row.is_expanded:
+            row.collapse()
+        for child in list(row.children):
+            self._forget(child)
+        row.remove_children()
+        if row.data is not None:
+            self._populated.discard(row.data)
+
     def _sync_all(self) -> None:
+        with self._batch():
+            self._sync_rows()
+
+    def _sync_rows(self) -> None:
         """Diff every populated row against the state (and the filter), top down."""
         self._sync(self.root, None)
         queue = list(self.root.children)
@@ -204,12 +241,14 @@ class PlanTree(Tree[str]):
             if row.allow_expand != allow:
                 row.allow_expand = allow
                 row.refresh()
-            if key in self._populated:
+            wanted_open = allow and (self._visible is not None or key in self._expanded)
+            if key in self._populated and not wanted_open and self._visible is None:
+                self._unpopulate(row)  # closed again after a filter: lazy again, cheap to keep
+            elif key in self._populated:
                 self._sync(row, key)
                 queue.extend(row.children)
             if not allow:
                 continue
-            wanted_open = self._visible is not None or key in self._expanded
             if wanted_open and not row.is_expanded:
                 if key not in self._populated:
                     self._sync(row, key)
@@ -226,7 +265,8 @@ class PlanTree(Tree[str]):
         if self._visible is None:
             self._expanded.add(key)
         if key not in self._populated:
-            self._sync(event.node, key)
+            with self._batch():
+                self._sync(event.node, key)
 
     def on_tree_node_collapsed(self, event: Tree.NodeCollapsed[str]) -> None:
         event.stop()
@@ -324,7 +364,8 @@ class PlanTree(Tree[str]):
         if self.hide_closed and state.nodes[node_id].status in CLOSED:
             self.hide_closed = False
             self._sync_all()
-        row = self._open_path(node_id)
+        with self._batch():
+            row = self._open_path(node_id)
         if row is None:
             return False
         self.call_after_refresh(self._land_on, row)
@@ -375,7 +416,11 @@ class PlanTree(Tree[str]):
         self.query_text = text
         self._query = Query.parse(text) if text else None
         result = self._run_filter()
-        self._sync_all()
+        with self._batch():
+            self._sync_rows()
+            self._invalidate()  # rows that stayed may have changed between match and context
+            if not text and keep and self.state is not None and keep in self.state.nodes:
+                self._open_path(keep)  # the filter found it: the full tree opens where it is
         if keep and keep in self._rows:
             self.call_after_refresh(self.move_cursor, self._rows[keep])
         elif self.last_line >= 0:
@@ -400,7 +445,14 @@ class PlanTree(Tree[str]):
             return None
         query = self._query
         search = state.search
-        matched = [nid for nid, node in state.nodes.items() if query.matches(node, search[nid])]
+        nodes = state.nodes
+        previous = self._all_matched
+        if previous is not None and previous[0] is state.version and query.narrows(previous[1]):
+            pool = (nid for nid in previous[2] if nid in nodes)  # typing on: search within the last matches
+        else:
+            pool = iter(nodes)
+        matched = [nid for nid in pool if query.matches(nodes[nid], search[nid])]
+        self._all_matched = (state.version, query, matched)
         shown = matched[:MATCH_LIMIT] if len(matched) > MATCH_LIMIT else matched
         visible: set[str] = set()
         for nid in shown:

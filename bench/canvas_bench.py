@@ -1,0 +1,281 @@
+"""How fast the canvas is on a big plan (4 releases × 25 epics × 10 features × 10 leaves = 11,100 nodes).
+
+    python bench/canvas_bench.py [--dir DIR] [--writes 100] [--burst 1000]
+
+Measures, headless (Textual's test driver, which composes every frame but
+writes no bytes to a terminal):
+
+- first screen: from starting a fresh Python process to the first frame with
+  tree rows, with a cold stat cache and a warm one (what `leafwise` sees on
+  the second run);
+- external write → on screen: a process-external `os.replace` of a node file
+  (a visible row's title) until the first frame composed after the row shows
+  the new title, p50/p95/max;
+- filter keystroke → redraw: one filter text applied until the next frame;
+- a burst of writes: how late the event loop gets while another process
+  rewrites N files as fast as it can, and how long after the last write the
+  screen matches the files.
+
+A "frame" is the app's compositor handing an update to the driver: the bench
+wraps `App._display` to see it (the only private hook used, bench-only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SIZE = (160, 45)
+
+
+def make_plan(folder: Path) -> Path:
+    sys.path.insert(0, str(HERE))
+    from generate import generate  # bench/generate.py
+
+    root = folder / "big"
+    if not (root / ".leafwise").exists():
+        generate(root, releases=4, epics=25, features=10, leaves=10)
+    return root
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def frames(app) -> list[float]:
+    """Record the time of every composed frame."""
+    seen: list[float] = []
+    original = app._display
+
+    def display(screen, renderable):
+        if renderable is not None:
+            seen.append(time.perf_counter())
+        return original(screen, renderable)
+
+    app._display = display
+    return seen
+
+
+async def next_frame(pilot, seen: list[float], after: float, timeout: float = 5.0) -> float:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        later = [t for t in seen if t >= after]
+        if later:
+            return later[0]
+        await asyncio.sleep(0.001)
+    raise TimeoutError("no frame")
+
+
+# --- first screen, in a fresh process -----------------------------------------------------
+
+def first_screen_child(root: str, started: float) -> None:
+    from leafwise.canvas.app import make_canvas
+    from leafwise.canvas.widgets.plan_tree import PlanTree
+
+    async def run() -> None:
+        app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json")
+        seen = frames(app)
+        async with app.run_test(size=SIZE) as pilot:
+            while True:
+                screen = app.screen
+                rows = screen.query(PlanTree).first().visible_keys() if screen.query(PlanTree) else []
+                if rows:
+                    break
+                await asyncio.sleep(0.002)
+            mark = time.perf_counter()
+            shown = await next_frame(pilot, seen, mark)
+            print(json.dumps({"first_screen": time.time() - started - (time.perf_counter() - shown),
+                              "rows": len(rows)}))
+            app.exit()
+
+    asyncio.run(run())
+
+
+def first_screen(root: Path) -> float:
+    started = time.time()
+    out = subprocess.run([sys.executable, __file__, "--first-screen-child", str(root), repr(started)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["first_screen"]
+
+
+# --- live latency, filter, burst ------------------------------------------------------------
+
+def write_title(path: Path, title: str) -> None:
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("title:")]
+    lines.insert(1, f"title: {title}")
+    tmp = path.with_name(f".lw-bench-{path.stem}.tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+BURST = """
+import os, sys
+from pathlib import Path
+nodes = Path(sys.argv[1]) / ".leafwise" / "nodes"
+ids = sys.argv[2].split(",")
+for i, nid in enumerate(ids):
+    path = nodes / f"{nid}.yaml"
+    lines = [l for l in path.read_text().splitlines() if not l.startswith("title:")]
+    lines.insert(1, f"title: Burst write {i} on {nid}")
+    tmp = nodes / f".lw-burst-{nid}.tmp"
+    tmp.write_text("\\n".join(lines) + "\\n")
+    os.replace(tmp, path)
+"""
+
+
+async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
+    from leafwise.canvas.app import make_canvas
+    from leafwise.canvas.widgets.plan_tree import PlanTree
+
+    app = make_canvas(root, watch=True, settings_path=Path(tempfile.mkdtemp()) / "s.json")
+    seen = frames(app)
+    report: dict[str, object] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        while app.state is None or not app.live:
+            await asyncio.sleep(0.01)
+        await pilot.pause(1.0)  # the watcher's catch-up re-read
+        tree = app.screen.query_one(PlanTree)
+        for key in [k for k in tree.visible_keys() if not k.startswith("@")][:6]:
+            tree._rows[key].expand()  # some features and leaves on screen too
+        await pilot.pause(0.3)
+
+        # external write → on screen: status flips (what agents mostly write) and renames
+        applied: list[float] = []
+        original_apply = tree.apply
+
+        def apply(delta) -> None:
+            original_apply(delta)
+            applied.append(time.perf_counter())
+
+        tree.apply = apply  # the instance's rows are updated: note when
+        latencies: dict[str, list[float]] = {"status": [], "title": []}
+        for i in range(writes):
+            top = int(tree.scroll_offset.y)
+            visible = [k for k in tree.visible_keys()[top:top + tree.size.height] if not k.startswith("@")]
+            kind = "status" if i % 2 == 0 else "title"
+            path_of = lambda k: root / ".leafwise" / "nodes" / f"{k}.yaml"  # noqa: E731
+            if kind == "status":
+                leaves = [k for k in visible if not app.state.nodes[k].children
+                          and app.state.nodes[k].status in ("draft", "in-progress")]
+                key = leaves[i % len(leaves)]
+                old = app.state.nodes[key].status
+                new_status = "in-progress" if old == "draft" else "draft"
+                text = path_of(key).read_text().replace(f"status: {old}", f"status: {new_status}")
+                wanted = lambda: app.state.nodes[key].status == new_status  # noqa: E731
+                written = time.perf_counter()
+                tmp = path_of(key).with_name(f".lw-bench-{key}.tmp")
+                tmp.write_text(text)
+                os.replace(tmp, path_of(key))
+            else:
+                key = visible[i % len(visible)]
+                title = f"Renamed {i} {key}"
+                wanted = lambda: app.state.nodes[key].title == title  # noqa: E731
+                written = time.perf_counter()
+                write_title(path_of(key), title)
+            while not (wanted() and applied and applied[-1] >= written):
+                await asyncio.sleep(0.001)
+                if time.perf_counter() - written > 5:
+                    raise TimeoutError(f"{key} never changed on screen")
+            shown = await next_frame(pilot, seen, applied[-1])
+            latencies[kind].append((shown - written) * 1000)
+            await asyncio.sleep(0.2)  # let the throttled parts (next task, detail) settle between writes
+        report["write_to_screen_ms"] = summary(latencies["status"] + latencies["title"])
+        report["write_to_screen_status_ms"] = summary(latencies["status"])
+        report["write_to_screen_title_ms"] = summary(latencies["title"])
+        print("write → screen", report["write_to_screen_ms"], file=sys.stderr)
+
+        # filter keystroke → redraw
+        filter_times = []
+        for text in ("p", "pa", "pay", "paym", "payments", "status:blocked", "@claude-1", "#tech-debt",
+                     "release:R2 status:draft", "cache", ""):
+            start = time.perf_counter()
+            tree.set_filter(text)
+            shown = await next_frame(pilot, seen, time.perf_counter())
+            filter_times.append((shown - start) * 1000)
+            await pilot.pause(0.05)
+        report["filter_keystroke_ms"] = summary(filter_times)
+        print("filter", report["filter_keystroke_ms"], file=sys.stderr)
+
+        # scrolling: a page down (or back up) until the next frame
+        scroll_times = []
+        tree.focus()
+        tree.action_scroll_home()
+        await pilot.pause(0.1)
+        for i in range(20):
+            start = time.perf_counter()
+            tree.action_page_down() if i % 4 < 2 else tree.action_page_up()
+            shown = await next_frame(pilot, seen, time.perf_counter())
+            scroll_times.append((shown - start) * 1000)
+            await pilot.pause(0.02)
+        report["page_down_ms"] = summary(scroll_times)
+
+        # a burst of writes from another process
+        ids = sorted(app.state.nodes)[:burst]
+        lag: list[float] = []
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            while not stop.is_set():
+                before = time.perf_counter()
+                await asyncio.sleep(0.01)
+                lag.append((time.perf_counter() - before - 0.01) * 1000)
+
+        ticking = asyncio.create_task(ticker())
+        started = time.perf_counter()
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", BURST, str(root), ",".join(ids))
+        await proc.wait()
+        written = time.perf_counter()
+        while not all(app.state.nodes[i].title == f"Burst write {n} on {i}" for n, i in enumerate(ids)):
+            await asyncio.sleep(0.005)
+            if time.perf_counter() - written > 60:
+                raise TimeoutError("the burst never settled")
+        settled = time.perf_counter()
+        stop.set()
+        await ticking
+        report["burst"] = {"writes": len(ids), "write_seconds": round(written - started, 2),
+                           "settled_after_last_write_ms": round((settled - written) * 1000, 1),
+                           "loop_lag_ms": summary(lag)}
+        app.exit()
+    return report
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "p50": round(statistics.median(values), 1), "p95": round(percentile(values, 95), 1),
+            "max": round(max(values), 1)}
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--first-screen-child":
+        first_screen_child(sys.argv[2], float(sys.argv[3]))
+        return 0
+    parser = argparse.ArgumentParser(description="canvas benchmark on an 11,100-node plan")
+    parser.add_argument("--dir", type=Path, help="where to generate the plan (default: a temp folder)")
+    parser.add_argument("--writes", type=int, default=100, help="external writes timed one by one")
+    parser.add_argument("--burst", type=int, default=1000, help="files rewritten in one burst")
+    args = parser.parse_args()
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="leafwise-bench-"))
+    root = make_plan(folder)
+    shutil.rmtree(root / ".leafwise" / ".cache", ignore_errors=True)
+    report: dict[str, object] = {"nodes": sum(1 for _ in (root / ".leafwise" / "nodes").iterdir())}
+    report["first_screen_cold_cache_s"] = round(first_screen(root), 3)
+    report["first_screen_s"] = sorted(round(first_screen(root), 3) for _ in range(5))
+    report.update(asyncio.run(live(root, args.writes, args.burst)))
+    print(json.dumps(report, indent=1))
+    if not args.dir:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
