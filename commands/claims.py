@@ -27,7 +27,7 @@ from .contract import (
     EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, NextAction, Result, clean, fix, next_, wait,
 )
 from .hints import agent_arg
-from .ops import get_node, record, set_fields, write
+from .ops import change_list, get_node, record, set_fields, write
 from .registry import Ctx, Param, command
 
 ID = Param("node_id", "node id", positional=True, required=True)
@@ -151,7 +151,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
     if applied:
         record(ctx, "unclaim", node_id, changes, actor=agent, holder=holder,
                forced=bool(force and live and holder != agent) or None)
-    listed = [{"id": node_id, "field": k, "from": a, "to": b} for k, (a, b) in changes.items() if k != "updated"]
+    listed = change_list(node_id, changes)
     if claim is not None:
         listed.append({"id": node_id, "field": "claim", "from": holder, "to": None})
     what = (f"{holder}'s lease on {node_id} given up" if holder else f"{node_id} had no lease") + \
@@ -341,9 +341,7 @@ def _retarget_references(ctx: Ctx, plan: Plan, old_id: str, new_id: str) -> list
                     values[key] = new_id
             return set_fields(doc, values) if values else {}
 
-        changes = write(ctx, other, swap)
-        listed += [{"id": other.id, "field": k, "from": a, "to": b} for k, (a, b) in changes.items()
-                   if k != "updated"]
+        listed += change_list(other.id, write(ctx, other, swap))
     return listed
 
 
