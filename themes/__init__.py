@@ -24,6 +24,7 @@ VARIABLE_DEFAULTS: dict[str, str] = {
     "status-decision": "#e5b454",
     "row-flash": "#e5b454 25%",
     "bar-empty": "#3a3f4b",
+    "row-dim": "#7d8594",
 }
 
 THEMES: dict[str, Theme] = {
@@ -55,6 +56,7 @@ THEMES: dict[str, Theme] = {
                 "status-decision": "#a86400",
                 "row-flash": "#f5c542 35%",
                 "bar-empty": "#d8dce1",
+                "row-dim": "#6b7280",
                 "footer-key-foreground": "#2f7d4f",
                 "block-cursor-background": "#cfe8d8",
                 "block-cursor-foreground": "#1f2328",
@@ -76,6 +78,7 @@ THEMES: dict[str, Theme] = {
                 "status-decision": "#ffaf00",
                 "row-flash": "#ffff00 40%",
                 "bar-empty": "#4e4e4e",
+                "row-dim": "#c6c6c6",
                 "footer-key-foreground": "#ffff00",
                 "block-cursor-background": "#ffff00",
                 "block-cursor-foreground": "#000000",

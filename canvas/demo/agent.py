@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import signal
@@ -67,7 +68,8 @@ class DemoAgent:
     def cli(self, *args: str) -> dict[str, Any]:
         """Run `leafwise ARGS --json` in the plan's folder; the envelope, whatever the exit code."""
         proc = subprocess.run([sys.executable, "-m", "leafwise.commands.cli", *args, "--json"],
-                              cwd=self.root, capture_output=True, text=True, timeout=120)
+                              cwd=self.root, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "LEAFWISE_AGENT": self.agent})  # the journal names it
         try:
             env = json.loads(proc.stdout)
         except ValueError:

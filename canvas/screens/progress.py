@@ -122,7 +122,7 @@ class ProgressScreen(ViewScreen):
 
     @staticmethod
     def _header(text: str) -> Option:
-        return Option(Content.styled(text, "bold $accent underline"), disabled=True)
+        return Option(Content.assemble("\n", (text, "bold $accent")), disabled=True)
 
     @work(thread=True, exclusive=True, group="cycles")
     def _load_cycles(self) -> None:

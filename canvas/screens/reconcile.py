@@ -28,6 +28,12 @@ from .view import ViewScreen
 COMMAND = "reconcile"
 VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),
             "none": ("· none", "$text-muted")}
+VERDICT_ORDER = {"shipped": 0, "partial": 1, "none": 2}
+
+
+def confidence_of(item: dict[str, Any]) -> float:
+    value = item.get("confidence")
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def suggestions_of(result: Any) -> list[dict[str, Any]]:
@@ -108,10 +114,17 @@ class ReconcileScreen(ViewScreen):
             summary.update(Content.styled(bridge.error_text(outcome), "$error"))
             self.suggestions = []
         else:
-            self.suggestions = suggestions_of(outcome.envelope.get("result"))
-            shipped = sum(1 for s in self.suggestions if s.get("verdict") == "shipped")
-            summary.update(Content.assemble((f"{len(self.suggestions)} suggestion(s)", "bold"),
+            result = outcome.envelope.get("result") or {}
+            found = suggestions_of(result)
+            self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER.get(str(s.get("verdict")), 3),
+                                                            -confidence_of(s)))
+            shipped = sum(1 for s in found if s.get("verdict") == "shipped")
+            partial = sum(1 for s in found if s.get("verdict") == "partial")
+            total = result.get("total") if isinstance(result, dict) else None
+            checked = f" (first {len(found)} of {total} drafts)" if result.get("truncated") else ""
+            summary.update(Content.assemble((f"{len(found)} draft(s) checked{checked}", "bold"),
                                             (f"   {shipped} look shipped", "$status-done"),
+                                            (f"   {partial} partly", "$warning"),
                                             ("   a accept · x reject · R run again", "$text-muted")))
         self._fill()
 
@@ -180,7 +193,7 @@ class ReconcileScreen(ViewScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         item = self._target()
         if action == "accept":
-            return True if item and item.get("verdict") in ("shipped", "partial") \
+            return True if item and item.get("verdict") == "shipped" \
                 and self.settled.get(item["id"]) is None else None
         if action in ("reject", "open"):
             return True if item else None

@@ -16,6 +16,9 @@ from ..look import STATUS_VAR, clock, has_open_decision
 from ..state import PlanState
 
 
+SHOWN_HOLDS = 4
+
+
 class NextTaskBar(Static):
     """`Next ▸ SHOP-18 Delete my account (GDPR) · Accounts › Customer profile` and the held tasks."""
 
@@ -51,15 +54,15 @@ class NextTaskBar(Static):
         second: list[Content] = []
         if held:
             items = []
-            for claim in held[:6]:
+            for claim in held[:SHOWN_HOLDS]:
                 node = state.nodes.get(claim.node)
-                title = f" {node.title}" if node is not None and len(held) <= 2 else ""
+                title = f" {node.title}" if node is not None and len(held) == 1 else ""
+                until = f" until {clock(claim.expires)}" if claim.expires and len(held) <= 2 else ""
                 items.append(Content.assemble((claim.node, STATUS_VAR["in-progress"]), title, " ",
-                                              (f"@{claim.agent}", "bold"),
-                                              (f" until {clock(claim.expires)}" if claim.expires
-                                               else " (no lease)", "$text-muted")))
-            more = Content.styled(f"  +{len(held) - 6} more", "$text-muted") if len(held) > 6 else Content("")
-            second.append(Content.assemble(("Held ", "$text-muted"), Content("  ·  ").join(items), more))
+                                              (f"@{claim.agent}", "bold"), (until, "$text-muted")))
+            more = Content.styled(f" +{len(held) - SHOWN_HOLDS} more", "$text-muted") \
+                if len(held) > SHOWN_HOLDS else Content("")
+            second.append(Content.assemble(("Held ", "$text-muted"), Content(" · ").join(items), more))
         else:
             second.append(Content.styled("No task is held by an agent right now", "$text-muted"))
         blocked = [n for n in chosen.blocked]
@@ -67,7 +70,8 @@ class NextTaskBar(Static):
         if blocked:
             second.append(Content.styled(f"   ⊘ {len(blocked)} blocked", "$status-blocked"))
         if decisions:
-            second.append(Content.styled(f"   ? {decisions} waiting for your decision", "bold $status-decision"))
+            second.append(Content.styled(f"   ? {decisions} decision{'s' if decisions > 1 else ''} for you",
+                                         "bold $status-decision"))
         self.update(Content("\n").join([first, Content.assemble(*second)]), layout=False)  # always two lines
 
     def on_click(self) -> None:

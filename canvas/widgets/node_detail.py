@@ -55,7 +55,6 @@ class NodeDetail(VerticalScroll):
         yield Static(id="detail-blocked")
         yield Static(id="detail-fields")
         yield Static(id="detail-summary", classes="detail-section")
-        yield Static("Links", classes="detail-title", id="detail-links-title")
         yield OptionList(id="detail-links")
         yield Static(id="detail-evidence", classes="detail-section")
         yield Static(id="detail-history", classes="detail-section")
@@ -161,11 +160,12 @@ class NodeDetail(VerticalScroll):
             return None
         since, exact = blocked_since(node)
         lines = [Content.assemble(("⊘ Blocked", "bold $status-blocked"),
-                                  (f"  for {'' if exact else '≥ '}{age(since)}", "$text-muted")),
-                 Content(node.blocked_reason or "No reason given (the validator flags this)")]
+                                  (f"  for {'' if exact else '≥ '}{age(since)}", "$text-muted"))]
         decision = node.data.get("decision")
+        if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
+            lines.append(Content(node.blocked_reason or "No reason given (the validator flags this)"))
         if has_open_decision(node):
-            lines.append(Content.assemble(("\nDecision needed", "bold $status-decision"),
+            lines.append(Content.assemble(("Decision needed", "bold $status-decision"),
                                           (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
             lines.append(Content.styled(str(decision.get("question")), "bold"))
             for number, option in enumerate(decision.get("options") or [], 1):
@@ -260,7 +260,6 @@ class NodeDetail(VerticalScroll):
         links.clear_options()
         links.add_options(options)
         links.display = bool(options)
-        self.query_one("#detail-links-title").display = False
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -421,7 +421,7 @@ class PlanTree(Tree[str]):
             self._invalidate()  # rows that stayed may have changed between match and context
             if not text and keep and self.state is not None and keep in self.state.nodes:
                 self._open_path(keep)  # the filter found it: the full tree opens where it is
-        if keep and keep in self._rows:
+        if keep and keep in self._rows and (self._query is None or keep in self._matched):
             self.call_after_refresh(self.move_cursor, self._rows[keep])
         elif self.last_line >= 0:
             self.call_after_refresh(self._first_match)
