@@ -7,7 +7,7 @@ person, and now and then a tech-debt tail (`add --tech-debt --follows ID`).
 It stops on `Done.`, on SIGTERM/SIGINT, or after waiting `--patience`
 seconds on a `Wait:` (a person may unblock work meanwhile, so it keeps asking).
 
-    python -m leafwise.canvas.demo.agent --root DIR [--speed 1.0] [--agent demo-agent]
+    python -m leafwise.canvas.demo.agent --root DIR [--speed 1.0] [--agent demo-agent] [--max-tasks N]
 """
 
 from __future__ import annotations
@@ -53,8 +53,11 @@ QUESTIONS = (
 
 
 class DemoAgent:
-    def __init__(self, root: Path, agent: str, speed: float, patience: float, seed: int | None):
+    def __init__(self, root: Path, agent: str, speed: float, patience: float, seed: int | None,
+                 max_tasks: int | None = None):
         self.root = root
+        self.max_tasks = max_tasks
+        self.tasks = 0
         self.agent = agent
         self.speed = max(0.05, speed)
         self.patience = patience
@@ -121,6 +124,10 @@ class DemoAgent:
                 continue
             self.errors = 0
             self.work_on(env, command)
+            self.tasks += 1
+            if self.max_tasks is not None and self.tasks >= self.max_tasks:
+                self.log(f"Stopped after {self.tasks} task(s), as asked.")
+                return 0
             if not self.pause():
                 break
         self.log("Stopped.")
@@ -166,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--patience", type=float, default=120.0, help="seconds to keep asking on Wait:")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before the first step")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--max-tasks", type=int, default=None, help="stop after this many tasks")
     args = parser.parse_args(argv)
-    agent = DemoAgent(Path(args.root), args.agent, args.speed, args.patience, args.seed)
+    agent = DemoAgent(Path(args.root), args.agent, args.speed, args.patience, args.seed, args.max_tasks)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: agent.stop.set())
     if args.delay and agent.stop.wait(args.delay):
