@@ -81,8 +81,6 @@ def churn(root: str, seed: int) -> None:
     rng = random.Random(seed)
     agent = f"churn-{seed}"
     ids = [f"T-{i}" for i in range(1, 13)]
-    _execute(root, "validate")  # imports done: from here on every moment is a write or close to one
-    print("ready", flush=True)
     while True:
         nid = rng.choice(ids)
         step = rng.randrange(7)
@@ -100,6 +98,25 @@ def churn(root: str, seed: int) -> None:
             _execute(root, "unclaim", node_id=nid, agent=agent, force=True)
         else:
             _execute(root, "edit", node_id=nid, set=(f"tags=[t{rng.randrange(100)}, churn]",))
+
+
+def killer(root: str, seed: int, kills: int) -> dict[str, Any]:
+    """Fork a churning writer and SIGKILL it a few milliseconds later, again and again."""
+    rng = random.Random(seed)
+    _execute(root, "validate")  # import everything once: each forked writer starts writing at once
+    killed = 0
+    for k in range(kills):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                churn(root, seed * 1000 + k)
+            finally:
+                os._exit(1)
+        time.sleep(rng.uniform(0.001, 0.04))
+        os.kill(pid, signal.SIGKILL)
+        _pid, status = os.waitpid(pid, 0)
+        killed += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    return {"kills": killed}
 
 
 def _spawn(mode: str, *args: Any) -> subprocess.Popen:
@@ -178,7 +195,6 @@ def test_sixteen_agents_race_to_start_one_task_and_exactly_one_wins(tmp_path: Pa
     assert [e["actor"] for e in events(tmp_path) if e["command"] == "start"] == [winner]
 
 
-@pytest.mark.slow
 def test_eight_agents_finish_150_tasks_and_nothing_is_lost(tmp_path: Path) -> None:
     epic_ids, task_ids = epics_plan(tmp_path, epics=5, per_epic=30)
     reports = _reports([_spawn("agent", tmp_path, f"agent-{i}", 100) for i in range(8)])
@@ -237,19 +253,39 @@ def test_two_processes_edit_different_fields_of_one_node_and_both_survive(tmp_pa
         assert data["title"] == f"Title {round_}" and data["tags"] == [f"round-{round_}"]
 
 
+SLEEPING = ("hrtimer_nanosleep", "do_nanosleep")
+
+
 def _sleeping(pid: int) -> bool:
     """Whether process `pid` sits in time.sleep: the CLI only sleeps between tries of a lock."""
     try:
-        return Path(f"/proc/{pid}/wchan").read_text().strip() in ("hrtimer_nanosleep", "do_nanosleep")
+        return Path(f"/proc/{pid}/wchan").read_text().strip() in SLEEPING
     except OSError:
         return False
 
 
-@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see who waits on a lock")
+def _wchan_shows_sleep() -> bool:
+    """Whether this kernel names the sleep in /proc (some hide wchan behind "0")."""
+    import threading
+
+    sleeper = threading.Thread(target=time.sleep, args=(0.3,))
+    sleeper.start()
+    time.sleep(0.1)
+    try:
+        return Path(f"/proc/self/task/{sleeper.native_id}/wchan").read_text().strip() in SLEEPING
+    except OSError:
+        return False
+    finally:
+        sleeper.join()
+
+
 def test_two_processes_set_the_same_field_one_wins_one_gets_a_conflict(tmp_path: Path) -> None:
     """Both read the node, then both wait on its lock: never a silent last-writer-wins."""
     from leafwise.store import PlanPaths
     from leafwise.store.writer import locked
+
+    if not _wchan_shows_sleep():
+        pytest.skip("this kernel does not show in /proc who sleeps waiting on a lock")
 
     write_plan(tmp_path, {"T-1": task_file("T-1", None, 1)})
     paths = PlanPaths(tmp_path)
@@ -273,28 +309,16 @@ def test_two_processes_set_the_same_field_one_wins_one_gets_a_conflict(tmp_path:
         [["Task number 1", winner]]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the killers fork their writers")
 def test_writers_killed_at_any_point_leave_a_valid_plan_and_no_stuck_lock(tmp_path: Path) -> None:
+    """300 writers, each SIGKILLed 1-40 ms into its work (a naive in-place write fails this)."""
     from leafwise.store import PlanPaths
     from leafwise.store.writer import locked, sweep_temp_files
 
     write_plan(tmp_path, {f"T-{i}": task_file(f"T-{i}", None, i) for i in range(1, 13)})
-    rng = random.Random(7)
-    kills = 0
-    deadline = time.monotonic() + 8
-    seed = 0
-    while time.monotonic() < deadline:
-        procs = []
-        for _ in range(3):
-            seed += 1
-            procs.append(_spawn("churn", tmp_path, seed))
-        for proc in procs:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-        time.sleep(rng.uniform(0.05, 0.6))
-        for proc in procs:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(30)
-            kills += proc.returncode == -signal.SIGKILL
-    assert kills >= 9
+    kills = 150
+    reports = _reports([_spawn("kill", tmp_path, seed, kills) for seed in (1, 2)])
+    assert [r["kills"] for r in reports] == [kills, kills]  # each writer died by the signal, not a crash
     assert_every_file_parses(tmp_path)
     assert len(events(tmp_path)) > 10  # the churn wrote, and every journal line is whole
     paths = PlanPaths(tmp_path)
@@ -316,5 +340,5 @@ if __name__ == "__main__":  # a worker process
         print(json.dumps(agent_loop(argv[0], argv[1], float(argv[2]))))
     elif mode == "edit":
         print(json.dumps(edit_loop(argv[0], argv[1], int(argv[2]))))
-    elif mode == "churn":
-        churn(argv[0], int(argv[1]))
+    elif mode == "kill":
+        print(json.dumps(killer(argv[0], int(argv[1]), int(argv[2]))))
