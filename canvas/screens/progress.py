@@ -12,7 +12,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...commands.progress import Tally, compute
-from ...store import CLOSED
 from .. import bridge
 from ..bridge import Request
 from ..look import bar, clock, mark, percent

@@ -22,18 +22,15 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...commands.reading import MARKS
-from ...store import CLOSED, Node
-from ..look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, has_open_decision, one_line
+from ...store import CLOSED
 from ..query import Query
 from ..state import Delta, Group, PlanState
+from .tree_rows import RowPainter
 
 GROUP = "@"  # row keys of release groups: "@R1", "@" for no release
 TOGGLE = Style.from_meta({"toggle": True})
 FLASH_SECONDS = 1.6
 MATCH_LIMIT = 250  # filter matches shown at once; the rest are counted, not drawn
-STATUS_CLASS = {"draft": "draft", "in-progress": "active", "blocked": "blocked", "done": "done",
-                "cancelled": "cancelled"}
 
 
 def group_key(group: Group) -> str:
@@ -98,6 +95,7 @@ class PlanTree(Tree[str]):
         self._matched: set[str] = set()
         self._last_result: FilterResult | None = None
         self._all_matched: tuple[object, Query, list[str]] | None = None  # (state version, query, all matches)
+        self._painter = RowPainter(self._style)
 
     # --- building -------------------------------------------------------------
 
@@ -493,10 +491,10 @@ class PlanTree(Tree[str]):
             icon = Text("  ")
         if key.startswith(GROUP):
             group = state.group(key[1:])
-            text = self._group_label(group, width - 2) if group else Text(key)
+            text = self._painter.group(group, width - 2) if group else Text(key)
         else:
             item = state.nodes.get(key)
-            text = self._node_label(item, width - 2) if item else Text(key)
+            text = self._painter.node(item, state.counts.get(key, (0, 0)), width - 2) if item else Text(key)
         if key in self._flash:
             text.stylize(self._style("flash"))
         if self._visible is not None and key not in self._matched:
@@ -504,84 +502,6 @@ class PlanTree(Tree[str]):
         label = Text.assemble(icon, text)
         label.stylize(style)
         return label
-
-    def _right_column(self, done: int, total: int) -> Text:
-        filled, empty = bar_cells(done, total, BAR_WIDTH)
-        out = Text()
-        if total <= 0:
-            out.append("·" * BAR_WIDTH, self._style("bar-empty"))
-            out.append("     ")
-            return out
-        out.append("━" * filled, self._style("done"))
-        out.append("━" * empty, self._style("bar-empty"))
-        out.append(f"{round(100 * done / total):>4}%", self._style("dim"))
-        return out
-
-    def _node_label(self, node: Node, width: int) -> Text:
-        state = self.state
-        assert state is not None
-        closed = node.status in CLOSED
-        decision = node.status == "blocked" and has_open_decision(node)
-        status_style = self._style("decision" if decision else STATUS_CLASS.get(node.status, "draft"))
-        left = Text()
-        left.append(DECISION_MARK if decision else MARKS.get(node.status, "·"), status_style)
-        left.append(" ")
-        title_style = self._style("closed-title") if closed else Style()
-        if node.status == "cancelled":
-            title_style += Style(strike=True)
-        left.append(node.title, title_style)
-        if node.status == "blocked":
-            reason = node.blocked_reason or "no reason given"
-            left.append("  ")
-            left.append(one_line(reason, 160), self._style("reason"))
-        right = Text()
-        if node.assignee and not closed:
-            right.append(f"@{node.assignee}", self._style("dim"))
-            right.append("  ")
-        right.append(f"{node.id:>9}", self._style("dim"))
-        right.append("  ")
-        if node.children:
-            done, total = state.counts.get(node.id, (0, 0))
-            right.append_text(self._right_column(done, total))
-        else:
-            right.append(f"{STATUS_WORD.get(node.status, node.status):>13}", status_style)
-        return _fit(left, right, width)
-
-    def _group_label(self, group: Group, width: int) -> Text:
-        left = Text()
-        if group.key.startswith("!"):
-            left.append(group.title, self._style("blocked"))
-        else:
-            left.append(group.key or "—", self._style("group"))
-            left.append("  ")
-            left.append(group.title, self._style("group"))
-            if group.target:
-                left.append(f"  → {group.target}", self._style("dim"))
-        tally = group.tally
-        right = Text()
-        extra = []
-        if tally.in_progress:
-            extra.append((f"{tally.in_progress} active", "active"))
-        if tally.blocked:
-            extra.append((f"{tally.blocked} blocked", "blocked"))
-        for words, cls in extra:
-            right.append(words, self._style(cls))
-            right.append("  ")
-        right.append(f"{tally.done}/{tally.total}", self._style("dim"))
-        right.append("  ")
-        right.append_text(self._right_column(tally.done, tally.total))
-        return _fit(left, right, width)
-
-
-def _fit(left: Text, right: Text, width: int) -> Text:
-    """Left text truncated with an ellipsis, right text flush right; narrow rows keep the left."""
-    if right.cell_len + 12 > width:
-        right = Text()
-    room = width - right.cell_len - (1 if right.cell_len else 0)
-    if left.cell_len > room:
-        left.truncate(max(1, room), overflow="ellipsis")
-    gap = width - left.cell_len - right.cell_len
-    return Text.assemble(left, " " * max(gap, 1 if right.cell_len else 0), right)
 
 
 def group_key_of(state: PlanState, node_id: str) -> str:
