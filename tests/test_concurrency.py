@@ -112,7 +112,7 @@ def killer(root: str, seed: int, kills: int) -> dict[str, Any]:
                 churn(root, seed * 1000 + k)
             finally:
                 os._exit(1)
-        time.sleep(rng.uniform(0.001, 0.04))
+        time.sleep(rng.uniform(0.001, 0.04) if k % 10 else 0.2)  # now and then one finishes a few steps
         os.kill(pid, signal.SIGKILL)
         _pid, status = os.waitpid(pid, 0)
         killed += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
@@ -311,7 +311,7 @@ def test_two_processes_set_the_same_field_one_wins_one_gets_a_conflict(tmp_path:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the killers fork their writers")
 def test_writers_killed_at_any_point_leave_a_valid_plan_and_no_stuck_lock(tmp_path: Path) -> None:
-    """300 writers, each SIGKILLed 1-40 ms into its work (a naive in-place write fails this)."""
+    """300 writers, most SIGKILLed 1-40 ms into their work (a naive in-place write fails this)."""
     from leafwise.store import PlanPaths
     from leafwise.store.writer import locked, sweep_temp_files
 
