@@ -22,9 +22,10 @@ from ..store import CLOSED, Plan, PlanNotFound, Problem, find_root, load_plan
 from ..store import claims as leases
 from ..store.loader import PROJECT_KEY, SchemaError, cache_for, check_node, parse_yaml
 from ..store.paths import ID_PATTERN, PLAN_DIR, PlanPaths
-from ..store.writer import TEMP_PREFIX, LockBusy, edit_node, locked
+from ..store.writer import LockBusy, edit_node, locked, sweep_temp_files
 from .contract import Mutation, NextAction, Result, bounded, next_, wait
 from .hints import node_hint, pick_hint
+from .claims import give_back
 from .loop import live_claims, pick_for
 from .picker import until
 from .ops import get_node, record, set_fields, write
@@ -33,7 +34,6 @@ from .validate import find_problems
 
 SCHEMA_FILE = Path(__file__).with_name("envelope.schema.json")
 SUPPORTED_SCHEMA = 1  # the project.yaml `schema:` this version reads and writes
-STRAY_AGE_SECONDS = 60  # a live writer holds its temp file for milliseconds, never this long
 
 
 def envelope_schema() -> dict[str, Any]:
@@ -277,24 +277,6 @@ def _watcher_check() -> Check:
     return Check("watcher", "ok", f"watchfiles {_version('watchfiles')}")
 
 
-def _stray_temp_files(paths: PlanPaths, now: float) -> list[Path]:
-    """Temp files of atomic writes left behind by a killed writer (old enough to be no one's)."""
-    found: list[Path] = []
-    for folder in (paths.dir, paths.nodes, paths.claims):
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(".tmp"):
-                try:
-                    if now - entry.stat().st_mtime > STRAY_AGE_SECONDS:
-                        found.append(Path(entry.path))
-                except FileNotFoundError:
-                    continue
-    return sorted(found)
-
-
 def _cache_state(paths: PlanPaths) -> tuple[str, str]:
     """(state, message): fresh, missing, stale or unreadable. Reads only."""
     cache = cache_for(paths)
@@ -347,7 +329,7 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     checks.append(Check("claims", "warning" if expired else "ok",
                         f"{len(expired)} expired claim(s) left behind" if expired else "no expired claims",
                         ctx.cmd("repair") if expired else None))
-    strays = _stray_temp_files(paths, time.time())
+    strays = sweep_temp_files(paths, dry_run=True)
     checks.append(Check("temp_files", "warning" if strays else "ok",
                         f"{len(strays)} stray temporary file(s), e.g. {strays[0].name}" if strays
                         else "no stray temporary files", ctx.cmd("repair") if strays else None))
@@ -470,20 +452,20 @@ def _release_claims(ctx: Ctx, plan: Plan, out: Repairs) -> None:
                 if again is not None and again != claim:
                     out.add("release_claim", False, id=node_id, refused="renewed meanwhile")
                     continue
-                leases.remove(paths, node_id)
-            record(ctx, "repair", node_id, {}, repair="release_claim", why=why)
+                if node is not None and node.status not in CLOSED:
+                    # back to the picker: a lease-less in-progress task would be its assignee's forever
+                    changes = give_back(ctx, node, {claim.agent} if claim else None)
+                else:
+                    changes = {}
+                    leases.remove(paths, node_id)
+            record(ctx, "repair", node_id, changes, repair="release_claim", why=why)
         out.add("release_claim", True, id=node_id, file=f"{PLAN_DIR}/claims/{name}", why=why,
                 agent=claim.agent if claim else None)
 
 
 def _remove_strays(ctx: Ctx, out: Repairs) -> None:
     paths = ctx.paths()
-    for path in _stray_temp_files(paths, time.time()):
-        if not out.dry_run:
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                continue
+    for path in sweep_temp_files(paths, dry_run=out.dry_run):
         out.add("remove_temp_file", True, file=str(path.relative_to(paths.repo)))
 
 

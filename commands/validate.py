@@ -31,10 +31,15 @@ def _line(plan: Plan, node, key: str) -> int | None:
 
 def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
     """All problems of the plan, errors first, then by file and line: deterministic."""
-    # A broken file needs a text edit; `diagnose` shows its file, line and cause.
+    # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
+    # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
+    from .claims import with_merge_conflicts
+
     problems: list[Problem] = [
+        p if p.code in ("duplicate_id", "merge_conflict") else
         Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
-                node=p.node, file=p.file, line=p.line) for p in plan.problems]
+                node=p.node, file=p.file, line=p.line)
+        for p in with_merge_conflicts(plan, cmd)]
     nodes = plan.nodes
     releases = plan.project.release_rank()
     seen_releases: set[str] = set()

@@ -186,7 +186,8 @@ def damaged_plan(tmp_path: Path) -> Path:
     lease(root, "T-4", "zed", -30)  # expired
     lease(root, "T-2", "yan", 30)  # live, but on a done node
     old_file(nodes / ".lw-abc.tmp")
-    (nodes / ".lw-live.tmp").write_text("a writer is writing this right now")
+    # named like a live writer's temp file (.lw-<pid>-…): this test process is alive
+    (nodes / f".lw-{os.getpid()}-live.tmp").write_text("a writer is writing this right now")
     cache_for(PlanPaths(root)).path.parent.mkdir()
     cache_for(PlanPaths(root)).path.write_bytes(b"garbage")
     return root
@@ -217,7 +218,7 @@ def test_repair_applies_safe_repairs_and_records_them(damaged_plan):
     nodes = damaged_plan / ".leafwise/nodes"
     assert (nodes / "T-9.yaml").exists() and not (nodes / "T-7.yaml").exists()
     assert (nodes / "T-8.yaml").read_text().startswith("id: T-8\n")
-    assert not (nodes / ".lw-abc.tmp").exists() and (nodes / ".lw-live.tmp").exists()
+    assert not (nodes / ".lw-abc.tmp").exists() and (nodes / f".lw-{os.getpid()}-live.tmp").exists()
     assert sorted(p.name for p in (damaged_plan / ".leafwise/claims").glob("*.json")) == []
     # the names are fixed first, so the cascade runs in the same repair
     assert run_cli("show", "T-1", "--json", cwd=damaged_plan).json["result"]["status"] == "done"
