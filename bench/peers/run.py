@@ -14,9 +14,17 @@ Per run we record
     child's ru_maxrss from wait4() (largest single process in the tree, exact
     even for runs shorter than one sample).  "peak MB" is the larger of the two.
 
-Prints a table (tool, operation, tasks, median s, min s, max s, peak MB of the
-tree, largest single process MB) and,
-with --json, writes every sample.  Stdlib only.  Needs the tools installed in
+  * CPU seconds (user+sys from wait4, child plus the descendants it reaped),
+    which a busy machine inflates far less than wall time,
+  * "bg cores": CPU used meanwhile by every other process on the machine
+    (/proc/stat busy time minus ours, averaged over the run).  Before each
+    timed run we wait up to --quiet-wait s for a quiet half-second; a run with
+    more background than --quiet-cores is retried up to --retries times and,
+    if still noisy, kept and counted in the "runs" column as noisy.
+
+Prints a table (tool, operation, tasks, median/min/max s, median CPU s, peak MB
+of the tree, largest single process MB, runs, bg cores, output check) and, with
+--json, writes every sample.  Stdlib only.  Needs the tools installed in
 bench/peers/node_modules (npm install --prefix bench/peers).
 """
 
@@ -163,6 +171,8 @@ class Run:
     maxrss_kb: int
     rc: int | None
     timed_out: bool
+    cpu_s: float = 0.0           # user+sys of the child and its reaped descendants
+    foreign_cores: float = 0.0   # average CPU used meanwhile by everything else
 
     @property
     def peak_kb(self) -> int:
@@ -202,12 +212,45 @@ def tree_rss_kb(root: int) -> int:
     return total
 
 
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_busy_s() -> float:
+    """Busy CPU seconds of the whole machine so far (all cores, /proc/stat)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)) / CLK_TCK
+
+
+def self_cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def wait_quiet(limit_cores: float, max_wait: float, window: float = 0.5) -> float:
+    """Wait until the rest of the machine uses < limit_cores for one window.
+
+    Returns the foreign load of the last window (other processes' CPU, in cores).
+    Gives up after max_wait seconds (the run is then flagged, not skipped)."""
+    deadline = time.monotonic() + max_wait
+    while True:
+        b0, s0, t0 = cpu_busy_s(), self_cpu_s(), time.monotonic()
+        time.sleep(window)
+        load = ((cpu_busy_s() - b0) - (self_cpu_s() - s0)) / (time.monotonic() - t0)
+        if load < limit_cores or time.monotonic() > deadline:
+            return load
+
+
 def run_once(argv: list[str], cwd: Path, env: dict, timeout: float,
-             out_path: Path, err_path: Path, sample_s: float) -> Run:
+             out_path: Path, err_path: Path, sample_s: float, nice: int = 0) -> Run:
+    pre = (lambda: os.setpriority(os.PRIO_PROCESS, 0, nice)) if nice else None
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        busy0, self0 = cpu_busy_s(), self_cpu_s()
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err, start_new_session=True)
+                                stdout=out, stderr=err, start_new_session=True,
+                                preexec_fn=pre)
     peak = [0]
     stop = threading.Event()
     timed_out = [False]
@@ -233,13 +276,16 @@ def run_once(argv: list[str], cwd: Path, env: dict, timeout: float,
     timer.cancel()
     stop.set()
     th.join()
+    busy = cpu_busy_s() - busy0
+    cpu = ru.ru_utime + ru.ru_stime
+    foreign = max(0.0, busy - cpu - (self_cpu_s() - self0)) / elapsed
     proc.returncode = os.waitstatus_to_exitcode(status)
     # Reap anything the tool left behind in its group (none expected).
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    return Run(elapsed, peak[0], ru.ru_maxrss, proc.returncode, timed_out[0])
+    return Run(elapsed, peak[0], ru.ru_maxrss, proc.returncode, timed_out[0], cpu, foreign)
 
 
 def bench_env(home: Path) -> dict:
@@ -275,10 +321,10 @@ def tool_versions(env: dict) -> dict[str, str]:
 # ------------------------------------------------------------------------- main
 
 def fmt_table(rows: list[dict]) -> str:
-    head = ["tool", "operation", "tasks", "median s", "min s", "max s",
-            "peak MB", "1-proc MB", "runs", "check"]
+    head = ["tool", "operation", "tasks", "median s", "min s", "max s", "CPU s",
+            "peak MB", "1-proc MB", "runs", "bg cores", "check"]
     lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---:" if h in ("tasks", "median s", "min s", "max s", "peak MB", "1-proc MB", "runs")
+             "|" + "|".join("---:" if h in ("tasks", "median s", "min s", "max s", "CPU s", "peak MB", "1-proc MB", "runs", "bg cores")
                             else "---" for h in head) + "|"]
     for r in rows:
         lines.append("| " + " | ".join([
@@ -286,9 +332,12 @@ def fmt_table(rows: list[dict]) -> str:
             f"{r['median_s']:.2f}" if r["median_s"] is not None else "—",
             f"{r['min_s']:.2f}" if r["min_s"] is not None else "—",
             f"{r['max_s']:.2f}" if r["max_s"] is not None else "—",
+            f"{r['cpu_s']:.2f}" if r["cpu_s"] is not None else "—",
             f"{r['peak_mb']:.0f}" if r["peak_mb"] is not None else "—",
             f"{r['maxrss_mb']:.0f}" if r["maxrss_mb"] is not None else "—",
-            str(r["runs_ok"]) + "/" + str(r["runs"]),
+            str(r["runs_ok"]) + "/" + str(r["runs"])
+            + (f" ({r['noisy']} noisy)" if r.get("noisy") else ""),
+            f"{r['bg_cores']:.2f}" if r.get("bg_cores") is not None else "—",
             ("ok: " if r["check_ok"] else "FAIL: ") + r["check_note"],
         ]) + " |")
     return "\n".join(lines)
@@ -305,6 +354,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--sample-ms", type=float, default=25.0)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--quiet-cores", type=float, default=0.3,
+                    help="a timed run counts as noisy when other processes used more "
+                    "CPU than this (cores, averaged over the run); it is retried")
+    ap.add_argument("--retries", type=int, default=0, help="retries of a noisy run")
+    ap.add_argument("--budget", type=float, default=1080.0,
+                    help="seconds; once spent, remaining operations get min(reps, 3) runs, "
+                    "no quiet waiting and no retries, so a busy machine still finishes")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="scheduling priority of the measured tools (e.g. -10 as root on a "
+                    "shared machine); 0 leaves it alone")
+    ap.add_argument("--quiet-wait", type=float, default=2.0,
+                    help="seconds to wait at most for a quiet machine before a run")
     ap.add_argument("--work", type=Path, default=HERE / "work",
                     help="where projects are generated (default bench/peers/work, git-ignored)")
     ap.add_argument("--reuse", action="store_true", help="reuse projects already in --work")
@@ -345,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
                 out_p, err_p = logs / f"{tag}.out", logs / f"{tag}.err"
                 check_ok, note = False, "not run"
                 for w in range(max(a.warmup, 1)):
-                    r = run_once(op.argv, proj, env, a.timeout, out_p, err_p, a.sample_ms / 1000)
+                    r = run_once(op.argv, proj, env, a.timeout, out_p, err_p, a.sample_ms / 1000, a.nice)
                     if w == 0:
                         if r.timed_out:
                             check_ok, note = False, f"timed out after {a.timeout:.0f}s"
@@ -357,17 +418,27 @@ def main(argv: list[str] | None = None) -> int:
                             except Exception as exc:  # noqa: BLE001
                                 check_ok, note = False, f"unparsable output: {exc}"
                 runs = []
+                over = time.perf_counter() - t_start > a.budget
+                reps, retries = (min(a.reps, 3), 0) if over else (a.reps, a.retries)
                 if not (r.timed_out or r.rc != 0):
-                    for _ in range(a.reps):
-                        r = run_once(op.argv, proj, env, a.timeout,
-                                     logs / f"{tag}.rep.out", logs / f"{tag}.rep.err",
-                                     a.sample_ms / 1000)
+                    for _ in range(reps):
+                        for attempt in range(retries + 1):
+                            if not over:
+                                wait_quiet(a.quiet_cores, a.quiet_wait)
+                            r = run_once(op.argv, proj, env, a.timeout,
+                                         logs / f"{tag}.rep.out", logs / f"{tag}.rep.err",
+                                         a.sample_ms / 1000, a.nice)
+                            samples.append({"tool": tool, "operation": op.name, "tasks": n,
+                                            "argv": op.argv, "seconds": r.seconds,
+                                            "cpu_s": r.cpu_s, "foreign_cores": r.foreign_cores,
+                                            "tree_peak_kb": r.tree_peak_kb,
+                                            "maxrss_kb": r.maxrss_kb, "rc": r.rc,
+                                            "timed_out": r.timed_out,
+                                            "kept": r.foreign_cores <= a.quiet_cores
+                                            or attempt == retries})
+                            if r.foreign_cores <= a.quiet_cores or r.timed_out or over:
+                                break
                         runs.append(r)
-                        samples.append({"tool": tool, "operation": op.name, "tasks": n,
-                                        "argv": op.argv, "seconds": r.seconds,
-                                        "tree_peak_kb": r.tree_peak_kb,
-                                        "maxrss_kb": r.maxrss_kb, "rc": r.rc,
-                                        "timed_out": r.timed_out})
                         if r.timed_out:
                             break
                 ok = [x for x in runs if x.rc == 0 and not x.timed_out]
@@ -377,6 +448,10 @@ def main(argv: list[str] | None = None) -> int:
                     "median_s": statistics.median(x.seconds for x in ok) if ok else None,
                     "min_s": min(x.seconds for x in ok) if ok else None,
                     "max_s": max(x.seconds for x in ok) if ok else None,
+                    "cpu_s": statistics.median(x.cpu_s for x in ok) if ok else None,
+                    "noisy": sum(x.foreign_cores > a.quiet_cores for x in ok),
+                    "max_foreign_cores": max((x.foreign_cores for x in ok), default=None),
+                    "bg_cores": statistics.median(x.foreign_cores for x in ok) if ok else None,
                     "peak_mb": max(x.peak_kb for x in ok) / 1024 if ok else None,
                     "tree_peak_mb": max(x.tree_peak_kb for x in ok) / 1024 if ok else None,
                     "maxrss_mb": max(x.maxrss_kb for x in ok) / 1024 if ok else None,
