@@ -224,6 +224,37 @@ def generate(root: Path, releases: int = 4, epics: int = 25, features: int = 10,
     return out.written
 
 
+def from_peer_spec(spec: Path, root: Path) -> int:
+    """The very plan bench/peers/generate.py gives Task Master and Backlog.md, as a Leafwise plan.
+
+    `spec` is its `--tool spec` output (plan.json): N flat tasks with deps. Each
+    becomes a top-level node PEER-<n> in one release; todo is draft; the
+    description and acceptance criteria stay as extra keys, as a user's would.
+    """
+    tasks = json.loads(Path(spec).read_text())
+    plan = Path(root) / ".leafwise"
+    if plan.exists():
+        raise FileExistsError(f"{plan} already exists")
+    (plan / "nodes").mkdir(parents=True)
+    (plan / "project.yaml").write_text("# The peers' benchmark plan (bench/peers/generate.py --tool spec).\n"
+                                       "schema: 1\npid: peer\nname: Peer plan\nid_prefix: PEER\n"
+                                       "releases:\n  - {id: R1, title: Release 1}\n")
+    statuses = {"done": "done", "in_progress": "in-progress", "todo": "draft"}
+    for task in tasks:
+        status = statuses[task["status"]]
+        lines = [f"id: PEER-{task['id']}", f"title: {_q(task['title'])}", "release: R1", f"status: {status}",
+                 f"assignee: {task['assignee'] or ('agent' if status == 'in-progress' else 'null')}",
+                 f"depends_on: [{', '.join(f'PEER-{d}' for d in task['deps'])}]",
+                 f"tags: [{', '.join(task['labels'])}]", f"priority: {task['priority']}",
+                 f"description: {_q(task['description'])}"]
+        if task.get("acceptance"):
+            lines.append("acceptance:")
+            lines += [f"  - {_q(item)}" for item in task["acceptance"]]
+        lines.append(f"created: {task['created'].replace('+00:00', 'Z')}")
+        (plan / "nodes" / f"PEER-{task['id']}.yaml").write_text("\n".join(lines) + "\n")
+    return len(tasks)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path, help="folder to create the plan in (its .leafwise/ must not exist)")
@@ -233,7 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--features", type=int)
     parser.add_argument("--leaves", type=int)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--from-peer-spec", type=Path, metavar="PLAN_JSON",
+                        help="convert bench/peers/generate.py's --tool spec plan instead of generating")
     args = parser.parse_args(argv)
+    if args.from_peer_spec:
+        args.dir.mkdir(parents=True, exist_ok=True)
+        print(f"{from_peer_spec(args.from_peer_spec, args.dir)} nodes in {args.dir / '.leafwise'}")
+        return 0
     shape = list(shape_for(args.nodes) if args.nodes else (4, 25, 10, 10))
     for i, name in enumerate(("releases", "epics", "features", "leaves")):
         if getattr(args, name) is not None:

@@ -52,6 +52,7 @@ BUDGET_SIZE = "10k"  # the budget is stated for 11,100 nodes; smaller plans must
 CANVAS_SIZE = "10k"  # bench/canvas_bench.py takes minutes: run on the budget's plan only
 RSS_BUDGET_MB = 150
 MCP_CALLS = 50
+PEER_TASKS = (1000, 10000)  # the sizes bench/peers measured Task Master and Backlog.md at
 
 # operation -> (seconds budget, RSS budget in MB or None)
 BUDGET: dict[str, tuple[float, float | None]] = {
@@ -365,6 +366,37 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     return rows
 
 
+def peer_plan(tasks: int) -> Path:
+    """bench/peers' own plan of `tasks` tasks (its generator, --tool spec), converted to Leafwise's format."""
+    folder = PLANS / f"peer-{tasks}"
+    if not (folder / ".leafwise" / "project.yaml").exists():
+        spec = PLANS / f"peer-spec-{tasks}"
+        shutil.rmtree(spec, ignore_errors=True)
+        subprocess.run([sys.executable, str(HERE / "peers" / "generate.py"), "--tool", "spec", "--tasks",
+                        str(tasks), "--out", str(spec)], check=True, stdout=subprocess.DEVNULL)
+        shutil.rmtree(folder, ignore_errors=True)
+        generate.from_peer_spec(spec / "plan.json", folder)
+    return folder
+
+
+def bench_peer_plans(runs: int) -> list[Row]:
+    """The operations the peers were measured on (bench/peers/RESULTS.md), on their very plans."""
+    rows: list[Row] = []
+    for tasks in PEER_TASKS:
+        work = WorkCopy(peer_plan(tasks))
+        label = f"peer {tasks // 1000}k"
+        for op, args, cold in (("next warm", ["next", "--json"], False), ("next cold", ["next", "--json"], True),
+                               ("list --json (all)", ["list", "--json", "--limit", "0"], False),
+                               ("list --status draft --json", ["list", "--status", "draft", "--json",
+                                                               "--limit", "0"], False)):
+            print(f"  {label} {op} ...", file=sys.stderr, flush=True)
+            row = Row(op, label, tasks)
+            measure_cli(row, work, args, runs, cold=cold)
+            rows.append(row)
+        shutil.rmtree(work.root, ignore_errors=True)
+    return rows
+
+
 # ------------------------------------------------------------------ report
 
 def fmt_time(seconds: float | None) -> str:
@@ -447,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", help="operations whose name starts with one of these")
     parser.add_argument("--no-canvas", action="store_true", help="skip bench/canvas_bench.py")
     parser.add_argument("--json", type=Path, help="also write every sample to this file")
+    parser.add_argument("--peers", action="store_true",
+                        help="only the peers' operations on the peers' own 1k and 10k plans (bench/peers)")
     parser.add_argument("--mcp-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.mcp_child:
@@ -455,13 +489,15 @@ def main(argv: list[str] | None = None) -> int:
     if not LEAFWISE.exists():
         print(f"no console script at {LEAFWISE}: install the project into .venv first", file=sys.stderr)
         return 2
-    sizes = args.sizes or (["1k", "10k"] if args.quick else list(SIZES))
+    sizes = [] if args.peers else args.sizes or (["1k", "10k"] if args.quick else list(SIZES))
     header = machine()
     print(header, file=sys.stderr)
-    rows: list[Row] = []
+    rows: list[Row] = bench_peer_plans(args.runs) if args.peers else []
     for size in sizes:
         rows += bench_size(size, args.runs, set(args.only) if args.only else None, not args.no_canvas)
     print(f"\nLeafwise benchmark — {header}; median of {args.runs} runs, MCP median of {MCP_CALLS} calls\n")
+    if args.peers:
+        print("On the peers' own plans (bench/peers/generate.py --tool spec; generate.from_peer_spec)\n")
     print(table(rows))
     if len(sizes) > 1:
         print("\nGrowth (cost ratio between plan sizes; exponent ≤ 1.1 counts as linear)\n")

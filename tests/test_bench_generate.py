@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -41,3 +42,24 @@ def test_shape_for_node_counts() -> None:
     assert bench_generate.shape_for(11_100) == (4, 25, 10, 10)
     assert bench_generate.count(*bench_generate.shape_for(1_110)) == 1_110
     assert abs(bench_generate.count(*bench_generate.shape_for(50_000)) - 50_000) < 500
+
+
+def test_peer_spec_converts_to_a_valid_plan(tmp_path: Path) -> None:
+    spec = tmp_path / "plan.json"
+    spec.write_text(json.dumps([
+        {"id": 1, "title": "Add retry logic in CLI", "description": "Retry: with backoff.", "status": "done",
+         "priority": "high", "deps": [], "labels": ["dx"], "assignee": None, "acceptance": ["Retries: 3"],
+         "created": "2025-01-06T09:37:00+00:00"},
+        {"id": 2, "title": "Fix pagination in user API", "description": "d", "status": "in_progress",
+         "priority": "low", "deps": [1], "labels": [], "assignee": None, "acceptance": [],
+         "created": "2025-01-06T10:00:00+00:00"},
+        {"id": 3, "title": "Test audit log in event bus", "description": "d", "status": "todo",
+         "priority": "medium", "deps": [1], "labels": ["testing"], "assignee": "bob", "acceptance": [],
+         "created": "2025-01-06T11:00:00+00:00"},
+    ]))
+    root = tmp_path / "peer"
+    assert bench_generate.from_peer_spec(spec, root) == 3
+    assert run_cli("validate", "--json", cwd=root).json["result"]["valid"] is True
+    picked = run_cli("next", "--json", cwd=root).json["result"]["task"]
+    assert picked["id"] == "PEER-3" and picked["depends_on"] == ["PEER-1"]
+    assert picked["description"] == "d"
