@@ -101,12 +101,17 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         if node.status == "blocked":
             blocked.append(node)
             continue
-        who = holder(node, claims)
-        if who is not None and who != agent:
-            held.append((node, claims[node.id]))
+        claim = claims.get(node.id)
+        if claim is not None and claim.agent != agent:
+            held.append((node, claim))
             continue
-        if _why_not(plan, node, claims, agent) is None:
-            candidates.append(node)
+        # the same rules as _why_not, without building the reasons (this loop is the hot path)
+        if any(nodes[c].status not in CLOSED for c in node.children):
+            continue
+        deps = node.data.get("depends_on")
+        if deps and any(d not in nodes or nodes[d].status not in CLOSED for d in deps):
+            continue
+        candidates.append(node)
     leaves = [n for n in candidates if not n.children]
     pool = leaves or candidates
     chosen = min(pool, key=key) if pool else None

@@ -15,16 +15,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 CACHE_NAME = "nodes.marshal"
 StatKey = tuple[int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)
 Entry = tuple[StatKey, Any, str, Any]
 
 
+# The derived index of an unchanged plan: id -> (children, depth, effective release)
+Snapshot = dict[str, tuple[list[str], int, Any]]
+
+
 class NodeCache:
     def __init__(self, path: Path):
         self.path = path
+        self._snapshot: Snapshot | None = None
 
     def read(self) -> dict[str, Entry]:
         try:
@@ -32,17 +37,22 @@ class NodeCache:
                 payload = marshal.loads(fh.read())  # load(fh) reads in tiny pieces: 6x slower
         except (OSError, EOFError, ValueError, TypeError):
             return {}
-        if not isinstance(payload, tuple) or len(payload) != 2 or payload[0] != CACHE_VERSION:
+        if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != CACHE_VERSION:
             return {}
+        self._snapshot = payload[2]
         return payload[1]
 
-    def write(self, entries: dict[str, Entry]) -> None:
+    def snapshot(self) -> Snapshot | None:
+        """The index saved with the entries `read` returned (valid only if nothing changed)."""
+        return self._snapshot
+
+    def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".nodes.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(marshal.dumps((CACHE_VERSION, entries)))
+                    fh.write(marshal.dumps((CACHE_VERSION, entries, snapshot)))
                 os.replace(tmp, self.path)
             except BaseException:
                 os.unlink(tmp)

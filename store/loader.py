@@ -7,7 +7,6 @@ under `.leafwise/.cache/`, which is derived and safe to delete.
 from __future__ import annotations
 
 import gc
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +62,8 @@ class Loaded:
 
 
 def digest_bytes(raw: bytes) -> str:
+    import hashlib  # only when a file is parsed: a warm read takes digests from the cache
+
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
@@ -216,6 +217,36 @@ def _rel(paths: PlanPaths, path: Path) -> str:
         return str(path)
 
 
+PARALLEL_FROM = 2000  # files to parse before a cold load is worth a second process
+
+
+def _parse_chunk(folder: str, names: list[str]) -> list[tuple[str, Loaded]]:
+    return [(name, read_node_file(Path(folder, name))) for name in names]
+
+
+def parse_files(folder: Path, names: list[str]) -> dict[str, Loaded]:
+    """Parse node files; a big cold load is split across processes.
+
+    Only a single-threaded process forks (the CLI): forking one that runs
+    threads (the canvas, the MCP server) could copy a held lock.
+    """
+    import threading
+
+    workers = min(os.cpu_count() or 1, 4)
+    if len(names) < PARALLEL_FROM or workers < 2 or threading.active_count() > 1:
+        return dict(_parse_chunk(str(folder), names))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    step = -(-len(names) // workers)
+    chunks = [names[i:i + step] for i in range(0, len(names), step)]
+    out: dict[str, Loaded] = {}
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for part in pool.map(_parse_chunk, [str(folder)] * len(chunks), chunks):
+            out.update(part)
+    return out
+
+
 def cache_for(paths: PlanPaths) -> NodeCache:
     return NodeCache(paths.cache / CACHE_NAME)
 
@@ -244,23 +275,23 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
         scan = list(os.scandir(paths.nodes))
     except FileNotFoundError:
         scan = []
+    keys: dict[str, StatKey] = {}
     for entry in scan:
         name = entry.name
         if not name.endswith(".yaml") or name.startswith("."):
             continue
-        stats.files += 1
         try:
             st = entry.stat()
         except FileNotFoundError:  # removed while we scanned
             continue
-        key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
-        hit = entries.get(name)
-        if hit is not None and hit[0] == key:
-            item = hit
-        else:
-            loaded = read_node_file(Path(entry.path))
-            item = (key, loaded.data, loaded.digest, loaded.error)
-            stats.parsed += 1
+        keys[name] = (st.st_mtime_ns, st.st_size, st.st_ino)
+    stats.files += len(keys)
+    misses = [name for name, key in keys.items() if (hit := entries.get(name)) is None or hit[0] != key]
+    parsed = parse_files(paths.nodes, misses)
+    stats.parsed += len(misses)
+    for name, key in keys.items():
+        loaded = parsed.get(name)
+        item = entries[name] if loaded is None else (key, loaded.data, loaded.digest, loaded.error)
         fresh[name] = item
         _key, data, digest, error = item
         if error:
@@ -271,11 +302,18 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
                                     node=name[:-5], file=rel, line=line))
             continue
         nodes[data["id"]] = Node(data["id"], data["title"], data["status"], data, nodes_rel + name, digest)
-    if cache is not None and (stats.parsed or fresh.keys() != entries.keys()
-                              or fresh[PROJECT_KEY] is not entries.get(PROJECT_KEY)):
-        cache.write(fresh)
     plan = Plan(paths=paths, project=project, nodes=nodes, problems=problems)
-    index(plan)
+    unchanged = (not stats.parsed and fresh.keys() == entries.keys()
+                 and fresh.get(PROJECT_KEY) is entries.get(PROJECT_KEY))
+    snapshot = cache.snapshot() if cache is not None and unchanged else None
+    if snapshot is not None and snapshot.keys() == nodes.keys():
+        for nid, (children, depth, release) in snapshot.items():
+            node = nodes[nid]
+            node.children, node.depth, node.effective_release = children, depth, release
+    else:
+        index(plan)
+        if cache is not None:
+            cache.write(fresh, {nid: (n.children, n.depth, n.effective_release) for nid, n in nodes.items()})
     return plan
 
 

@@ -94,7 +94,7 @@ class Node:
 
     @property
     def depends_on(self) -> list[str]:
-        return list(self.data.get("depends_on") or [])
+        return self.data.get("depends_on") or []  # read-only view: hot in the picker and validator
 
     @property
     def tags(self) -> list[str]:
