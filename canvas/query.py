@@ -51,11 +51,13 @@ class Query:
         return True
 
     def matches(self, node: Node, search: str) -> bool:
+        """`search` is the node's folded search text (id, title, status, assignee, tags)."""
         for field, value in self.terms:
+            if field in (None, "assignee", "tag", "id") and value not in search:
+                return False  # cheap first: these fields are all part of the search text
             if field is None:
-                if value not in search:
-                    return False
-            elif field == "status":
+                continue
+            if field == "status":
                 wanted = STATUS_ALIASES.get(value, value)
                 if wanted == "open":
                     ok = node.status not in ("done", "cancelled")
@@ -69,7 +71,7 @@ class Query:
                 if (node.effective_release or "").casefold() != value:
                     return False
             elif field == "tag":
-                if not any(value in t.casefold() for t in node.tags):
+                if not any(value in t.casefold() for t in node.data.get("tags") or ()):
                     return False
             elif field == "assignee":
                 if value not in (node.assignee or "").casefold():

@@ -72,7 +72,7 @@ class ChoicePrompt(ModalScreen[int | None]):
     ChoicePrompt OptionList { height: auto; max-height: 16; }
     ChoicePrompt .prompt-hint { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")] + [
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="dialog.cancel")] + [
         Binding(str(n), f"pick({n})", f"Option {n}", show=False) for n in range(1, 10)]
 
     def __init__(self, title: str, question: str, options: list[str]) -> None:

@@ -96,6 +96,9 @@ class PlanTree(Tree[str]):
         self._last_result: FilterResult | None = None
         self._all_matched: tuple[object, Query, list[str]] | None = None  # (state version, query, all matches)
         self._painter = RowPainter(self._style)
+        # Row texts by key, reused while (node object, width, flash, filter role, counts) stay the same;
+        # nodes are replaced, never mutated, when their file changes.
+        self._labels: dict[str, tuple[object, tuple, Text]] = {}
 
     # --- building -------------------------------------------------------------
 
@@ -489,19 +492,39 @@ class PlanTree(Tree[str]):
             icon = Text(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style + TOGGLE)
         else:
             icon = Text("  ")
+        flash = key in self._flash
+        context = self._visible is not None and key not in self._matched  # only the path to a match
         if key.startswith(GROUP):
-            group = state.group(key[1:])
-            text = self._painter.group(group, width - 2) if group else Text(key)
+            subject: object = state.group(key[1:])
+            stamp = (width, flash, context, subject and astuple_tally(subject))
         else:
-            item = state.nodes.get(key)
-            text = self._painter.node(item, state.counts.get(key, (0, 0)), width - 2) if item else Text(key)
-        if key in self._flash:
-            text.stylize(self._style("flash"))
-        if self._visible is not None and key not in self._matched:
-            text.stylize(self._style("context"))  # shown only as the path to a match
+            subject = state.nodes.get(key)
+            stamp = (width, flash, context, state.counts.get(key))
+        cached = self._labels.get(key)
+        if cached is not None and cached[0] is subject and cached[1] == stamp:
+            text = cached[2]
+        else:
+            if key.startswith(GROUP):
+                text = self._painter.group(subject, width - 2) if subject else Text(key)
+            else:
+                text = self._painter.node(subject, stamp[3] or (0, 0), width - 2) if subject else Text(key)
+            if flash:
+                text.stylize(self._style("flash"))
+            if context:
+                text.stylize(self._style("context"))
+            self._labels[key] = (subject, stamp, text)
         label = Text.assemble(icon, text)
         label.stylize(style)
         return label
+
+    def notify_style_update(self) -> None:
+        self._labels.clear()  # a new theme: every label is drawn again in its colours
+        super().notify_style_update()
+
+
+def astuple_tally(group: Group) -> tuple:
+    tally = group.tally
+    return (group.title, group.target, tally.done, tally.draft, tally.in_progress, tally.blocked, tally.cancelled)
 
 
 def group_key_of(state: PlanState, node_id: str) -> str:
