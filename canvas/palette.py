@@ -52,7 +52,8 @@ class CanvasCommands(Provider):
         out.append(("go: Next task", partial(app.open_node_next), "the task the picker hands out now"))
         for name, label in THEME_LABELS.items():
             marker = " (current)" if app.theme == name else ""
-            out.append((f"theme: {label}{marker}", partial(app.set_theme, name), f"switch to the {label.lower()} theme"))
+            out.append((f"theme: {label}{marker}", partial(app.set_theme, name),
+                        f"switch to the {label.lower()} theme"))
         out.append(("plan: Reload from disk", app.action_reload, "re-read every file (the view is live anyway)"))
         out.append(("plan: Hide or show closed work", app.toggle_closed, "done and cancelled rows in the tree"))
         out.append(("help: Keys", app.action_help, "every key of this view"))

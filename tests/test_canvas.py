@@ -233,6 +233,13 @@ async def test_theme_from_the_palette_is_remembered(demo_plan, tmp_path):
 
 
 async def test_progress_view_matches_the_progress_command(demo_plan, tmp_path):
+    from leafwise.canvas import bridge
+
+    cycles = bridge.available("cycle status")
+    if cycles:
+        assert run_cli("cycle", "start", "polish", "--kind", "refine-until-quality", "--max-iterations", "5",
+                       "--token-cap", "20000", "--verify", "true", cwd=demo_plan).code == 0
+        assert run_cli("cycle", "tick", "polish", "--tokens", "1200", cwd=demo_plan).code == 0
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(app, pilot)
@@ -244,6 +251,10 @@ async def test_progress_view_matches_the_progress_command(demo_plan, tmp_path):
         for tally in report.releases:
             text = str(listing.get_option(f"@{tally.id}").prompt)
             assert f"{tally.percent}%" in text and f"{tally.done}/{tally.total} done" in text
+        if cycles:  # read from `cycle status` in a worker
+            await until(pilot, lambda: "polish" in str(listing.get_option("!cycles").prompt))
+            shown = str(listing.get_option("!cycles").prompt)
+            assert "1/5" in shown and "1200/20000" in shown and "refine-until-quality" in shown
         listing.highlighted = listing.get_option_index("node:SHOP-4")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, PlanScreen) and tree(app).cursor_key == "SHOP-4")

@@ -27,7 +27,8 @@ class BlockedScreen(Triage, ViewScreen):
     AUTO_FOCUS = "#blocked-list"
     BINDINGS = [
         *TRIAGE_BINDINGS,
-        Binding("o,enter", "open", "Open", id="blocked.open", tooltip="Show the task in the tree"),
+        Binding("o,enter", "open", "Open", id="blocked.open", priority=True,
+                tooltip="Show the task in the tree"),
         *[Binding(str(n), f"answer_option({n})", f"Answer {n}", show=False, id=f"blocked.answer_{n}")
           for n in range(1, 10)],
     ]
@@ -85,9 +86,6 @@ class BlockedScreen(Triage, ViewScreen):
         self._show_side()
         self.refresh_bindings()
 
-    @on(OptionList.OptionSelected, "#blocked-list")
-    def selected(self) -> None:
-        self.action_open()
 
     def _show_side(self) -> None:
         node = self.triage_target()
@@ -102,8 +100,10 @@ class BlockedScreen(Triage, ViewScreen):
                  Content.styled(chain or "top level", "$text-muted"), Content(""),
                  Content.assemble(("Blocked ", "bold $status-blocked"),
                                   (f"for {'' if exact else 'at least '}{age(since)}"
-                                   f" (since {clock(since)})" if since else "", "$text-muted")),
-                 Content(node.blocked_reason or "no reason given")]
+                                   f" (since {clock(since)})" if since else "", "$text-muted"))]
+        decision = node.data.get("decision") or {}
+        if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
+            lines.append(Content(node.blocked_reason or "no reason given"))
         if node.assignee:
             lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), node.assignee)]
         if has_open_decision(node):

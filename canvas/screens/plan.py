@@ -34,7 +34,8 @@ class PlanScreen(Triage, Screen):
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="plan.filter", tooltip="Filter rows as you type"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="plan.clear_filter"),
-        Binding("n", "next_task", "Next task", id="plan.next", tooltip="Put the cursor on the task the picker hands out"),
+        Binding("n", "next_task", "Next task", id="plan.next",
+                tooltip="Put the cursor on the task the picker hands out"),
         Binding("d", "toggle_closed", "Hide closed", show=False, id="plan.hide_closed",
                 tooltip="Hide or show done and cancelled work"),
         Binding("f", "focus_feed", "Activity", show=False, id="plan.feed", tooltip="Move into the activity feed"),

@@ -18,7 +18,8 @@ from .view import ViewScreen
 class ProblemsScreen(ViewScreen):
     VIEW_TITLE = "Problems"
     AUTO_FOCUS = "#problems-list"
-    BINDINGS = [Binding("o,enter", "open", "Open node", id="problems.open", tooltip="Show the node in the tree")]
+    BINDINGS = [Binding("o,enter", "open", "Open node", id="problems.open", priority=True,
+                        tooltip="Show the node in the tree")]
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -73,9 +74,6 @@ class ProblemsScreen(ViewScreen):
     def highlighted(self) -> None:
         self.refresh_bindings()
 
-    @on(OptionList.OptionSelected, "#problems-list")
-    def selected(self) -> None:
-        self.action_open()
 
     def action_open(self) -> None:
         problem = self._target()

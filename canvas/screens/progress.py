@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -69,7 +69,8 @@ def cycle_line(row: dict[str, Any]) -> Content:
 class ProgressScreen(ViewScreen):
     VIEW_TITLE = "Progress"
     AUTO_FOCUS = "#progress-list"
-    BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", tooltip="Show the epic or task in the tree")]
+    BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", priority=True,
+                        tooltip="Show the epic or task in the tree")]
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -145,9 +146,6 @@ class ProgressScreen(ViewScreen):
             return
         listing.replace_option_prompt_at_index(index, Content("\n").join(rows))
 
-    @on(OptionList.OptionSelected, "#progress-list")
-    def selected(self) -> None:
-        self.action_open()
 
     def action_open(self) -> None:
         option = self.query_one("#progress-list", OptionList).highlighted_option

@@ -61,7 +61,8 @@ class ReconcileScreen(ViewScreen):
     BINDINGS = [
         Binding("a", "accept", "Accept", id="reconcile.accept", tooltip="Apply: record the evidence on the node"),
         Binding("x", "reject", "Reject", id="reconcile.reject", tooltip="Hide it for this session; nothing is written"),
-        Binding("o,enter", "open", "Open", id="reconcile.open", tooltip="Show the node in the tree"),
+        Binding("o,enter", "open", "Open", id="reconcile.open", priority=True,
+                tooltip="Show the node in the tree"),
         Binding("R", "run", "Run again", id="reconcile.run", tooltip="Look at the code again"),
     ]
 
@@ -163,9 +164,6 @@ class ReconcileScreen(ViewScreen):
         self._show_side()
         self.refresh_bindings()
 
-    @on(OptionList.OptionSelected, "#reconcile-list")
-    def selected(self) -> None:
-        self.action_open()
 
     def _show_side(self) -> None:
         item = self._target()

@@ -25,7 +25,8 @@ TRIAGE_BINDINGS = [
     Binding("u", "unblock", "Unblock", id="task.unblock", tooltip="Restore the status it had before"),
     Binding("e", "edit_reason", "Edit reason", id="task.edit_reason", tooltip="Rewrite why it is blocked"),
     Binding("a", "answer", "Answer", id="task.answer", tooltip="Answer the open decision by option"),
-    Binding("x", "cancel_task", "Cancel…", id="task.cancel", tooltip="Cancel the task (and its open children) with a reason"),
+    Binding("x", "cancel_task", "Cancel…", id="task.cancel",
+            tooltip="Cancel the task (and its open children) with a reason"),
     Binding("w", "reassign", "Reassign", id="task.reassign", tooltip="Give the task to another agent or person"),
     Binding("B", "block_task", "Block…", id="task.block", show=False, tooltip="Block the task with a reason"),
 ]

@@ -178,7 +178,8 @@ class NodeDetail(VerticalScroll):
         rows: list[tuple[str, Content]] = []
         rows.append(("status", Content.assemble((f"{mark(node)[0]} {node.status}", STATUS_VAR.get(node.status, "")))))
         release = node.effective_release
-        rows.append(("release", Content(f"{release or '—'}" + ("" if node.release or not release else "  (inherited)"))))
+        inherited = "  (inherited)" if release and not node.release else ""
+        rows.append(("release", Content(f"{release or '—'}{inherited}")))
         if node.assignee:
             rows.append(("assignee", Content(node.assignee)))
         claim = state.claims.get(node.id)

@@ -30,7 +30,7 @@ from .tree_rows import RowPainter
 GROUP = "@"  # row keys of release groups: "@R1", "@" for no release
 TOGGLE = Style.from_meta({"toggle": True})
 FLASH_SECONDS = 1.6
-MATCH_LIMIT = 250  # filter matches shown at once; the rest are counted, not drawn
+MATCH_LIMIT = 150  # filter matches shown at once (4+ screens); the rest are counted, not drawn
 
 
 def group_key(group: Group) -> str:
