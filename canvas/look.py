@@ -106,6 +106,15 @@ def blocked_since(node: Node) -> tuple[str, bool]:
     return str(node.data.get("updated") or ""), False
 
 
+def blocked_for(node: Node) -> str:
+    """'for 3d', 'for ≥ 2h' (only the last update is known), or 'just now'."""
+    since, exact = blocked_since(node)
+    how_long = age(since)
+    if how_long == "now":
+        return "just now"
+    return f"for {'' if exact else '≥ '}{how_long}"
+
+
 def one_line(text: Any, limit: int = 400) -> str:
     out = " ".join(str(text or "").split())
     return out if len(out) <= limit else out[: limit - 1] + "…"

@@ -151,10 +151,10 @@ class DemoAgent:
     def finish(self, node_id: str, title: str) -> None:
         t = title[:1].lower() + title[1:]
         roll = self.rng.random()
-        if roll < 0.07:
+        if roll < 0.05:
             self.cli("block", node_id, "--reason", self.rng.choice(REASONS), "--agent", self.agent)
             return
-        if roll < 0.10:
+        if roll < 0.07:
             question, options = self.rng.choice(QUESTIONS)
             self.cli("ask", node_id, question.format(t=t), *[a for o in options for a in ("--option", o)],
                      "--agent", self.agent)

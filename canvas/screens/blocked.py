@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...store import Node
-from ..look import age, blocked_since, clock, has_open_decision, mark, one_line
+from ..look import age, blocked_for, blocked_since, clock, has_open_decision, mark, one_line
 from ..state import PlanState
 from .triage import TRIAGE_BINDINGS, Triage
 from .view import ViewScreen
@@ -65,10 +65,9 @@ class BlockedScreen(Triage, ViewScreen):
 
     def _option(self, node: Node) -> Option:
         symbol, style = mark(node)
-        since, exact = blocked_since(node)
         who = f" · @{node.assignee}" if node.assignee else ""
         head = Content.assemble((symbol, style), " ", (node.id, "bold"), "  ", node.title,
-                                (f"{who} · blocked {'' if exact else '≥'}{age(since)}", "$text-muted"))
+                                (f"{who} · blocked {blocked_for(node)}", "$text-muted"))
         lines = [head]
         if has_open_decision(node):
             decision = node.data["decision"]
@@ -94,13 +93,13 @@ class BlockedScreen(Triage, ViewScreen):
         if node is None or state is None:
             side.update(Content.styled("Select a blocked task to see it here.", "$text-muted"))
             return
-        since, exact = blocked_since(node)
+        since = blocked_since(node)[0]
         chain = " › ".join(a.title for a in reversed(state.plan.ancestors(node.id)))
         lines = [Content.assemble((node.id, "bold $text-muted"), "  ", (node.title, "bold")),
                  Content.styled(chain or "top level", "$text-muted"), Content(""),
                  Content.assemble(("Blocked ", "bold $status-blocked"),
-                                  (f"for {'' if exact else 'at least '}{age(since)}"
-                                   f" (since {clock(since)})" if since else "", "$text-muted"))]
+                                  (f"{blocked_for(node)} (since {clock(since)})" if since else "",
+                                   "$text-muted"))]
         decision = node.data.get("decision") or {}
         if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
             lines.append(Content(node.blocked_reason or "no reason given"))

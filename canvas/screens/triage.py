@@ -51,7 +51,7 @@ class Triage:
             "unblock": node.status == "blocked",
             "edit_reason": node.status == "blocked",
             "answer": has_open_decision(node),
-            "block_task": node.status not in CLOSED,
+            "block_task": node.status in ("draft", "in-progress"),  # a blocked one: edit its reason
             "cancel_task": node.status not in CLOSED,
             "reassign": node.status not in CLOSED,
         }[action]

@@ -23,7 +23,7 @@ from ...commands.docs import read_docs
 from ...commands.registry import Ctx
 from ...store import CLOSED, Node
 from ...store import journal
-from ..look import STATUS_VAR, age, bar, blocked_since, clock, has_open_decision, mark, one_line, percent
+from ..look import STATUS_VAR, age, bar, blocked_for, clock, has_open_decision, mark, one_line, percent
 from ..state import Group, PlanState
 from .plan_tree import GROUP
 
@@ -158,9 +158,8 @@ class NodeDetail(VerticalScroll):
     def _blocked_box(self, node: Node) -> Content | None:
         if node.status != "blocked":
             return None
-        since, exact = blocked_since(node)
         lines = [Content.assemble(("⊘ Blocked", "bold $status-blocked"),
-                                  (f"  for {'' if exact else '≥ '}{age(since)}", "$text-muted"))]
+                                  (f"  {blocked_for(node)}", "$text-muted"))]
         decision = node.data.get("decision")
         if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
             lines.append(Content(node.blocked_reason or "No reason given (the validator flags this)"))
