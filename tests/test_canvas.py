@@ -73,8 +73,8 @@ async def test_detail_shows_the_blocked_reason_docs_and_history(demo_plan, tmp_p
         assert tree(app).reveal("SHOP-40")
         detail = app.screen.query_one(NodeDetail)
         await until(pilot, lambda: detail.key == "SHOP-40")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: detail.query_one("#detail-history").display
+                    and detail.query_one("#detail-docs").display)
         blocked = str(detail.query_one("#detail-blocked").render())
         assert "Should guest checkout be allowed in the MVP?" in blocked and "B: No" in blocked
         history = str(detail.query_one("#detail-history").render())

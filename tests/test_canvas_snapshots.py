@@ -37,7 +37,7 @@ async def settled(pilot) -> None:
     app = pilot.app
     while app.state is None:
         await pilot.pause(0.02)
-    await pilot.pause(0.1)
+    await pilot.pause(0.3)  # the detail pane reads journal and docs once the cursor rests
     await app.workers.wait_for_complete()
     await pilot.pause(0.2)
     for field in app.screen.query("Input"):

@@ -9,13 +9,15 @@ waits on the disk.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -28,6 +30,7 @@ from ..state import Group, PlanState
 from .plan_tree import GROUP
 
 HISTORY_LIMIT = 8
+EXTRAS_DELAY = 0.12  # seconds the cursor rests before the journal and docs are read
 SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
               "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created",
               "updated", "decision", "blocked_since", "blocked_from", "description", "follows"}
@@ -48,6 +51,7 @@ class NodeDetail(VerticalScroll):
         self.key: str | None = None
         self.state: PlanState | None = None
         self._docs_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+        self._extras_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
@@ -87,11 +91,21 @@ class NodeDetail(VerticalScroll):
             return
         self._show_node(state, node)
         docs_key = (key, tuple(node.docs), tuple(node.diagrams))
+        if moved:  # never show the last node's history or docs under this one, even briefly
+            for wid in ("detail-history", "detail-diagrams"):
+                self._section(wid, None)
+            self.query_one("#detail-docs", Markdown).display = False
         if moved or refresh_docs or docs_key != self._docs_for:
             self._docs_for = docs_key
-            self._load_extras(state, node.id)
-        elif not moved:
-            self._load_history(state, node.id)
+            self._later(partial(self._load_extras, state, node.id))
+        else:
+            self._later(partial(self._load_history, state, node.id))
+
+    def _later(self, load: Callable[[], object]) -> None:
+        """Read the disk once the cursor rests: holding j must not start a read per row."""
+        if self._extras_timer is not None:
+            self._extras_timer.stop()
+        self._extras_timer = self.set_timer(EXTRAS_DELAY, load)
 
     def _section(self, widget_id: str, content: Content | None) -> None:
         widget = self.query_one(f"#{widget_id}", Static)
