@@ -364,10 +364,11 @@ async def test_q_quits(demo_plan, tmp_path):
         assert not app.is_running
 
 
-def test_launch_without_a_plan_says_how_to_fix_it(tmp_path):
-    res = run_cli("canvas", cwd=tmp_path)
+@pytest.mark.parametrize("args", [(), ("canvas",)])
+def test_launch_without_a_plan_says_how_to_fix_it(tmp_path, args):
+    res = run_cli(*args, cwd=tmp_path)
     assert res.code == 5
-    assert "Fix: leafwise init" in res.stderr
+    assert "Error: no .leafwise/ found" in res.stderr and "Fix: leafwise init" in res.stderr
 
 
 @pytest.mark.parametrize("theme", ["leafwise-dark", "leafwise-light", "leafwise-contrast"])

@@ -163,3 +163,13 @@ def test_typing_on_narrows_only_when_it_is_safe():
     assert not Query.parse("@c").narrows(Query.parse("@"))  # "@" alone was a plain word
     assert not Query.parse("release:r22").narrows(Query.parse("release:r2"))  # equality
     assert not Query.parse("pa").narrows(Query.parse("pay"))
+
+
+def test_the_watch_map_is_headless():
+    import subprocess
+    import sys
+
+    code = ("import sys, leafwise.store.watch; "
+            "print(sorted(m for m in ('textual', 'watchfiles') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"  # textual never, watchfiles only once watching starts
