@@ -53,17 +53,17 @@ class RowPainter:
             reason = node.blocked_reason or "no reason given"
             left.append("  ")
             left.append(one_line(reason, 160), self._style("reason"))
-        right = Text()
+        # Right-hand columns in display order, each with its importance: on a narrow row the
+        # least important give way first (assignee, then id), so the bar or status stays.
+        parts: list[tuple[int, Text]] = []
         if node.assignee and not closed:
-            right.append(f"@{node.assignee}", self._style("dim"))
-            right.append("  ")
-        right.append(f"{node.id:>9}", self._style("dim"))
-        right.append("  ")
+            parts.append((1, Text(f"@{node.assignee}", self._style("dim"))))
+        parts.append((2, Text(f"{node.id:>9}", self._style("dim"))))
         if node.children:
-            right.append_text(self.progress(*counts))
+            parts.append((3, self.progress(*counts)))
         else:
-            right.append(f"{STATUS_WORD.get(node.status, node.status):>13}", status_style)
-        return _fit(left, right, width)
+            parts.append((3, Text(f"{STATUS_WORD.get(node.status, node.status):>13}", status_style)))
+        return _fit(left, parts, width)
 
     def group(self, group: Group, width: int) -> Text:
         left = Text()
@@ -76,27 +76,26 @@ class RowPainter:
             if group.target:
                 left.append(f"  → {group.target}", self._style("dim"))
         tally = group.tally
-        right = Text()
-        extra = []
+        parts: list[tuple[int, Text]] = []
         if tally.in_progress:
-            extra.append((f"{tally.in_progress} active", "active"))
+            parts.append((1, Text(f"{tally.in_progress} active", self._style("active"))))
         if tally.blocked:
-            extra.append((f"{tally.blocked} blocked", "blocked"))
-        for words, cls in extra:
-            right.append(words, self._style(cls))
-            right.append("  ")
-        right.append(f"{tally.done}/{tally.total}", self._style("dim"))
-        right.append("  ")
-        right.append_text(self.progress(tally.done, tally.total))
-        return _fit(left, right, width)
+            parts.append((1, Text(f"{tally.blocked} blocked", self._style("blocked"))))
+        parts.append((2, Text(f"{tally.done}/{tally.total}", self._style("dim"))))
+        parts.append((3, self.progress(tally.done, tally.total)))
+        return _fit(left, parts, width)
 
 
-def _fit(left: Text, right: Text, width: int) -> Text:
-    """Left text truncated with an ellipsis, right text flush right; narrow rows keep the left."""
-    if right.cell_len + 12 > width:
-        right = Text()
-    room = width - right.cell_len - (1 if right.cell_len else 0)
+def _fit(left: Text, parts: list[tuple[int, Text]], width: int, title_room: int = 24) -> Text:
+    """Left text truncated with an ellipsis, columns flush right. On a narrow row the least
+    important columns give way until the title has `title_room` cells; the rule depends on
+    the width only, so rows of one width keep their columns aligned."""
+    kept = list(parts)
+    while kept and width - sum(t.cell_len + 2 for _, t in kept) < title_room:
+        kept.remove(min(kept, key=lambda part: part[0]))
+    right = Text("  ").join(t for _, t in kept)
+    room = width - right.cell_len - (2 if kept else 0)
     if left.cell_len > room:
         left.truncate(max(1, room), overflow="ellipsis")
     gap = width - left.cell_len - right.cell_len
-    return Text.assemble(left, " " * max(gap, 1 if right.cell_len else 0), right)
+    return Text.assemble(left, " " * max(gap, 2 if kept else 0), right)
