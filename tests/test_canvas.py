@@ -30,7 +30,7 @@ async def test_opens_on_the_next_task_with_releases_in_order(demo_plan, tmp_path
         next_id = app.screen.query_one(NextTaskBar).next_id
         assert next_id == run_cli("next", "--json", cwd=demo_plan).json["result"]["task"]["id"]
         await until(pilot, lambda: tree(app).cursor_key == next_id)
-        assert app.screen.query_one(NodeDetail).key == next_id
+        await until(pilot, lambda: app.screen.query_one(NodeDetail).key == next_id)
         assert "71%" in row_text(app, "@R1")  # 24 of 34 R1 leaves done, as `progress` says
         assert "SHOP-1" in row_text(app, "SHOP-1") and "88%" in row_text(app, "SHOP-1")
 
@@ -99,17 +99,18 @@ async def test_filter_as_you_type_and_escape_restores(demo_plan, tmp_path):
         await until(pilot, lambda: widget.query_text == "status:blocked")
         leaves = [k for k in widget.visible_keys() if not k.startswith("@") and not app.state.nodes[k].children]
         assert sorted(leaves) == ["SHOP-32", "SHOP-40", "SHOP-52", "SHOP-62"]
-        assert "4 matches" in str(app.screen.query_one("#filter-count").render())
+        await until(pilot, lambda: "4 matches" in str(app.screen.query_one("#filter-count").render()))
         await until(pilot, lambda: widget.cursor_key in leaves)  # on the first match
         found = widget.cursor_key
         await pilot.press("escape")  # the whole tree again, opened where the match is
         await until(pilot, lambda: not widget.query_text and set(before) <= set(widget.visible_keys()))
-        assert widget.cursor_key == found
+        await until(pilot, lambda: widget.cursor_key == found)
         await pilot.press("slash", *"@claude-3")
-        await until(pilot, lambda: "SHOP-50" in widget.visible_keys())
+        await until(pilot, lambda: widget.query_text == "@claude-3")
         assert [k for k in widget.visible_keys() if k.startswith("SHOP-5")] == ["SHOP-50"]
         await pilot.press("enter")  # keep the filter, back to the tree
-        assert widget.has_focus and widget.query_text == "@claude-3"
+        await until(pilot, lambda: widget.has_focus)
+        assert widget.query_text == "@claude-3"
         await pilot.press("escape")
         await until(pilot, lambda: widget.query_text == "")
 
