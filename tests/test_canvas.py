@@ -21,6 +21,15 @@ from leafwise.store import PlanPaths, load_plan
 pytestmark = pytest.mark.anyio
 
 
+def palette_top(app) -> str:
+    """The highlighted entry of the open command palette ("" until it has one)."""
+    from textual.command import CommandList
+
+    found = app.screen.query(CommandList)
+    option = found.first().highlighted_option if found else None
+    return str(option.prompt) if option is not None else ""
+
+
 async def test_opens_on_the_next_task_with_releases_in_order(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -211,7 +220,7 @@ async def test_block_from_the_palette(demo_plan, tmp_path):
         target = tree(app).cursor_key
         await pilot.press("ctrl+p")
         await pilot.press(*f"task: block {target}")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: palette_top(app).startswith(f"task: Block {target}"))
         await pilot.press("enter")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         await pilot.press(*"Waiting for the GDPR review", "enter")
@@ -225,7 +234,7 @@ async def test_theme_from_the_palette_is_remembered(demo_plan, tmp_path):
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(app, pilot)
         await pilot.press("ctrl+p", *"theme: light")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: palette_top(app).startswith("theme: Light"))
         await pilot.press("enter")
         await until(pilot, lambda: app.theme == "leafwise-light")
     assert json.loads((tmp_path / "settings.json").read_text())["theme"] == "leafwise-light"
