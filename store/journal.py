@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import islice
 from typing import Any, Iterator
 
 from .paths import PlanPaths
@@ -37,10 +38,9 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
 
 def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
     """The newest `limit` events (oldest first), for one node or all; bad lines skipped."""
-    events = [e for e in _iter_reverse(paths) if node is None or e.get("node") == node
-              or any(c.get("id") == node for c in e.get("cascade") or [])]
-    if limit is not None:
-        events = events[:limit]
+    matching = (e for e in _iter_reverse(paths) if node is None or e.get("node") == node
+                or any(c.get("id") == node for c in e.get("cascade") or []))
+    events = list(islice(matching, limit))  # reads back from the end only as far as needed
     events.reverse()
     return events
 

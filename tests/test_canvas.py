@@ -139,8 +139,9 @@ async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_pat
         await pilot.press("u")
         await until(pilot, lambda: "status: blocked" not in node_file(demo_plan, "SHOP-32").read_text())
         await until(pilot, lambda: "SHOP-32" not in [o.id for o in listing.options])
-        assert "status: draft" in node_file(demo_plan, "SHOP-32").read_text()
-        assert app.state.nodes["SHOP-32"].status == "draft"
+        # it was in progress when it was blocked (blocked_from): unblock restores that
+        assert "status: in-progress" in node_file(demo_plan, "SHOP-32").read_text()
+        assert app.state.nodes["SHOP-32"].status == "in-progress"
 
 
 async def test_answer_a_decision_by_option_number(demo_plan, tmp_path):
