@@ -275,35 +275,30 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
         scan = list(os.scandir(paths.nodes))
     except FileNotFoundError:
         scan = []
-    keys: dict[str, StatKey] = {}
-    for entry in scan:
+    misses: dict[str, StatKey] = {}
+    get = entries.get
+    for entry in scan:  # one pass: a cache hit becomes a node at once (the common, hot case)
         name = entry.name
-        if not name.endswith(".yaml") or name.startswith("."):
+        if name[-5:] != ".yaml" or name[0] == ".":
             continue
         try:
             st = entry.stat()
         except FileNotFoundError:  # removed while we scanned
             continue
-        keys[name] = (st.st_mtime_ns, st.st_size, st.st_ino)
-    stats.files += len(keys)
-    misses = [name for name, key in keys.items() if (hit := entries.get(name)) is None or hit[0] != key]
-    parsed = parse_files(paths.nodes, misses)
-    stats.parsed += len(misses)
-    for name, key in keys.items():
-        loaded = parsed.get(name)
-        item = entries[name] if loaded is None else (key, loaded.data, loaded.digest, loaded.error)
-        fresh[name] = item
-        _key, data, digest, error = item
-        if error:
-            message, line, code = error
-            rel = nodes_rel + name
-            # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
-            problems.append(Problem(code, "error", message, f"leafwise diagnose {name[:-5]}",
-                                    node=name[:-5], file=rel, line=line))
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = get(name)
+        if hit is None or hit[0] != key:
+            misses[name] = key
             continue
-        nodes[data["id"]] = Node(data["id"], data["title"], data["status"], data, nodes_rel + name, digest)
+        fresh[name] = hit
+        _add(nodes, problems, nodes_rel, name, hit)
+    stats.files += len(fresh) - (PROJECT_KEY in fresh) + len(misses)
+    stats.parsed += len(misses)
+    for name, loaded in parse_files(paths.nodes, list(misses)).items():
+        item = fresh[name] = (misses[name], loaded.data, loaded.digest, loaded.error)
+        _add(nodes, problems, nodes_rel, name, item)
     plan = Plan(paths=paths, project=project, nodes=nodes, problems=problems)
-    unchanged = (not stats.parsed and fresh.keys() == entries.keys()
+    unchanged = (not misses and fresh.keys() == entries.keys()
                  and fresh.get(PROJECT_KEY) is entries.get(PROJECT_KEY))
     snapshot = cache.snapshot() if cache is not None and unchanged else None
     if snapshot is not None and snapshot.keys() == nodes.keys():
@@ -315,6 +310,17 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
         if cache is not None:
             cache.write(fresh, {nid: (n.children, n.depth, n.effective_release) for nid, n in nodes.items()})
     return plan
+
+
+def _add(nodes: dict[str, Node], problems: list[Problem], nodes_rel: str, name: str, item: Entry) -> None:
+    _key, data, digest, error = item
+    if error:
+        message, line, code = error
+        # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
+        problems.append(Problem(code, "error", message, f"leafwise diagnose {name[:-5]}",
+                                node=name[:-5], file=nodes_rel + name, line=line))
+        return
+    nodes[data["id"]] = Node(data["id"], data["title"], data["status"], data, nodes_rel + name, digest)
 
 
 def index(plan: Plan) -> None:
