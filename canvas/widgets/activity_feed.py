@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ..look import STATUS_VAR, clock, one_line
 from ..state import PlanState
+from .messages import NodeRequest
 
 KEEP = 300  # lines kept; trimmed in one go when the feed reaches KEEP + TRIM_SLACK
 TRIM_SLACK = 200
@@ -49,10 +49,8 @@ def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
 class ActivityFeed(OptionList):
     """The newest events at the bottom; it follows the end unless you scrolled up."""
 
-    class OpenNode(Message):
-        def __init__(self, node_id: str) -> None:
-            super().__init__()
-            self.node_id = node_id
+    class OpenNode(NodeRequest):
+        """Open this node in the plan."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

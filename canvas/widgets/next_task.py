@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static
 
 from ...commands.hints import pick_hint
@@ -14,6 +13,7 @@ from ...commands.registry import Ctx
 from ...store.writer import utc_now
 from ..look import STATUS_VAR, clock, has_open_decision
 from ..state import PlanState
+from .messages import NodeRequest
 
 
 SHOWN_HOLDS = 4
@@ -22,10 +22,8 @@ SHOWN_HOLDS = 4
 class NextTaskBar(Static):
     """`Next ▸ SHOP-18 Delete my account (GDPR) · Accounts › Customer profile` and the held tasks."""
 
-    class OpenNode(Message):
-        def __init__(self, node_id: str) -> None:
-            super().__init__()
-            self.node_id = node_id
+    class OpenNode(NodeRequest):
+        """Open this node in the plan."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

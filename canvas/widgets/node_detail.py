@@ -16,7 +16,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,6 +26,7 @@ from ...store import CLOSED, Node
 from ...store import journal
 from ..look import STATUS_VAR, age, bar, blocked_for, clock, has_open_decision, mark, one_line, percent
 from ..state import Group, PlanState
+from .messages import NodeRequest
 from .plan_tree import GROUP
 
 HISTORY_LIMIT = 8
@@ -39,12 +39,8 @@ SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked
 class NodeDetail(VerticalScroll):
     """Everything about one node (or one release group)."""
 
-    class OpenNode(Message):
+    class OpenNode(NodeRequest):
         """Move the tree's cursor to this node."""
-
-        def __init__(self, node_id: str) -> None:
-            super().__init__()
-            self.node_id = node_id
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
