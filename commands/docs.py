@@ -77,6 +77,10 @@ def write_doc(ctx: Ctx, node_id: str, content: str) -> Result:
                            exit_code=EXIT_USAGE, category="usage")
     rel = node.docs[0] if node.docs else f"docs/{node_id}.md"
     path = plan.paths.inside(rel)
+    if plan.paths.cycles.is_dir():  # a running cycle may put docs off limits
+        from .cycles_gate import check_paths
+
+        check_paths(ctx, [path])
     old = path.read_text() if path.is_file() else None
     write_text(path, content if content.endswith("\n") else content + "\n")
     linked = {}

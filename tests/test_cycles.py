@@ -321,3 +321,16 @@ def test_racing_ticks_never_pass_the_cap(bugs):
     assert codes == ["cycle_cap_reached", "cycle_escalated", "cycle_escalated"]
     assert count_file(bugs, "race").read_text().strip() == "5"
     assert [e["command"] for e in journal(bugs)].count("cycle escalate") == 1
+
+
+def test_write_doc_refuses_an_off_limits_path(tmp_path):
+    from conftest import node, run_cli, write_plan
+
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    started = run_cli("cycle", "start", "guard", "--kind", "until-goal", "--max-iterations", "3",
+                      "--token-cap", "1000", "--verify", "true", "--off-limits", ".leafwise/docs/**",
+                      cwd=tmp_path)
+    assert started.code == 0, started.stderr
+    res = run_cli("doc", "T-1", "--write", "-", stdin="# no\n", cwd=tmp_path)
+    assert res.code == 3 and "off limits" in res.stderr
+    assert not (tmp_path / ".leafwise/docs/T-1.md").exists()
