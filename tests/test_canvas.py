@@ -21,6 +21,14 @@ from leafwise.store import PlanPaths, load_plan
 pytestmark = pytest.mark.anyio
 
 
+
+async def open_blocked(app, pilot):
+    """Press `b` and wait until the blocked view lists its tasks; returns the list."""
+    await pilot.press("b")
+    await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
+                and app.screen.query_one("#blocked-list").option_count > 0)
+    return app.screen.query_one("#blocked-list")
+
 def palette_top(app) -> str:
     """The highlighted entry of the open command palette ("" until it has one)."""
     from textual.command import CommandList
@@ -148,9 +156,7 @@ async def test_answer_a_decision_by_option_number(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await open_blocked(app, pilot)
         await pilot.press("2")
         await until(pilot, lambda: "answer" in node_file(demo_plan, "SHOP-40").read_text())
         shown = run_cli("show", "SHOP-40", "--json", cwd=demo_plan).json["result"]
@@ -161,9 +167,7 @@ async def test_cancel_with_a_reason_through_the_dialog(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await open_blocked(app, pilot)
         listing = app.screen.query_one("#blocked-list")
         listing.highlighted = listing.get_option_index("SHOP-52")
         await pilot.press("x")
@@ -179,9 +183,7 @@ async def test_edit_the_reason_and_reassign(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await open_blocked(app, pilot)
         listing = app.screen.query_one("#blocked-list")
         listing.highlighted = listing.get_option_index("SHOP-62")
         await pilot.press("e")
@@ -205,9 +207,7 @@ async def test_a_refused_command_shows_the_error_and_its_fix(demo_plan, tmp_path
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
         assert run_cli("decide", "SHOP-40", "--option", "1", cwd=demo_plan).code == 0
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await open_blocked(app, pilot)
         await pilot.press("1")
         await until(pilot, lambda: any("refused" in n for n in notices(app)))
         message = next(n for n in notices(app) if "refused" in n)
