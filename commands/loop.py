@@ -7,7 +7,7 @@ from typing import Any
 from ..store import CLOSED, Node, Plan
 from ..store import claims as leases
 from ..store.loader import read_node_file
-from ..store.writer import LockBusy, iso, locked
+from ..store.writer import LockBusy, locked
 from .contract import (
     EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_, wait,
 )
@@ -399,5 +399,3 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
                   Mutation("cancel_node", "cancel", bool(listed), "cancelled" if listed else "already closed",
                            listed, safe=False))
 
-
-__all__ = ["block", "cancel", "complete", "iso", "next_task", "start", "unblock"]

@@ -7,10 +7,10 @@ from datetime import date
 from typing import Any
 
 from ..store import CLOSED, STATUSES, Plan
-from ..store.loader import SchemaError, parse_yaml
+from ..store.loader import parse_yaml
 from ..store.model import CASCADE_MODES, LIST_FIELDS
 from ..store.paths import PLAN_DIR, RELEASE_PATTERN, PlanPaths, UnsafePath, resolve_inside
-from ..store.writer import Exists, create_numbered, edit_node, iso, render_new_node, write_text
+from ..store.writer import Exists, create_numbered, iso, render_new_node, write_text
 from .contract import (
     EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, Mutation, Result, fix, next_, quote,
 )
@@ -351,6 +351,3 @@ def _check_values(ctx: Ctx, plan: Plan, node_id: str, values: dict[str, Any]) ->
                     return usage(f"{key}: {exc}", f"edit {node_id} --set {key}=[docs/{node_id}.md]")
     return None
 
-
-__all__ = ["add", "edit", "init", "near_duplicate", "release_add", "render_new_node", "edit_node",
-           "SchemaError"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..store import CLOSED, Plan, Problem
 from ..store.paths import UnsafePath, resolve_inside
-from .contract import EXIT_INVALID, CommandError, Result, bounded, done, fix, next_
+from .contract import EXIT_INVALID, CommandError, Result, bounded, fix, next_
 from .registry import Ctx, Param, command
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -215,5 +215,3 @@ def validate(ctx: Ctx, limit: int = 100) -> Result:
     return Result(body, next_(ctx.cmd("next"), "the plan is valid"), lines) if plan.nodes else \
         Result(body, next_(ctx.cmd('add "<title>"'), "the plan has no nodes yet"), lines)
 
-
-__all__ = ["find_problems", "first_error", "require_valid", "validate", "done"]
