@@ -44,12 +44,18 @@ async def settled(pilot) -> None:
         field.cursor_blink = False
 
 
-def shot(demo_plan, tmp_path, **options):
-    return canvas(demo_plan, tmp_path, **options)
+def after_keys(*keys: str):
+    """A run_before that lets the app settle, presses `keys`, and settles again."""
+    async def run_before(pilot) -> None:
+        await settled(pilot)
+        await pilot.press(*keys)
+        await settled(pilot)
+
+    return run_before
 
 
 def test_plan_screen(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
 
 
 def test_plan_screen_on_a_blocked_decision(snap_compare, demo_plan, tmp_path):
@@ -58,56 +64,32 @@ def test_plan_screen_on_a_blocked_decision(snap_compare, demo_plan, tmp_path):
         pilot.app.screen.query_one(PlanTree).reveal("SHOP-40")
         await settled(pilot)
 
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=on_decision)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=on_decision)
 
 
 def test_blocked_view(snap_compare, demo_plan, tmp_path):
-    async def blocked(pilot):
-        await settled(pilot)
-        await pilot.press("b")
-        await settled(pilot)
-
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=blocked)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("b"))
 
 
 def test_progress_view(snap_compare, demo_plan, tmp_path):
-    async def progress(pilot):
-        await settled(pilot)
-        await pilot.press("p")
-        await settled(pilot)
-
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=progress)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("p"))
 
 
 def test_filter(snap_compare, demo_plan, tmp_path):
-    async def filtered(pilot):
-        await settled(pilot)
-        await pilot.press("slash", *"status:blocked")
-        await settled(pilot)
-
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=filtered)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE,
+                        run_before=after_keys("slash", *"status:blocked"))
 
 
 def test_help(snap_compare, demo_plan, tmp_path):
-    async def help_screen(pilot):
-        await settled(pilot)
-        await pilot.press("question_mark")
-        await settled(pilot)
-
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=help_screen)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("question_mark"))
 
 
 def test_light_theme(snap_compare, demo_plan, tmp_path):
     (tmp_path / "settings.json").write_text('{"theme": "leafwise-light"}')
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
 
 
 def test_high_contrast_blocked_view(snap_compare, demo_plan, tmp_path):
     (tmp_path / "settings.json").write_text('{"theme": "leafwise-contrast"}')
 
-    async def blocked(pilot):
-        await settled(pilot)
-        await pilot.press("b")
-        await settled(pilot)
-
-    assert snap_compare(shot(demo_plan, tmp_path), terminal_size=SIZE, run_before=blocked)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("b"))
