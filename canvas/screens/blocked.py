@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -25,6 +23,8 @@ def triage_order(nodes: list[Node]) -> list[Node]:
 class BlockedScreen(Triage, ViewScreen):
     VIEW_TITLE = "Blocked"
     AUTO_FOCUS = "#blocked-list"
+    VIEW_ID = "blocked"
+    SIDE_PANEL = True
     BINDINGS = [
         *TRIAGE_BINDINGS,
         Binding("o,enter", "open", "Open", id="blocked.open", priority=True,
@@ -32,15 +32,6 @@ class BlockedScreen(Triage, ViewScreen):
         *[Binding(str(n), f"answer_option({n})", f"Answer {n}", show=False, id=f"blocked.answer_{n}")
           for n in range(1, 10)],
     ]
-
-    def compose(self) -> ComposeResult:
-        yield from self.compose_header()
-        yield Static(id="blocked-summary", classes="view-summary")
-        with Horizontal(classes="view-body"):
-            yield OptionList(id="blocked-list", classes="view-list")
-            with VerticalScroll(id="blocked-side", classes="view-side"):
-                yield Static(id="blocked-detail")
-        yield from self.compose_footer()
 
     def redraw(self, state: PlanState) -> None:
         listing = self.query_one("#blocked-list", OptionList)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
@@ -18,14 +17,9 @@ from .view import ViewScreen
 class ProblemsScreen(ViewScreen):
     VIEW_TITLE = "Problems"
     AUTO_FOCUS = "#problems-list"
+    VIEW_ID = "problems"
     BINDINGS = [Binding("o,enter", "open", "Open node", id="problems.open", priority=True,
                         tooltip="Show the node in the tree")]
-
-    def compose(self) -> ComposeResult:
-        yield from self.compose_header()
-        yield Static(id="problems-summary", classes="view-summary")
-        yield OptionList(id="problems-list", classes="view-list")
-        yield from self.compose_footer()
 
     def redraw(self, state: PlanState) -> None:
         problems = find_problems(state.plan)

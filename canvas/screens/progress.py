@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
@@ -69,18 +68,13 @@ def cycle_line(row: dict[str, Any]) -> Content:
 class ProgressScreen(ViewScreen):
     VIEW_TITLE = "Progress"
     AUTO_FOCUS = "#progress-list"
+    VIEW_ID = "progress"
     BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", priority=True,
                         tooltip="Show the epic or task in the tree")]
 
-    def compose(self) -> ComposeResult:
-        yield from self.compose_header()
-        yield Static(id="progress-overall", classes="view-summary")
-        yield OptionList(id="progress-list", classes="view-list")
-        yield from self.compose_footer()
-
     def redraw(self, state: PlanState) -> None:
         report = compute(state.plan)
-        self.query_one("#progress-overall", Static).update(
+        self.query_one("#progress-summary", Static).update(
             tally_line(Content.styled("Overall  ", "bold"), report.overall, 40))
         listing = self.query_one("#progress-list", OptionList)
         keep = listing.highlighted

@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -58,6 +56,8 @@ def command_args(**wanted: Any) -> dict[str, Any]:
 class ReconcileScreen(ViewScreen):
     VIEW_TITLE = "Reconcile"
     AUTO_FOCUS = "#reconcile-list"
+    VIEW_ID = "reconcile"
+    SIDE_PANEL = True
     BINDINGS = [
         Binding("a", "accept", "Accept", id="reconcile.accept", tooltip="Apply: record the evidence on the node"),
         Binding("x", "reject", "Reject", id="reconcile.reject", tooltip="Hide it for this session; nothing is written"),
@@ -65,15 +65,6 @@ class ReconcileScreen(ViewScreen):
                 tooltip="Show the node in the tree"),
         Binding("R", "run", "Run again", id="reconcile.run", tooltip="Look at the code again"),
     ]
-
-    def compose(self) -> ComposeResult:
-        yield from self.compose_header()
-        yield Static(id="reconcile-summary", classes="view-summary")
-        with Horizontal(classes="view-body"):
-            yield OptionList(id="reconcile-list", classes="view-list")
-            with VerticalScroll(id="reconcile-side", classes="view-side"):
-                yield Static(id="reconcile-detail")
-        yield from self.compose_footer()
 
     def on_mount(self) -> None:
         super().on_mount()

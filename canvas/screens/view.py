@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, OptionList, Static
 
 from ..state import PlanState
 from ..widgets.plan_header import PlanHeader
@@ -25,10 +26,21 @@ class ViewScreen(Screen):
     VIEW_TITLE = ""
     BINDINGS = [Binding("escape", "app.view('plan')", "Back to plan", id="view.back")]
 
-    def compose_header(self) -> ComposeResult:
-        yield PlanHeader(self.VIEW_TITLE, id="header")
+    VIEW_ID = ""  # ids: "<id>-summary", "<id>-list" and, with SIDE_PANEL, "<id>-side" holding "<id>-detail"
+    SIDE_PANEL = False
 
-    def compose_footer(self) -> ComposeResult:
+    def compose(self) -> ComposeResult:
+        """Header, a summary line, the view's list (beside a detail panel), footer."""
+        name = self.VIEW_ID
+        yield PlanHeader(self.VIEW_TITLE, id="header")
+        yield Static(id=f"{name}-summary", classes="view-summary")
+        if self.SIDE_PANEL:
+            with Horizontal(classes="view-body"):
+                yield OptionList(id=f"{name}-list", classes="view-list")
+                with VerticalScroll(id=f"{name}-side", classes="view-side"):
+                    yield Static(id=f"{name}-detail")
+        else:
+            yield OptionList(id=f"{name}-list", classes="view-list")
         yield Footer()
 
     def on_mount(self) -> None:
