@@ -62,31 +62,28 @@ class Triage:
         if node is not None:
             self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
 
+    def _with_reason(self, node: Node, command: str, label: str, prompt: TextPrompt,
+                     unchanged: str | None = None) -> None:
+        """Ask for a reason, then run `command` on the node with it (nothing if empty or unchanged)."""
+        def done(reason: str | None) -> None:
+            if reason and reason != unchanged:
+                self.app.run_request(Request(command, {"node_id": node.id, "reason": reason}, label, node.id))
+
+        self.app.push_screen(prompt, done)
+
     def action_edit_reason(self) -> None:
         node = self.triage_target()
-        if node is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason and reason != node.blocked_reason:
-                self.app.run_request(Request("block", {"node_id": node.id, "reason": reason},
-                                             f"New reason for {node.id}", node.id))
-
-        self.app.push_screen(TextPrompt(f"Blocked reason of {node.id}", node.title,
-                                        value=node.blocked_reason or ""), done)
+        if node is not None:
+            self._with_reason(node, "block", f"New reason for {node.id}",
+                              TextPrompt(f"Blocked reason of {node.id}", node.title, value=node.blocked_reason or ""),
+                              unchanged=node.blocked_reason)
 
     def action_block_task(self) -> None:
         node = self.triage_target()
-        if node is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.app.run_request(Request("block", {"node_id": node.id, "reason": reason},
-                                             f"Block {node.id}", node.id))
-
-        self.app.push_screen(TextPrompt(f"Block {node.id}", f"{node.title}\nWhat is it waiting for?",
-                                        placeholder="e.g. waiting for the staging keys from ops"), done)
+        if node is not None:
+            self._with_reason(node, "block", f"Block {node.id}",
+                              TextPrompt(f"Block {node.id}", f"{node.title}\nWhat is it waiting for?",
+                                         placeholder="e.g. waiting for the staging keys from ops"))
 
     def action_answer(self) -> None:
         node = self.triage_target()
@@ -107,17 +104,11 @@ class Triage:
 
     def action_cancel_task(self) -> None:
         node = self.triage_target()
-        if node is None:
-            return
-        kids = " and its open children" if node.children else ""
-
-        def done(reason: str | None) -> None:
-            if reason:
-                self.app.run_request(Request("cancel", {"node_id": node.id, "reason": reason},
-                                             f"Cancel {node.id}", node.id))
-
-        self.app.push_screen(TextPrompt(f"Cancel {node.id}{kids}", f"{node.title}\nWhy is the work dropped?",
-                                        placeholder="e.g. out of scope for the MVP"), done)
+        if node is not None:
+            kids = " and its open children" if node.children else ""
+            self._with_reason(node, "cancel", f"Cancel {node.id}",
+                              TextPrompt(f"Cancel {node.id}{kids}", f"{node.title}\nWhy is the work dropped?",
+                                         placeholder="e.g. out of scope for the MVP"))
 
     def action_reassign(self) -> None:
         node = self.triage_target()
