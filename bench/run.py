@@ -262,7 +262,7 @@ def mcp_child(root: Path, calls: int = MCP_CALLS) -> None:
     """In a fresh process: one warm-up call, then `calls` timed get_next_task calls; prints JSON."""
     import asyncio
 
-    from leafwise.commands import mcp_server
+    from leafwise.commands.surfaces import mcp_server
     from mcp import Client
 
     server = mcp_server.build_server(str(root))
@@ -345,7 +345,7 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     add("yaml CSafeLoader", lambda r: measure_floor(r, [str(PYTHON), "-c", YAML_FLOOR, str(work.dir / "nodes")],
                                                     runs, work.root))
     add("import + build CLI", lambda r: measure_floor(
-        r, [str(PYTHON), "-c", "import leafwise.commands.cli as c; c.build()"], runs, work.root))
+        r, [str(PYTHON), "-c", "import leafwise.commands.surfaces.cli as c; c.build()"], runs, work.root))
     first = leafwise(["next", "--json"], work.root)
     task = json.loads(first.out)["result"]["task"]["id"] if first.code == 0 else None
     add("next warm", lambda r: measure_cli(r, work, ["next", "--json"], runs))

@@ -55,7 +55,7 @@ def worker(root: str, agent: str, cli: bool) -> dict[str, Any]:
 
     def run(name: str, **args: Any) -> tuple[int, dict[str, Any]]:
         if cli:
-            argv = [sys.executable, "-m", "leafwise.commands.cli", *name.split(), "--json", "--root", root]
+            argv = [sys.executable, "-m", "leafwise.commands.surfaces.cli", *name.split(), "--json", "--root", root]
             for key, value in args.items():
                 argv += ([value] if key == "node_id" else [f"--{key}", str(value)])
             proc = subprocess.run(argv, capture_output=True, text=True)
@@ -110,7 +110,7 @@ def check(root: Path, task_ids: list[str], epics: int) -> list[str]:
     closed = Counter(c["id"] for e in events if e["command"] == "complete" for c in e.get("cascade", []))
     if closed != Counter(f"S-{e}" for e in range(1, epics + 1)):
         wrong.append("an epic was not closed exactly once")
-    valid = subprocess.run([sys.executable, "-m", "leafwise.commands.cli", "validate", "--root", str(root)],
+    valid = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "validate", "--root", str(root)],
                            capture_output=True, text=True)
     if valid.returncode:
         wrong.append("validate: " + valid.stderr.strip())

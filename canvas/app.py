@@ -16,28 +16,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
+from leafwise.canvas import bridge
+from leafwise.canvas.bridge import Outcome, Request
+from leafwise.canvas.look import set_display_clock
+from leafwise.canvas.model.state import Delta, PlanState
+from leafwise.canvas.palette import CanvasCommands
+from leafwise.canvas.screens.blocked import BlockedScreen
+from leafwise.canvas.screens.help import HelpScreen
+from leafwise.canvas.screens.plan import PlanScreen
+from leafwise.canvas.screens.problems import ProblemsScreen
+from leafwise.canvas.screens.progress import ProgressScreen
+from leafwise.canvas.screens.reconcile import ReconcileScreen
+from leafwise.canvas.settings import Settings, default_path
+from leafwise.commands.registry import Ctx
+from leafwise.store import PlanPaths, find_root, journal, load_plan
+from leafwise.store.watch import PlanChanges, watch
+from leafwise.themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.signal import Signal
-
-from ..commands.registry import Ctx
-from ..store import PlanPaths, find_root, load_plan
-from ..store import journal
-from ..store.watch import PlanChanges, watch
-from ..themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
-from . import bridge
-from .bridge import Outcome, Request
-from .look import set_display_clock
-from .palette import CanvasCommands
-from .screens.blocked import BlockedScreen
-from .screens.help import HelpScreen
-from .screens.plan import PlanScreen
-from .screens.problems import ProblemsScreen
-from .screens.progress import ProgressScreen
-from .screens.reconcile import ReconcileScreen
-from .settings import Settings, default_path
-from .state import Delta, PlanState
 
 RECENT_EVENTS = 60  # journal lines the feed starts with
 ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summary

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..commands.contract import action_lines
-from ..commands.registry import REGISTRY, Ctx, load_all
-from ..commands.runner import Outcome, execute
+from leafwise.commands.contract import action_lines
+from leafwise.commands.registry import REGISTRY, Ctx, load_all
+from leafwise.commands.runner import Outcome, execute
 
 
 @dataclass(frozen=True, slots=True)

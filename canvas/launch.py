@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from ..commands.contract import EXIT_NOT_FOUND
-from ..store import PlanNotFound
+from leafwise.commands.contract import EXIT_NOT_FOUND
+from leafwise.store import PlanNotFound
 
 
 def run_canvas(root: str | None) -> int:
     """Open the canvas; without a plan, say so with the fix (exit 5, as the CLI's not-found)."""
-    from .app import make_canvas
+    from leafwise.canvas.app import make_canvas
 
     try:
         app = make_canvas(root)

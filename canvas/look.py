@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from leafwise.commands.core.views import MARKS
+from leafwise.store import Node
 from textual.content import Content
-
-from ..commands.reading import MARKS
-from ..store import Node
 
 # The CSS variable that colours each status (declared in themes/).
 STATUS_VAR = {

@@ -5,13 +5,12 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Callable, cast
 
+from leafwise.canvas.screens.triage import Triage
+from leafwise.themes import THEME_LABELS
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..themes import THEME_LABELS
-from .screens.triage import Triage
-
 if TYPE_CHECKING:
-    from .app import CanvasApp
+    from leafwise.canvas.app import CanvasApp
 
 NODE_HITS = 20  # node entries offered for one query
 

@@ -13,9 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from ..store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
-from ..store.writer import utc_now
-from .contract import EXIT_NOT_FOUND, CommandError, Result, fix, quote
+from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, Result, fix, quote
+from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
+from leafwise.store.writer import utc_now
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +71,38 @@ class Command:
 
 REGISTRY: dict[str, Command] = {}
 
-# Modules that define commands, imported on first use of the registry.
+# Handler modules (commands/handlers/), imported on first use of the registry.
 _MODULES = (
-    "plan_commands", "loop", "reading", "validate", "progress", "context",
-    "docs", "decisions", "bulk", "claims", "diagnose", "guide", "reconcile", "cycles",
+    "plan", "agent_loop", "discovery", "validation", "progress", "context", "docs", "decisions",
+    "bulk", "leases", "renumber", "diagnose", "guide", "reconcile", "cycles",
 )
+_HANDLERS = "leafwise.commands.handlers"
+
+
+@dataclass(frozen=True, slots=True)
+class Launcher:
+    """A command that opens a program instead of answering with an envelope.
+
+    `target` ("module:function") is imported only when the launcher runs, so the
+    command layer never imports the canvas it can open (canvas → commands → store).
+    """
+
+    name: str
+    summary: str
+    target: str
+
+    def load(self) -> Callable[..., Any]:
+        module, _, function = self.target.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+
+LAUNCHERS = {launcher.name: launcher for launcher in (
+    Launcher("canvas", "Open the canvas on the plan found from here (also: leafwise with no arguments).",
+             "leafwise.canvas.launch:run_canvas"),
+    Launcher("demo", "Copy the demo plan to a temporary folder, start a simulated agent, open the canvas.",
+             "leafwise.canvas.demo.launch:run_demo"),
+    Launcher("mcp", "Serve the registry as MCP tools on stdio.", "leafwise.commands.surfaces.mcp_server:serve"),
+)}
 
 
 def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating: bool,
@@ -91,7 +118,7 @@ def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating
 
 def load_all() -> dict[str, Command]:
     for module in _MODULES:
-        importlib.import_module(f"{__package__}.{module}")
+        importlib.import_module(f"{_HANDLERS}.{module}")
     return REGISTRY
 
 
@@ -104,7 +131,7 @@ def load_word(word: str) -> dict[str, Command]:
     for module in _MODULES:
         if any(name.split()[0] == word for name in REGISTRY):
             break
-        importlib.import_module(f"{__package__}.{module}")
+        importlib.import_module(f"{_HANDLERS}.{module}")
     return {name: spec for name, spec in REGISTRY.items() if name.split()[0] == word}
 
 

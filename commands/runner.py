@@ -6,12 +6,20 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import UnsafePath
-from ..store.writer import LockBusy
-from .contract import (
-    EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, CommandError, Result, envelope, fix, wait,
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    Result,
+    envelope,
+    fix,
+    wait,
 )
-from .registry import Command, Ctx
+from leafwise.commands.registry import Command, Ctx
+from leafwise.store import UnsafePath
+from leafwise.store.writer import LockBusy
 
 
 @dataclass(slots=True)

@@ -3,9 +3,18 @@
 Nothing here knows about hints, commands or the UI.
 """
 
-from .loader import LoadStats, load_plan
-from .model import CLOSED, OPEN, STATUSES, Node, Plan, Problem, Project, Release
-from .paths import PlanNotFound, PlanPaths, UnsafePath, find_root
+from leafwise.store.loader import LoadStats, load_plan
+from leafwise.store.model import (
+    CLOSED,
+    OPEN,
+    STATUSES,
+    Node,
+    Plan,
+    Problem,
+    Project,
+    Release,
+)
+from leafwise.store.paths import PlanNotFound, PlanPaths, UnsafePath, find_root
 
 __all__ = [
     "CLOSED", "OPEN", "STATUSES", "LoadStats", "Node", "Plan", "PlanNotFound",

@@ -15,8 +15,8 @@ import os
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from .paths import PlanPaths, check_id
-from .writer import atomic_write, iso
+from leafwise.store.paths import PlanPaths, check_id
+from leafwise.store.writer import atomic_write, iso
 
 DEFAULT_TTL_MINUTES = 60
 

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .loader import parse_yaml
-from .paths import PlanPaths, UnsafePath
-from .writer import atomic_write, dump_yaml
+from leafwise.store.loader import parse_yaml
+from leafwise.store.paths import PlanPaths, UnsafePath
+from leafwise.store.writer import atomic_write, dump_yaml
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 MAX_ITERATIONS = 12

@@ -13,8 +13,8 @@ import os
 from itertools import islice
 from typing import Any, Iterator
 
-from .paths import PlanPaths
-from .writer import iso, locked, utc_now
+from leafwise.store.paths import PlanPaths
+from leafwise.store.writer import iso, locked, utc_now
 
 
 def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:

@@ -12,9 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import CACHE_NAME, Entry, NodeCache, StatKey
-from .model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release
-from .paths import ID_PATTERN, PlanPaths
+from leafwise.store.cache import CACHE_NAME, Entry, NodeCache, StatKey
+from leafwise.store.model import (
+    CASCADE_MODES,
+    LIST_FIELDS,
+    STATUSES,
+    Node,
+    Plan,
+    Problem,
+    Project,
+    Release,
+)
+from leafwise.store.paths import ID_PATTERN, PlanPaths
 
 _LOADER = None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .paths import PlanPaths
+from leafwise.store.paths import PlanPaths
 
 STATUSES = ("draft", "in-progress", "blocked", "done", "cancelled")
 CLOSED = frozenset({"done", "cancelled"})

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable
 
-from .paths import ID_PATTERN, PlanPaths
+from leafwise.store.paths import ID_PATTERN, PlanPaths
 
 IGNORED_DIRS = frozenset({".cache", ".locks", ".git", "__pycache__"})
 # Editors' and atomic writers' scratch files: `.lw-…` temps, `foo.yaml~`, `.swp`, `.tmp`.

@@ -33,9 +33,9 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from .loader import check_node, digest_bytes
-from .model import FIELD_ORDER
-from .paths import PlanPaths
+from leafwise.store.loader import check_node, digest_bytes
+from leafwise.store.model import FIELD_ORDER
+from leafwise.store.paths import PlanPaths
 
 LOCK_TIMEOUT = 10.0
 LOCK_POLL_MAX = 0.02  # longest pause between tries: locks are held for milliseconds
@@ -414,7 +414,7 @@ def _comparable(raw: bytes, node_id: str) -> dict[str, Any]:
 
 
 def _plain(raw: bytes) -> Any:
-    from .loader import parse_yaml
+    from leafwise.store.loader import parse_yaml
 
     return parse_yaml(raw)
 

@@ -39,7 +39,7 @@ def run_cli(*args: str, cwd: Path | str, stdin: str | None = None, env: dict[str
     """Run the real `leafwise` CLI in a subprocess."""
     full_env = {**os.environ, "LEAFWISE_AGENT": "", **(env or {})}
     full_env.pop("LEAFWISE_ROOT", None)
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.cli", *args], cwd=cwd, input=stdin,
+    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
@@ -76,3 +76,9 @@ def demo_plan(tmp_path: Path) -> Path:
     """A copy of the bundled demo plan (a web shop mid-project)."""
     shutil.copytree(DEMO_PLAN, tmp_path / "shop")
     return tmp_path / "shop"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Textual runs on asyncio; never parametrize the canvas tests over trio when it happens to be installed."""
+    return "asyncio"

@@ -6,7 +6,6 @@ import shlex
 from pathlib import Path
 
 import yaml
-
 from conftest import node, run_cli, write_plan
 
 PLAN = [

@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
-
 from conftest import REPO, run_cli
 
 _spec = importlib.util.spec_from_file_location("bench_generate", REPO / "bench" / "generate.py")

@@ -6,8 +6,6 @@ import json
 
 import pytest
 from conftest import node, run_cli, write_plan
-from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
-
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.help import HelpScreen
 from leafwise.canvas.screens.plan import PlanScreen
@@ -15,8 +13,9 @@ from leafwise.canvas.screens.problems import ProblemsScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.node_detail import NodeDetail
-from leafwise.commands.progress import compute
+from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
+from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 

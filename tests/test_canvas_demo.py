@@ -8,7 +8,6 @@ import sys
 import time
 
 from conftest import run_cli
-
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
 
 

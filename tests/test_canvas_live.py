@@ -8,11 +8,10 @@ import textwrap
 
 import pytest
 from conftest import run_cli
-from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
-
 from leafwise.canvas.widgets.activity_feed import ActivityFeed
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.store import PlanPaths, load_plan
+from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 

@@ -13,9 +13,8 @@ import time
 from importlib.metadata import version
 
 import pytest
-from test_canvas_support import canvas
-
 from leafwise.canvas.widgets.plan_tree import PlanTree
+from test_canvas_support import canvas
 
 TEXTUAL = "8.2.8"
 SIZE = (140, 40)

@@ -6,11 +6,9 @@ import os
 from pathlib import Path
 
 from conftest import node, run_cli, write_plan
-
-from leafwise.canvas.query import Query
-from leafwise.canvas.state import NO_RELEASE, UNPLACED, PlanState, leaf_counts
-from leafwise.commands.progress import compute
-from leafwise.commands.reading import leaf_progress
+from leafwise.canvas.model.query import Query
+from leafwise.canvas.model.state import NO_RELEASE, UNPLACED, PlanState, leaf_counts
+from leafwise.commands.core.progress import compute, leaf_progress
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.watch import classify, relevant
 

@@ -19,9 +19,14 @@ import yaml
 from conftest import node, run_cli, write_plan
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-
-from leafwise.commands.claims import conflict_sides, with_merge_conflicts
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+from leafwise.commands.core.merge_conflicts import conflict_sides, with_merge_conflicts
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan

@@ -27,7 +27,7 @@ if str(TESTS) not in sys.path:  # run as a worker script
 
 from conftest import run_cli, write_plan  # noqa: E402
 
-CLI = [sys.executable, "-m", "leafwise.commands.cli"]
+CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
 
 
 # --- worker processes ----------------------------------------------------------

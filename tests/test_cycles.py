@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import node, run_cli, write_plan
-
 from leafwise.commands.contract import CommandError
-from leafwise.commands.cycles_gate import check_paths, off_limits_for
+from leafwise.commands.handlers.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.store import cycles as ledger
 
@@ -311,7 +310,7 @@ def test_racing_ticks_never_pass_the_cap(bugs):
         "--node", "T-5", "--verify", "true")
     env = {**os.environ, "LEAFWISE_AGENT": ""}
     env.pop("LEAFWISE_ROOT", None)
-    procs = [subprocess.Popen([sys.executable, "-m", "leafwise.commands.cli", "cycle", "tick", "race", "--json"],
+    procs = [subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "cycle", "tick", "race", "--json"],
                               cwd=bugs, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(8)]
     answers = [json.loads(p.communicate(timeout=60)[0]) for p in procs]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from conftest import node, run_cli, write_plan
-
 from leafwise.store import PlanPaths
 from leafwise.store import claims as leases
 from leafwise.store.loader import cache_for

@@ -23,7 +23,7 @@ def test_the_whole_registry_imports_no_heavy_library() -> None:
 
 
 def test_building_the_cli_imports_no_heavy_library() -> None:
-    assert loaded_after("from leafwise.commands.cli import build; build()") & HEAVY == set()
+    assert loaded_after("from leafwise.commands.surfaces.cli import build; build()") & HEAVY == set()
 
 
 def test_a_warm_next_reads_only_the_cache(tmp_path) -> None:
@@ -32,7 +32,7 @@ def test_a_warm_next_reads_only_the_cache(tmp_path) -> None:
 
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     assert run_cli("next", cwd=tmp_path).code == 0  # builds the cache
-    code = ("import sys, os; os.chdir(%r); from leafwise.commands.cli import main\n"
+    code = ("import sys, os; os.chdir(%r); from leafwise.commands.surfaces.cli import main\n"
             "try:\n    main(['next', '--json'])\nexcept SystemExit: pass\n"
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)" % str(tmp_path))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

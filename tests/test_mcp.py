@@ -12,12 +12,11 @@ import anyio
 import pytest
 from conftest import run_cli, write_plan
 from jsonschema import Draft202012Validator
+from leafwise.commands.handlers.diagnose import envelope_schema
+from leafwise.commands.registry import load_all
+from leafwise.commands.surfaces.mcp_server import INSTRUCTIONS, build_server, tool_call
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-
-from leafwise.commands.diagnose import envelope_schema
-from leafwise.commands.mcp_server import INSTRUCTIONS, build_server, tool_call
-from leafwise.commands.registry import load_all
 
 VALIDATOR = Draft202012Validator(envelope_schema())
 TOKEN_BUDGET = 8000
@@ -294,7 +293,7 @@ def test_a_client_runs_the_whole_loop_from_context_to_done(tmp_path):
 
 def test_leafwise_mcp_over_stdio(demo_plan):
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(demo_plan), env=env)
 
     async def go():

@@ -6,11 +6,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from conftest import node, write_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import node, write_plan
-from leafwise.commands.picker import pick
+from leafwise.commands.core.picker import pick
 from leafwise.store import CLOSED, load_plan
 from leafwise.store import claims as leases
 from leafwise.store.paths import PlanPaths

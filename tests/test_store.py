@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import node, run_cli, write_plan
-
-from leafwise.store import PlanPaths, load_plan
-from leafwise.store import journal
+from leafwise.store import PlanPaths, journal, load_plan
 from leafwise.store.loader import LoadStats
 from leafwise.store.writer import (
-    Conflict, atomic_write, edit_node, sweep_temp_files, TEMP_PREFIX,
+    TEMP_PREFIX,
+    Conflict,
+    atomic_write,
+    edit_node,
+    sweep_temp_files,
 )
 
 HAND_WRITTEN = """\

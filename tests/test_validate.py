@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import node, run_cli, write_plan
 
 PROBLEMS = {

@@ -35,14 +35,13 @@ import json
 import os
 import platform
 import re
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 

@@ -39,7 +39,7 @@ def stop_agent(proc: subprocess.Popen) -> None:
 
 
 def run_demo(speed: float = 1.0, agent: bool = True) -> int:
-    from ..app import make_canvas
+    from leafwise.canvas.app import make_canvas
 
     root = prepare()
     log_path = root.parent / "agent.log"

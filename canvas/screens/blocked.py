@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from leafwise.canvas.look import (
+    age,
+    blocked_for,
+    blocked_since,
+    clock,
+    has_open_decision,
+    mark,
+    one_line,
+)
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
+from leafwise.canvas.screens.view import ViewScreen
+from leafwise.store import Node
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from ...store import Node
-from ..look import age, blocked_for, blocked_since, clock, has_open_decision, mark, one_line
-from ..state import PlanState
-from .triage import TRIAGE_BINDINGS, Triage
-from .view import ViewScreen
 
 
 def triage_order(nodes: list[Node]) -> list[Node]:

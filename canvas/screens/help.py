@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from leafwise.canvas.model.query import __doc__ as FILTER_HELP
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -9,8 +10,6 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
-
-from ..query import __doc__ as FILTER_HELP
 
 SECTION_NAMES = {"PlanTree": "Tree", "ActivityFeed": "Activity feed", "NodeDetail": "Detail pane",
                  "PlanScreen": "Plan view", "BlockedScreen": "Blocked view", "ProgressScreen": "Progress view",

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
+from leafwise.canvas.widgets.activity_feed import ActivityFeed
+from leafwise.canvas.widgets.next_task import NextTaskBar
+from leafwise.canvas.widgets.node_detail import NodeDetail
+from leafwise.canvas.widgets.plan_header import PlanHeader
+from leafwise.canvas.widgets.plan_tree import PlanTree
+from leafwise.store import Node
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,17 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from ...store import Node
-from ..state import PlanState
-from ..widgets.activity_feed import ActivityFeed
-from ..widgets.next_task import NextTaskBar
-from ..widgets.node_detail import NodeDetail
-from ..widgets.plan_header import PlanHeader
-from ..widgets.plan_tree import PlanTree
-from .triage import TRIAGE_BINDINGS, Triage
-
 if TYPE_CHECKING:
-    from ..app import CanvasApp, PlanUpdate
+    from leafwise.canvas.app import CanvasApp, PlanUpdate
 
 NEXT_BAR_DELAY = 0.15  # bursts of writes recompute the pick and the detail once, not once per file
 

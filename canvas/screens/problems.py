@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.core.validate import find_problems
+from leafwise.store import Problem
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from ...commands.validate import find_problems
-from ...store import Problem
-from ..state import PlanState
-from .view import ViewScreen
 
 
 class ProblemsScreen(ViewScreen):

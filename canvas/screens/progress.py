@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from leafwise.canvas import bridge
+from leafwise.canvas.bridge import Request
+from leafwise.canvas.look import bar, clock, mark, percent
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.core.progress import Tally, compute
 from textual import work
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from ...commands.progress import Tally, compute
-from .. import bridge
-from ..bridge import Request
-from ..look import bar, clock, mark, percent
-from ..state import PlanState
-from .view import ViewScreen
 
 CYCLE_COMMAND = "cycle status"
 EPICS_SHOWN = 200

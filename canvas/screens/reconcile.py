@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from leafwise.canvas import bridge
+from leafwise.canvas.bridge import Request
+from leafwise.canvas.look import one_line
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.registry import REGISTRY
 from textual import on, work
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from ...commands.registry import REGISTRY
-from .. import bridge
-from ..bridge import Request
-from ..look import one_line
-from ..state import PlanState
-from .view import ViewScreen
 
 COMMAND = "reconcile"
 VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from leafwise.canvas.bridge import Request
+from leafwise.canvas.look import has_open_decision
+from leafwise.canvas.screens.dialogs import ChoicePrompt, TextPrompt
+from leafwise.store import CLOSED, Node
 from textual.binding import Binding
 
-from ...store import CLOSED, Node
-from ..bridge import Request
-from ..look import has_open_decision
-from .dialogs import ChoicePrompt, TextPrompt
-
 if TYPE_CHECKING:
-    from ..app import CanvasApp
+    from leafwise.canvas.app import CanvasApp
 
 TRIAGE_ACTIONS = ("unblock", "edit_reason", "answer", "block_task", "cancel_task", "reassign")
 

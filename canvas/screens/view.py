@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.plan_header import PlanHeader
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
-from ..state import PlanState
-from ..widgets.plan_header import PlanHeader
-
 if TYPE_CHECKING:
-    from ..app import CanvasApp, PlanUpdate
+    from leafwise.canvas.app import CanvasApp, PlanUpdate
 
 REFRESH_DELAY = 0.3  # a burst of writes redraws a view once
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from leafwise.canvas.look import STATUS_VAR, clock, one_line
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.messages import NodeRequest
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
-
-from ..look import STATUS_VAR, clock, one_line
-from ..state import PlanState
-from .messages import NodeRequest
 
 KEEP = 300  # lines kept; trimmed in one go when the feed reaches KEEP + TRIM_SLACK
 TRIM_SLACK = 200

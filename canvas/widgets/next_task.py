@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from leafwise.canvas.look import STATUS_VAR, clock, has_open_decision
+from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.commands.core.hints import pick_hint
+from leafwise.commands.core.picker import pick
+from leafwise.commands.registry import Ctx
+from leafwise.store.writer import utc_now
 from textual.content import Content
 from textual.widgets import Static
-
-from ...commands.hints import pick_hint
-from ...commands.picker import pick
-from ...commands.registry import Ctx
-from ...store.writer import utc_now
-from ..look import STATUS_VAR, clock, has_open_decision
-from ..state import PlanState
-from .messages import NodeRequest
-
 
 SHOWN_HOLDS = 4
 

@@ -12,6 +12,23 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable
 
+from leafwise.canvas.look import (
+    STATUS_VAR,
+    age,
+    bar,
+    blocked_for,
+    clock,
+    has_open_decision,
+    mark,
+    one_line,
+    percent,
+)
+from leafwise.canvas.model.state import Group, PlanState
+from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.canvas.widgets.plan_tree import GROUP
+from leafwise.commands.handlers.docs import read_docs
+from leafwise.commands.registry import Ctx
+from leafwise.store import CLOSED, Node, journal
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -19,15 +36,6 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
-
-from ...commands.docs import read_docs
-from ...commands.registry import Ctx
-from ...store import CLOSED, Node
-from ...store import journal
-from ..look import STATUS_VAR, age, bar, blocked_for, clock, has_open_decision, mark, one_line, percent
-from ..state import Group, PlanState
-from .messages import NodeRequest
-from .plan_tree import GROUP
 
 HISTORY_LIMIT = 8
 EXTRAS_DELAY = 0.12  # seconds the cursor rests before the journal and docs are read

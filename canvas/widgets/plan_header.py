@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from leafwise.canvas.look import bar, percent
+from leafwise.canvas.model.state import PlanState
 from textual.content import Content
 from textual.widgets import Static
-
-from ..look import bar, percent
-from ..state import PlanState
 
 
 class PlanHeader(Static):

@@ -15,17 +15,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from leafwise.canvas.model.query import Query
+from leafwise.canvas.model.state import Delta, Group, PlanState
+from leafwise.canvas.widgets.tree_rows import RowPainter
+from leafwise.store import CLOSED
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
-
-from ...store import CLOSED
-from ..query import Query
-from ..state import Delta, Group, PlanState
-from .tree_rows import RowPainter
 
 GROUP = "@"  # row keys of release groups: "@R1", "@" for no release
 TOGGLE = Style.from_meta({"toggle": True})

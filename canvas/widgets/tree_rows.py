@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from typing import Callable
 
+from leafwise.canvas.look import (
+    BAR_WIDTH,
+    DECISION_MARK,
+    STATUS_WORD,
+    bar_cells,
+    has_open_decision,
+    one_line,
+)
+from leafwise.canvas.model.state import Group
+from leafwise.commands.core.views import MARKS
+from leafwise.store import CLOSED, Node
 from rich.style import Style
 from rich.text import Text
-
-from ...commands.reading import MARKS
-from ...store import CLOSED, Node
-from ..look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, has_open_decision, one_line
-from ..state import Group
 
 STATUS_CLASS = {"draft": "draft", "in-progress": "active", "blocked": "blocked", "done": "done",
                 "cancelled": "cancelled"}

@@ -1,0 +1,125 @@
+"""Git merge conflicts in node files: split a conflicted file into its sides, report them as problems."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from leafwise.store import Plan, Problem
+from leafwise.store.loader import check_node, parse_yaml
+
+CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
+
+
+@dataclass(frozen=True, slots=True)
+class MergeConflict:
+    """A node file git left with conflict markers, split into its two sides."""
+
+    ours: str
+    theirs: str
+    line: int  # of the first marker
+    same_node: bool  # both sides are edits of one node (not two nodes sharing an id)
+
+
+
+def conflict_sides(text: str) -> tuple[str, str, int] | None:
+    """(ours, theirs, first marker line) of a text with git conflict markers, else None.
+
+    Lines outside the hunks belong to both sides; a diff3 base section is dropped.
+    """
+    ours: list[str] = []
+    theirs: list[str] = []
+    state, first = "both", 0
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if line.startswith("<<<<<<<") and state == "both":
+            state, first = "ours", first or number
+        elif line.startswith("|||||||") and state == "ours":
+            state = "base"
+        elif line.startswith("=======") and state in ("ours", "base"):
+            state = "theirs"
+        elif line.startswith(">>>>>>>") and state == "theirs":
+            state = "both"
+        elif state in ("both", "ours"):
+            ours.append(line)
+            if state == "both":
+                theirs.append(line)
+        elif state == "theirs":
+            theirs.append(line)
+    if not first or state != "both":
+        return None
+    return "".join(ours), "".join(theirs), first
+
+
+
+def merge_conflict(raw: bytes, node_id: str, file: Path | None = None) -> MergeConflict | None:
+    """The two sides of a conflicted node file, when each is a valid node.
+
+    Two edits of one node share a merge base; two nodes that took one id
+    (add/add) do not. git knows which while the merge is unresolved (`file`);
+    otherwise only an equal `created` and title make it one node: a wrong
+    split keeps both versions, a wrong "resolve by hand" could lose one.
+    """
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        return None
+    if not any(marker in text for marker in CONFLICT_MARKERS):
+        return None
+    sides = conflict_sides(text)
+    if sides is None:
+        return None
+    ours, theirs, line = sides
+    try:
+        a = check_node(parse_yaml(ours), node_id)
+        b = check_node(parse_yaml(theirs), node_id)
+    except Exception:  # noqa: BLE001 - a side that does not parse: not splittable
+        return None
+    same = _has_merge_base(file) if file is not None else None
+    if same is None:
+        same = a.get("created") == b.get("created") and a.get("title") == b.get("title")
+    return MergeConflict(ours, theirs, line, same)
+
+
+
+def _has_merge_base(file: Path) -> bool | None:
+    """Whether git's unresolved entry for `file` has a base version (None: git does not know)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-u", "--", file.name], cwd=file.parent, capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    stages = {line.split()[2] for line in out.splitlines() if len(line.split()) >= 4}
+    return ("1" in stages) if stages else None
+
+
+
+def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]:
+    """The plan's load problems, with git conflicts in node files named as such.
+
+    Two nodes given one id on different clones (an add/add conflict) become
+    `duplicate_id`, fixed by `renumber`; two edits of one node become
+    `merge_conflict`, resolved by hand.
+    """
+    out: list[Problem] = []
+    for problem in plan.problems:
+        found = None
+        if problem.code == "yaml_error" and problem.node and problem.file:
+            try:
+                path = plan.paths.repo / problem.file
+                found = merge_conflict(path.read_bytes(), problem.node, path)
+            except OSError:
+                found = None
+        if found is None:
+            out.append(problem)
+        elif found.same_node:
+            out.append(Problem("merge_conflict", "error", "git left conflict markers: two edits of this node",
+                               f"git mergetool {problem.file}", node=problem.node, file=problem.file,
+                               line=found.line))
+        else:
+            out.append(Problem("duplicate_id", "error",
+                               f"two different nodes got the id {problem.node} on different branches",
+                               cmd(f"renumber {problem.node}"), node=problem.node, file=problem.file,
+                               line=found.line))
+    return out

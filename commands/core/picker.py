@@ -1,0 +1,167 @@
+"""The picker: one plan state, one answer. Pure functions over the model, O(n)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from leafwise.store import CLOSED, Node, Plan
+from leafwise.store.claims import Claim
+
+
+@dataclass(slots=True)
+class Pick:
+    node: Node | None  # the task to hand out, if any
+    reason: str  # why this one, or why none
+    resumed: bool = False  # the agent's own task in progress
+    blocked: list[Node] = field(default_factory=list)  # open blocked nodes, in pick order
+    held: list[tuple[Node, Claim]] = field(default_factory=list)  # held by other agents
+    open_count: int = 0
+    empty: bool = False  # the plan has no nodes at all
+    passed: list[dict[str, Any]] = field(default_factory=list)  # --explain
+
+
+def order_key(plan: Plan):
+    rank = plan.project.release_rank()
+    last = len(rank)
+
+    def key(node: Node):
+        return (rank.get(node.effective_release, last), -node.depth, node.title.casefold(), node.id)
+
+    return key
+
+
+def holder(node: Node, claims: dict[str, Claim]) -> str | None:
+    """Who holds the node now, given the holds from `effective_holds`."""
+    claim = claims.get(node.id)
+    return claim.agent if claim else None
+
+
+def effective_holds(plan: Plan, claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
+    """Who holds what: live leases, plus in-progress tasks assigned without any lease.
+
+    An expired lease holds nothing (the task is free for `next`). A task a
+    person marked in progress with an assignee and no lease file is theirs
+    until they or `unclaim --force` give it back; its hold has no expiry ("").
+    """
+    holds = {k: c for k, c in claims.items() if not c.expired(now)}
+    for node in plan.nodes.values():
+        if node.status == "in-progress" and node.assignee and not node.children and node.id not in claims:
+            stamp = str(node.data.get("updated") or "")
+            holds[node.id] = Claim(node.id, str(node.assignee), stamp, stamp, "")
+    return holds
+
+
+def until(claim: Claim) -> str:
+    return f"until {claim.expires}" if claim.expires else "(assigned, no lease)"
+
+
+def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None) -> str | None:
+    """Why the node cannot be handed out, or None if it can."""
+    if node.status in CLOSED:
+        return f"{node.status}"
+    if node.status == "blocked":
+        return f"blocked: {node.blocked_reason or 'no reason given'}"
+    who = holder(node, claims)
+    if who and who != agent:
+        return f"held by {who} {until(claims[node.id])}"
+    open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    if open_children:
+        return f"has {len(open_children)} open child node(s), e.g. {open_children[0]}"
+    for dep in node.depends_on:
+        target = plan.nodes.get(dep)
+        if target is None:
+            return f"depends on {dep}, which does not exist (run validate)"
+        if target.status not in CLOSED:
+            return f"depends on {dep} ({target.status})"
+    return None
+
+
+def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
+         explain: bool = False, explain_limit: int = 10) -> Pick:
+    """Choose the next task for `agent`; `claims` are the holds from `effective_holds`."""
+    key = order_key(plan)
+    nodes = plan.nodes
+    if agent:
+        own = [n for n in nodes.values() if n.status == "in-progress" and not n.children
+               and holder(n, claims) == agent]
+        if own:
+            node = min(own, key=key)
+            return Pick(node, f"your task in progress: resume {node.id}", resumed=True,
+                        open_count=sum(1 for n in nodes.values() if n.status not in CLOSED))
+    candidates: list[Node] = []
+    blocked: list[Node] = []
+    held: list[tuple[Node, Claim]] = []
+    open_count = 0
+    for node in nodes.values():
+        if node.status in CLOSED:
+            continue
+        open_count += 1
+        if node.status == "blocked":
+            blocked.append(node)
+            continue
+        claim = claims.get(node.id)
+        if claim is not None and claim.agent != agent:
+            held.append((node, claim))
+            continue
+        # the same rules as _why_not, without building the reasons (this loop is the hot path)
+        if any(nodes[c].status not in CLOSED for c in node.children):
+            continue
+        deps = node.data.get("depends_on")
+        if deps and any(d not in nodes or nodes[d].status not in CLOSED for d in deps):
+            continue
+        candidates.append(node)
+    leaves = [n for n in candidates if not n.children]
+    pool = leaves or candidates
+    chosen = min(pool, key=key) if pool else None
+    blocked.sort(key=key)
+    held.sort(key=lambda pair: (pair[1].expires, key(pair[0])))
+    if chosen is not None:
+        rel = chosen.effective_release or "no release"
+        kind = "leaf" if not chosen.children else "parent whose children are all closed"
+        reason = f"earliest release ({rel}), deepest {kind}, then title order"
+    elif open_count == 0:
+        reason = "every node is done or cancelled"
+    elif held:
+        reason = "the remaining work is held by other agents"
+    elif blocked:
+        reason = "the remaining work is blocked or waits on blocked work"
+    else:
+        reason = "no open node is ready: dependencies or children are still open"
+    if not nodes:
+        reason = "the plan has no nodes yet"
+    result = Pick(chosen, reason, blocked=blocked, held=held, open_count=open_count, empty=not nodes)
+    if explain:
+        result.passed = explain_passed(plan, claims, agent, chosen, explain_limit)
+    return result
+
+
+def explain_passed(plan: Plan, claims: dict[str, Claim], agent: str | None, chosen: Node | None,
+                   limit: int) -> list[dict[str, Any]]:
+    """For the nearest open nodes in pick order, why each was passed over."""
+    key = order_key(plan)
+    others = sorted((n for n in plan.nodes.values() if n.status not in CLOSED and n is not chosen), key=key)
+    out: list[dict[str, Any]] = []
+    for node in others[:limit]:
+        why = _why_not(plan, node, claims, agent)
+        if why is None:
+            if chosen is not None and chosen.children == [] and node.children:
+                why = "leaf-first: a leaf is available"
+            elif chosen is not None:
+                why = _later_reason(plan, chosen, node)
+            else:  # pragma: no cover - no chosen means every node has a reason
+                why = "not ready"
+        out.append({"id": node.id, "title": node.title, "status": node.status, "why": why})
+    return out
+
+
+def _later_reason(plan: Plan, chosen: Node, other: Node) -> str:
+    rank = plan.project.release_rank()
+    a = rank.get(chosen.effective_release, len(rank))
+    b = rank.get(other.effective_release, len(rank))
+    if a != b:
+        return f"later release ({other.effective_release or 'none'} after {chosen.effective_release})"
+    if chosen.depth != other.depth:
+        return f"shallower (level {other.depth} vs {chosen.depth})"
+    return "after it in title order"

@@ -1,0 +1,187 @@
+"""Evidence a plan declares or a repository's history gives: `done_when:` checks
+and commit messages that name a node.
+
+    done_when:
+      - {file: "app/**/export*.py"}        a tracked file matches the glob
+      - {symbol: export_orders_csv}       a function, class or component of that name is defined
+      - {route: "GET /admin/orders/export"}  a route with that method and path (params in any style)
+      - {test: "test_password_reset"}     a test whose name or title starts with it
+      - {command: "make check"}           the command exits 0 (run in the repository, with a timeout)
+
+A declared check is the author's own definition of done: all passing is
+shipped, any failing means not shipped, whatever the code search says.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.core.reconcile.scan import Index
+
+CHECK_KINDS = ("file", "symbol", "route", "test", "command")
+COMMAND_TIMEOUT = 120
+_PARAM = re.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
+_CLOSING = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
+_ID = re.compile(r"\b([A-Z][A-Z0-9]*-[0-9]+)\b")
+_DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
+
+
+@dataclass(slots=True)
+class CheckResult:
+    kind: str
+    value: str
+    passed: bool
+    path: str | None = None
+    line: int | None = None
+    snippet: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind}: {self.value}"
+
+
+def declared(node_data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The node's `done_when` checks as (kind, value); malformed entries are reported as such."""
+    raw = node_data.get("done_when") or []
+    if not isinstance(raw, list):
+        raw = [raw]
+    out: list[tuple[str, str]] = []
+    for item in raw:
+        if isinstance(item, dict):
+            out += [(str(k).strip().lower(), str(v).strip()) for k, v in item.items()]
+        elif isinstance(item, str) and ":" in item:
+            kind, _, value = item.partition(":")
+            out.append((kind.strip().lower(), value.strip()))
+        else:
+            out.append(("invalid", str(item)))
+    return out
+
+
+def run_checks(checks: list[tuple[str, str]], index: Index, allow_commands: bool = True) -> list[CheckResult]:
+    results = []
+    for kind, value in checks:
+        if kind == "file":
+            results.append(_file(index, value))
+        elif kind == "symbol":
+            results.append(_symbol(index, value))
+        elif kind == "route":
+            results.append(_route(index, value))
+        elif kind == "test":
+            results.append(_test(index, value))
+        elif kind == "command" and allow_commands:
+            results.append(_command(index, value))
+        else:
+            why = "commands are not run here" if kind == "command" else f"unknown check kind (use {', '.join(CHECK_KINDS)})"
+            results.append(CheckResult(kind, value, False, snippet=why))
+    return results
+
+
+@lru_cache(maxsize=256)
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """Git-style globs: `**/` spans zero or more folders, `*` stays inside one."""
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _file(index: Index, glob: str) -> CheckResult:
+    pattern = glob_regex(glob.lstrip("./"))
+    hit = next((f for f in index.files if pattern.match(f)), None)
+    return CheckResult("file", glob, hit is not None, hit, 1 if hit else None, hit or "")
+
+
+def _symbol(index: Index, name: str) -> CheckResult:
+    for art in index.artifacts:
+        if art.kind in ("symbol", "model", "component", "page", "field") and art.name.split(".")[-1] == name:
+            return CheckResult("symbol", name, True, art.path, art.line, art.snippet)
+    pattern = re.compile(_DEFINES.format(name=re.escape(name)))
+    for rel, text in index.texts.items():
+        m = pattern.search(text)
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+            return CheckResult("symbol", name, True, rel, line, text.splitlines()[line - 1].strip()[:160])
+    return CheckResult("symbol", name, False)
+
+
+def normal_route(path: str) -> str:
+    return _PARAM.sub("{}", "/" + path.strip().strip("/")).lower()
+
+
+def _route(index: Index, value: str) -> CheckResult:
+    method, _, path = value.strip().partition(" ")
+    if not path:
+        method, path = "ANY", method
+    method, wanted = method.upper(), normal_route(path)
+    for art in index.artifacts:
+        if art.kind == "route" and art.route is not None and normal_route(art.route) == wanted \
+                and (method == "ANY" or art.method in (method, "ANY", "ALL")):
+            return CheckResult("route", value, True, art.path, art.line, art.snippet)
+    return CheckResult("route", value, False)
+
+
+def _test(index: Index, pattern: str) -> CheckResult:
+    wanted = pattern.strip().lower()
+    for art in index.artifacts:
+        if art.kind == "test" and art.name.split(".")[-1].lower().startswith(wanted):
+            return CheckResult("test", pattern, True, art.path, art.line, art.snippet)
+    return CheckResult("test", pattern, False)
+
+
+def _command(index: Index, cmd: str) -> CheckResult:
+    try:
+        proc = subprocess.run(cmd, shell=True, cwd=index.root, capture_output=True, text=True,
+                              timeout=COMMAND_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return CheckResult("command", cmd, False, snippet=f"timed out after {COMMAND_TIMEOUT} s")
+    tail = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or [""])[-1][:120]
+    return CheckResult("command", cmd, proc.returncode == 0, snippet=f"exit {proc.returncode}" + (f": {tail}" if tail else ""))
+
+
+@dataclass(slots=True)
+class Commit:
+    sha: str
+    subject: str
+    closes: bool  # "closes BOOK-7", "BOOK-7 done": the author said it is finished
+
+
+def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
+    """Commits whose message names a node id, newest first (empty outside git)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--",
+                               "."], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if proc.returncode != 0:
+        return {}
+    found: dict[str, list[Commit]] = {}
+    for record in proc.stdout.decode("utf-8", "replace").split("\x1e"):
+        parts = record.strip("\n").split("\x1f")
+        if len(parts) < 3:
+            continue
+        sha, subject, body = parts[0].strip(), parts[1], parts[2]
+        message = f"{subject}\n{body}"
+        for node_id in set(_ID.findall(message)):
+            closing = re.search(rf"{_CLOSING}\W{{1,3}}{re.escape(node_id)}\b|\b{re.escape(node_id)}\W{{1,3}}{_CLOSING}\b",
+                                message, re.I)
+            found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], bool(closing)))
+    return found

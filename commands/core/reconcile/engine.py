@@ -1,0 +1,155 @@
+"""Reconcile's core: which draft leaves to look at, and a suggestion for each.
+
+`suggest()` is pure reading (it never writes the plan); `commands/reconcile.py`
+turns its report into the envelope and applies what is shipped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.core.reconcile.checks import (
+    CheckResult,
+    Commit,
+    commits_by_node,
+    declared,
+    run_checks,
+)
+from leafwise.commands.core.reconcile.match import (
+    Assessment,
+    Found,
+    Stats,
+    assess,
+    parse_title,
+)
+from leafwise.commands.core.reconcile.scan import Artifact, Index, build_index
+from leafwise.store import Node, Plan
+
+DECLARED_WEIGHT = 1.0
+CLOSING_COMMIT_WEIGHT = 0.8
+MENTION_COMMIT_WEIGHT = 0.3
+
+
+@dataclass
+class Report:
+    suggestions: list[dict[str, Any]]
+    scanned_files: int
+    indexed: int  # artifacts found in those files
+    seconds: float
+    in_git: bool
+    off_limits: list[str] = field(default_factory=list)
+
+
+def draft_leaves(plan: Plan, node_id: str | None = None, release: str | None = None) -> list[Node]:
+    """Draft leaves, nearest release first (release order, then id); under `node_id` if given."""
+    if node_id:
+        root = plan.nodes[node_id]
+        pool = [root] if not root.children else list(plan.descendants(node_id))
+    else:
+        pool = list(plan.nodes.values())
+    rank = plan.project.release_rank()
+    last = len(rank)
+    leaves = [n for n in pool if n.status == "draft" and not n.children
+              and (release is None or n.effective_release == release)]
+    return sorted(leaves, key=lambda n: (rank.get(n.effective_release, last), _id_key(n.id)))
+
+
+def _id_key(node_id: str) -> tuple[str, int]:
+    prefix, _, number = node_id.rpartition("-")
+    return prefix, int(number) if number.isdigit() else 0
+
+
+def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
+            run_commands: bool = True) -> Report:
+    """Suggestions for `nodes`; `off_limits` is only reported (reading is allowed, --apply checks writes)."""
+    started = time.perf_counter()
+    index = build_index(Path(plan.paths.repo))
+    stats = Stats.of(index)
+    by_concept: dict[str, list[Artifact]] = {}
+    for art in index.artifacts:
+        for c in art.words:
+            by_concept.setdefault(c, []).append(art)
+    commits = commits_by_node(index.root) if nodes and index.in_git else {}
+    suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands) for node in nodes]
+    return Report(suggestions, len(index.files), len(index.artifacts), round(time.perf_counter() - started, 3),
+                  index.in_git, list(off_limits or []))
+
+
+def closed_by_commits(plan: Plan) -> list[Node]:
+    """Draft leaves a commit message says are finished ("closes SHOP-7"): one `git log`, no scan.
+
+    Cheap enough for `progress` to ask whether reconcile is worth running.
+    """
+    drafts = {n.id: n for n in plan.nodes.values() if n.status == "draft" and not n.children}
+    if not drafts:
+        return []
+    commits = commits_by_node(Path(plan.paths.repo), limit=500)
+    return [drafts[i] for i in sorted(drafts, key=_id_key) if any(c.closes for c in commits.get(i, ()))]
+
+
+def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],
+         commits: list[Commit], run_commands: bool) -> dict[str, Any]:
+    description = node.data.get("description")
+    query = parse_title(node.title, description if isinstance(description, str) else "")
+    found = assess(query, by_concept, stats, index.has_ui)
+    checks = run_checks(declared(node.data), index, allow_commands=run_commands)
+    verdict, confidence, missing, exists = _combine(found, checks, commits)
+    evidence = [_check_evidence(c) for c in checks if c.passed]
+    evidence += [_commit_evidence(c) for c in commits[:3]]
+    evidence += [_found_evidence(f) for f in found.evidence] if verdict != "none" else []
+    return {
+        "id": node.id, "title": node.title, "release": node.effective_release,
+        "verdict": verdict, "confidence": confidence, "evidence": evidence,
+        "missing": missing, "exists": exists,
+        "checks": [{"check": c.label, "passed": c.passed, "path": c.path, "line": c.line, "detail": c.snippet}
+                   for c in checks],
+        "commits": [{"sha": c.sha[:12], "subject": c.subject, "closes": c.closes} for c in commits[:5]],
+    }
+
+
+def _combine(found: Assessment, checks: list[CheckResult], commits: list[Commit]
+             ) -> tuple[str, float, list[str], list[str]]:
+    """Declared checks decide when present; a closing commit counts as shipped; search otherwise."""
+    failed = [c for c in checks if not c.passed]
+    passed = [c for c in checks if c.passed]
+    exists = list(found.exists)
+    closing = [c for c in commits if c.closes]
+    if checks:
+        if not failed:
+            confidence = 0.95 if len(passed) >= 2 else 0.9
+            return "shipped", confidence, [], [f"declared check passes: {c.label}" for c in passed]
+        missing = [f"declared check fails: {c.label}" + (f" ({c.snippet})" if c.snippet else "") for c in failed]
+        exists = [f"declared check passes: {c.label}" for c in passed] + exists
+        if passed or found.verdict != "none" or commits:
+            return "partial", round(min(0.6, 0.2 + 0.4 * len(passed) / len(checks)), 2), missing + \
+                [m for m in found.missing if m not in missing], exists
+        return "none", 0.0, missing, exists
+    if found.verdict == "shipped":
+        bonus = 0.02 if commits else 0.0
+        return "shipped", round(min(0.98, found.confidence + bonus), 2), found.missing, exists
+    if closing:
+        return "shipped", 0.85, found.missing, [f"commit {closing[0].sha[:12]} closes it: {closing[0].subject}"] + exists
+    if found.verdict == "partial":
+        return "partial", found.confidence, found.missing, exists
+    if commits:
+        return "partial", 0.3, ["no code evidence beyond commits that mention it"] + found.missing, \
+            [f"commit {commits[0].sha[:12]}: {commits[0].subject}"]
+    return "none", 0.0, found.missing, exists
+
+
+def _found_evidence(f: Found) -> dict[str, Any]:
+    return {"kind": f.art.kind, "path": f.art.path, "line": f.art.line, "snippet": f.art.snippet,
+            "weight": round(f.coverage, 2), "name": f.art.name, "matched": sorted(f.matched)}
+
+
+def _check_evidence(c: CheckResult) -> dict[str, Any]:
+    return {"kind": "declared", "path": c.path, "line": c.line, "snippet": c.snippet or c.label,
+            "weight": DECLARED_WEIGHT, "name": c.label}
+
+
+def _commit_evidence(c: Commit) -> dict[str, Any]:
+    return {"kind": "commit", "path": f"git:{c.sha[:12]}", "line": None, "snippet": c.subject,
+            "weight": CLOSING_COMMIT_WEIGHT if c.closes else MENTION_COMMIT_WEIGHT, "name": c.sha[:12]}

@@ -1,0 +1,329 @@
+"""Weighing the code against one backlog item: which artifacts are evidence, and
+whether together they say shipped, partial or nothing.
+
+The rules, in order (docs/reconcile.md explains them with examples):
+
+1. The title becomes *concepts* (reconcile_text). Actors ("users", "admins")
+   and vague verbs ("keep", "open") are dropped; words after "on/in/at" (where
+   it happens, not what) count half; the rest weigh by rarity in this
+   repository (IDF over artifacts), so "task" in a task tracker counts little.
+2. The *crux* is the heaviest concept. If the code names it nowhere, nothing
+   is shipped: "two-factor" in a repo that only has a `discount_factor` is a
+   missing concept, not a match (whole words only).
+3. An artifact is evidence only when it names the crux, two concepts, or the
+   title's specific verb (sort, assign): one generic word in common is never
+   evidence.
+4. Shipped needs an entry point (route, page, component, CLI command) that
+   carries the title's main verb (`see` → GET, `add` → POST ...), a test, and
+   together they must cover most of the title's weight and the crux; where
+   the repository has a UI, a user-facing item needs UI evidence too.
+5. Anything less, with evidence on the crux, is partial, and says what exists
+   and what is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from leafwise.commands.core.reconcile.scan import SURFACES, Artifact, Index
+from leafwise.commands.core.reconcile.text import (
+    ACTORS,
+    GENERIC,
+    NOISE,
+    PHRASES,
+    STOP,
+    concept,
+    split_identifier,
+    stem,
+)
+
+SHIP_COVERAGE = 0.70  # share of the title's weight the entry points and tests must cover
+PARTIAL_COVERAGE = 0.40
+LOCATION_WEIGHT = 0.5
+LOCATION_WORDS = frozenset({"on", "in", "at", "inside", "within", "across"})
+MODALS = frozenset({"can", "could", "may", "must", "should", "will"})
+SUBORDINATE = frozenset({"who", "which", "that", "when", "whenever", "once", "after", "before", "while", "if",
+                         "so", "until"})
+CLAUSE_BREAK = frozenset({"and", "or", "with", "by", "for", "to", "from", "as", "when", "once", "so", "that",
+                          "who", "which", "without", "into", "of", "via", "using", "after", "before", "while"})
+CRUD = frozenset(concept(w) for w in ("list", "create", "edit", "delete"))
+PRIMARY_COVERAGE = 0.5
+HEADLESS = frozenset({"cli", "api", "endpoint", "webhook", "script", "command", "terminal", "cron", "job"})
+_ACTOR_CONCEPTS = frozenset(concept(w) for w in ACTORS)
+_GENERIC_CONCEPTS = frozenset(concept(w) for w in GENERIC)
+_PHRASE_KEYS = {tuple(stem(w) for w in k.split()): v for k, v in PHRASES.items()}
+
+
+@dataclass(slots=True)
+class Term:
+    concept: str
+    word: str  # as the title spells it, for messages
+    location: bool = False
+    attribute: bool = False  # named in a "with ..." phrase: a detail the tests must show
+
+
+@dataclass
+class Query:
+    """What a backlog item asks the code for."""
+
+    terms: list[Term]
+    verb: str | None  # the main action's concept, when the title has a specific one
+    headless: bool  # a CLI/API item: no UI needed
+    verbs: frozenset[str] = frozenset()  # the main verb and the CRUD verbs coordinated with it
+
+    @property
+    def concepts(self) -> list[str]:
+        return [t.concept for t in self.terms]
+
+    @property
+    def core(self) -> list[str]:
+        """The concepts of what is done, without its "with ..." details (all of them if that leaves none)."""
+        return [t.concept for t in self.terms if not t.attribute] or self.concepts
+
+    def word(self, concept_: str) -> str:
+        return next((t.word for t in self.terms if t.concept == concept_), concept_)
+
+
+def parse_title(title: str, description: str = "") -> Query:
+    """Concepts of a backlog title, its main verb, and whether it is a UI-less item."""
+    words = split_identifier(title.replace("'s ", " "))
+    stems = [stem(w) for w in words]
+    # "<who> can <do what>": the words before an early modal name the actor, whatever they are.
+    modal = next((k for k, w in enumerate(words[:5]) if w in MODALS), None)
+    actor_words = set(range(modal)) if modal else set()
+    terms: list[Term] = []
+    verb: str | None = None
+    after_actor = False
+    location = False
+    attribute = False
+    subordinate = False
+    verbs: set[str] = set()
+    i = 0
+    while i < len(words):
+        size, value = 1, None
+        for n in range(3, 1, -1):
+            key = tuple(stems[i:i + n])
+            if len(key) == n and key in _PHRASE_KEYS:
+                size, value = n, _PHRASE_KEYS[key]
+                break
+        word = " ".join(words[i:i + size])
+        position = i
+        i += size
+        if value is None and (word in LOCATION_WORDS or word in CLAUSE_BREAK or word in SUBORDINATE):
+            location = word in LOCATION_WORDS
+            attribute = word == "with" or (attribute and word in ("and", "or", "of"))
+            subordinate = subordinate or word in SUBORDINATE
+        if value is None and (word in STOP or word in NOISE or word.isdigit() or len(word) < 2):
+            continue
+        c = concept(value or word)
+        if c in _ACTOR_CONCEPTS or position in actor_words:
+            after_actor = True
+            continue
+        if after_actor and verb is None:
+            after_actor = False
+            if c not in _GENERIC_CONCEPTS:
+                verb = c
+                verbs.add(c)
+        if c in CRUD and not subordinate:
+            verbs.add(c)
+        if c in _GENERIC_CONCEPTS or any(t.concept == c for t in terms):
+            continue
+        terms.append(Term(c, word, location, attribute))
+    text_concepts = {concept(w) for w in split_identifier(f"{title} {description}")}
+    headless = bool(text_concepts & {concept(w) for w in HEADLESS})
+    return Query(terms, verb, headless, frozenset(verbs))
+
+
+@dataclass
+class Stats:
+    """Document frequencies of concepts over the index's artifacts."""
+
+    total: int
+    df: Counter
+
+    @classmethod
+    def of(cls, index: Index) -> "Stats":
+        df: Counter = Counter()
+        for art in index.artifacts:
+            df.update(art.words)
+        return cls(len(index.artifacts), df)
+
+    def idf(self, concept_: str) -> float:
+        return math.log((self.total + 1) / (self.df.get(concept_, 0) + 0.5))
+
+
+@dataclass
+class Found:
+    """One artifact that counts as evidence, and the concepts it names."""
+
+    art: Artifact
+    matched: frozenset[str]
+    coverage: float
+    rank: float = 0.0  # coverage of its own name alone, to list the clearest evidence first
+    focus: float = 0.0  # how much of its own name the title explains (`POST /tasks` over `POST /tasks/:id/x`)
+
+
+@dataclass
+class Assessment:
+    verdict: str  # shipped | partial | none
+    confidence: float
+    evidence: list[Found] = field(default_factory=list)
+    exists: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def weights_for(query: Query, stats: Stats) -> dict[str, float]:
+    """IDF weights; a CRUD verb (list, add, edit, delete) no route does yet still weighs as a common one."""
+    common = math.log((stats.total + 1) / (stats.total / 10 + 0.5))  # as if one artifact in ten did it
+    return {t.concept: (common if t.concept in CRUD and not stats.df.get(t.concept) else stats.idf(t.concept))
+            * (LOCATION_WEIGHT if t.location else 1.0) for t in query.terms}
+
+
+def _candidates(by_concept: dict[str, list[Artifact]], weights: dict[str, float], keep: set[str]
+                ) -> list[Artifact]:
+    """Artifacts that can be evidence: those naming a kept concept (crux, action) or two concepts.
+
+    The longest list of the other concepts is skipped: an artifact naming it and another
+    concept is in that other list too, and naming it alone is no evidence.
+    """
+    lists = {c: by_concept.get(c, ()) for c in weights}
+    others = [c for c in lists if c not in keep]
+    skip = max(others, key=lambda c: len(lists[c])) if others and len(lists) > 1 else None
+    seen: dict[int, Artifact] = {}
+    for c, arts in lists.items():
+        if c != skip:
+            for art in arts:
+                seen.setdefault(id(art), art)
+    return list(seen.values())
+
+
+def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, has_ui: bool) -> Assessment:
+    """The verdict on one item, from the index's artifacts by concept."""
+    weights = weights_for(query, stats)
+    total = sum(weights.values())
+    if not weights or total <= 0:
+        return Assessment("none", 0.0, missing=["the title names nothing specific to look for"])
+    crux = _heaviest(weights, stats)
+    absent = [c for c in query.concepts if stats.df.get(c, 0) == 0 and c not in CRUD]
+    if crux in absent:
+        return Assessment("none", 0.0, missing=[f"nothing in the code names {query.word(c)!r}" for c in
+                                                [crux] + [c for c in absent if c != crux]])
+
+    memo: dict[frozenset[str], float] = {}
+
+    def cov(concepts: frozenset[str] | set[str]) -> float:
+        key = frozenset(concepts)
+        if key not in memo:
+            memo[key] = sum(weights[c] for c in key) / total
+        return memo[key]
+
+    core = {c: weights[c] for c in query.core}
+    core_crux = _heaviest(core, stats)
+    action = query.verb if query.verb not in CRUD else None  # a specific verb is as telling as the crux
+    arts = _candidates(by_concept, weights, {crux, action} if action else {crux})
+    keys = frozenset(weights)
+    single = len(weights) == 1
+    found: list[Found] = []
+    for art in arts:
+        own = art.words & keys
+        if not (crux in own or len(own) >= 2 or (single and own) or (action and action in own)):
+            continue
+        # Tests also count the words of their file and describe block (what they test).
+        matched = own | (art.context & keys) if art.kind == "test" else own
+        found.append(Found(art, matched, cov(matched), cov(own), len(own) / len(art.words)))
+    # Most of the title first; among equals, the artifact whose name is most about this item.
+    found.sort(key=lambda f: (-f.coverage, -f.focus, -f.rank, f.art.path, f.art.line))
+    surfaces = [f for f in found if f.art.kind in SURFACES]
+    tests = [f for f in found if f.art.kind == "test"]
+    logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
+    primary = [f for f in surfaces if _primary(f, query, core_crux, sum(core[c] for c in f.matched & core.keys())
+                                               / sum(core.values()))]
+    needs_ui = has_ui and not query.headless and not any(f.art.side == "cli" for f in primary)
+    ui = [f for f in found if f.art.side == "ui"]
+    ui.sort(key=lambda f: (-f.coverage, f.art.path, f.art.line))
+    bundle: set[str] = set()
+    tied: list[Found] = []
+    if primary:
+        lead = primary[0]
+        # The same resource: entry points of the lead's file that share a concept with it,
+        # and the tests that name what the lead names.
+        tied = [s for s in surfaces if s is not lead and s.art.path == lead.art.path
+                and s.matched & lead.matched and _carries(s, query.verbs)]
+        tied += [t for t in tests if t.matched & lead.matched]
+        for f in [lead, *tied]:
+            bundle |= f.matched
+    tests_tied = [f for f in tied if f.art.kind == "test"]
+    ship_cov = cov(bundle)
+    if primary and tests_tied and crux in bundle and ship_cov >= SHIP_COVERAGE and (ui or not needs_ui):
+        by_rank = sorted(tied, key=lambda f: (-f.rank, f.art.path, f.art.line))
+        evidence = _pick(primary[:3] + [f for f in by_rank if f.art.kind != "test"]
+                         + [f for f in by_rank if f.art.kind == "test"] + ui + logic)
+        confidence = round(min(0.97, 0.45 + 0.5 * ship_cov + 0.03 * min(len(tests_tied), 2)), 2)
+        return Assessment("shipped", confidence, evidence,
+                          missing=[f"the evidence does not show {query.word(c)!r}" for c in query.concepts
+                                   if c not in bundle])
+    everything = set().union(*(f.matched for f in found)) if found else set()
+    if not any(crux in f.matched for f in found) or cov(everything) < PARTIAL_COVERAGE:
+        return Assessment("none", 0.0, missing=[f"no evidence names {query.word(crux)!r} with the rest of the title"])
+    evidence = _pick(surfaces + tests + ui + logic)
+    exists = [f"{_label(f.art)} {f.art.name} ({f.art.path}:{f.art.line})" for f in evidence[:4]]
+    missing = [f"nothing in the code names {query.word(c)!r}" if c in absent else f"no evidence shows {query.word(c)!r}"
+               for c in query.concepts if c not in everything]
+    if not primary:
+        missing.append("no route, page or command " + (f"that does {query.word(query.verb)!r}" if query.verb
+                                                          else "that names it"))
+    if not tests_tied:
+        missing.append("no test" if not tests else "no test of the entry point")
+    if needs_ui and not ui:
+        missing.append("no UI (page or component) for it")
+    if primary and tests_tied and crux not in bundle:
+        missing.append(f"the entry points and tests do not cover {query.word(crux)!r}")
+    elif primary and tests_tied and ship_cov < SHIP_COVERAGE:
+        missing.append("the entry points and tests cover only part of the title")
+    confidence = round(min(0.6, 0.2 + 0.5 * cov(everything)), 2)
+    return Assessment("partial", confidence, evidence, exists, missing)
+
+
+def _carries(found: Found, verbs: frozenset[str]) -> bool:
+    """Does this entry point do one of the title's verbs (a GET route is `see`, a POST `add` ...)?"""
+    return not verbs or bool(verbs & found.art.words)
+
+
+def _primary(found: Found, query: Query, crux: str, core_coverage: float) -> bool:
+    """The entry point that answers the title: it does what the title says, and says what about.
+
+    A CRUD verb is cheap (every POST route "adds"), so it needs the crux or half the
+    title's weight beside it; a specific verb (sort, assign, export) stands on its own.
+    """
+    if not _carries(found, query.verbs):
+        return False
+    specific_verb = query.verb is not None and query.verb not in CRUD and query.verb in found.art.words
+    return specific_verb or crux in found.matched or core_coverage >= PRIMARY_COVERAGE
+
+
+def _heaviest(weights: dict[str, float], stats: Stats) -> str:
+    """The crux: the rarest concept; a CRUD verb nothing does yet only when there is nothing else."""
+    pool = {c: w for c, w in weights.items() if c not in CRUD or stats.df.get(c)} or weights
+    return max(pool, key=lambda c: (pool[c], c))
+
+
+def _pick(items: list[Found], limit: int = 8) -> list[Found]:
+    """The first `limit` distinct pieces of evidence; a file's module entry only if nothing else names it."""
+    seen: set[tuple[str, int]] = set()
+    paths = {f.art.path for f in items if f.art.kind != "module"}
+    out = []
+    for f in items:
+        key = (f.art.path, f.art.line)
+        if key not in seen and not (f.art.kind == "module" and f.art.path in paths):
+            seen.add(key)
+            out.append(f)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _label(art: Artifact) -> str:
+    return {"route": "route", "page": "page", "component": "component", "cli": "command", "test": "test",
+            "model": "model", "field": "field", "symbol": "symbol", "module": "module"}.get(art.kind, art.kind)

@@ -1,0 +1,194 @@
+"""Python artifacts for reconcile: FastAPI/Flask/Django routes, click/typer/argparse
+commands, SQLAlchemy/Django/pydantic models and fields, pytest tests, symbols."""
+
+from __future__ import annotations
+
+import re
+
+from leafwise.commands.core.reconcile.scan import Index, Source, join_route, route_words
+from leafwise.commands.core.reconcile.text import identifier_concepts
+
+_ROUTER = re.compile(r"^(\w+)\s*=\s*(?:\w+\.)?(APIRouter|Blueprint|FastAPI|Flask)\((.*)$", re.M)
+_PREFIX = re.compile(r"""(?:prefix|url_prefix)\s*=\s*["']([^"']*)["']""")
+_TAGS = re.compile(r"""tags\s*=\s*\[([^\]]*)\]""")
+_INCLUDE = re.compile(r"""include_router\(\s*([\w.]+?)(?:\.router)?\s*,[^)]*?prefix\s*=\s*["']([^"']*)["']""")
+_REGISTER_BP = re.compile(r"""register_blueprint\(\s*([\w.]+)\s*,[^)]*?url_prefix\s*=\s*["']([^"']*)["']""")
+_DECORATOR = re.compile(
+    r"""^[ \t]*@(\w+)\.(get|post|put|patch|delete|route|api_route|websocket)\(\s*(?:path\s*=\s*)?["']([^"']*)["']""",
+    re.M)
+_NEXT_DEF = re.compile(r"^[ \t]*(?:async\s+)?def\s+(\w+)", re.M)
+_METHODS = re.compile(r"""methods\s*=\s*[\[(]([^\])]*)""")
+_DJANGO = re.compile(r"""\b(?:re_)?path\(\s*r?["']([^"']*)["']\s*,\s*([\w.]+)""")
+_CLICK = re.compile(r"""^[ \t]*@(\w+)\.command\((?:\s*(?:name\s*=\s*)?["']([\w:-]+)["'])?""", re.M)
+_ARGPARSE = re.compile(r"""add_parser\(\s*["']([\w:-]+)["']""")
+_CLASS = re.compile(r"^([ \t]*)class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.M)
+_DEF = re.compile(r"^([ \t]*)(?:async\s+)?def\s+(\w+)\s*\(", re.M)
+_FIELD = re.compile(r"^([ \t]+)(\w+)\s*(?::[^=\n]+)?=?", re.M)
+_SCRIPTS = re.compile(r"^\[project\.scripts\]\s*\n((?:[^\[\n][^\n]*\n?)*)", re.M)
+_SCRIPT_LINE = re.compile(r"""^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.:]+)["']""", re.M)
+MODEL_BASES = re.compile(r"\b(Base|DeclarativeBase|Model|SQLModel|Document|BaseModel|Schema|TypedDict|Struct)\b")
+
+
+def scan(index: Index, sources: list[Source]) -> None:
+    prefixes = _mount_prefixes(sources)
+    for src in sources:
+        if src.path.name == "pyproject.toml":
+            _pyproject(index, src)
+            continue
+        if src.is_test:
+            _tests(index, src)
+            continue
+        _routes(index, src, prefixes)
+        if src.path.name == "urls.py":
+            _django(index, src)
+        _cli(index, src)
+        _classes_and_defs(index, src)
+
+
+def _mount_prefixes(sources: list[Source]) -> dict[str, str]:
+    """Prefixes given where a router is mounted: module or variable name → prefix."""
+    found: dict[str, str] = {}
+    for src in sources:
+        if "include_router" not in src.text and "register_blueprint" not in src.text:
+            continue
+        for pattern in (_INCLUDE, _REGISTER_BP):
+            for m in pattern.finditer(src.text):
+                found[m.group(1).split(".")[-1]] = m.group(2)
+    return found
+
+
+def _routes(index: Index, src: Source, mounts: dict[str, str]) -> None:
+    text = src.text
+    if "@" not in text or not any(k in text for k in ("APIRouter", "FastAPI", "Flask", "Blueprint", ".route(")):
+        return
+    prefixes, tags = {}, {}
+    for m in _ROUTER.finditer(text):
+        pm = _PREFIX.search(m.group(3))
+        prefixes[m.group(1)] = pm.group(1) if pm else ""
+        tm = _TAGS.search(m.group(3))
+        tags[m.group(1)] = tm.group(1) if tm else ""
+    mounted = mounts.get(src.path.stem, "")
+    for m in _DECORATOR.finditer(text):
+        owner, verb, path = m.groups()
+        after = _NEXT_DEF.search(text, m.end())
+        if after is None:
+            continue
+        rest, func = text[m.end():after.start()], after.group(1)
+        route_tags = " ".join(filter(None, [tags.get(owner, ""), *(_TAGS.findall(rest))]))
+        if owner not in prefixes and owner not in ("app", "router", "bp", "blueprint", "api"):
+            continue
+        methods = [verb.upper()]
+        if verb in ("route", "api_route"):
+            mm = _METHODS.search(rest)
+            methods = re.findall(r"\w+", mm.group(1).upper()) if mm else ["GET"]
+        elif verb == "websocket":
+            methods = ["WS"]
+        full = join_route(mounted + prefixes.get(owner, ""), path)
+        for method in methods:
+            src.add(index, "route", f"{method} {full}", m.start(3), route_words(method, full, func, route_tags),
+                    method=method, route=full)
+
+
+def _django(index: Index, src: Source) -> None:
+    for m in _DJANGO.finditer(src.text):
+        path, view = m.groups()
+        full = "/" + path.lstrip("^").rstrip("$").strip("/")
+        view_name = view.split(".")[-1]
+        src.add(index, "route", f"ANY {full}", m.start(1), route_words("ANY", full, view_name),
+                method="ANY", route=full)
+
+
+def _cli(index: Index, src: Source) -> None:
+    text = src.text
+    if ".command(" in text:
+        for m in _CLICK.finditer(text):
+            after = _NEXT_DEF.search(text, m.end())
+            if after is None:
+                continue
+            name = m.group(2) or after.group(1).replace("_", "-")
+            src.add(index, "cli", name, after.start(1), identifier_concepts(name, after.group(1)), side="cli")
+    if "add_parser(" in text:
+        for m in _ARGPARSE.finditer(text):
+            src.add(index, "cli", m.group(1), m.start(1), identifier_concepts(m.group(1)), side="cli")
+    if "__main__" in text and ("argparse" in text or "sys.argv" in text) and "scripts" in src.path.parts[:-1]:
+        src.add(index, "cli", src.path.stem, 0, identifier_concepts(src.path.stem), side="cli")
+
+
+def _classes_and_defs(index: Index, src: Source) -> None:
+    text = src.text
+    classes: list[tuple[int, int, str]] = []  # (start, indent, name)
+    for m in _CLASS.finditer(text):
+        indent, name, bases = len(m.group(1)), m.group(2), m.group(3) or ""
+        is_model = bool(MODEL_BASES.search(bases)) or "__tablename__" in text[m.end():m.end() + 400]
+        kind = "model" if is_model else "symbol"
+        src.add(index, kind, name, m.start(2), identifier_concepts(name))
+        classes.append((m.start(), indent, name))
+        if is_model:
+            _fields(index, src, m.end(), indent, name)
+    for m in _DEF.finditer(text):
+        name = m.group(2)
+        if name.startswith("__"):
+            continue
+        owner = _owner(classes, m.start(), len(m.group(1)))
+        src.add(index, "symbol", f"{owner}.{name}" if owner else name, m.start(2), identifier_concepts(name),
+                identifier_concepts(owner) if owner else frozenset())
+
+
+def _owner(classes: list[tuple[int, int, str]], offset: int, indent: int) -> str | None:
+    for start, cls_indent, name in reversed(classes):
+        if start < offset and cls_indent < indent:
+            return name
+    return None
+
+
+def _fields(index: Index, src: Source, body: int, cls_indent: int, cls: str) -> None:
+    """Attributes of a model class: `title: Mapped[str] = ...`, `title = Column(...)`."""
+    text = src.text
+    pos = body
+    context = identifier_concepts(cls)
+    body_indent: int | None = None
+    while True:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return
+        line_end = text.find("\n", nl + 1)
+        line = text[nl + 1:line_end if line_end >= 0 else None]
+        pos = nl + 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent <= cls_indent:
+            return
+        if body_indent is None:
+            body_indent = indent
+        if indent != body_indent:
+            continue  # a continuation line or a method body
+        m = re.match(r"[ \t]+([a-z_]\w*)\s*(?::|=(?!=))", line)
+        if m and not m.group(1).startswith("_") and m.group(1) not in ("id", "model_config"):
+            src.add(index, "field", f"{cls}.{m.group(1)}", pos + m.start(1), identifier_concepts(m.group(1)),
+                    context)
+
+
+def _tests(index: Index, src: Source) -> None:
+    classes: list[tuple[int, int, str]] = [(m.start(), len(m.group(1)), m.group(2))
+                                           for m in _CLASS.finditer(src.text)]
+    file_words = identifier_concepts(src.path.stem)
+    for m in _DEF.finditer(src.text):
+        name = m.group(2)
+        if not name.startswith("test"):
+            continue
+        owner = _owner(classes, m.start(), len(m.group(1)))
+        src.add(index, "test", f"{owner}.{name}" if owner else name, m.start(2),
+                identifier_concepts(name[4:]),
+                file_words | (identifier_concepts(owner[4:] if owner.startswith("Test") else owner) if owner else frozenset()))
+
+
+def _pyproject(index: Index, src: Source) -> None:
+    block = _SCRIPTS.search(src.text)
+    if not block:
+        return
+    for m in _SCRIPT_LINE.finditer(block.group(1)):
+        name, target = m.groups()
+        src.add(index, "cli", name, block.start(1) + m.start(), identifier_concepts(name, target.split(":")[-1]),
+                side="cli")

@@ -1,0 +1,179 @@
+"""The validator: every problem with a code, severity, node, file, line, message and fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.store import CLOSED, Plan, Problem
+from leafwise.store.paths import UnsafePath, resolve_inside
+
+SEVERITY_ORDER = {"error": 0, "warning": 1}
+
+
+
+def _p(code: str, severity: str, message: str, fix_cmd: str, node=None, line: int | None = None) -> Problem:
+    return Problem(code, severity, message, fix_cmd, node=node.id if node else None,
+                   file=node.file if node else None, line=line)
+
+
+
+def _line(plan: Plan, node, key: str) -> int | None:
+    """The line of `key` in the node's file (only computed for reported problems)."""
+    try:
+        lines = (plan.paths.repo / node.file).read_text().splitlines()
+    except OSError:
+        return None
+    for i, text in enumerate(lines, 1):
+        if text.startswith(f"{key}:"):
+            return i
+    return None
+
+
+
+def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
+    """All problems of the plan, errors first, then by file and line: deterministic."""
+    # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
+    # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
+    from leafwise.commands.core.merge_conflicts import with_merge_conflicts
+
+    problems: list[Problem] = [
+        p if p.code in ("duplicate_id", "merge_conflict") else
+        Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
+                node=p.node, file=p.file, line=p.line)
+        for p in with_merge_conflicts(plan, cmd)]
+    nodes = plan.nodes
+    releases = plan.project.release_rank()
+    seen_releases: set[str] = set()
+    links: dict[str, bool | UnsafePath] = {}
+    for rel in plan.project.releases:
+        if rel.id in seen_releases:
+            problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
+                                    cmd("diagnose"),
+                                    file=".leafwise/project.yaml"))
+        seen_releases.add(rel.id)
+    for node in nodes.values():
+        parent = node.parent
+        if parent and parent not in nodes:
+            problems.append(_p("orphan_parent", "error", f"parent {parent} does not exist",
+                               cmd(f"edit {node.id} --set parent=null"), node, _line(plan, node, "parent")))
+        if node.release and node.release not in releases:
+            problems.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
+                               cmd(f'release add {node.release} --title "<title>"'), node,
+                               _line(plan, node, "release")))
+        deps = node.depends_on
+        missing = [d for d in deps if d not in nodes]
+        if missing:
+            keep = ", ".join(d for d in deps if d in nodes)
+            problems.append(_p("dangling_dependency", "error",
+                               f"depends on {', '.join(missing)}, which does not exist",
+                               cmd(f"edit {node.id} --set depends_on=[{keep}]"), node,
+                               _line(plan, node, "depends_on")))
+        if node.status == "blocked" and not node.blocked_reason:
+            problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
+                               cmd(f'block {node.id} --reason "<reason>"'), node, _line(plan, node, "status")))
+        if node.status == "done" and node.children:
+            open_kids = [c for c in node.children if nodes[c].status not in CLOSED]
+            if open_kids:
+                problems.append(_p("done_with_open_children", "error",
+                                   f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
+                                   cmd(f"edit {node.id} --set status=in-progress"), node,
+                                   _line(plan, node, "status")))
+        for key in ("docs", "diagrams"):
+            for rel in node.data.get(key) or []:
+                if rel not in links:  # many nodes share a doc: resolve each path once
+                    try:
+                        links[rel] = resolve_inside(plan.paths.dir, rel).is_file()
+                    except UnsafePath as exc:
+                        links[rel] = exc
+                state = links[rel]
+                if isinstance(state, UnsafePath):
+                    problems.append(_p("unsafe_path", "error", f"{key}: {state}",
+                                       cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
+                                       node, _line(plan, node, key)))
+                    continue
+                if not state:
+                    problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
+                                       cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
+                                       node, _line(plan, node, key)))
+        if not node.id.startswith(plan.project.id_prefix + "-"):
+            problems.append(_p("foreign_prefix", "warning",
+                               f"id does not use the project prefix {plan.project.id_prefix}",
+                               cmd(f"renumber {node.id}"), node, 1))
+    problems.extend(_hierarchy_cycles(plan, cmd))
+    problems.extend(_dependency_cycles(plan, cmd))
+    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file or "", p.line or 0, p.code))
+    return problems
+
+
+
+def _without(values: Any, drop: str) -> str:
+    return ", ".join(v for v in values or [] if v != drop)
+
+
+
+def _hierarchy_cycles(plan: Plan, cmd) -> list[Problem]:
+    nodes = plan.nodes
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = known acyclic
+    out: list[Problem] = []
+    for start in nodes:
+        walk: list[str] = []
+        cursor: str | None = start
+        while cursor in nodes and state.get(cursor) is None:
+            state[cursor] = 1
+            walk.append(cursor)
+            cursor = nodes[cursor].parent
+        if cursor in nodes and state.get(cursor) == 1:
+            loop = walk[walk.index(cursor):]
+            first = min(loop)
+            node = nodes[first]
+            out.append(_p("hierarchy_cycle", "error", f"parent cycle: {' → '.join(loop + [cursor])}",
+                          cmd(f"edit {first} --set parent=null"), node, _line(plan, node, "parent")))
+        for item in walk:
+            state[item] = 2
+    return out
+
+
+
+def _dependency_cycles(plan: Plan, cmd) -> list[Problem]:
+    """Kahn's pass finds whether a cycle exists; networkx names them (error path only)."""
+    nodes = plan.nodes
+    indegree = {nid: 0 for nid in nodes}
+    edges = [(n.id, d) for n in nodes.values() for d in n.depends_on if d in nodes]
+    if not edges:
+        return []
+    out_edges: dict[str, list[str]] = {}
+    for a, b in edges:
+        indegree[b] += 1
+        out_edges.setdefault(a, []).append(b)
+    queue = [nid for nid, deg in indegree.items() if deg == 0]
+    removed = 0
+    while queue:
+        nid = queue.pop()
+        removed += 1
+        for b in out_edges.get(nid, ()):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                queue.append(b)
+    if removed == len(nodes):
+        return []
+    import networkx as nx  # only when a cycle exists
+
+    graph = nx.DiGraph(edges)
+    problems = []
+    for component in sorted((sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1
+                             or graph.has_edge(next(iter(c)), next(iter(c)))), key=lambda c: c[0]):
+        cycle = nx.find_cycle(graph.subgraph(component))
+        first = min(component)
+        node = nodes[first]
+        path = [a for a, _b in cycle] + [cycle[0][0]]
+        drop = next(b for a, b in cycle if a == first) if any(a == first for a, _ in cycle) else cycle[0][1]
+        keep = ", ".join(d for d in node.depends_on if d != drop)
+        problems.append(_p("dependency_cycle", "error", f"dependency cycle: {' → '.join(path)}",
+                           cmd(f"edit {first} --set depends_on=[{keep}]"), node,
+                           _line(plan, node, "depends_on")))
+    return problems
+
+
+
+def first_error(plan: Plan, cmd) -> Problem | None:
+    return next((p for p in find_problems(plan, cmd) if p.severity == "error"), None)

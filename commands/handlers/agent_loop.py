@@ -1,0 +1,407 @@
+"""The agent loop: next, start, complete (with cascade), block, unblock, cancel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    Result,
+    clean,
+    fix,
+    next_,
+    wait,
+)
+from leafwise.commands.core.hints import agent_arg, pick_hint
+from leafwise.commands.core.picker import Pick, until
+from leafwise.commands.core.views import task_view
+from leafwise.commands.handlers.shared import (
+    change_list,
+    get_node,
+    live_claims,
+    pick_for,
+    plain,
+    record,
+    set_fields,
+    write,
+)
+from leafwise.commands.handlers.validation import require_valid
+from leafwise.commands.registry import Ctx, Param, command
+from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import claims as leases
+from leafwise.store.loader import read_node_file
+from leafwise.store.writer import LockBusy, locked
+
+ID = Param("node_id", "node id", positional=True, required=True)
+AGENT = Param("agent", "the agent's name (e.g. claude-1)")
+
+
+
+
+
+
+
+
+def _conflict(ctx: Ctx, code: str, message: str, node: Node, agent: str | None, tool: str,
+              action=None) -> CommandError:
+    other = pick_for(ctx, agent)
+    alt = ctx.cmd(f"start {other.node.id} --agent {agent_arg(agent)}") if other.node and other.node.id != node.id \
+        else ctx.cmd("next" + (f" --agent {agent_arg(agent)}" if agent else ""))
+    return CommandError(code, message, action or fix(alt, "take another task"),
+                        exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id),
+                        mutation=Mutation(tool, code, False, message))
+
+
+def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str) -> CommandError:
+    """Exit 3 with `Wait:` for the lease and `Or:` the next free task."""
+    other = pick_for(ctx, agent)
+    alt = ctx.cmd(f"start {other.node.id} --agent {agent_arg(agent)}") if other.node and \
+        other.node.id != node.id else None
+    message = f"{node.id} is held by {claim.agent} {until(claim)}"
+    return CommandError("claim_held", message,
+                        wait(f"{claim.agent} holds {node.id} {until(claim)}", "held by another agent",
+                             or_=alt),
+                        exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id),
+                        details={"holder": claim.agent, "expires": claim.expires},
+                        mutation=Mutation(tool, "claim_held", False, message))
+
+
+@command("next", "The task to work on now (one plan state, one answer).", mutating=False,
+         tool="get_next_task", idempotent=True,
+         params=(AGENT, Param("explain", "say why the nearest other nodes were passed over", type=bool)))
+def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Result:
+    plan = ctx.plan()
+    chosen = pick_for(ctx, agent, plan, explain=explain)
+    hint = pick_hint(ctx, chosen, agent)
+    result: dict[str, Any] = {"task": task_view(plan, chosen.node) if chosen.node else None,
+                              "reason": chosen.reason, "resumed": chosen.resumed,
+                              "open": chosen.open_count,
+                              "blocked": [n.id for n in chosen.blocked[:20]],
+                              "held": [{"id": n.id, "agent": c.agent, "expires": c.expires}
+                                       for n, c in chosen.held[:20]]}
+    if explain:
+        result["passed_over"] = chosen.passed
+    lines: list[str] = []
+    if chosen.node:
+        path = " › ".join(a["title"] for a in result["task"]["ancestors"])
+        lines.append(f"{chosen.node.id}  {chosen.node.title}" + (f"   ({path})" if path else ""))
+        lines.append(f"  why: {chosen.reason}")
+    else:
+        lines.append(f"No task to hand out: {chosen.reason}")
+    for item in chosen.passed:
+        lines.append(f"  passed over {item['id']} {item['title']!r}: {item['why']}")
+    return Result(result, hint, lines)
+
+
+@command("start", "Claim a task for an agent and mark it (and its draft ancestors) in progress.",
+         mutating=True, tool="start_task", idempotent=True,
+         params=(ID, Param("agent", "the agent's name (e.g. claude-1)", required=True),
+                 Param("ttl", "lease length in minutes (default 60)", type=float)))
+def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Result:
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    agent = clean(agent, 80)
+    if not agent:
+        raise CommandError("missing_agent", "--agent must name the agent",
+                           fix(ctx.cmd(f"start {node_id} --agent <agent>"), "say who works on it"),
+                           exit_code=EXIT_USAGE, category="usage")
+    ttl = ttl if ttl and ttl > 0 else float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+    if node.status in CLOSED:
+        raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
+                        "start_task")
+    if node.status == "blocked":
+        raise _conflict(ctx, "blocked", f"{node_id} is blocked: {node.blocked_reason}", node, agent, "start_task")
+    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    if open_kids:
+        raise _conflict(ctx, "has_open_children",
+                        f"{node_id} has {len(open_kids)} open child node(s); a parent is work only once "
+                        "its children are closed", node, agent, "start_task")
+    open_deps = [d for d in node.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED]
+    if open_deps:
+        raise _conflict(ctx, "dependency_open", f"{node_id} depends on {open_deps[0]}, which is not closed",
+                        node, agent, "start_task")
+    now = ctx.clock()
+    paths = ctx.paths()
+    try:
+        with locked(paths, node_id):
+            claim = leases.read(paths, node_id)
+            fresh = read_node_file(paths.node_file(node_id))
+            if fresh.data is None or fresh.data.get("status") not in ("draft", "in-progress"):
+                status = fresh.data.get("status") if fresh.data else "unreadable"
+                raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "start_task")
+            if claim is not None:
+                hold = None if claim.expired(now) else claim
+            elif fresh.data.get("status") == "in-progress" and fresh.data.get("assignee"):
+                hold = leases.Claim(node_id, str(fresh.data["assignee"]), "", "", "")  # assigned, no lease
+            else:
+                hold = None
+            if hold and hold.agent != agent:
+                raise _held(ctx, node, hold, agent, "start_task")
+            claim = leases.write(paths, node_id, agent, now, ttl,
+                                 since=claim.since if claim and claim.agent == agent else None)
+            changes = write(ctx, node, lambda doc: set_fields(doc, {"status": "in-progress", "assignee": agent}),
+                            lock=False)
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait(f"the lock on {node_id} is free (a few seconds)",
+                                                       "another writer is changing it"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id)) from exc
+    cascade = _open_ancestors(ctx, plan, node)
+    record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=claim.expires)
+    listed = change_list(node_id, changes)
+    view = task_view(plan, node)
+    view["status"] = "in-progress"
+    if node.docs:
+        hint = next_(ctx.cmd(f"doc {node_id}"), "read the task's docs before the code",
+                     or_=ctx.cmd(f'complete {node_id} --summary "<summary>"'))
+    else:
+        hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "no docs: do the work, then complete",
+                     or_=ctx.cmd(f'block {node_id} --reason "<reason>"'))
+    lines = [f"Started {node_id} {node.title!r} for {agent} (lease until {claim.expires})"]
+    lines += [f"  {c['id']}: {c['from']} → {c['to']}" for c in cascade]
+    return Result({"task": view, "claim": claim.as_dict(), "cascade": cascade}, hint, lines,
+                  Mutation("start_task", "start", True, "claimed and started",
+                           listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]}
+                                     for c in cascade]))
+
+
+def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
+    """Mark draft ancestors in progress (each re-checked under its own lock)."""
+    cascade: list[dict[str, Any]] = []
+    for ancestor in plan.ancestors(node.id):
+        if ancestor.status != "draft":
+            continue
+
+        def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+            return set_fields(doc, {"status": "in-progress"}) if doc.get("status") == "draft" else {}
+
+        if write(ctx, ancestor, mark):
+            cascade.append({"id": ancestor.id, "title": ancestor.title, "from": "draft", "to": "in-progress"})
+    return cascade
+
+
+def _close_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
+    """Close each ancestor whose children are now all closed, nearest first.
+
+    Each decision re-reads the children's files under the ancestor's lock, so
+    two agents finishing the last two siblings at once still close the parent.
+    """
+    paths = ctx.paths()
+    cascade: list[dict[str, Any]] = []
+    for ancestor in plan.ancestors(node.id):
+        if ancestor.cascade == "manual" or ancestor.status in CLOSED:
+            break
+        with locked(paths, ancestor.id):
+            statuses = []
+            for child_id in ancestor.children:
+                fresh = read_node_file(paths.node_file(child_id))
+                statuses.append(fresh.data.get("status") if fresh.data else "draft")
+            if not statuses or any(s not in CLOSED for s in statuses):
+                break
+            target = "done" if "done" in statuses else "cancelled"
+            before: list[str] = []
+
+            def close(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+                before.append(doc.get("status"))
+                return set_fields(doc, {"status": target}) if doc.get("status") not in CLOSED else {}
+
+            if not write(ctx, ancestor, close, lock=False):
+                break
+        cascade.append({"id": ancestor.id, "title": ancestor.title, "from": before[0], "to": target})
+        _patch(plan, ancestor.id, {"status": target})
+    return cascade
+
+
+def _patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
+    """Keep the in-memory plan in step with what was written (for the follow-up pick)."""
+    node = plan.nodes[node_id]
+    node.data.update(values)
+    node.status = node.data["status"]
+
+
+@command("complete", "Mark a task done with a summary; closed ancestors cascade; answers the next task.",
+         mutating=True, tool="complete_task",
+         params=(ID, Param("summary", "what was done (one or two sentences)", required=True), AGENT))
+def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> Result:
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    agent = agent or node.assignee  # the one who worked on it asks for the next task
+    summary = summary.strip() if isinstance(summary, str) else ""
+    if not summary:
+        raise CommandError("empty_summary", "complete needs a summary of what was done",
+                           fix(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "say what was done"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    if node.status == "done":
+        chosen = pick_for(ctx, agent, plan)
+        return Result({"id": node_id, "status": "done", "cascade": [], "next": _next_view(plan, chosen)},
+                      pick_hint(ctx, chosen, agent), [f"{node_id} is already done"],
+                      Mutation("complete_task", "complete", False, "already done"))
+    if node.status == "cancelled":
+        raise _conflict(ctx, "closed", f"{node_id} is cancelled; reopen it first "
+                        f"({ctx.cmd(f'edit {node_id} --set status=draft')})", node, agent, "complete_task")
+    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    if open_kids:
+        raise _conflict(ctx, "has_open_children",
+                        f"{node_id} has {len(open_kids)} open child node(s), e.g. {open_kids[0]}",
+                        node, agent, "complete_task")
+    claims = live_claims(ctx, plan)
+    held = claims.get(node_id)
+    if held and held.agent != agent:
+        raise _held(ctx, node, held, agent, "complete_task")
+    require_valid(ctx, plan, f"complete {node_id}")
+    from leafwise.commands.handlers.cycle_gates import (  # a cycle may require a green verify first
+        check_complete,
+        owning_cycle,
+    )
+
+    check_complete(ctx, node)
+    cycle = owning_cycle(ctx, node)
+    snapshot = [{"id": a.id, "status": a.status} for a in plan.ancestors(node_id)]
+
+    def finish(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        if doc.get("status") in CLOSED:
+            raise _conflict(ctx, "status_changed", f"{node_id} is now {doc.get('status')}", node, agent,
+                            "complete_task")
+        values: dict[str, Any] = {"status": "done", "summary": summary}
+        if doc.get("blocked_reason") is not None:
+            values["blocked_reason"] = None
+        return set_fields(doc, values)
+
+    changes = write(ctx, node, finish)
+    leases.remove(ctx.paths(), node_id)
+    _patch(plan, node_id, {"status": "done", "summary": summary})
+    cascade = _close_ancestors(ctx, plan, node)
+    record(ctx, "complete", node_id, changes, actor=agent, cascade=cascade, summary=clean(summary, 500))
+    chosen = pick_for(ctx, agent, plan)
+    listed = change_list(node_id, changes)
+    lines = [f"Completed {node_id} {node.title!r}"]
+    lines += [f"  cascade: {c['id']} {c['title']!r} {c['from']} → {c['to']}" for c in cascade]
+    if chosen.node:
+        lines.append(f"Next task: {chosen.node.id} {chosen.node.title!r}")
+    hint = pick_hint(ctx, chosen, agent)
+    if cycle is not None:  # the loop's ledger decides what comes next
+        hint = next_(ctx.cmd(f"cycle tick {cycle.name}"), f"{node_id} belongs to cycle {cycle.name}")
+    return Result(
+        {"id": node_id, "status": "done", "summary": summary, "ancestors_before": snapshot,
+         "cascade": cascade, "next": _next_view(plan, chosen)},
+        hint, lines,
+        Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
+                 listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
+
+
+def _next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
+    return task_view(plan, chosen.node) if chosen.node else None
+
+
+@command("block", "Block a task with a reason (shown wherever the task is).", mutating=True,
+         tool="block_task", idempotent=True,
+         params=(ID, Param("reason", "why it cannot go on", required=True), AGENT))
+def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Result:
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    agent = agent or node.assignee
+    reason = clean(reason, 1000) if reason else ""
+    if not reason:
+        raise CommandError("empty_reason", "block needs a reason a person can act on",
+                           fix(ctx.cmd(f'block {node_id} --reason "<reason>"'), "say what is missing"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    if node.status in CLOSED:
+        raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work cannot be blocked",
+                        node, agent, "block_task")
+    now = ctx.clock()
+
+    def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        status = doc.get("status")
+        if status in CLOSED:
+            raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "block_task")
+        values: dict[str, Any] = {"status": "blocked", "blocked_reason": reason}
+        if status != "blocked":
+            values["blocked_from"] = status
+            values["blocked_since"] = now
+        return set_fields(doc, values)
+
+    changes = write(ctx, node, mark)
+    leases.remove(ctx.paths(), node_id)
+    record(ctx, "block", node_id, changes, actor=agent, reason=reason)
+    _patch(plan, node_id, {"status": "blocked", "blocked_reason": reason})
+    chosen = pick_for(ctx, agent, plan)
+    listed = change_list(node_id, changes)
+    return Result({"id": node_id, "status": "blocked", "reason": reason, "next": _next_view(plan, chosen)},
+                  pick_hint(ctx, chosen, agent), [f"Blocked {node_id}: {reason}"],
+                  Mutation("block_task", "block", bool(listed), "blocked" if listed else "already blocked so",
+                           listed))
+
+
+@command("unblock", "Unblock a task, restoring the status it had before.", mutating=True,
+         tool="unblock_task", idempotent=True, params=(ID,))
+def unblock(ctx: Ctx, node_id: str) -> Result:
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+
+    def clear(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        if doc.get("status") != "blocked":
+            return {}
+        before = doc.get("blocked_from")
+        restored = before if before in ("draft", "in-progress") else "draft"
+        changed = set_fields(doc, {"status": restored, "blocked_reason": None})
+        for key in ("blocked_from", "blocked_since"):
+            if key in doc:
+                changed[key] = (plain(doc.pop(key)), None)
+        return changed
+
+    changes = write(ctx, node, clear)
+    if changes:
+        record(ctx, "unblock", node_id, changes)
+    listed = change_list(node_id, changes)
+    status = changes.get("status", (None, node.status))[1]
+    if status == "in-progress":
+        hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "back in progress",
+                     or_=ctx.cmd(f"start {node_id} --agent <agent>"))
+    else:
+        hint = next_(ctx.cmd("next"), "the task is available again")
+    return Result({"id": node_id, "status": status, "changes": listed}, hint,
+                  [f"Unblocked {node_id} → {status}" if listed else f"{node_id} was not blocked"],
+                  Mutation("unblock_task", "unblock", bool(listed),
+                           "unblocked" if listed else "not blocked; nothing to do", listed))
+
+
+@command("cancel", "Cancel a node (and its open descendants) with a reason.", mutating=True,
+         tool="cancel_node", destructive=True, idempotent=True,
+         params=(ID, Param("reason", "why the work is dropped", required=True)))
+def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    reason = clean(reason, 1000) if reason else ""
+    if not reason:
+        raise CommandError("empty_reason", "cancel needs a reason",
+                           fix(ctx.cmd(f'cancel {node_id} --reason "<reason>"'), "say why it is dropped"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    if node.status == "done":
+        raise _conflict(ctx, "closed", f"{node_id} is done; done work is not cancelled", node, None, "cancel_node")
+    targets = [node] + [d for d in plan.descendants(node_id) if d.status not in CLOSED]
+    listed: list[dict[str, Any]] = []
+    for target in targets:
+        def drop(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+            if doc.get("status") in CLOSED:
+                return {}
+            return set_fields(doc, {"status": "cancelled", "summary": f"Cancelled: {reason}"})
+
+        changes = write(ctx, target, drop)
+        if changes:
+            leases.remove(ctx.paths(), target.id)
+            _patch(plan, target.id, {"status": "cancelled"})
+            record(ctx, "cancel", target.id, changes, reason=reason)
+            listed += change_list(target.id, changes)
+    cascade = _close_ancestors(ctx, plan, node)
+    if cascade:
+        record(ctx, "cascade", node_id, {}, cascade=cascade)
+    chosen = pick_for(ctx, None, plan)
+    return Result({"id": node_id, "cancelled": sorted({c["id"] for c in listed}), "cascade": cascade},
+                  pick_hint(ctx, chosen, None),
+                  [f"Cancelled {node_id}" + (f" and {len(targets) - 1} open descendant(s)" if len(targets) > 1 else "")
+                   + f": {reason}"] + [f"  cascade: {c['id']} {c['from']} → {c['to']}" for c in cascade],
+                  Mutation("cancel_node", "cancel", bool(listed), "cancelled" if listed else "already closed",
+                           listed, safe=False))
+

@@ -1,0 +1,379 @@
+"""Shaping the plan: init, release add, add (with tails and the duplicate check), edit."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_NOT_FOUND,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    Result,
+    fix,
+    next_,
+    quote,
+)
+from leafwise.commands.handlers.shared import (
+    change_list,
+    get_node,
+    record,
+    set_fields,
+    write,
+)
+from leafwise.commands.registry import Ctx, Param, command
+from leafwise.store import CLOSED, STATUSES, Plan
+from leafwise.store.loader import parse_yaml
+from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
+from leafwise.store.paths import (
+    PLAN_DIR,
+    RELEASE_PATTERN,
+    PlanPaths,
+    UnsafePath,
+    resolve_inside,
+)
+from leafwise.store.writer import (
+    Exists,
+    create_numbered,
+    iso,
+    render_new_node,
+    write_text,
+)
+
+DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
+PREFIX_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*$")
+
+
+@command("init", "Create a plan (.leafwise/) in this folder.", mutating=True, tool="init_project",
+         needs_plan=False, idempotent=True,
+         params=(Param("name", "project name (default: the folder name)"),
+                 Param("prefix", "id prefix, e.g. SHOP (default: from the name)")))
+def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result:
+    from pathlib import Path
+
+    repo = Path(ctx.root).absolute() if ctx.root else ctx.cwd.absolute()
+    if repo.name == PLAN_DIR:
+        repo = repo.parent
+    paths = PlanPaths(repo)
+    name = name or repo.name
+    prefix = (prefix or re.sub(r"[^A-Z0-9]", "", name.upper())[:6] or "TASK").upper()
+    if not PREFIX_PATTERN.match(prefix):
+        raise CommandError("invalid_prefix", f"prefix {prefix!r} must be capital letters and digits",
+                           fix(ctx.cmd(f"init --prefix {prefix.upper()[:1] or 'P'}ROJ"), "choose a prefix like SHOP"),
+                           exit_code=EXIT_USAGE, category="usage")
+    tool = Mutation(tool="init_project", operation="init", applied=False, reason="")
+    if paths.project_file.exists():
+        tool.reason = "a plan already exists here; nothing changed"
+        return Result({"root": str(repo), "created": False}, next_(ctx.cmd("context"), "read the plan"),
+                      [f"A plan already exists in {paths.dir}"], tool)
+    paths.nodes.mkdir(parents=True, exist_ok=True)
+    for folder in ("docs", "diagrams", "cycles", "claims"):
+        (paths.dir / folder).mkdir(exist_ok=True)
+    pid = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "project"
+    write_text(paths.project_file,
+               f"schema: 1\npid: {pid}\nname: {quote(name)}\nid_prefix: {prefix}\nreleases: []\n")
+    write_text(paths.dir / ".gitignore", ".cache/\n.locks/\n")
+    # branches append to the journal independently: a merge keeps both sides' lines
+    write_text(paths.dir / ".gitattributes", "journal.jsonl merge=union\n")
+    paths.journal.touch()
+    tool.applied, tool.reason = True, "plan created"
+    tool.changes = [{"file": f"{PLAN_DIR}/project.yaml", "op": "create"}]
+    ctx._paths = paths
+    record(ctx, "init", None, {}, root=str(repo))
+    return Result({"root": str(repo), "created": True, "pid": pid, "id_prefix": prefix},
+                  next_(ctx.cmd('release add R1 --title "<title>"'), "a plan starts with a release"),
+                  [f"Created {paths.dir} (prefix {prefix})"], tool)
+
+
+@command("release add", "Add a release at the end of the release order.", mutating=True,
+         tool="add_release",
+         params=(Param("release_id", "release id, e.g. R3", positional=True, required=True),
+                 Param("title", "release title", required=True),
+                 Param("target", "target date, YYYY-MM-DD")))
+def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None) -> Result:
+    from ruamel.yaml.comments import CommentedMap
+
+    paths = ctx.paths()
+    if not RELEASE_PATTERN.match(release_id):
+        raise CommandError("invalid_release", f"release id {release_id!r} must be letters, digits, . _ -",
+                           fix(ctx.cmd(f"release add R{len(ctx.plan().project.releases) + 1} --title {quote(title)}"),
+                               "use a simple id"), exit_code=EXIT_USAGE, category="usage")
+    if target is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", target):
+        raise CommandError("invalid_date", f"target {target!r} is not YYYY-MM-DD",
+                           fix(ctx.cmd(f"release add {release_id} --title {quote(title)} --target 2027-01-31"),
+                               "write the date as YYYY-MM-DD"), exit_code=EXIT_USAGE, category="usage")
+    import io
+
+    from leafwise.store.writer import _yaml, atomic_write, locked
+
+    tool = Mutation("add_release", "release add", False, "")
+    with locked(paths, "project"):
+        text = paths.project_file.read_text()
+        y = _yaml()
+        doc = y.load(text) or CommentedMap()
+        releases = doc.get("releases")
+        if releases is None:
+            doc["releases"] = releases = []
+        if any(str(r.get("id")) == release_id for r in releases if isinstance(r, dict)):
+            raise CommandError("release_exists", f"release {release_id} already exists",
+                               fix(ctx.cmd(f"list --release {release_id}"), "see what it holds"),
+                               exit_code=EXIT_CONFLICT, category="conflict", source=("release", release_id),
+                               mutation=Mutation("add_release", "release add", False, "already exists"))
+        entry = CommentedMap(id=release_id, title=title)
+        if target:
+            entry["target"] = date.fromisoformat(target)
+        entry.fa.set_flow_style()
+        releases.append(entry)
+        buf = io.StringIO()
+        y.dump(doc, buf)
+        atomic_write(paths.project_file, buf.getvalue().encode())
+    tool.applied, tool.reason = True, "release appended"
+    tool.changes = [{"release": release_id, "op": "add", "title": title, "target": target}]
+    record(ctx, "release add", None, {}, release=release_id)
+    ctx.forget()
+    return Result({"id": release_id, "title": title, "target": target,
+                   "position": len(releases)},
+                  next_(ctx.cmd(f'add "<title>" --release {release_id}'), "give the release its work"),
+                  [f"Added release {release_id}: {title}" + (f" (target {target})" if target else "")], tool)
+
+
+def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:
+    """The open node whose title is closest to `title`, if it is near enough.
+
+    The score is the better of plain and token-sorted similarity, so both
+    "reset by email" ~ "reset via email" and reordered words count.
+    """
+    from rapidfuzz import fuzz, process, utils
+
+    open_nodes = [n for n in plan.nodes.values() if n.status not in CLOSED]
+    titles = [n.title for n in open_nodes]
+    best: tuple[str, float, int] | None = None
+    for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
+        found = process.extractOne(title, titles, scorer=scorer, processor=utils.default_process,
+                                   score_cutoff=DUPLICATE_SCORE)
+        if found is not None and (best is None or found[1] > best[1]):
+            best = found
+    if best is None:
+        return None
+    node = open_nodes[best[2]]
+    return node.id, node.title, round(best[1], 1)
+
+
+@command("add", "Add a node (task, epic, tech-debt or deferred improvement).", mutating=True,
+         tool="add_node",
+         params=(Param("title", "the node's title", positional=True, required=True),
+                 Param("parent", "parent node id"),
+                 Param("release", "release id (default: inherited from the parent)"),
+                 Param("depends_on", "a node this one waits for", multiple=True),
+                 Param("tag", "a tag", multiple=True),
+                 Param("tech_debt", "a tech-debt tail: tagged tech-debt, beside --follows", type=bool),
+                 Param("trigger", "a deferred improvement: when it applies (goes to a later release)"),
+                 Param("follows", "the node this tail comes from (sets parent and release)"),
+                 Param("force", "add even when a near-duplicate title exists", type=bool)))
+def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
+        depends_on: tuple[str, ...] = (), tag: tuple[str, ...] = (), tech_debt: bool = False,
+        trigger: str | None = None, follows: str | None = None, force: bool = False) -> Result:
+    paths = ctx.paths()
+    plan = ctx.plan()
+    title = " ".join(str(title).split())
+    if not title:
+        raise CommandError("empty_title", "a node needs a title",
+                           fix(ctx.cmd('add "<title>"'), "give it a title"),
+                           exit_code=EXIT_USAGE, category="usage")
+    tags = list(dict.fromkeys(tag))
+    origin = get_node(ctx, follows, plan) if follows else None
+    if origin is not None and parent is None:
+        parent = origin.parent if tech_debt or trigger else origin.id
+    if tech_debt and "tech-debt" not in tags:
+        tags.append("tech-debt")
+    if parent is not None:
+        get_node(ctx, parent, plan)
+    releases = [r.id for r in plan.project.releases]
+    if release is None and trigger is not None:
+        base = (origin.effective_release if origin else None) or (
+            plan.nodes[parent].effective_release if parent else None)
+        if base in releases and releases.index(base) + 1 < len(releases):
+            release = releases[releases.index(base) + 1]
+    elif release is None and origin is not None and origin.release and parent != origin.id:
+        release = origin.effective_release
+    if release is not None and release not in releases:
+        raise CommandError("unknown_release", f"release {release!r} is not in project.yaml",
+                           fix(ctx.cmd(f"release add {release} --title \"<title>\""), "add the release first"),
+                           exit_code=EXIT_NOT_FOUND, category="not_found", source=("release", release))
+    for dep in depends_on:
+        get_node(ctx, dep, plan)
+    if not force:
+        dup = near_duplicate(plan, title)
+        if dup:
+            dup_id, dup_title, score = dup
+            forced = _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt)
+            raise CommandError(
+                "near_duplicate", f"{dup_id} {dup_title!r} is {score:g}% similar to {title!r}",
+                fix(ctx.cmd(f"show {dup_id}"), "reuse the existing node if it is the same work",
+                    or_=ctx.cmd(forced + " --force")),
+                exit_code=EXIT_CONFLICT, category="conflict", source=("node", dup_id),
+                details={"duplicate": dup_id, "title": dup_title, "score": score},
+                mutation=Mutation("add_node", "add", False, "near-duplicate title"))
+    now = ctx.clock()
+    fields: dict[str, Any] = {"id": "", "title": title}
+    if parent:
+        fields["parent"] = parent
+    if release:
+        fields["release"] = release
+    fields["status"] = "draft"
+    if depends_on:
+        fields["depends_on"] = list(dict.fromkeys(depends_on))
+    if tags:
+        fields["tags"] = tags
+    if trigger:
+        fields["trigger"] = trigger
+    if follows:
+        fields["follows"] = follows
+    fields["created"] = now
+    fields["updated"] = now
+    try:  # the next free number, shared by every worktree of this clone (see docs/concurrency.md)
+        node_id, _ = create_numbered(paths, plan.project.id_prefix,
+                                     lambda nid: render_new_node({**fields, "id": nid}))
+    except Exists as exc:  # pragma: no cover - a thousand concurrent creators
+        raise CommandError("id_exhausted", "could not allocate a free id",
+                           fix(ctx.cmd("doctor"), "check the nodes folder"), category="io") from exc
+    fields["id"] = node_id
+    shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
+    record(ctx, "add", node_id, {"status": (None, "draft")}, title=title, parent=parent)
+    ctx.forget()
+    kind = "tech-debt tail" if tech_debt else "deferred improvement" if trigger else "node"
+    return Result(
+        {"id": node_id, "node": shown, "file": f"{PLAN_DIR}/nodes/{node_id}.yaml"},
+        next_(ctx.cmd("next"), "the picker decides what to work on next"),
+        [f"Added {kind} {node_id}: {title}"
+         + (f" under {parent}" if parent else "") + (f" in {release}" if release else "")],
+        Mutation("add_node", "add", True, f"{kind} created",
+                 [{"id": node_id, "field": "status", "from": None, "to": "draft"}]))
+
+
+def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt) -> str:
+    parts = ["add", quote(title)]
+    if parent:
+        parts += ["--parent", parent]
+    if release:
+        parts += ["--release", release]
+    for dep in depends_on:
+        parts += ["--depends-on", dep]
+    for t in tags:
+        if not (tech_debt and t == "tech-debt"):
+            parts += ["--tag", quote(t)]
+    if tech_debt:
+        parts.append("--tech-debt")
+    if trigger:
+        parts += ["--trigger", quote(trigger)]
+    if follows:
+        parts += ["--follows", follows]
+    return " ".join(parts)
+
+
+# --- edit -------------------------------------------------------------------
+
+LIFECYCLE = {"done": "complete {id} --summary \"<summary>\"", "blocked": "block {id} --reason \"<reason>\"",
+             "cancelled": "cancel {id} --reason \"<reason>\""}
+READ_ONLY_FIELDS = {"id", "created", "updated"}
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise ValueError(f"{text!r} is not FIELD=VALUE")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", key):
+        raise ValueError(f"{key!r} is not a field name")
+    raw = raw.strip()
+    if raw in ("", "null", "~"):
+        return key, None
+    if key in LIST_FIELDS:
+        if raw.startswith("["):
+            value = parse_yaml(raw)
+            if not isinstance(value, list):
+                raise ValueError(f"{key} takes a list like [a, b]")
+            return key, [str(v) for v in value]
+        return key, [part.strip() for part in raw.split(",") if part.strip()]
+    if raw[:1] in "[{" or key in ("evidence",):
+        try:
+            return key, parse_yaml(raw)
+        except Exception as exc:  # noqa: BLE001 - any YAML error is a usage error here
+            raise ValueError(f"{key}: {exc}") from exc
+    return key, raw
+
+
+@command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears).",
+         mutating=True, tool="edit_node", idempotent=True,
+         params=(Param("node_id", "node id", positional=True, required=True),
+                 Param("set", "FIELD=VALUE", multiple=True, required=True)))
+def edit(ctx: Ctx, node_id: str, set: tuple[str, ...]) -> Result:  # noqa: A002 - the CLI word
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    values: dict[str, Any] = {}
+    for assignment in set:
+        try:
+            key, value = parse_assignment(assignment)
+        except ValueError as exc:
+            raise CommandError("invalid_assignment", str(exc),
+                               fix(ctx.cmd(f"edit {node_id} --set title=\"<title>\""), "write FIELD=VALUE"),
+                               exit_code=EXIT_USAGE, category="usage", source=("node", node_id)) from exc
+        values[key] = value
+    bad = _check_values(ctx, plan, node_id, values)
+    if bad:
+        raise bad
+    changes = write(ctx, node, lambda doc: set_fields(doc, values), base=node.data)
+    if changes:
+        record(ctx, "edit", node_id, changes)
+    listed = change_list(node_id, changes)
+    return Result({"id": node_id, "changes": listed},
+                  next_(ctx.cmd(f"show {node_id}"), "see the node as it is now"),
+                  [f"{node_id}: " + (", ".join(f"{c['field']} {c['from']!r} → {c['to']!r}" for c in listed)
+                                     or "nothing changed")],
+                  Mutation("edit_node", "edit", bool(listed),
+                           "fields updated" if listed else "values already as given", listed))
+
+
+def _check_values(ctx: Ctx, plan: Plan, node_id: str, values: dict[str, Any]) -> CommandError | None:
+    def usage(message: str, hint: str) -> CommandError:
+        return CommandError("invalid_value", message, fix(ctx.cmd(hint), "use a valid value"),
+                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+
+    for key, value in values.items():
+        if key in READ_ONLY_FIELDS:
+            return usage(f"{key} cannot be edited", f"show {node_id}")
+        if key == "title" and not value:
+            return usage("title cannot be empty", f'edit {node_id} --set title="<title>"')
+        if key == "status":
+            if value in LIFECYCLE:
+                return CommandError(
+                    "use_lifecycle", f"status {value} has its own command (it cascades and records why)",
+                    fix(ctx.cmd(LIFECYCLE[value].format(id=node_id)), "use the lifecycle command"),
+                    exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+            if value not in STATUSES:
+                return usage(f"status {value!r} is not one of {', '.join(STATUSES)}",
+                             f"edit {node_id} --set status=draft")
+        if key == "cascade" and value not in CASCADE_MODES:
+            return usage("cascade is auto or manual", f"edit {node_id} --set cascade=auto")
+        if key == "parent" and value is not None:
+            if value == node_id or value not in plan.nodes:
+                return usage(f"parent {value!r} is not another node of the plan", "list")
+            if any(a.id == node_id for a in plan.ancestors(value)):
+                return usage(f"{value} is below {node_id}: that would make a cycle", f"tree {node_id}")
+        if key == "release" and value is not None and value not in plan.project.release_rank():
+            return usage(f"release {value!r} is not in project.yaml", "context")
+        if key == "depends_on":
+            missing = [d for d in value or [] if d not in plan.nodes]
+            if missing:
+                return usage(f"unknown dependency {missing[0]}", "list")
+        if key in ("docs", "diagrams"):
+            for rel in value or []:
+                try:
+                    resolve_inside(plan.paths.dir, rel)
+                except UnsafePath as exc:
+                    return usage(f"{key}: {exc}", f"edit {node_id} --set {key}=[docs/{node_id}.md]")
+    return None
+

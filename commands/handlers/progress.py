@@ -1,0 +1,60 @@
+"""Progress: done percentages by release and epic, work in flight, and what comes next."""
+
+from __future__ import annotations
+
+from leafwise.commands.contract import Result, next_
+from leafwise.commands.core.hints import pick_hint
+from leafwise.commands.core.progress import bar, compute
+from leafwise.commands.core.views import task_view
+from leafwise.commands.handlers.shared import live_claims, pick_for
+from leafwise.commands.registry import Ctx, Param, command
+
+
+@command("progress", "Done percentages by release and epic, work in flight, the next task.",
+         mutating=False, tool="get_progress", idempotent=True, params=(Param("agent", "who is asking"),))
+def progress(ctx: Ctx, agent: str | None = None) -> Result:
+    plan = ctx.plan()
+    report = compute(plan)
+    if not report.reconcile_release:
+        from leafwise.commands.core.reconcile.engine import (
+            closed_by_commits,  # one `git log`, no code scan
+        )
+
+        closed = closed_by_commits(plan)
+        if closed and closed[0].effective_release:
+            report.reconcile_release = closed[0].effective_release
+    chosen = pick_for(ctx, agent, plan)
+    claims = live_claims(ctx)
+    for item in report.in_flight:
+        claim = claims.get(item["id"])
+        item["claim"] = claim.as_dict() if claim else None
+    lines = [f"{plan.project.name}: {report.overall.done}/{report.overall.total} leaves done "
+             f"({report.overall.percent or 0}%)", "", "Releases"]
+    for t in report.releases:
+        lines.append(f"  {t.id or '-':6} {bar(t.percent)} {t.percent if t.percent is not None else '-':>3}%  "
+                     f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {t.title}")
+    lines += ["", "Epics"]
+    for t in report.epics[:50]:
+        lines.append(f"  {t.id:10} {bar(t.percent, 10)} {t.percent if t.percent is not None else '-':>3}%  "
+                     f"{t.done}/{t.total}  {t.title}")
+    if report.in_flight:
+        lines += ["", "In progress"]
+        for item in report.in_flight[:30]:
+            who = f" [{item['assignee']}]" if item["assignee"] else ""
+            left = "" if item["leaf"] else f" — {item['open_leaves_left']} open leaves left"
+            lines.append(f"  {item['id']:10} {item['title']}{who}{left}")
+    if chosen.node:
+        lines += ["", f"Next task: {chosen.node.id} {chosen.node.title}"]
+    hint = pick_hint(ctx, chosen, agent)
+    if report.reconcile_release:
+        hint = next_(ctx.cmd(f"reconcile --release {report.reconcile_release}"),
+                     f"drafts in release {report.reconcile_release} look shipped (only drafts remain "
+                     "beside done work, or a commit says one is finished)",
+                     or_=hint.command if hint.marker == "next" else None)
+        lines.append(f"Release {report.reconcile_release}: drafts look shipped — reconcile checks the code")
+    return Result(
+        {"overall": report.overall.as_dict(), "releases": [t.as_dict() for t in report.releases],
+         "epics": [t.as_dict() for t in report.epics[:200]], "epics_total": len(report.epics),
+         "in_progress": report.in_flight[:100], "next": task_view(plan, chosen.node) if chosen.node else None,
+         "reconcile_suggested": report.reconcile_release},
+        hint, lines)

@@ -1,0 +1,195 @@
+"""The command line, generated from the registry (click).
+
+`leafwise` alone opens the canvas; `demo` and `mcp` are launchers; everything
+else is a registry command answering with the envelope (text or `--json`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+from leafwise.commands.contract import (
+    EXIT_USAGE,
+    CommandError,
+    envelope,
+    fix,
+    render_text,
+)
+from leafwise.commands.registry import LAUNCHERS, Command, Ctx, load_all, load_word
+from leafwise.commands.runner import execute
+
+
+def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | None) -> None:
+    if as_json:
+        click.echo(json.dumps(env, ensure_ascii=False, indent=None, default=str))
+        return
+    if bare and env["status"] == "ok":
+        items = env["result"]["items"]
+        if bare == "jsonl":
+            for item in items:
+                click.echo(json.dumps(item, ensure_ascii=False, default=str))
+        else:
+            click.echo(json.dumps(items, ensure_ascii=False, default=str))
+        from leafwise.commands.contract import action_lines
+
+        click.echo("\n".join(action_lines(env)), err=True)
+        return
+    out, err = render_text(env, body)
+    if out:
+        click.echo(out, nl=False)
+    if err:
+        click.echo(err, nl=False, err=True)
+
+
+def _click_command(spec: Command, leaf_name: str) -> click.Command:
+    params: list[click.Parameter] = []
+    for p in spec.params:
+        if p.positional:
+            params.append(click.Argument([p.name], required=p.required, nargs=-1 if p.multiple else 1,
+                                         type=p.type if p.type is not bool else str))
+            continue
+        if p.type is bool:
+            params.append(click.Option([p.cli_flag, p.name], is_flag=True, default=False, help=p.help))
+        else:
+            kind: Any = click.Choice(p.choices) if p.choices else p.type
+            params.append(click.Option([p.cli_flag, p.name], type=kind, multiple=p.multiple,
+                                       required=False, default=p.default if not p.multiple else (),
+                                       help=p.help + (" (required)" if p.required else ""),
+                                       show_default=False))
+    params.append(click.Option(["--json", "as_json"], is_flag=True, help="print the JSON envelope"))
+    params.append(click.Option(["--root"], type=str, default=None, help="the plan's folder"))
+    if spec.listing:
+        params.append(click.Option(["--bare"], is_flag=True, help="a bare JSON array (hint on stderr)"))
+        params.append(click.Option(["--jsonl"], is_flag=True, help="one JSON object per line (hint on stderr)"))
+
+    def callback(as_json: bool, root: str | None, bare: bool = False, jsonl: bool = False, **kwargs: Any) -> None:
+        ctx = Ctx(root=root)
+        missing = [p for p in spec.params if p.required and kwargs.get(p.name) in (None, (), "")]
+        if missing:
+            p = missing[0]
+            flag = p.name.upper() if p.positional else p.cli_flag
+            raise click.UsageError(f"missing {flag}: {p.help}")
+        outcome = execute(spec, ctx, {k: v for k, v in kwargs.items() if v is not None})
+        _emit(outcome.envelope, outcome.text, as_json=as_json,
+              bare=("jsonl" if jsonl else "array" if bare else None) if spec.listing else None)
+        sys.exit(outcome.exit_code)
+
+    return click.Command(leaf_name, params=params, callback=callback, help=spec.summary,
+                         short_help=spec.summary)
+
+
+def _tree(specs: dict[str, Command], depth: int = 0) -> dict[str, Any]:
+    """{word: Command | nested dict} from command names split into words."""
+    tree: dict[str, Any] = {}
+    for name, spec in sorted(specs.items()):
+        words = name.split()
+        node = tree
+        for word in words[:-1]:
+            node = node.setdefault(word, {})
+        node[words[-1]] = spec
+    return tree
+
+
+def _click_node(word: str, node: Command | dict[str, Any]) -> click.Command:
+    if isinstance(node, Command):
+        return _click_command(node, word)
+    group = click.Group(word, help=f"{word} commands")
+    for sub, child in node.items():
+        group.add_command(_click_node(sub, child))
+    return group
+
+
+def _launchers() -> dict[str, click.Command]:
+    return {
+        "canvas": click.Command("canvas", callback=_launch_canvas, help=LAUNCHERS["canvas"].summary,
+                                params=[click.Option(["--root"], default=None)]),
+        "demo": click.Command("demo", callback=_launch_demo, help=LAUNCHERS["demo"].summary,
+                              params=[click.Option(["--speed"], type=float, default=1.0,
+                                                   help="seconds between agent steps"),
+                                      click.Option(["--no-agent"], is_flag=True, help="only open the demo plan")]),
+        "mcp": click.Command("mcp", callback=_launch_mcp, help=LAUNCHERS["mcp"].summary,
+                             params=[click.Option(["--root"], default=None)]),
+    }
+
+
+class LazyGroup(click.Group):
+    """The root group: builds only the command asked for, importing only its module."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({name.split()[0] for name in load_all()} | set(LAUNCHERS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAUNCHERS:
+            return _launchers()[cmd_name]
+        tree = _tree(load_word(cmd_name))
+        return _click_node(cmd_name, tree[cmd_name]) if cmd_name in tree else None
+
+
+def build() -> click.Group:
+    @click.pass_context
+    def open_canvas(ctx: click.Context, root_opt: str | None = None) -> None:
+        if ctx.invoked_subcommand is None:
+            sys.exit(LAUNCHERS["canvas"].load()(root_opt))
+
+    return LazyGroup("leafwise", invoke_without_command=True, callback=open_canvas,
+                     params=[click.Option(["--root", "root_opt"], default=None, help="the plan's folder")],
+                     help="A project plan in YAML that AI coding agents drive and humans watch live.")
+
+
+def _launch_canvas(root: str | None) -> None:
+    sys.exit(LAUNCHERS["canvas"].load()(root))
+
+
+def _launch_demo(speed: float, no_agent: bool) -> None:
+    sys.exit(LAUNCHERS["demo"].load()(speed=speed, agent=not no_agent))
+
+
+def _launch_mcp(root: str | None) -> None:
+    LAUNCHERS["mcp"].load()(root)
+
+
+def _command_path(cli: click.Group, argv: list[str]) -> list[str]:
+    """The words of argv that name a real (sub)command, e.g. ["cycle", "start"]."""
+    path: list[str] = []
+    current: click.Command | None = cli
+    for word in argv:
+        if word.startswith("-") or not isinstance(current, click.Group):
+            break
+        current = current.get_command(click.Context(current), word)
+        if current is None:
+            break
+        path.append(word)
+    return path
+
+
+def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -> int:
+    path = " ".join(_command_path(cli, argv))
+    help_cmd = f"leafwise {path} --help" if path else "leafwise commands"
+    err = CommandError("usage", exc.format_message(), fix(help_cmd, "see the command's arguments"),
+                       exit_code=EXIT_USAGE, category="usage", source=("command", path or None))
+    env = envelope(f"leafwise {path}".strip(), err)
+    _emit(env, [], as_json="--json" in argv, bare=None)
+    return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cli = build()
+    try:
+        cli.main(args=argv, prog_name="leafwise", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # a bare group like `leafwise cycle`
+        click.echo(exc.ctx.get_help() if exc.ctx else "")
+        click.echo("Next: leafwise commands")
+        sys.exit(0)
+    except click.ClickException as exc:
+        sys.exit(_usage_error(cli, argv, exc))
+    except click.exceptions.Abort:
+        sys.exit(1)
+    sys.exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

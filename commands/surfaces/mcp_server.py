@@ -1,0 +1,388 @@
+"""`leafwise mcp`: the registry served as MCP tools over stdio (official SDK, `MCPServer`).
+
+Every tool is generated from a registry `Command` and runs through
+`runner.execute`, so an MCP answer is the very envelope `--json` prints: the
+structured result of a success, and an `is_error` result carrying the same
+envelope for a domain error. Nothing here knows what a command does.
+
+Only `leafwise mcp` imports this module (it pulls in the SDK, too heavy for
+`leafwise next`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import struct
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from leafwise.commands.contract import (
+    EXIT_USAGE,
+    CommandError,
+    envelope,
+    fix,
+    render_text,
+)
+from leafwise.commands.registry import Command, Ctx, Param, load_all
+from leafwise.commands.runner import Outcome, execute
+from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+INSTRUCTIONS = """\
+Leafwise holds this project's plan (.leafwise/: releases > epics > tasks). Every tool \
+answers with one envelope: `result`, `mutation` (what changed) and `_next_action`. \
+Follow `_next_action` every time: marker `next` -> run `command`; `wait` -> retry after \
+`condition`; `fix` -> the call failed (see `error`, `root_cause`, `remediation`): run \
+`command`, then retry; `done` -> the workflow is complete, stop. `or` is a fallback, \
+only when the primary step cannot be done.
+Commands are CLI lines; each tool's description names its command. `leafwise start \
+SHOP-3 --agent <agent>` is start_task(node_id="SHOP-3", agent=...): positional words and \
+--flags become arguments by name (dashes -> underscores; ignore --root). Ids are real; \
+replace only <placeholders> (<agent>: your name, <summary>, <reason>, <title>).
+The loop: get_project_context -> get_next_task -> start_task -> get_doc (read the docs \
+before the code) -> work -> complete_task with a summary naming the evidence (tests, \
+file and line), or block_task with a reason a person can act on -> repeat until Done. \
+Record follow-up work at once with add_node (tech_debt=true, or trigger="when..."); \
+strategic questions go to ask_decision. diagnose explains a stuck task.\
+"""
+
+JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _param_schema(p: Param) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": JSON_TYPES[p.type]}
+    if p.choices:
+        item["enum"] = list(p.choices)
+    if p.multiple:
+        return {"type": "array", "items": item, "description": p.help}
+    item["description"] = p.help
+    if p.default is not None:
+        item["default"] = p.default
+    return item
+
+
+def tool_params(spec: Command) -> list[Param]:
+    """The arguments a tool takes: CLI-only ones (files, stdin) stay on the command line."""
+    return [p for p in spec.params if not p.cli_only]
+
+
+def input_schema(spec: Command) -> dict[str, Any]:
+    params = tool_params(spec)
+    schema: dict[str, Any] = {"type": "object", "properties": {p.name: _param_schema(p) for p in params},
+                              "additionalProperties": False}
+    required = [p.name for p in params if p.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def tool_annotations(spec: Command) -> ToolAnnotations:
+    """Honest hints: discovery is read-only; a mutating tool says if it destroys or repeats safely."""
+    if not spec.mutating:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    return ToolAnnotations(read_only_hint=False, destructive_hint=spec.destructive,
+                           idempotent_hint=spec.idempotent, open_world_hint=False)
+
+
+def description(spec: Command) -> str:
+    words = [spec.full] + [p.name.upper() for p in spec.params if p.positional and not p.cli_only]
+    return f"{spec.summary} [{' '.join(words)}]"
+
+
+def _check(spec: Command, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Arguments as the handler takes them (lists as tuples), or the first thing wrong with them."""
+    params = {p.name: p for p in tool_params(spec)}
+    unknown = sorted(set(arguments) - set(params))
+    if unknown:
+        return {}, f"unknown argument {unknown[0]!r}; {spec.tool} takes: {', '.join(params) or 'nothing'}"
+    out: dict[str, Any] = {}
+    for name, p in params.items():
+        value = arguments.get(name)
+        if value is None or value == [] or value == "":
+            if p.required:
+                return {}, f"missing {name!r}: {p.help}"
+            continue
+        values = value if p.multiple and isinstance(value, list) else [value]
+        for v in values:
+            ok = isinstance(v, p.type) and not (p.type is not bool and isinstance(v, bool)) \
+                or p.type is float and isinstance(v, int) and not isinstance(v, bool)
+            if not ok:
+                return {}, f"{name!r} must be {'a list of ' if p.multiple else ''}{JSON_TYPES[p.type]}"
+            if p.choices and v not in p.choices:
+                return {}, f"{name!r} must be one of {', '.join(p.choices)}"
+        out[name] = tuple(values) if p.multiple else value
+    return out, None
+
+
+class ChangeFlag:
+    """Whether the plan's files changed since the last look, in one syscall (Linux inotify).
+
+    The kernel queues an event when a write happens, so draining the queue when
+    a call arrives sees every write that finished before the call was made:
+    a plan kept since the last call is reused only when nothing was written.
+    """
+
+    MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800  # modify, attrib, close_write,
+    # moved_from, moved_to, create, delete, delete_self, move_self
+    ALARMS = 0x4000 | 0x8000 | 0x400 | 0x800  # queue overflow, watch gone, folder deleted or moved
+    HEADER = struct.Struct("iIII")  # wd, mask, cookie, name length
+
+    def __init__(self, paths: PlanPaths):
+        import ctypes
+
+        self.lost = False  # a watched folder went away: this flag can no longer vouch for anything
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        for folder in (paths.dir, paths.nodes):
+            if libc.inotify_add_watch(self.fd, os.fsencode(folder), self.MASK) < 0:
+                os.close(self.fd)
+                raise OSError(ctypes.get_errno(), f"inotify_add_watch {folder}")
+
+    @classmethod
+    def for_plan(cls, paths: PlanPaths) -> ChangeFlag | None:
+        """A flag, or None where inotify is not available (then every call reloads)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            return cls(paths)
+        except (OSError, AttributeError):
+            return None
+
+    def changed(self) -> bool:
+        """Drain the queue; True if a node file, project.yaml or a watched folder changed."""
+        seen = False
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return seen
+            offset = 0
+            while offset < len(data):
+                _wd, mask, _cookie, size = self.HEADER.unpack_from(data, offset)
+                name = data[offset + self.HEADER.size: offset + self.HEADER.size + size].rstrip(b"\0")
+                offset += self.HEADER.size + size
+                if mask & self.ALARMS:
+                    self.lost = seen = True
+                elif name in (b"project.yaml", b"nodes") or (name.endswith(b".yaml") and not name.startswith(b".")):
+                    seen = True
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class Session:
+    """The plan a server answers for, with a warm plan that is never stale.
+
+    Every call gets a fresh `Ctx`. A read-only call may start from the plan
+    the previous read-only call loaded, but only when the change flag says no
+    node file nor project.yaml was written since; anything else reloads
+    (through the loader's stat-keyed cache). A mutating call always drops it:
+    commands patch the plan they hold as they write.
+    """
+
+    def __init__(self, root: str | None = None, cwd: Path | None = None):
+        self.root = root
+        self.cwd = cwd or Path.cwd()
+        self._paths: PlanPaths | None = None
+        self._flag: ChangeFlag | None = None
+        self._warm: Plan | None = None
+        self._lock = threading.Lock()
+
+    def _watch(self) -> None:
+        """Find the plan (again, if its folder went away) and watch it before anything loads it."""
+        if self._flag is not None and (self._flag.changed() or self._flag.lost):
+            self._warm = None
+            if self._flag.lost:
+                self._flag.close()
+                self._flag = None
+        if self._paths is None or not self._paths.dir.is_dir():
+            try:
+                self._paths = find_root(self.cwd, self.root)
+            except PlanNotFound:
+                self._paths = None  # the command itself answers with the not-found envelope
+            self._warm = None
+        if self._flag is None and self._paths is not None and self._paths.nodes.is_dir():
+            self._flag = ChangeFlag.for_plan(self._paths)
+            self._warm = None
+
+    def ctx(self, spec: Command) -> Ctx:
+        ctx = Ctx(root=self.root, cwd=self.cwd)
+        with self._lock:
+            self._watch()
+            ctx._paths = self._paths
+            if self._flag is None or spec.mutating:
+                self._warm = None
+            ctx._plan = self._warm
+        return ctx
+
+    def _keep(self, spec: Command, ctx: Ctx) -> None:
+        with self._lock:
+            keep = self._flag is not None and not spec.mutating and ctx._paths == self._paths
+            self._warm = ctx._plan if keep else None
+
+    def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
+        ctx = self.ctx(spec)
+        args, problem = _check(spec, arguments)
+        if problem:
+            err = CommandError("usage", problem, fix(ctx.cmd(f"{spec.name} --help"), "see the command's arguments"),
+                               exit_code=EXIT_USAGE, category="usage", source=("command", spec.name))
+            outcome = Outcome(envelope(spec.full, err), [], EXIT_USAGE)
+        else:
+            outcome = execute(spec, ctx, args)
+        self._keep(spec, ctx)
+        return outcome
+
+    def call(self, spec: Command, arguments: dict[str, Any]) -> CallToolResult:
+        outcome = self.run(spec, arguments)
+        env = json.loads(json.dumps(outcome.envelope, ensure_ascii=False, default=str))  # as --json prints it
+        out, err = render_text(env, outcome.text)
+        meta = {}
+        command_line = env["_next_action"]["command"]
+        if command_line:
+            try:
+                name, args = tool_call(command_line)
+                meta["leafwise/next_tool"] = {"name": name, "arguments": args}
+            except ValueError:
+                pass  # a CLI-only step (a file or stdin): the line itself is the instruction
+        return CallToolResult(content=[TextContent(type="text", text=out + err)], structured_content=env,
+                              is_error=env["status"] == "error", _meta=meta or None)
+
+
+class CommandTool(Tool):
+    """A registry command as an MCP tool: our own schema, our own validation, the envelope out.
+
+    No outputSchema is listed: the envelope's full schema would multiply the
+    tool list's size by three (it is the resource leafwise://schema/envelope).
+    """
+
+    command: Any = Field(exclude=True)
+    session: Any = Field(exclude=True)
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        # Commands block on file locks for up to seconds: keep the event loop free.
+        return await anyio.to_thread.run_sync(self.session.call, self.command, dict(arguments or {}))
+
+
+def _unused() -> None:
+    """Stands in for the function an SDK tool wraps; CommandTool.run never calls it."""
+
+
+def make_tool(spec: Command, session: Session) -> CommandTool:
+    return CommandTool(fn=_unused, name=spec.tool, description=description(spec), parameters=input_schema(spec),
+                       fn_metadata=func_metadata(_unused, structured_output=False), is_async=True,
+                       annotations=tool_annotations(spec), command=spec, session=session)
+
+
+def tool_call(line: str) -> tuple[str, dict[str, Any]]:
+    """The MCP tool call a `leafwise …` command line stands for: (tool name, arguments).
+
+    Raises ValueError for a line no tool can run (unknown command or flag, a
+    CLI-only argument, a placeholder where a number belongs).
+    """
+    words = shlex.split(line)
+    if words[:1] != ["leafwise"]:
+        raise ValueError(f"not a leafwise command: {line!r}")
+    registry = load_all()
+    spec = next((registry[" ".join(words[1:n])] for n in (3, 2) if " ".join(words[1:n]) in registry), None)
+    if spec is None:
+        raise ValueError(f"no command in {line!r}")
+    rest = words[1 + len(spec.name.split()):]
+    positional = [p for p in spec.params if p.positional]
+    flags = {p.cli_flag: p for p in spec.params if not p.positional}
+    args: dict[str, Any] = {}
+    while rest:
+        word = rest.pop(0)
+        if word == "--root":  # the server already serves one plan
+            rest = rest[1:]
+            continue
+        if word.startswith("--"):
+            flag, _, inline = word.partition("=")
+            p = flags.get(flag)
+            if p is None:
+                raise ValueError(f"{spec.full} has no {flag}")
+            if p.type is bool:
+                args[p.name] = True
+                continue
+            raw = inline or (rest.pop(0) if rest else "")
+        elif positional:
+            p, raw = positional.pop(0), word
+        else:
+            raise ValueError(f"unexpected {word!r} in {line!r}")
+        if p.cli_only:
+            raise ValueError(f"{p.cli_flag} is CLI-only")
+        value = p.type(raw)
+        if p.multiple:
+            args.setdefault(p.name, []).append(value)
+        else:
+            args[p.name] = value
+    return spec.tool, args
+
+
+def _read_context(session: Session) -> str:
+    outcome = session.run(load_all()["context"], {})
+    return json.dumps(outcome.envelope, ensure_ascii=False, default=str)
+
+
+def _read_docs(session: Session, node_id: str) -> str:
+    outcome = session.run(load_all()["doc"], {"node_id": node_id})
+    env = outcome.envelope
+    if env["status"] == "error":
+        raise ResourceError(f"{env['error']['message']} ({env['_next_action']['command']})")
+    docs = env["result"]["docs"]
+    if not docs:
+        return f"{node_id} has no docs.\n"
+    return "\n\n".join(f"<!-- {d['kind']}: {d['path']}{' (missing)' if d['missing'] else ''} -->\n{d['text']}"
+                       for d in docs)
+
+
+def build_server(root: str | None = None, cwd: Path | None = None) -> MCPServer:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from leafwise.commands.handlers.diagnose import SCHEMA_FILE
+    from leafwise.commands.handlers.guide import GUIDE
+
+    try:
+        release = version("leafwise")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        release = "0"
+    session = Session(root, cwd)
+    tools = [make_tool(spec, session) for _name, spec in sorted(load_all().items())]
+    server = MCPServer("leafwise", title="Leafwise", version=release, instructions=INSTRUCTIONS, tools=tools)
+
+    @server.resource("leafwise://context", name="context", mime_type="application/json",
+                     description="The plan's context envelope: releases, hierarchy, backlog, stats, next task.")
+    def context_resource() -> str:
+        return _read_context(session)
+
+    @server.resource("leafwise://nodes/{node_id}/docs", name="node-docs", mime_type="text/markdown",
+                     description="A node's linked docs and diagrams, as text.")
+    def docs_resource(node_id: str) -> str:
+        return _read_docs(session, node_id)
+
+    @server.resource("leafwise://agent-guide", name="agent-guide", mime_type="text/markdown",
+                     description="The loop, the markers and the rules.")
+    def guide_resource() -> str:
+        return GUIDE
+
+    @server.resource("leafwise://schema/envelope", name="envelope-schema", mime_type="application/schema+json",
+                     description="JSON Schema (2020-12) of every tool's structured result.")
+    def schema_resource() -> str:
+        return SCHEMA_FILE.read_text()
+
+    return server
+
+
+def serve(root: str | None = None) -> None:
+    build_server(root).run("stdio")
