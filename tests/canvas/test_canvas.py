@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.help import HelpScreen
 from leafwise.canvas.screens.plan import PlanScreen
@@ -15,7 +15,7 @@ from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
-from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
+from testkit.canvas import canvas, node_file, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 

@@ -7,11 +7,11 @@ import sys
 import textwrap
 
 import pytest
-from conftest import run_cli
+from testkit import run_cli
 from leafwise.canvas.widgets.activity_feed import ActivityFeed
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.store import PlanPaths, load_plan
-from test_canvas_support import canvas, node_file, notices, ready, row_text, tree, until
+from testkit.canvas import canvas, node_file, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 

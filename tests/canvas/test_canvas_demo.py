@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from conftest import run_cli
+from testkit import run_cli
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
 
 

@@ -1,4 +1,4 @@
-from conftest import run_cli
+from testkit import run_cli
 
 
 def test_demo_plan_next_and_validate(demo_plan):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import yaml
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 
 
 def load(root: Path, node_id: str) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.store import PlanPaths, journal, load_plan
 from leafwise.store.loader import LoadStats
 from leafwise.store.writer import (

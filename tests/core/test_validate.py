@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 
 PROBLEMS = {
     "yaml_error": ({"T-1": "id: T-1\ntitle: [unclosed\nstatus: draft\n"}, "T-1", 3),

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.commands.contract import CommandError
 from leafwise.commands.handlers.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
@@ -323,7 +323,7 @@ def test_racing_ticks_never_pass_the_cap(bugs):
 
 
 def test_write_doc_refuses_an_off_limits_path(tmp_path):
-    from conftest import node, run_cli, write_plan
+    from testkit import node, run_cli, write_plan
 
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     started = run_cli("cycle", "start", "guard", "--kind", "until-goal", "--max-iterations", "3",

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import run_cli, write_plan
+from testkit import run_cli, write_plan
 from jsonschema import Draft202012Validator
 from leafwise.commands.handlers.diagnose import envelope_schema
 from leafwise.commands.registry import load_all

@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from conftest import REPO
+from testkit import REPO
 
 
 def test_wheel_has_only_the_leafwise_namespace_and_its_data(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import yaml
-from conftest import REPO, run_cli
+from testkit import REPO, run_cli
 
 _spec = importlib.util.spec_from_file_location("bench_generate", REPO / "bench" / "generate.py")
 bench_generate = importlib.util.module_from_spec(_spec)

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import node, write_plan
+from testkit import node, write_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leafwise.commands.core.picker import pick

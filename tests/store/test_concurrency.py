@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 import yaml
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/, where testkit lives
 if str(TESTS) not in sys.path:  # run as a worker script
     sys.path.insert(0, str(TESTS))
 
-from conftest import run_cli, write_plan  # noqa: E402
+from testkit import run_cli, write_plan  # noqa: E402
 
 CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
 

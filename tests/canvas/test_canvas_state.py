@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.canvas.model.query import Query
 from leafwise.canvas.model.state import NO_RELEASE, UNPLACED, PlanState, leaf_counts
 from leafwise.commands.core.progress import compute, leaf_progress

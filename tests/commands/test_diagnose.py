@@ -9,7 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.store import PlanPaths
 from leafwise.store import claims as leases
 from leafwise.store.loader import cache_for

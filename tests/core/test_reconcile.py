@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import yaml
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 from leafwise.commands.core.reconcile.engine import closed_by_commits
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute

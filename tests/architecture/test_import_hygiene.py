@@ -28,7 +28,7 @@ def test_building_the_cli_imports_no_heavy_library() -> None:
 
 def test_a_warm_next_reads_only_the_cache(tmp_path) -> None:
     """With the cache valid, `next` parses no YAML at all: yaml is never imported."""
-    from conftest import node, run_cli, write_plan
+    from testkit import node, run_cli, write_plan
 
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     assert run_cli("next", cwd=tmp_path).code == 0  # builds the cache

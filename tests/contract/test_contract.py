@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import anyio
 import pytest
-from conftest import DEMO_PLAN, run_cli
+from testkit import DEMO_PLAN, run_cli
 from jsonschema import Draft202012Validator
 from leafwise.commands.contract import action_lines
 from leafwise.commands.handlers.diagnose import envelope_schema

@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 import yaml
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 
 PLAN = [
     node("W-1", "Accounts", "draft", release="R1"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import node, run_cli, write_plan
+from testkit import node, run_cli, write_plan
 
 PLAN = [
     node("P-1", "Epic one", "in-progress", release="R1"),
