@@ -13,10 +13,11 @@ from leafwise.store.model import (
     Problem,
     Project,
     Release,
+    Status,
 )
 from leafwise.store.paths import PlanNotFound, PlanPaths, UnsafePath, find_root
 
 __all__ = [
     "CLOSED", "OPEN", "STATUSES", "LoadStats", "Node", "Plan", "PlanNotFound",
-    "PlanPaths", "Problem", "Project", "Release", "UnsafePath", "find_root", "load_plan",
+    "PlanPaths", "Problem", "Project", "Release", "Status", "UnsafePath", "find_root", "load_plan",
 ]

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Iterator
 
 from leafwise.store.paths import PlanPaths
 
-STATUSES = ("draft", "in-progress", "blocked", "done", "cancelled")
-CLOSED = frozenset({"done", "cancelled"})
-OPEN = frozenset({"draft", "in-progress", "blocked"})
+
+class Status(StrEnum):
+    """A node's status. A StrEnum: each member is its YAML string, equal to it and hashed like it."""
+
+    DRAFT = "draft"
+    IN_PROGRESS = "in-progress"
+    BLOCKED = "blocked"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+STATUSES = tuple(s.value for s in Status)  # plain strings: CLI choices, messages, JSON keys
+CLOSED = frozenset({Status.DONE, Status.CANCELLED})
+OPEN = frozenset(Status) - CLOSED
 CASCADE_MODES = ("auto", "manual")
 LIST_FIELDS = ("depends_on", "tags", "docs", "diagrams")
 TEXT_FIELDS = ("title", "parent", "release", "assignee", "blocked_reason", "summary", "trigger")
@@ -19,6 +31,19 @@ FIELD_ORDER = (
     "summary", "depends_on", "tags", "trigger", "cascade", "docs", "diagrams",
     "evidence", "created", "updated",
 )
+
+
+def open_decision(data: dict[str, Any]) -> dict[str, Any] | None:
+    """A node's open decision: its `decision` mapping, when that has a question and no answer yet.
+
+    The one rule, for a loaded node (`Node.open_decision`) and for a file's
+    mapping re-read under its lock (`decide`). Without a question there is
+    nothing a person could answer: such a node is plainly blocked.
+    """
+    decision = data.get("decision")
+    if isinstance(decision, dict) and decision.get("question") and not decision.get("answer"):
+        return decision
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +89,7 @@ class Problem:
 class Node:
     id: str
     title: str
-    status: str
+    status: Status
     data: dict[str, Any]  # every key of the file, unknown ones included
     file: str  # path relative to the repository, for messages
     digest: str  # content hash of the file as read, for compare-and-swap
@@ -111,6 +136,11 @@ class Node:
     @property
     def cascade(self) -> str:
         return self.data.get("cascade") or "auto"
+
+    @property
+    def open_decision(self) -> dict[str, Any] | None:
+        """The decision a person still has to answer (see `open_decision`)."""
+        return open_decision(self.data)
 
     @property
     def is_open(self) -> bool:

@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from leafwise.store.loader import check_node, digest_bytes
-from leafwise.store.model import FIELD_ORDER
+from leafwise.store.model import FIELD_ORDER, Status
 from leafwise.store.paths import PlanPaths
 
 LOCK_TIMEOUT = 10.0
@@ -232,7 +232,9 @@ def _guess_indent(text: str) -> tuple[int, int]:
 
 
 def _to_yaml_value(value: Any) -> Any:
-    """Timestamps as plain `2026-11-29T20:00:00Z`, like the rest of the format."""
+    """Timestamps as plain `2026-11-29T20:00:00Z`, a `Status` as its plain string, like the format."""
+    if isinstance(value, Status):
+        return value.value  # a str subclass: ruamel would tag it !!python/object
     if isinstance(value, datetime):
         from ruamel.yaml.timestamp import TimeStamp
 
