@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leafwise.canvas.look import STATUS_VAR, clock, has_open_decision
+from leafwise.canvas.look import STATUS_VAR, clock
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
-from leafwise.commands.core.hints import pick_hint
+from leafwise.commands.core.hints import command_line, pick_hint
 from leafwise.commands.core.picker import pick
-from leafwise.commands.registry import Ctx
+from leafwise.store import Status
 from leafwise.store.writer import utc_now
 from textual.content import Content
 from textual.widgets import Static
@@ -38,7 +38,7 @@ class NextTaskBar(Static):
             first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", node.title,
                                      (f"   {path}" if path else "", "$text-muted"))
         else:
-            action = pick_hint(Ctx(), chosen, None)
+            action = pick_hint(command_line, chosen, None)
             if action.marker == "done":
                 first = Content.assemble(("Done. ", "bold $status-done"), (chosen.reason, "$text-muted"))
             elif action.marker == "wait":
@@ -54,7 +54,7 @@ class NextTaskBar(Static):
                 node = state.nodes.get(claim.node)
                 title = f" {node.title}" if node is not None and len(held) == 1 else ""
                 until = f" until {clock(claim.expires)}" if claim.expires and len(held) <= 2 else ""
-                items.append(Content.assemble((claim.node, STATUS_VAR["in-progress"]), title, " ",
+                items.append(Content.assemble((claim.node, STATUS_VAR[Status.IN_PROGRESS]), title, " ",
                                               (f"@{claim.agent}", "bold"), (until, "$text-muted")))
             more = Content.styled(f" +{len(held) - SHOWN_HOLDS} more", "$text-muted") \
                 if len(held) > SHOWN_HOLDS else Content("")
@@ -62,7 +62,7 @@ class NextTaskBar(Static):
         else:
             second.append(Content.styled("No task is held by an agent right now", "$text-muted"))
         blocked = [n for n in chosen.blocked]
-        decisions = sum(1 for n in blocked if has_open_decision(n))
+        decisions = sum(1 for n in blocked if n.open_decision)
         if blocked:
             second.append(Content.styled(f"   ⊘ {len(blocked)} blocked", "$status-blocked"))
         if decisions:

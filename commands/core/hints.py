@@ -1,73 +1,82 @@
-"""Next actions derived from plan state alone, so the same state gives the same hint."""
+"""Next actions derived from plan state alone, so the same state gives the same hint.
+
+`cmd` turns the words of a command into the full line an agent runs (the CLI
+and the MCP server pass `Ctx.cmd`, which carries `--root`; the canvas passes
+`command_line`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Callable
 
-from leafwise.commands.contract import NextAction, done, next_, wait
+from leafwise.commands.contract import NextAction, done, next_, quote, wait
 from leafwise.commands.core.picker import Pick, holder, until
-from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
+
+CommandLine = Callable[[str], str]
+
+
+def command_line(rest: str) -> str:
+    """`leafwise <rest>`: a hint's command line when no --root needs to ride along."""
+    return f"leafwise {rest}"
 
 
 def agent_arg(agent: str | None) -> str:
-    from leafwise.commands.contract import quote
-
     return quote(agent) if agent else "<agent>"
 
 
-def pick_hint(ctx: Ctx, pick: Pick, agent: str | None) -> NextAction:
+def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
     """What to do after asking the picker (used by next, complete, progress, the canvas)."""
     if pick.node is not None:
         nid = pick.node.id
         if pick.resumed:
-            return next_(ctx.cmd(f'complete {nid} --summary "<summary>"'), pick.reason,
-                         or_=ctx.cmd(f'block {nid} --reason "<reason>"'))
-        return next_(ctx.cmd(f"start {nid} --agent {agent_arg(agent)}"), pick.reason)
+            return next_(cmd(f'complete {nid} --summary "<summary>"'), pick.reason,
+                         or_=cmd(f'block {nid} --reason "<reason>"'))
+        return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), pick.reason)
     if pick.open_count == 0:
         if pick.empty:
-            return next_(ctx.cmd('add "<title>"'), "the plan has no nodes yet")
+            return next_(cmd('add "<title>"'), "the plan has no nodes yet")
         return done("every node is done or cancelled")
     if pick.held:
         node, claim = pick.held[0]
-        return wait(f"{claim.agent} holds {node.id} {until(claim)}; then run {ctx.cmd('next')}", pick.reason)
+        return wait(f"{claim.agent} holds {node.id} {until(claim)}; then run {cmd('next')}", pick.reason)
     if pick.blocked:
         node = pick.blocked[0]
-        if node.data.get("decision") and not (node.data["decision"] or {}).get("answer"):
+        if node.open_decision:
             return wait(f"a person answers the decision on {node.id} "
-                        f"({ctx.cmd(f'decide {node.id} --option <N>')}); then run {ctx.cmd('next')}",
+                        f"({cmd(f'decide {node.id} --option <N>')}); then run {cmd('next')}",
                         pick.reason)
         return wait(f"{node.id} is blocked ({node.blocked_reason or 'no reason'}); "
-                    f"after {ctx.cmd(f'unblock {node.id}')} run {ctx.cmd('next')}", pick.reason)
-    return next_(ctx.cmd("validate"), pick.reason)
+                    f"after {cmd(f'unblock {node.id}')} run {cmd('next')}", pick.reason)
+    return next_(cmd("validate"), pick.reason)
 
 
-def node_hint(ctx: Ctx, plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None,
+def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None,
               now: datetime) -> NextAction:
     """The natural next step for one node, as `show` and `diagnose` suggest it."""
     nid = node.id
     if node.status in CLOSED:
-        return next_(ctx.cmd("next"), f"{nid} is {node.status}")
-    if node.status == "blocked":
-        decision = node.data.get("decision")
-        if isinstance(decision, dict) and not decision.get("answer"):
-            return next_(ctx.cmd(f"decide {nid} --option 1"), "a decision is waiting for a person",
-                         or_=ctx.cmd(f"diagnose {nid}"))
-        return next_(ctx.cmd(f"unblock {nid}"), f"blocked: {node.blocked_reason or 'no reason'}",
-                     or_=ctx.cmd(f"diagnose {nid}"))
+        return next_(cmd("next"), f"{nid} is {node.status}")
+    if node.status == Status.BLOCKED:
+        if node.open_decision:
+            return next_(cmd(f"decide {nid} --option 1"), "a decision is waiting for a person",
+                         or_=cmd(f"diagnose {nid}"))
+        return next_(cmd(f"unblock {nid}"), f"blocked: {node.blocked_reason or 'no reason'}",
+                     or_=cmd(f"diagnose {nid}"))
     who = holder(node, claims)
-    if node.status == "in-progress" and not node.children:
+    if node.status == Status.IN_PROGRESS and not node.children:
         if who and who != agent:
             return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
-        return next_(ctx.cmd(f'complete {nid} --summary "<summary>"'), "in progress",
-                     or_=ctx.cmd(f'block {nid} --reason "<reason>"'))
+        return next_(cmd(f'complete {nid} --summary "<summary>"'), "in progress",
+                     or_=cmd(f'block {nid} --reason "<reason>"'))
     open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     if open_children:
-        return next_(ctx.cmd(f"tree {nid}"), f"{len(open_children)} open child node(s)")
+        return next_(cmd(f"tree {nid}"), f"{len(open_children)} open child node(s)")
     open_deps = [d for d in node.depends_on if d in plan.nodes and plan.nodes[d].status not in CLOSED]
     if open_deps:
-        return next_(ctx.cmd(f"show {open_deps[0]}"), f"waits for {open_deps[0]}")
+        return next_(cmd(f"show {open_deps[0]}"), f"waits for {open_deps[0]}")
     if who and who != agent:
         return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
-    return next_(ctx.cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")
+    return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")

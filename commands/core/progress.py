@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 
 NO_RELEASE = None
 
@@ -71,7 +71,7 @@ def compute(plan: Plan) -> PlanProgress:
     key = plan.sort_key()
     ordered_epics = [epics[e] for e in sorted(epics, key=lambda e: key(plan.nodes[e]))]
     in_flight = []
-    for node in sorted((n for n in plan.nodes.values() if n.status == "in-progress"), key=key):
+    for node in sorted((n for n in plan.nodes.values() if n.status == Status.IN_PROGRESS), key=key):
         left = [d.id for d in plan.descendants(node.id) if not d.children and d.status not in CLOSED]
         in_flight.append({"id": node.id, "title": node.title, "assignee": node.assignee,
                           "leaf": not node.children, "open_leaves_left": len(left), "left": left[:10]})
@@ -105,8 +105,8 @@ def leaf_progress(plan: Plan, node: Node) -> tuple[int, int]:
     """(done, total) leaves under a node; cancelled leaves leave the denominator."""
     done = total = 0
     for item in plan.descendants(node.id) if node.children else [node]:
-        if item.children or item.status == "cancelled":
+        if item.children or item.status == Status.CANCELLED:
             continue
         total += 1
-        done += item.status == "done"
+        done += item.status == Status.DONE
     return done, total

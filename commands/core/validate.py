@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.store import CLOSED, Plan, Problem
+from leafwise.store import CLOSED, Plan, Problem, Status
 from leafwise.store.paths import UnsafePath, resolve_inside
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -68,10 +68,10 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
                                f"depends on {', '.join(missing)}, which does not exist",
                                cmd(f"edit {node.id} --set depends_on=[{keep}]"), node,
                                _line(plan, node, "depends_on")))
-        if node.status == "blocked" and not node.blocked_reason:
+        if node.status == Status.BLOCKED and not node.blocked_reason:
             problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
                                cmd(f'block {node.id} --reason "<reason>"'), node, _line(plan, node, "status")))
-        if node.status == "done" and node.children:
+        if node.status == Status.DONE and node.children:
             open_kids = [c for c in node.children if nodes[c].status not in CLOSED]
             if open_kids:
                 problems.append(_p("done_with_open_children", "error",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.store import Node, Plan
+from leafwise.store import Node, Plan, Status
 
 
 def task_view(plan: Plan, node: Node) -> dict[str, Any]:
@@ -18,4 +18,4 @@ def task_view(plan: Plan, node: Node) -> dict[str, Any]:
     }
 
 
-MARKS = {"draft": "○", "in-progress": "◐", "blocked": "⊘", "done": "●", "cancelled": "✕"}
+MARKS = {Status.DRAFT: "○", Status.IN_PROGRESS: "◐", Status.BLOCKED: "⊘", Status.DONE: "●", Status.CANCELLED: "✕"}

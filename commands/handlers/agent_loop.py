@@ -15,6 +15,7 @@ from leafwise.commands.contract import (
     next_,
     wait,
 )
+from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, until
 from leafwise.commands.core.views import task_view
@@ -30,7 +31,7 @@ from leafwise.commands.handlers.shared import (
 )
 from leafwise.commands.handlers.validation import require_valid
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import LockBusy, locked
@@ -75,7 +76,7 @@ def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: st
 def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Result:
     plan = ctx.plan()
     chosen = pick_for(ctx, agent, plan, explain=explain)
-    hint = pick_hint(ctx, chosen, agent)
+    hint = pick_hint(ctx.cmd, chosen, agent)
     result: dict[str, Any] = {"task": task_view(plan, chosen.node) if chosen.node else None,
                               "reason": chosen.reason, "resumed": chosen.resumed,
                               "open": chosen.open_count,
@@ -112,7 +113,7 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
                         "start_task")
-    if node.status == "blocked":
+    if node.status == Status.BLOCKED:
         raise _conflict(ctx, "blocked", f"{node_id} is blocked: {node.blocked_reason}", node, agent, "start_task")
     open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     if open_kids:
@@ -129,12 +130,12 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
         with locked(paths, node_id):
             claim = leases.read(paths, node_id)
             fresh = read_node_file(paths.node_file(node_id))
-            if fresh.data is None or fresh.data.get("status") not in ("draft", "in-progress"):
+            if fresh.data is None or fresh.data.get("status") not in (Status.DRAFT, Status.IN_PROGRESS):
                 status = fresh.data.get("status") if fresh.data else "unreadable"
                 raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "start_task")
             if claim is not None:
                 hold = None if claim.expired(now) else claim
-            elif fresh.data.get("status") == "in-progress" and fresh.data.get("assignee"):
+            elif fresh.data.get("status") == Status.IN_PROGRESS and fresh.data.get("assignee"):
                 hold = leases.Claim(node_id, str(fresh.data["assignee"]), "", "", "")  # assigned, no lease
             else:
                 hold = None
@@ -142,7 +143,7 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
                 raise _held(ctx, node, hold, agent, "start_task")
             claim = leases.write(paths, node_id, agent, now, ttl,
                                  since=claim.since if claim and claim.agent == agent else None)
-            changes = write(ctx, node, lambda doc: set_fields(doc, {"status": "in-progress", "assignee": agent}),
+            changes = write(ctx, node, lambda doc: set_fields(doc, {"status": Status.IN_PROGRESS, "assignee": agent}),
                             lock=False)
     except LockBusy as exc:
         raise CommandError("lock_busy", str(exc), wait(f"the lock on {node_id} is free (a few seconds)",
@@ -152,7 +153,7 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
     record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=claim.expires)
     listed = change_list(node_id, changes)
     view = task_view(plan, node)
-    view["status"] = "in-progress"
+    view["status"] = Status.IN_PROGRESS
     if node.docs:
         hint = next_(ctx.cmd(f"doc {node_id}"), "read the task's docs before the code",
                      or_=ctx.cmd(f'complete {node_id} --summary "<summary>"'))
@@ -171,14 +172,14 @@ def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
     """Mark draft ancestors in progress (each re-checked under its own lock)."""
     cascade: list[dict[str, Any]] = []
     for ancestor in plan.ancestors(node.id):
-        if ancestor.status != "draft":
+        if ancestor.status != Status.DRAFT:
             continue
 
         def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            return set_fields(doc, {"status": "in-progress"}) if doc.get("status") == "draft" else {}
+            return set_fields(doc, {"status": Status.IN_PROGRESS}) if doc.get("status") == Status.DRAFT else {}
 
         if write(ctx, ancestor, mark):
-            cascade.append({"id": ancestor.id, "title": ancestor.title, "from": "draft", "to": "in-progress"})
+            cascade.append({"id": ancestor.id, "title": ancestor.title, "from": Status.DRAFT, "to": Status.IN_PROGRESS})
     return cascade
 
 
@@ -191,16 +192,16 @@ def _close_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
     paths = ctx.paths()
     cascade: list[dict[str, Any]] = []
     for ancestor in plan.ancestors(node.id):
-        if ancestor.cascade == "manual" or ancestor.status in CLOSED:
+        if not cascades(ancestor):
             break
         with locked(paths, ancestor.id):
             statuses = []
             for child_id in ancestor.children:
                 fresh = read_node_file(paths.node_file(child_id))
-                statuses.append(fresh.data.get("status") if fresh.data else "draft")
-            if not statuses or any(s not in CLOSED for s in statuses):
+                statuses.append(fresh.data.get("status") if fresh.data else Status.DRAFT)
+            target = closing_status(statuses)
+            if target is None:
                 break
-            target = "done" if "done" in statuses else "cancelled"
             before: list[str] = []
 
             def close(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -218,7 +219,7 @@ def _patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
     """Keep the in-memory plan in step with what was written (for the follow-up pick)."""
     node = plan.nodes[node_id]
     node.data.update(values)
-    node.status = node.data["status"]
+    node.status = Status(node.data["status"])
 
 
 @command("complete", "Mark a task done with a summary; closed ancestors cascade; answers the next task.",
@@ -233,12 +234,12 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
         raise CommandError("empty_summary", "complete needs a summary of what was done",
                            fix(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "say what was done"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    if node.status == "done":
+    if node.status == Status.DONE:
         chosen = pick_for(ctx, agent, plan)
-        return Result({"id": node_id, "status": "done", "cascade": [], "next": _next_view(plan, chosen)},
-                      pick_hint(ctx, chosen, agent), [f"{node_id} is already done"],
+        return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": _next_view(plan, chosen)},
+                      pick_hint(ctx.cmd, chosen, agent), [f"{node_id} is already done"],
                       Mutation("complete_task", "complete", False, "already done"))
-    if node.status == "cancelled":
+    if node.status == Status.CANCELLED:
         raise _conflict(ctx, "closed", f"{node_id} is cancelled; reopen it first "
                         f"({ctx.cmd(f'edit {node_id} --set status=draft')})", node, agent, "complete_task")
     open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
@@ -264,14 +265,14 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
         if doc.get("status") in CLOSED:
             raise _conflict(ctx, "status_changed", f"{node_id} is now {doc.get('status')}", node, agent,
                             "complete_task")
-        values: dict[str, Any] = {"status": "done", "summary": summary}
+        values: dict[str, Any] = {"status": Status.DONE, "summary": summary}
         if doc.get("blocked_reason") is not None:
             values["blocked_reason"] = None
         return set_fields(doc, values)
 
     changes = write(ctx, node, finish)
     leases.remove(ctx.paths(), node_id)
-    _patch(plan, node_id, {"status": "done", "summary": summary})
+    _patch(plan, node_id, {"status": Status.DONE, "summary": summary})
     cascade = _close_ancestors(ctx, plan, node)
     record(ctx, "complete", node_id, changes, actor=agent, cascade=cascade, summary=clean(summary, 500))
     chosen = pick_for(ctx, agent, plan)
@@ -280,11 +281,11 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
     lines += [f"  cascade: {c['id']} {c['title']!r} {c['from']} → {c['to']}" for c in cascade]
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} {chosen.node.title!r}")
-    hint = pick_hint(ctx, chosen, agent)
+    hint = pick_hint(ctx.cmd, chosen, agent)
     if cycle is not None:  # the loop's ledger decides what comes next
         hint = next_(ctx.cmd(f"cycle tick {cycle.name}"), f"{node_id} belongs to cycle {cycle.name}")
     return Result(
-        {"id": node_id, "status": "done", "summary": summary, "ancestors_before": snapshot,
+        {"id": node_id, "status": Status.DONE, "summary": summary, "ancestors_before": snapshot,
          "cascade": cascade, "next": _next_view(plan, chosen)},
         hint, lines,
         Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
@@ -316,8 +317,8 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Resu
         status = doc.get("status")
         if status in CLOSED:
             raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "block_task")
-        values: dict[str, Any] = {"status": "blocked", "blocked_reason": reason}
-        if status != "blocked":
+        values: dict[str, Any] = {"status": Status.BLOCKED, "blocked_reason": reason}
+        if status != Status.BLOCKED:
             values["blocked_from"] = status
             values["blocked_since"] = now
         return set_fields(doc, values)
@@ -325,11 +326,11 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Resu
     changes = write(ctx, node, mark)
     leases.remove(ctx.paths(), node_id)
     record(ctx, "block", node_id, changes, actor=agent, reason=reason)
-    _patch(plan, node_id, {"status": "blocked", "blocked_reason": reason})
+    _patch(plan, node_id, {"status": Status.BLOCKED, "blocked_reason": reason})
     chosen = pick_for(ctx, agent, plan)
     listed = change_list(node_id, changes)
-    return Result({"id": node_id, "status": "blocked", "reason": reason, "next": _next_view(plan, chosen)},
-                  pick_hint(ctx, chosen, agent), [f"Blocked {node_id}: {reason}"],
+    return Result({"id": node_id, "status": Status.BLOCKED, "reason": reason, "next": _next_view(plan, chosen)},
+                  pick_hint(ctx.cmd, chosen, agent), [f"Blocked {node_id}: {reason}"],
                   Mutation("block_task", "block", bool(listed), "blocked" if listed else "already blocked so",
                            listed))
 
@@ -341,10 +342,10 @@ def unblock(ctx: Ctx, node_id: str) -> Result:
     node = get_node(ctx, node_id, plan)
 
     def clear(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        if doc.get("status") != "blocked":
+        if doc.get("status") != Status.BLOCKED:
             return {}
         before = doc.get("blocked_from")
-        restored = before if before in ("draft", "in-progress") else "draft"
+        restored = before if before in (Status.DRAFT, Status.IN_PROGRESS) else Status.DRAFT
         changed = set_fields(doc, {"status": restored, "blocked_reason": None})
         for key in ("blocked_from", "blocked_since"):
             if key in doc:
@@ -356,7 +357,7 @@ def unblock(ctx: Ctx, node_id: str) -> Result:
         record(ctx, "unblock", node_id, changes)
     listed = change_list(node_id, changes)
     status = changes.get("status", (None, node.status))[1]
-    if status == "in-progress":
+    if status == Status.IN_PROGRESS:
         hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "back in progress",
                      or_=ctx.cmd(f"start {node_id} --agent <agent>"))
     else:
@@ -378,7 +379,7 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
         raise CommandError("empty_reason", "cancel needs a reason",
                            fix(ctx.cmd(f'cancel {node_id} --reason "<reason>"'), "say why it is dropped"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    if node.status == "done":
+    if node.status == Status.DONE:
         raise _conflict(ctx, "closed", f"{node_id} is done; done work is not cancelled", node, None, "cancel_node")
     targets = [node] + [d for d in plan.descendants(node_id) if d.status not in CLOSED]
     listed: list[dict[str, Any]] = []
@@ -386,12 +387,12 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
         def drop(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
             if doc.get("status") in CLOSED:
                 return {}
-            return set_fields(doc, {"status": "cancelled", "summary": f"Cancelled: {reason}"})
+            return set_fields(doc, {"status": Status.CANCELLED, "summary": f"Cancelled: {reason}"})
 
         changes = write(ctx, target, drop)
         if changes:
             leases.remove(ctx.paths(), target.id)
-            _patch(plan, target.id, {"status": "cancelled"})
+            _patch(plan, target.id, {"status": Status.CANCELLED})
             record(ctx, "cancel", target.id, changes, reason=reason)
             listed += change_list(target.id, changes)
     cascade = _close_ancestors(ctx, plan, node)
@@ -399,7 +400,7 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
         record(ctx, "cascade", node_id, {}, cascade=cascade)
     chosen = pick_for(ctx, None, plan)
     return Result({"id": node_id, "cancelled": sorted({c["id"] for c in listed}), "cascade": cascade},
-                  pick_hint(ctx, chosen, None),
+                  pick_hint(ctx.cmd, chosen, None),
                   [f"Cancelled {node_id}" + (f" and {len(targets) - 1} open descendant(s)" if len(targets) > 1 else "")
                    + f": {reason}"] + [f"  cascade: {c['id']} {c['from']} → {c['to']}" for c in cascade],
                   Mutation("cancel_node", "cancel", bool(listed), "cancelled" if listed else "already closed",

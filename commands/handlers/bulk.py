@@ -17,12 +17,13 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.registry import REGISTRY, Ctx, Param, command
 from leafwise.commands.runner import execute
+from leafwise.store import Status
 
 # An update names a command, or a status that maps to one.
-STATUS_COMMANDS = {"done": "complete", "blocked": "block", "cancelled": "cancel",
-                   "in-progress": "start", "draft": "unblock"}
+STATUS_COMMANDS = {Status.DONE: "complete", Status.BLOCKED: "block", Status.CANCELLED: "cancel",
+                   Status.IN_PROGRESS: "start", Status.DRAFT: "unblock"}
 ALLOWED = {"complete", "block", "unblock", "cancel", "start", "edit", "heartbeat", "unclaim", "decide"}
-EXAMPLE = '[{"id": "SHOP-7", "status": "done", "summary": "…"}, {"id": "SHOP-9", "set": {"title": "…"}}]'
+EXAMPLE = '[{"id": "SHOP-7", "status": Status.DONE, "summary": "…"}, {"id": "SHOP-9", "set": {"title": "…"}}]'
 
 
 def _to_call(update: Any) -> tuple[str, dict[str, Any]]:

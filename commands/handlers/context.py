@@ -11,7 +11,7 @@ from leafwise.commands.core.progress import compute
 from leafwise.commands.core.views import task_view
 from leafwise.commands.handlers.shared import live_claims, pick_for
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, STATUSES
+from leafwise.store import CLOSED, STATUSES, Status
 
 
 def _files(folder, base) -> list[str]:
@@ -38,7 +38,7 @@ def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:
         rows.append({"id": node.id, "title": node.title, "status": node.status, "depth": node.depth,
                      "release": node.effective_release, "assignee": node.assignee,
                      "children": len(node.children),
-                     **({"blocked_reason": node.blocked_reason} if node.status == "blocked" else {})})
+                     **({"blocked_reason": node.blocked_reason} if node.status == Status.BLOCKED else {})})
         if node.status not in CLOSED:
             stack.extend(reversed([plan.nodes[c] for c in node.children]))
     counts = Counter(n.status for n in plan.nodes.values())
@@ -55,8 +55,8 @@ def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:
         "in_progress": [{**item, "claim": claims[item["id"]].as_dict() if item["id"] in claims else None}
                         for item in report.in_flight[:50]],
         "blocked": [{"id": n.id, "title": n.title, "reason": n.blocked_reason,
-                     "decision": bool(n.data.get("decision"))}
-                    for n in sorted((n for n in plan.nodes.values() if n.status == "blocked"), key=key)[:50]],
+                     "decision": n.open_decision is not None}
+                    for n in sorted((n for n in plan.nodes.values() if n.status == Status.BLOCKED), key=key)[:50]],
         "stats": {"nodes": len(plan.nodes), "leaves": len(leaves), "done_percent": report.overall.percent,
                   "load_problems": len(plan.problems), "claims": len(claims)},
         "docs": _files(plan.paths.dir / "docs", plan.paths.dir)[:200],
@@ -73,4 +73,4 @@ def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:
         lines.append(f"{len(plan.problems)} file(s) do not load — run leafwise validate")
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} {chosen.node.title}")
-    return Result(result, pick_hint(ctx, chosen, agent), lines)
+    return Result(result, pick_hint(ctx.cmd, chosen, agent), lines)

@@ -51,7 +51,7 @@ from leafwise.commands.handlers.cycle_gates import (
 )
 from leafwise.commands.handlers.shared import get_node, pick_for, record, write
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger
 from leafwise.store.claims import parse_time
 from leafwise.store.writer import iso, locked
@@ -117,7 +117,7 @@ def _report(plan: Plan, cycle: ledger.Cycle, count: int | None) -> dict[str, Any
     """The honest account: what was done, what is left, where it stopped."""
     left = _open_items(plan, cycle)
     done_ids = cycle.items_done if cycle.kind == FOR_EACH else \
-        [cycle.node] if cycle.node and cycle.node in plan.nodes and plan.nodes[cycle.node].status == "done" else []
+        [cycle.node] if cycle.node and cycle.node in plan.nodes and plan.nodes[cycle.node].status == Status.DONE else []
     stuck = _stuck(plan, cycle)
     return {"status": cycle.status, "iterations": count, "cap": cycle.max_iterations,
             "tokens_used": cycle.tokens_used, "token_cap": cycle.token_cap, "done": list(done_ids),
@@ -250,22 +250,22 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
 def _fold_current(plan: Plan, cycle: ledger.Cycle) -> None:
     """For-each: a finished current item joins `items_done`; a blocked or gone one is let go."""
     node = plan.get(cycle.current) if cycle.current else None
-    if node is not None and node.status == "done" and node.id not in cycle.items_done:
+    if node is not None and node.status == Status.DONE and node.id not in cycle.items_done:
         cycle.items_done.append(node.id)
-    if node is None or node.status in CLOSED or node.status == "blocked":
+    if node is None or node.status in CLOSED or node.status == Status.BLOCKED:
         cycle.current = None
 
 
 def _pick_item(ctx: Ctx, plan: Plan, cycle: ledger.Cycle) -> Pick:
     """The next work item: a started one in scope first, else the picker's choice inside the scope."""
-    started = [n for n in _open_items(plan, cycle) if n.status == "in-progress"
+    started = [n for n in _open_items(plan, cycle) if n.status == Status.IN_PROGRESS
                and (cycle.agent is None or n.assignee in (None, cycle.agent))]
     if started:
         return Pick(started[0], "a started item of this cycle: finish it first")
     scope = scope_ids(plan, cycle)
     if scope is not None:  # the picker sees open work outside the scope as blocked
         plan = Plan(plan.paths, plan.project, {
-            i: n if i in scope or n.status in CLOSED else replace(n, status="blocked")
+            i: n if i in scope or n.status in CLOSED else replace(n, status=Status.BLOCKED)
             for i, n in plan.nodes.items()}, plan.problems)
     chosen = pick_for(ctx, cycle.agent, plan)
     if scope is not None:
@@ -421,7 +421,7 @@ def _iteration(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, target: No
         label = "Still on" if retry else "Work item" if cycle.kind == FOR_EACH else "Task"
         lines.append(f"{label}: {target.id} {target.title!r}"
                      + (" (not done yet: fix the class of the problem)" if retry else ""))
-    fresh = cycle.kind == FOR_EACH and target is not None and target.status == "draft"
+    fresh = cycle.kind == FOR_EACH and target is not None and target.status == Status.DRAFT
     steps = [start_cmd] if fresh else []
     if cycle.kind == "reconcile-config":
         steps.append(ctx.cmd("reconcile" + (f" --node {cycle.node}" if cycle.node else "")))

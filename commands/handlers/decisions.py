@@ -26,14 +26,8 @@ from leafwise.commands.handlers.shared import (
     write,
 )
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, claims
-
-
-def open_decision(data: dict[str, Any]) -> dict[str, Any] | None:
-    decision = data.get("decision")
-    if isinstance(decision, dict) and decision.get("question") and not decision.get("answer"):
-        return decision
-    return None
+from leafwise.store import CLOSED, Status, claims
+from leafwise.store.model import open_decision
 
 
 @command("ask", "Ask a person a strategic question: blocks the node with options to choose from.",
@@ -59,9 +53,9 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
 
     def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         values: dict[str, Any] = {
-            "status": "blocked", "blocked_reason": f"Decision needed: {question}",
+            "status": Status.BLOCKED, "blocked_reason": f"Decision needed: {question}",
             "decision": {"question": question, "options": options, "asked_by": who, "asked": now}}
-        if doc.get("status") != "blocked":
+        if doc.get("status") != Status.BLOCKED:
             values["blocked_from"] = doc.get("status")
             values["blocked_since"] = now
         return set_fields(doc, values)
@@ -72,8 +66,8 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
     plan = ctx.plan()
     chosen = pick_for(ctx, agent, plan)
     lines = [f"Asked on {node_id}: {question}"] + [f"  {i}. {o}" for i, o in enumerate(options, 1)]
-    return Result({"id": node_id, "question": question, "options": options, "status": "blocked"},
-                  pick_hint(ctx, chosen, agent), lines,
+    return Result({"id": node_id, "question": question, "options": options, "status": Status.BLOCKED},
+                  pick_hint(ctx.cmd, chosen, agent), lines,
                   Mutation("ask_decision", "ask", True, "blocked for a decision", change_list(node_id, changes)))
 
 
@@ -85,7 +79,7 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
 def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    decision = open_decision(node.data)
+    decision = node.open_decision
     if decision is None:
         raise CommandError("no_decision", f"{node_id} has no open decision",
                            fix(ctx.cmd(f"show {node_id}"), "look at the node"),
@@ -101,8 +95,8 @@ def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Resu
         answer["note"] = clean(note, 1000)
 
     def settle(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        current = doc.get("decision")
-        if not isinstance(current, dict) or current.get("answer"):
+        current = open_decision(doc)
+        if current is None:
             raise CommandError("already_decided", f"{node_id}'s decision was answered meanwhile",
                                fix(ctx.cmd(f"show {node_id}"), "read the answer"),
                                exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))

@@ -24,6 +24,7 @@ from leafwise.commands.contract import (
     next_,
     wait,
 )
+from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import until
 from leafwise.commands.core.validate import find_problems
@@ -37,7 +38,15 @@ from leafwise.commands.handlers.shared import (
     write,
 )
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Plan, PlanNotFound, Problem, find_root, load_plan
+from leafwise.store import (
+    CLOSED,
+    Plan,
+    PlanNotFound,
+    Problem,
+    Status,
+    find_root,
+    load_plan,
+)
 from leafwise.store import claims as leases
 from leafwise.store.loader import (
     PROJECT_KEY,
@@ -107,7 +116,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     claim = claims.get(node_id)
     lease = leases.read(ctx.paths(), node_id)
     stale = lease if lease is not None and lease.expired(now) else None
-    hint = node_hint(ctx, plan, node, claims, agent, now)
+    hint = node_hint(ctx.cmd, plan, node, claims, agent, now)
     if stale is not None:
         findings.append(Finding("stale_claim", f"{stale.agent}'s claim on {node_id} expired at {stale.expires}",
                                 next_(ctx.cmd("repair"), "release the expired claim",
@@ -115,9 +124,9 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                                 ("node", node_id), "warning", ctx.cmd("repair")))
     if node.status in CLOSED:
         findings.append(Finding("none", f"{node_id} is {node.status}", hint, ("node", node_id)))
-    elif node.status == "blocked":
-        decision = node.data.get("decision")
-        if isinstance(decision, dict) and not decision.get("answer"):
+    elif node.status == Status.BLOCKED:
+        decision = node.open_decision
+        if decision is not None:
             action = wait(f"a person answers the decision on {node_id} "
                           f"({ctx.cmd(f'decide {node_id} --option <N>')}); then run {ctx.cmd('next')}",
                           "strategic questions are a person's to settle")
@@ -138,7 +147,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                                 wait(condition, "held by another agent" if agent else "someone works on it"),
                                 ("agent", claim.agent), "info"))
     elif open_kids := [c for c in node.children if plan.nodes[c].status not in CLOSED]:
-        findings.append(Finding("in_progress" if node.status == "in-progress" else "children_open",
+        findings.append(Finding("in_progress" if node.status == Status.IN_PROGRESS else "children_open",
                                 f"{len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                                 next_(ctx.cmd(f"diagnose {open_kids[0]}"), "a parent waits for its children",
                                       or_=ctx.cmd(f"tree {node_id}")), ("node", open_kids[0])))
@@ -146,10 +155,10 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         root = plan.nodes.get(chain[-1])
         what = f"{chain[-1]} does not exist" if root is None else f"{chain[-1]} is {root.status}"
         action = (next_(ctx.cmd("validate"), "a dependency is missing") if root is None
-                  else node_hint(ctx, plan, root, claims, agent, now))
+                  else node_hint(ctx.cmd, plan, root, claims, agent, now))
         findings.append(Finding("dependency_open", f"waits for {' → '.join(chain)}: {what}", action,
                                 ("node", chain[-1]), "info"))
-    elif node.status == "in-progress":
+    elif node.status == Status.IN_PROGRESS:
         findings.append(Finding("in_progress", f"{node_id} is in progress" +
                                 (f" for {claim.agent} {until(claim)}" if claim else ""), hint,
                                 ("node", node_id)))
@@ -189,7 +198,7 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
                         ("node", p.node) if p.node else ("plan", None), "error")
                 for p in find_problems(plan, ctx.cmd) if p.severity == "error"]
     chosen = pick_for(ctx, agent, plan)
-    hint = pick_hint(ctx, chosen, agent)
+    hint = pick_hint(ctx.cmd, chosen, agent)
     if chosen.node is not None or chosen.open_count == 0:
         picked = Finding("none", chosen.reason, hint, ("node", chosen.node.id) if chosen.node else ("plan", None))
     elif chosen.held:
@@ -499,11 +508,9 @@ def _rerun_cascades(ctx: Ctx, plan: Plan, out: Repairs) -> None:
         return
     status = {nid: n.status for nid, n in plan.nodes.items()}
     for node in sorted(plan.nodes.values(), key=lambda n: (-n.depth, n.id)):
-        kids = node.children
-        if status[node.id] in CLOSED or node.cascade == "manual" or not kids \
-                or any(status[c] not in CLOSED for c in kids):
+        target = closing_status(status[c] for c in node.children) if cascades(node) else None
+        if target is None:
             continue
-        target = "done" if any(status[c] == "done" for c in kids) else "cancelled"
         if not out.dry_run:
             def close(doc: dict[str, Any], target: str = target) -> dict[str, tuple[Any, Any]]:
                 return {} if doc.get("status") in CLOSED else set_fields(doc, {"status": target})

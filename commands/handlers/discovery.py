@@ -71,7 +71,7 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
             lines.append(_field(key, value))
     for event in history[-5:]:
         lines.append(f"  {event.get('time', '')} {event.get('actor', '')} {event.get('command', '')}")
-    return Result(view, node_hint(ctx, plan, node, claims, agent, now), lines)
+    return Result(view, node_hint(ctx.cmd, plan, node, claims, agent, now), lines)
 
 
 def _field(key: str, value: Any) -> str:

@@ -16,6 +16,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.handlers.shared import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
+from leafwise.store import Status
 from leafwise.store.paths import PLAN_DIR, UnsafePath
 from leafwise.store.writer import write_text
 
@@ -56,7 +57,7 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
                   or_=ctx.cmd(f'block {node_id} --reason "<reason>"'))
     if not docs:
         lines.append(f"{node_id} has no docs yet.")
-        after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"') if node.status == "in-progress"
+        after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"') if node.status == Status.IN_PROGRESS
                       else ctx.cmd(f"show {node_id}"), "no docs to read",
                       or_=ctx.cmd(f'write-doc {node_id} --content "<content>"'))
     return Result({"id": node_id, "docs": docs}, after, lines)

@@ -36,7 +36,7 @@ from leafwise.commands.handlers.shared import (
     write,
 )
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import locked
@@ -94,8 +94,8 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
                                exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
                                mutation=Mutation("heartbeat_task", "heartbeat", False, f"node {status}"))
         ours = claim is not None and claim.agent == agent
-        if not ours and not (status == "in-progress" and assignee == agent):
-            if status == "in-progress" and assignee and claim is None:
+        if not ours and not (status == Status.IN_PROGRESS and assignee == agent):
+            if status == Status.IN_PROGRESS and assignee and claim is None:
                 raise _held(ctx, node_id, str(assignee), "", agent, "heartbeat_task")
             raise CommandError("not_claimed", f"{agent} holds no lease on {node_id}; start it first",
                                fix(ctx.cmd(f"start {node_id} --agent {agent_arg(agent)}"), "take the lease"),
@@ -123,8 +123,8 @@ def give_back(ctx: Ctx, node: Node, names: set[str] | None) -> dict[str, tuple[A
     """
     def reset(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         values: dict[str, Any] = {}
-        if doc.get("status") == "in-progress":
-            values["status"] = "draft"
+        if doc.get("status") == Status.IN_PROGRESS:
+            values["status"] = Status.DRAFT
         if doc.get("assignee") is not None and (names is None or doc.get("assignee") in names):
             values["assignee"] = None
         return set_fields(doc, values) if values else {}
@@ -148,7 +148,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
         fresh = read_node_file(paths.node_file(node_id)).data or {}
         if claim is not None:
             holder, expires, live = claim.agent, claim.expires, not claim.expired(now)
-        elif fresh.get("status") == "in-progress" and fresh.get("assignee"):
+        elif fresh.get("status") == Status.IN_PROGRESS and fresh.get("assignee"):
             holder, expires, live = str(fresh["assignee"]), "", True  # assigned by hand: held, no expiry
         else:
             holder, expires, live = None, "", False

@@ -25,7 +25,7 @@ from leafwise.commands.handlers.shared import (
     write,
 )
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, STATUSES, Plan
+from leafwise.store import CLOSED, STATUSES, Plan, Status
 from leafwise.store.loader import parse_yaml
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
 from leafwise.store.paths import (
@@ -223,7 +223,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         fields["parent"] = parent
     if release:
         fields["release"] = release
-    fields["status"] = "draft"
+    fields["status"] = Status.DRAFT
     if depends_on:
         fields["depends_on"] = list(dict.fromkeys(depends_on))
     if tags:
@@ -242,7 +242,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
                            fix(ctx.cmd("doctor"), "check the nodes folder"), category="io") from exc
     fields["id"] = node_id
     shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
-    record(ctx, "add", node_id, {"status": (None, "draft")}, title=title, parent=parent)
+    record(ctx, "add", node_id, {"status": (None, Status.DRAFT)}, title=title, parent=parent)
     ctx.forget()
     kind = "tech-debt tail" if tech_debt else "deferred improvement" if trigger else "node"
     return Result(
@@ -251,7 +251,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         [f"Added {kind} {node_id}: {title}"
          + (f" under {parent}" if parent else "") + (f" in {release}" if release else "")],
         Mutation("add_node", "add", True, f"{kind} created",
-                 [{"id": node_id, "field": "status", "from": None, "to": "draft"}]))
+                 [{"id": node_id, "field": "status", "from": None, "to": Status.DRAFT}]))
 
 
 def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt) -> str:
@@ -276,8 +276,9 @@ def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_d
 
 # --- edit -------------------------------------------------------------------
 
-LIFECYCLE = {"done": "complete {id} --summary \"<summary>\"", "blocked": "block {id} --reason \"<reason>\"",
-             "cancelled": "cancel {id} --reason \"<reason>\""}
+LIFECYCLE = {Status.DONE: "complete {id} --summary \"<summary>\"",
+             Status.BLOCKED: "block {id} --reason \"<reason>\"",
+             Status.CANCELLED: "cancel {id} --reason \"<reason>\""}
 READ_ONLY_FIELDS = {"id", "created", "updated"}
 
 

@@ -45,7 +45,7 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
             lines.append(f"  {item['id']:10} {item['title']}{who}{left}")
     if chosen.node:
         lines += ["", f"Next task: {chosen.node.id} {chosen.node.title}"]
-    hint = pick_hint(ctx, chosen, agent)
+    hint = pick_hint(ctx.cmd, chosen, agent)
     if report.reconcile_release:
         hint = next_(ctx.cmd(f"reconcile --release {report.reconcile_release}"),
                      f"drafts in release {report.reconcile_release} look shipped (only drafts remain "

@@ -20,6 +20,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.handlers.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.registry import Ctx, Param, command
+from leafwise.store import Status
 
 DEFAULT_MIN_CONFIDENCE = 0.8
 DEFAULT_LIMIT = 100
@@ -129,7 +130,7 @@ def _apply(ctx: Ctx, suggestions: list[dict[str, Any]], threshold: float, off_li
                 " | exists: " + "; ".join(s["exists"]) if s["exists"] else ""), 1000)
             node = get_node(ctx, nid)
             delta = write(ctx, node, lambda doc: set_fields(doc, {NOTE_KEY: note})
-                          if doc.get("status") == "draft" else {})
+                          if doc.get("status") == Status.DRAFT else {})
             if delta:
                 record(ctx, "reconcile", nid, delta)
                 changes += change_list(nid, delta)
@@ -145,7 +146,7 @@ def _apply(ctx: Ctx, suggestions: list[dict[str, Any]], threshold: float, off_li
             continue
         try:
             node = get_node(ctx, nid)
-            if node.status != "draft":
+            if node.status != Status.DRAFT:
                 raise CommandError("status_changed", f"{nid} is now {node.status}",
                                    fix(ctx.cmd(f"show {nid}"), "re-read the node"))
             recorded = [{"kind": ev["kind"], "path": ev["path"], "line": ev["line"],

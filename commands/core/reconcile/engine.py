@@ -26,7 +26,7 @@ from leafwise.commands.core.reconcile.match import (
     parse_title,
 )
 from leafwise.commands.core.reconcile.scan import Artifact, Index, build_index
-from leafwise.store import Node, Plan
+from leafwise.store import Node, Plan, Status
 
 DECLARED_WEIGHT = 1.0
 CLOSING_COMMIT_WEIGHT = 0.8
@@ -52,7 +52,7 @@ def draft_leaves(plan: Plan, node_id: str | None = None, release: str | None = N
         pool = list(plan.nodes.values())
     rank = plan.project.release_rank()
     last = len(rank)
-    leaves = [n for n in pool if n.status == "draft" and not n.children
+    leaves = [n for n in pool if n.status == Status.DRAFT and not n.children
               and (release is None or n.effective_release == release)]
     return sorted(leaves, key=lambda n: (rank.get(n.effective_release, last), _id_key(n.id)))
 
@@ -83,7 +83,7 @@ def closed_by_commits(plan: Plan) -> list[Node]:
 
     Cheap enough for `progress` to ask whether reconcile is worth running.
     """
-    drafts = {n.id: n for n in plan.nodes.values() if n.status == "draft" and not n.children}
+    drafts = {n.id: n for n in plan.nodes.values() if n.status == Status.DRAFT and not n.children}
     if not drafts:
         return []
     commits = commits_by_node(Path(plan.paths.repo), limit=500)
