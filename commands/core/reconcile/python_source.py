@@ -4,6 +4,7 @@ commands, SQLAlchemy/Django/pydantic models and fields, pytest tests, symbols.""
 from __future__ import annotations
 
 import re
+import tomllib
 
 from leafwise.commands.core.reconcile.scan import Index, Source, join_route, route_words
 from leafwise.commands.core.reconcile.text import identifier_concepts
@@ -24,8 +25,6 @@ _ARGPARSE = re.compile(r"""add_parser\(\s*["']([\w:-]+)["']""")
 _CLASS = re.compile(r"^([ \t]*)class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.M)
 _DEF = re.compile(r"^([ \t]*)(?:async\s+)?def\s+(\w+)\s*\(", re.M)
 _FIELD = re.compile(r"^([ \t]+)(\w+)\s*(?::[^=\n]+)?=?", re.M)
-_SCRIPTS = re.compile(r"^\[project\.scripts\]\s*\n((?:[^\[\n][^\n]*\n?)*)", re.M)
-_SCRIPT_LINE = re.compile(r"""^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.:]+)["']""", re.M)
 MODEL_BASES = re.compile(r"\b(Base|DeclarativeBase|Model|SQLModel|Document|BaseModel|Schema|TypedDict|Struct)\b")
 
 
@@ -185,10 +184,17 @@ def _tests(index: Index, src: Source) -> None:
 
 
 def _pyproject(index: Index, src: Source) -> None:
-    block = _SCRIPTS.search(src.text)
-    if not block:
+    """Console scripts of `[project.scripts]`, read with tomllib; each at the line naming it."""
+    try:
+        project = tomllib.loads(src.text).get("project")
+    except tomllib.TOMLDecodeError:
+        return  # reconcile reads untrusted code: a broken file only yields no evidence
+    scripts = project.get("scripts") if isinstance(project, dict) else None
+    if not isinstance(scripts, dict):
         return
-    for m in _SCRIPT_LINE.finditer(block.group(1)):
-        name, target = m.groups()
-        src.add(index, "cli", name, block.start(1) + m.start(), identifier_concepts(name, target.split(":")[-1]),
+    for name, target in scripts.items():
+        if not isinstance(target, str):
+            continue
+        at = re.search(rf"""^[ \t]*["']?{re.escape(name)}["']?[ \t]*=""", src.text, re.M)
+        src.add(index, "cli", name, at.start() if at else 0, identifier_concepts(name, target.split(":")[-1]),
                 side="cli")
