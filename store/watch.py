@@ -1,13 +1,18 @@
-"""Which plan files changed: a small watchfiles wrapper for the canvas.
+"""Which plan files changed: a small watchfiles wrapper for the canvas and the MCP server.
 
 It maps raw file events under `.leafwise/` to what a viewer must re-read
 (node ids, the project file, the journal, claims, docs, cycles) and drops the
 noise every write makes: the derived `.cache/`, the `.locks/`, and the
-temporary files of atomic writes. Nothing here knows about the UI.
+temporary files of atomic writes. `watch` streams those batches to the
+canvas; `PlanWatcher` answers a long-lived server's "anything since I last
+looked?" synchronously. Nothing here knows about the UI.
 """
 
 from __future__ import annotations
 
+import os
+import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable
@@ -32,6 +37,11 @@ class PlanChanges:
 
     def __bool__(self) -> bool:
         return bool(self.nodes or self.project or self.journal or self.claims or self.cycles or self.docs)
+
+    @property
+    def plan_stale(self) -> bool:
+        """Whether a loaded `Plan` is out of date: a node file or project.yaml changed."""
+        return bool(self.nodes or self.project)
 
     def merge(self, other: PlanChanges) -> None:
         self.nodes |= other.nodes
@@ -99,3 +109,69 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
         changes = classify(paths, (path for _change, path in batch))
         if changes:
             yield changes
+
+
+class PlanWatcher:
+    """What changed in the plan since the last `changes()`, asked synchronously (`leafwise mcp`).
+
+    watchfiles delivers events from a background thread, so a write that
+    finished just before a call may not have arrived when the call asks. So
+    `changes()` first touches a fence file of its own (under `.cache/`) and
+    drains events until the fence's own event shows up: the kernel queues a
+    watch's events in order, so every write finished before the call has
+    arrived by then. `lost` turns true when the watch can no longer vouch for
+    anything (the plan's folder or `nodes/` removed or replaced, the fence not
+    seen in time): its owner then closes it and makes a new one.
+    """
+
+    def __init__(self, paths: PlanPaths, *, timeout: float = 1.0):
+        from watchfiles import watch  # imported here: only long-lived processes watch
+
+        self.paths = paths
+        self.lost = False
+        self._timeout = timeout
+        self._identity = _identity(paths)
+        paths.cache.mkdir(exist_ok=True)  # before the watch starts, so its fence is watched from the start
+        self._fence = paths.cache / f"watch-{os.getpid()}-{id(self):x}.fence"
+        self._fence.write_bytes(b"0")
+        self._remove_fence = weakref.finalize(self, self._fence.unlink, missing_ok=True)  # also at exit
+        self._ticks = 0
+        base, fence = paths.dir, os.fspath(self._fence)
+        self._gone = {os.fspath(base), os.fspath(paths.nodes)}  # an event on these: the watch is lost
+        self._events = watch(base, watch_filter=lambda _c, path: path == fence or path in self._gone
+                             or relevant(base, path), debounce=50, step=1, rust_timeout=1,
+                             yield_on_timeout=True, raise_interrupt=False)
+        next(self._events)  # starts the watch: every write from here on is queued
+
+    def changes(self) -> PlanChanges:
+        """Every relevant change since the last call, including writes that finished just now."""
+        out = PlanChanges()
+        if self.lost or _identity(self.paths) != self._identity:
+            self.lost = True
+            return out
+        fence = os.fspath(self._fence)
+        try:
+            self._ticks += 1
+            self._fence.write_bytes(str(self._ticks).encode())
+            deadline = time.monotonic() + self._timeout
+            while True:
+                batch = {path for _change, path in next(self._events)}
+                out.merge(classify(self.paths, batch - {fence}))
+                if fence in batch or batch & self._gone or time.monotonic() > deadline:
+                    self.lost = fence not in batch or bool(batch & self._gone)
+                    break
+        except (OSError, RuntimeError, StopIteration):  # the fence's folder gone, the watcher stopped
+            self.lost = True
+        return out
+
+    def close(self) -> None:
+        self._events.close()
+        self._remove_fence()
+
+
+def _identity(paths: PlanPaths) -> tuple[tuple[int, int], ...] | None:
+    """(device, inode) of the plan folder and of nodes/: a replaced folder has new ones."""
+    try:
+        return tuple((st.st_dev, st.st_ino) for st in (os.stat(paths.dir), os.stat(paths.nodes)))
+    except OSError:
+        return None

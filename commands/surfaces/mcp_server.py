@@ -12,10 +12,7 @@ Only `leafwise mcp` imports this module (it pulls in the SDK, too heavy for
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import struct
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -31,6 +28,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
+from leafwise.store.watch import PlanWatcher
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools import Tool
@@ -124,97 +122,43 @@ def _check(spec: Command, arguments: dict[str, Any]) -> tuple[dict[str, Any], st
     return out, None
 
 
-class ChangeFlag:
-    """Whether the plan's files changed since the last look, in one syscall (Linux inotify).
-
-    The kernel queues an event when a write happens, so draining the queue when
-    a call arrives sees every write that finished before the call was made:
-    a plan kept since the last call is reused only when nothing was written.
-    """
-
-    MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800  # modify, attrib, close_write,
-    # moved_from, moved_to, create, delete, delete_self, move_self
-    ALARMS = 0x4000 | 0x8000 | 0x400 | 0x800  # queue overflow, watch gone, folder deleted or moved
-    HEADER = struct.Struct("iIII")  # wd, mask, cookie, name length
-
-    def __init__(self, paths: PlanPaths):
-        import ctypes
-
-        self.lost = False  # a watched folder went away: this flag can no longer vouch for anything
-        libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1")
-        for folder in (paths.dir, paths.nodes):
-            if libc.inotify_add_watch(self.fd, os.fsencode(folder), self.MASK) < 0:
-                os.close(self.fd)
-                raise OSError(ctypes.get_errno(), f"inotify_add_watch {folder}")
-
-    @classmethod
-    def for_plan(cls, paths: PlanPaths) -> ChangeFlag | None:
-        """A flag, or None where inotify is not available (then every call reloads)."""
-        if not sys.platform.startswith("linux"):
-            return None
-        try:
-            return cls(paths)
-        except (OSError, AttributeError):
-            return None
-
-    def changed(self) -> bool:
-        """Drain the queue; True if a node file, project.yaml or a watched folder changed."""
-        seen = False
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return seen
-            offset = 0
-            while offset < len(data):
-                _wd, mask, _cookie, size = self.HEADER.unpack_from(data, offset)
-                name = data[offset + self.HEADER.size: offset + self.HEADER.size + size].rstrip(b"\0")
-                offset += self.HEADER.size + size
-                if mask & self.ALARMS:
-                    self.lost = seen = True
-                elif name in (b"project.yaml", b"nodes") or (name.endswith(b".yaml") and not name.startswith(b".")):
-                    seen = True
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
 class Session:
     """The plan a server answers for, with a warm plan that is never stale.
 
     Every call gets a fresh `Ctx`. A read-only call may start from the plan
-    the previous read-only call loaded, but only when the change flag says no
-    node file nor project.yaml was written since; anything else reloads
-    (through the loader's stat-keyed cache). A mutating call always drops it:
-    commands patch the plan they hold as they write.
+    the previous read-only call loaded, but only when the plan's watcher
+    (`store.watch.PlanWatcher`, the same rule for which files matter as the
+    canvas's) says no node file nor project.yaml was written since; anything
+    else reloads (through the loader's stat-keyed cache). A mutating call
+    always drops it: commands patch the plan they hold as they write.
     """
 
     def __init__(self, root: str | None = None, cwd: Path | None = None):
         self.root = root
         self.cwd = cwd or Path.cwd()
         self._paths: PlanPaths | None = None
-        self._flag: ChangeFlag | None = None
+        self._watcher: PlanWatcher | None = None
         self._warm: Plan | None = None
         self._lock = threading.Lock()
 
     def _watch(self) -> None:
         """Find the plan (again, if its folder went away) and watch it before anything loads it."""
-        if self._flag is not None and (self._flag.changed() or self._flag.lost):
+        if self._watcher is not None and (self._watcher.changes().plan_stale or self._watcher.lost):
             self._warm = None
-            if self._flag.lost:
-                self._flag.close()
-                self._flag = None
+            if self._watcher.lost:
+                self._watcher.close()
+                self._watcher = None
         if self._paths is None or not self._paths.dir.is_dir():
             try:
                 self._paths = find_root(self.cwd, self.root)
             except PlanNotFound:
                 self._paths = None  # the command itself answers with the not-found envelope
             self._warm = None
-        if self._flag is None and self._paths is not None and self._paths.nodes.is_dir():
-            self._flag = ChangeFlag.for_plan(self._paths)
+        if self._watcher is None and self._paths is not None and self._paths.nodes.is_dir():
+            try:
+                self._watcher = PlanWatcher(self._paths)
+            except (OSError, RuntimeError):  # no watch possible (limits, permissions): every call reloads
+                self._watcher = None
             self._warm = None
 
     def ctx(self, spec: Command) -> Ctx:
@@ -222,14 +166,14 @@ class Session:
         with self._lock:
             self._watch()
             ctx._paths = self._paths
-            if self._flag is None or spec.mutating:
+            if self._watcher is None or spec.mutating:
                 self._warm = None
             ctx._plan = self._warm
         return ctx
 
     def _keep(self, spec: Command, ctx: Ctx) -> None:
         with self._lock:
-            keep = self._flag is not None and not spec.mutating and ctx._paths == self._paths
+            keep = self._watcher is not None and not spec.mutating and ctx._paths == self._paths
             self._warm = ctx._plan if keep else None
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
