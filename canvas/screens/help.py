@@ -41,9 +41,8 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as scroll:
             scroll.border_title = "Keys"
             scroll.border_subtitle = "Esc to close · ctrl+p for the command palette"
-            seen: set[str] = set()
-            for node in self._chain():
-                lines = self._lines(node, seen)
+            for node, bindings in self._sections():
+                lines = self._lines(bindings)
                 if lines:
                     title = SECTION_NAMES.get(type(node).__name__, type(node).__name__)
                     yield Static(Content("\n").join([Content.styled(title, "bold $accent"), *lines]),
@@ -55,20 +54,22 @@ class HelpScreen(ModalScreen[None]):
                                           "click the next-task line to jump to that task."),
                          classes="help-section")
 
-    def _chain(self) -> list[DOMNode]:
-        focused = self.under.focused
-        nodes: list[DOMNode] = list(focused.ancestors_with_self) if focused is not None else [self.under, self.app]
-        if self.under not in nodes:
-            nodes += [self.under, self.app]
-        return [n for n in nodes if getattr(n, "_bindings", None) is not None]
-
-    def _lines(self, node: DOMNode, seen: set[str]) -> list[Content]:
-        """One line per action, its keys together ("j ↓  Down"); keys a nearer widget took are skipped."""
-        grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
-        for key, binding in node._bindings:
-            if binding.action in HIDDEN_ACTIONS or binding.system or key in seen:
+    def _sections(self) -> list[tuple[DOMNode, list[tuple[str, Binding]]]]:
+        """The view's active bindings (`Screen.active_bindings`: remapped keys applied, keys a nearer
+        widget took left out, unavailable actions dropped), grouped by the widget that owns them,
+        nearest first."""
+        sections: dict[DOMNode, list[tuple[str, Binding]]] = {}
+        for key, active in self.under.active_bindings.items():
+            binding = active.binding
+            if binding.action in HIDDEN_ACTIONS or binding.system:
                 continue
-            seen.add(key)
+            sections.setdefault(active.node, []).append((key, binding))
+        return list(sections.items())
+
+    def _lines(self, bindings: list[tuple[str, Binding]]) -> list[Content]:
+        """One line per action, its keys together ("j ↓  Down")."""
+        grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
+        for key, binding in bindings:
             entry = grouped.setdefault((binding.action, binding.description), ([], binding))
             entry[0].append(self.app.get_key_display(Binding(key, binding.action)))
         lines = []
