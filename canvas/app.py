@@ -14,13 +14,13 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.look import set_display_clock
 from leafwise.canvas.model.state import Delta, PlanState
-from leafwise.canvas.palette import CanvasCommands
+from leafwise.canvas.palette import CanvasCommands, system_commands
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.help import HelpScreen
 from leafwise.canvas.screens.plan import PlanScreen
@@ -33,12 +33,26 @@ from leafwise.store import PlanPaths, find_root, journal, load_plan
 from leafwise.store.watch import PlanChanges, watch
 from leafwise.themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.signal import Signal
 
 RECENT_EVENTS = 60  # journal lines the feed starts with
+NOTICES_KEPT = 200  # toasts remembered in `CanvasApp.notices`
+# Textual's own palette entries that the canvas's replace: "theme: …", "help: Keys", "app: Quit".
+REPLACED_SYSTEM_COMMANDS = frozenset({"Theme", "Keys", "Quit"})
 ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summary
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A toast the app posted, as a person saw it."""
+
+    title: str
+    message: str
+    severity: SeverityLevel
 
 
 @dataclass
@@ -59,7 +73,7 @@ class CanvasApp(App[int]):
     MODES = {"plan": PlanScreen, "blocked": BlockedScreen, "progress": ProgressScreen,
              "reconcile": ReconcileScreen, "problems": ProblemsScreen}
     DEFAULT_MODE = "plan"
-    COMMANDS = {CanvasCommands}
+    COMMANDS = App.COMMANDS | {CanvasCommands}
     COMMAND_PALETTE_DISPLAY = "Commands"
     BINDINGS = [
         Binding("b", "view('blocked')", "Blocked", id="view.blocked", tooltip="Blocked tasks and open decisions"),
@@ -88,6 +102,7 @@ class CanvasApp(App[int]):
         self.live = False
         self.recent_events: list[dict[str, Any]] = []
         self.me = Ctx().who()
+        self.notices: list[Notice] = []  # the toasts posted so far (the latest NOTICES_KEPT), oldest first
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
         self._stop_watch: asyncio.Event | None = None
@@ -255,7 +270,21 @@ class CanvasApp(App[int]):
         if on_done is not None:
             on_done(outcome)
 
-    # --- views, help, themes -------------------------------------------------------------
+    # --- views, help, themes, palette, toasts -------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette's app-wide entries: ours ("group: verb"), then the Textual defaults we keep."""
+        yield from system_commands(self)
+        for command in super().get_system_commands(screen):
+            if command.title not in REPLACED_SYSTEM_COMMANDS:
+                yield command
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Post a toast, and remember it in `notices`."""
+        self.notices.append(Notice(title, message, severity))
+        del self.notices[:-NOTICES_KEPT]
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def action_view(self, name: str) -> None:
         if self.current_mode == name and name != "plan":

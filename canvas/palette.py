@@ -1,12 +1,19 @@
-"""The command palette (ctrl+p): "group: verb" entries, and any node by id or title."""
+"""The command palette (ctrl+p): "group: verb" entries, and any node by id or title.
+
+App-wide entries (views, themes, help, quit…) are system commands: `system_commands()`
+yields them for `CanvasApp.get_system_commands`, beside the Textual defaults the app
+keeps. `CanvasCommands` adds what depends on the view: the selected task's triage
+verbs and any node found by id or title.
+"""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable, Iterator, cast
 
 from leafwise.canvas.screens.triage import Triage
 from leafwise.themes import THEME_LABELS
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
@@ -26,13 +33,36 @@ TASK_ENTRIES = (
 )
 
 
+VIEWS = (("plan", "Plan", "the tree, the details and the activity feed"),
+         ("blocked", "Blocked", "blocked tasks and open decisions, to triage"),
+         ("progress", "Progress", "done percentages by release and epic"),
+         ("reconcile", "Reconcile", "drafts the code suggests have shipped"),
+         ("problems", "Problems", "what the validator reports, with fixes"))
+
+
+def system_commands(app: CanvasApp) -> Iterator[SystemCommand]:
+    """The canvas's app-wide palette entries, titled "group: verb"."""
+    for mode, label, help_text in VIEWS:
+        yield SystemCommand(f"view: {label}", help_text, partial(app.action_view, mode))
+    yield SystemCommand("go: Next task", "the task the picker hands out now", app.open_node_next)
+    for name, label in THEME_LABELS.items():
+        marker = " (current)" if app.theme == name else ""
+        yield SystemCommand(f"theme: {label}{marker}", f"switch to the {label.lower()} theme",
+                            partial(app.set_theme, name))
+    yield SystemCommand("plan: Reload from disk", "re-read every file (the view is live anyway)", app.action_reload)
+    yield SystemCommand("plan: Hide or show closed work", "done and cancelled rows in the tree", app.toggle_closed)
+    yield SystemCommand("help: Keys", "every key of this view", app.action_help)
+    yield SystemCommand("app: Quit", "leave the canvas", app.action_quit)
+
+
 class CanvasCommands(Provider):
+    """The view's own entries: the selected task's triage verbs, and nodes by id or title."""
+
     @property
     def canvas(self) -> CanvasApp:
         return cast("CanvasApp", self.screen.app)
 
     def entries(self) -> list[Entry]:
-        app = self.canvas
         screen = self.screen
         out: list[Entry] = []
         if isinstance(screen, Triage):
@@ -41,22 +71,6 @@ class CanvasCommands(Provider):
                 if node is not None and screen.triage_allowed(action):
                     out.append((f"task: {verb.replace('…', '')} {node.id}{'…' if verb.endswith('…') else ''}",
                                 getattr(screen, f"action_{action}"), f"{node.title}: {help_text}"))
-        views = (("plan", "Plan", "the tree, the details and the activity feed"),
-                 ("blocked", "Blocked", "blocked tasks and open decisions, to triage"),
-                 ("progress", "Progress", "done percentages by release and epic"),
-                 ("reconcile", "Reconcile", "drafts the code suggests have shipped"),
-                 ("problems", "Problems", "what the validator reports, with fixes"))
-        for mode, label, help_text in views:
-            out.append((f"view: {label}", partial(app.action_view, mode), help_text))
-        out.append(("go: Next task", partial(app.open_node_next), "the task the picker hands out now"))
-        for name, label in THEME_LABELS.items():
-            marker = " (current)" if app.theme == name else ""
-            out.append((f"theme: {label}{marker}", partial(app.set_theme, name),
-                        f"switch to the {label.lower()} theme"))
-        out.append(("plan: Reload from disk", app.action_reload, "re-read every file (the view is live anyway)"))
-        out.append(("plan: Hide or show closed work", app.toggle_closed, "done and cancelled rows in the tree"))
-        out.append(("help: Keys", app.action_help, "every key of this view"))
-        out.append(("app: Quit", app.action_quit, "leave the canvas"))
         return out
 
     async def discover(self) -> Hits:
