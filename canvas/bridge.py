@@ -26,11 +26,6 @@ class Request:
     node: str | None = None
 
 
-def available(name: str) -> bool:
-    """Is the command registered in this build (reconcile and cycles may land later)?"""
-    return name in load_all()
-
-
 def run(root: Path, request: Request, actor: str | None = None) -> Outcome:
     """Run a registry command on the plan at `root` (blocking: call it from a worker thread)."""
     load_all()

@@ -6,7 +6,7 @@ from typing import Any
 
 from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import bar, clock, mark, percent
+from leafwise.canvas.look import bar, clock, mark, one_line, percent
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.commands.core.progress import Tally, compute
@@ -14,7 +14,7 @@ from textual import work
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 CYCLE_COMMAND = "cycle status"
 EPICS_SHOWN = 200
@@ -32,35 +32,18 @@ def tally_line(label: Content, tally: Tally, width: int = 24) -> Content:
                             *counts)
 
 
-def cycle_rows(result: Any) -> list[dict[str, Any]]:
-    """The cycles in a `cycle status` result, whichever list key it uses."""
-    if isinstance(result, list):
-        return [r for r in result if isinstance(r, dict)]
-    if isinstance(result, dict):
-        for key in ("cycles", "items"):
-            value = result.get(key)
-            if isinstance(value, dict) and isinstance(value.get("items"), list):
-                value = value["items"]
-            if isinstance(value, list):
-                return [r for r in value if isinstance(r, dict)]
-        if "name" in result:
-            return [result]
-    return []
-
-
 def cycle_line(row: dict[str, Any]) -> Content:
-    count = row.get("count", row.get("iterations", row.get("iteration", 0))) or 0
-    cap = row.get("max_iterations", row.get("cap")) or 0
-    tokens = row.get("tokens", row.get("tokens_used"))
-    token_cap = row.get("token_cap")
-    parts = [Content.styled(f"{row.get('name', '?'):<18}", "bold"),
-             Content.styled(f"{row.get('kind', ''):<22}", "$text-muted")]
-    if cap:
-        parts += [bar(int(count), int(cap), 12), Content(f" {count}/{cap}")]
-    if tokens is not None:
-        parts.append(Content.styled(f"   tokens {tokens}" + (f"/{token_cap}" if token_cap else ""), "$text-muted"))
-    if row.get("status") or row.get("state"):
-        parts.append(Content.styled(f"   {row.get('status') or row.get('state')}", "$accent"))
+    """One row of `cycle status` (the fields of `store.cycles.Cycle.row`, or a row saying it is unreadable)."""
+    name = Content.styled(f"{row['name']:<18}", "bold")
+    if row["status"] == "unreadable":
+        return Content.assemble(name, Content.styled(f"unreadable: {one_line(row['error'], 200)}", "$error"))
+    count, cap = row["count"], row["cap"]
+    parts = [name, Content.styled(f"{row['kind']:<22}", "$text-muted"),
+             bar(count or 0, cap, 12), Content(f" {count if count is not None else '?'}/{cap}"),
+             Content.styled(f"   tokens {row['tokens_used']}/{row['token_cap']}", "$text-muted"),
+             Content.styled(f"   {row['status']}", "$accent")]
+    if row["stop_reason"]:
+        parts.append(Content.styled(f": {one_line(row['stop_reason'], 200)}", "$text-muted"))
     return Content.assemble(*parts)
 
 
@@ -93,7 +76,7 @@ class ProgressScreen(ViewScreen):
         if report.in_flight:
             options.append(self._header(f"In progress ({len(report.in_flight)})"))
             for item in report.in_flight[:100]:
-                who = f"  @{item['assignee']}" if item.get("assignee") else ""
+                who = f"  @{item['assignee']}" if item["assignee"] else ""
                 left = "" if item["leaf"] else f"  {item['open_leaves_left']} open leaves left"
                 claim = state.claims.get(item["id"])
                 held = (f"  held until {clock(claim.expires)}" if claim.expires else "  held, no lease") \
@@ -119,23 +102,19 @@ class ProgressScreen(ViewScreen):
 
     @work(thread=True, exclusive=True, group="cycles")
     def _load_cycles(self) -> None:
-        if not bridge.available(CYCLE_COMMAND):
-            rows: list[Content] = [Content.styled("Cycles arrive with `leafwise cycle` (not in this build yet).",
-                                                  "$text-muted")]
+        outcome = bridge.run(self.app.paths.repo, Request(CYCLE_COMMAND, {}, "Cycle status"))
+        if outcome.exit_code:
+            rows = [Content.styled(bridge.error_text(outcome), "$error")]
         else:
-            outcome = bridge.run(self.app.paths.repo, Request(CYCLE_COMMAND, {}, "Cycle status"))
-            if outcome.exit_code:
-                rows = [Content.styled(bridge.error_text(outcome), "$error")]
-            else:
-                found = cycle_rows(outcome.envelope.get("result"))
-                rows = [cycle_line(r) for r in found] or [Content.styled("No cycle is running.", "$text-muted")]
+            listing = outcome.envelope["result"]  # bounded: {items, total, limit, truncated}
+            rows = [cycle_line(r) for r in listing["items"]] or [Content.styled("No cycle is running.", "$text-muted")]
         self.app.call_from_thread(self._show_cycles, rows)
 
     def _show_cycles(self, rows: list[Content]) -> None:
         listing = self.query_one("#progress-list", OptionList)
         try:
             index = listing.get_option_index("!cycles")
-        except Exception:  # noqa: BLE001 - redrawn meanwhile
+        except OptionDoesNotExist:  # redrawn meanwhile
             return
         listing.replace_option_prompt_at_index(index, Content("\n").join(rows))
 

@@ -2,8 +2,10 @@
 
 The `reconcile` command runs in a worker (it reads the code); each accepted
 suggestion is one `reconcile --apply --node ID`. A rejected one is only hidden
-for this session: nothing is written. If the build has no `reconcile` command
-yet, the view says so.
+for this session: nothing is written. A suggestion is the dict
+`commands.core.reconcile.engine` makes (id, title, verdict, confidence,
+evidence [{kind, path, line, snippet, weight, name}], missing, …), read by
+those keys only.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.registry import REGISTRY
 from textual import on, work
 from textual.binding import Binding
 from textual.content import Content
@@ -28,28 +29,10 @@ VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ pa
 VERDICT_ORDER = {"shipped": 0, "partial": 1, "none": 2}
 
 
-def confidence_of(item: dict[str, Any]) -> float:
-    value = item.get("confidence")
-    return float(value) if isinstance(value, (int, float)) else 0.0
-
-
-def suggestions_of(result: Any) -> list[dict[str, Any]]:
-    items = result.get("suggestions") if isinstance(result, dict) else result
-    if isinstance(items, dict):
-        items = items.get("items")
-    return [s for s in items or [] if isinstance(s, dict) and s.get("id")]
-
-
-def command_args(**wanted: Any) -> dict[str, Any]:
-    """Arguments under the names the registered command uses (`node` or `node_id`)."""
-    names = {p.name for p in REGISTRY[COMMAND].params}
-    out = {}
-    for key, value in wanted.items():
-        for name in ((key, f"{key}_id") if key == "node" else (key,)):
-            if name in names:
-                out[name] = value
-                break
-    return out
+def where_of(evidence: dict[str, Any]) -> str:
+    """`path:line`, or the path alone (a commit's evidence has no line)."""
+    line = evidence["line"]
+    return f"{evidence['path']}:{line}" if line is not None else str(evidence["path"])
 
 
 class ReconcileScreen(ViewScreen):
@@ -72,19 +55,10 @@ class ReconcileScreen(ViewScreen):
         self.ran = False
 
     def redraw(self, state: PlanState) -> None:
-        if not bridge.available(COMMAND):
-            self.query_one("#reconcile-summary", Static).update(Content.assemble(
-                ("Reconcile is not part of this build yet. ", "bold $warning"),
-                ("When the `reconcile` command lands, this view runs it and lists each draft the code "
-                 "suggests has shipped, with its evidence, to accept (a) or reject (x) one by one.", "$text-muted")))
-            self.query_one("#reconcile-list", OptionList).display = False
-            return
         if not self.ran:
             self.action_run()
 
     def action_run(self) -> None:
-        if not bridge.available(COMMAND):
-            return
         self.ran = True
         self.settled.clear()
         self.query_one("#reconcile-list", OptionList).loading = True
@@ -105,14 +79,12 @@ class ReconcileScreen(ViewScreen):
             summary.update(Content.styled(bridge.error_text(outcome), "$error"))
             self.suggestions = []
         else:
-            result = outcome.envelope.get("result") or {}
-            found = suggestions_of(result)
-            self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER.get(str(s.get("verdict")), 3),
-                                                            -confidence_of(s)))
-            shipped = sum(1 for s in found if s.get("verdict") == "shipped")
-            partial = sum(1 for s in found if s.get("verdict") == "partial")
-            total = result.get("total") if isinstance(result, dict) else None
-            checked = f" (first {len(found)} of {total} drafts)" if result.get("truncated") else ""
+            result = outcome.envelope["result"]
+            found: list[dict[str, Any]] = result["suggestions"]
+            self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER[s["verdict"]], -s["confidence"]))
+            shipped = sum(1 for s in found if s["verdict"] == "shipped")
+            partial = sum(1 for s in found if s["verdict"] == "partial")
+            checked = f" (first {len(found)} of {result['total']} drafts)" if result["truncated"] else ""
             summary.update(Content.assemble((f"{len(found)} draft(s) checked{checked}", "bold"),
                                             (f"   {shipped} look shipped", "$status-done"),
                                             (f"   {partial} partly", "$warning"),
@@ -131,17 +103,15 @@ class ReconcileScreen(ViewScreen):
         self.refresh_bindings()
 
     def _option(self, item: dict[str, Any]) -> Option:
-        label, style = VERDICTS.get(str(item.get("verdict")), (str(item.get("verdict")), ""))
-        confidence = item.get("confidence")
-        conf = f"  {round(float(confidence) * 100)}%" if isinstance(confidence, (int, float)) else ""
+        label, style = VERDICTS[item["verdict"]]
+        conf = f"  {round(item['confidence'] * 100)}%"
         done = self.settled.get(item["id"]) == "applied"
-        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (str(item["id"]), "bold"), "  ",
-                                str(item.get("title") or ""), ("   applied" if done else "", "bold $status-done"))
-        evidence = item.get("evidence") or []
-        first = evidence[0] if evidence and isinstance(evidence[0], dict) else None
-        where = Content.styled(f"   {first.get('path')}:{first.get('line')}  {one_line(first.get('snippet'), 90)}",
-                               "$text-muted") if first else Content.styled("   no evidence found", "$text-muted")
-        return Option(Content("\n").join([head, where]), id=str(item["id"]))
+        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (item["id"], "bold"), "  ",
+                                one_line(item["title"], 200), ("   applied" if done else "", "bold $status-done"))
+        evidence = item["evidence"]
+        where = Content.styled(f"   {where_of(evidence[0])}  {one_line(evidence[0]['snippet'], 90)}", "$text-muted") \
+            if evidence else Content.styled("   no evidence found", "$text-muted")
+        return Option(Content("\n").join([head, where]), id=item["id"])
 
     def _target(self) -> dict[str, Any] | None:
         option = self.query_one("#reconcile-list", OptionList).highlighted_option
@@ -161,18 +131,14 @@ class ReconcileScreen(ViewScreen):
         if item is None:
             side.update(Content.styled("Select a suggestion to see its evidence.", "$text-muted"))
             return
-        lines = [Content.assemble((str(item["id"]), "bold $text-muted"), "  ", (str(item.get("title") or ""), "bold")),
+        lines = [Content.assemble((item["id"], "bold $text-muted"), "  ", (one_line(item["title"], 300), "bold")),
                  Content("")]
-        for ev in item.get("evidence") or []:
-            if not isinstance(ev, dict):
-                continue
-            weight = ev.get("weight")
-            lines.append(Content.assemble((f"{ev.get('kind', '?'):<10}", "$accent"),
-                                          (f"{ev.get('path')}:{ev.get('line')}", "$secondary"),
-                                          (f"  weight {weight}" if weight is not None else "", "$text-muted")))
-            if ev.get("snippet"):
+        for ev in item["evidence"]:
+            lines.append(Content.assemble((f"{ev['kind']:<10}", "$accent"), (where_of(ev), "$secondary"),
+                                          (f"  weight {ev['weight']}", "$text-muted")))
+            if ev["snippet"]:
                 lines.append(Content.styled(f"    {one_line(ev['snippet'], 300)}", "$text-muted"))
-        missing = item.get("missing") or []
+        missing = item["missing"]
         if missing:
             lines += [Content(""), Content.styled("Missing", "bold $warning")]
             lines += [Content(f"  • {one_line(m, 200)}") for m in missing]
@@ -181,35 +147,32 @@ class ReconcileScreen(ViewScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         item = self._target()
         if action == "accept":
-            return True if item and item.get("verdict") == "shipped" \
-                and self.settled.get(item["id"]) is None else None
+            return True if item and item["verdict"] == "shipped" and self.settled.get(item["id"]) is None else None
         if action in ("reject", "open"):
             return True if item else None
-        if action == "run":
-            return True if bridge.available(COMMAND) else None
         return True
 
     def action_accept(self) -> None:
         item = self._target()
         if item is None:
             return
-        node_id = str(item["id"])
+        node_id = item["id"]
 
         def applied(outcome: bridge.Outcome) -> None:
             if not outcome.exit_code:
                 self.settled[node_id] = "applied"
                 self._fill()
 
-        self.app.run_request(Request(COMMAND, command_args(apply=True, node=node_id),
-                                     f"Reconcile {node_id}", node_id), on_done=applied)
+        self.app.run_request(Request(COMMAND, {"apply": True, "node": node_id}, f"Reconcile {node_id}", node_id),
+                             on_done=applied)
 
     def action_reject(self) -> None:
         item = self._target()
         if item is not None:
-            self.settled[str(item["id"])] = "rejected"
+            self.settled[item["id"]] = "rejected"
             self._fill()
 
     def action_open(self) -> None:
         item = self._target()
         if item is not None:
-            self.app.open_node(str(item["id"]))
+            self.app.open_node(item["id"])
