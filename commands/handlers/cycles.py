@@ -528,17 +528,7 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
                                "cycle_verify")
     changes = [{"id": name, "field": "last_verify", "from": None, "to": "green" if green else "red"}]
     if target is not None:
-        entries = [{"kind": "verify", "command": r["command"], "exit_code": r["exit_code"], "at": at,
-                    "cycle": name, "iteration": count, "seconds": r["seconds"],
-                    **({"timed_out": True} if r["timed_out"] else {}),
-                    **({"note": r["output"]} if r["exit_code"] != 0 and r["output"] else {})} for r in results]
-
-        def add(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            doc["evidence"] = [*(doc.get("evidence") or []), *entries]
-            return {"evidence": (None, f"+{len(entries)} verify")}
-
-        write(ctx, target, add)
-        changes.append({"id": target_id, "field": "evidence", "from": None, "to": f"+{len(entries)} verify"})
+        changes.append(_add_verify_evidence(ctx, target, name, count, at, results))
     lines = [f"Verify of cycle {name}, iteration {count}" + (f", on {target_id}" if target else "") + ":"]
     lines += [f"  exit {r['exit_code']}{' (timed out)' if r['timed_out'] else ''}  {r['command']}  "
               f"({r['seconds']}s)" + (f"  → {r['output']}" if r["exit_code"] and r["output"] else "")
@@ -562,6 +552,22 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
     else:
         action = next_(ctx.cmd(f"cycle tick {name}"), "verify is green; the next tick moves on")
     return Result(result, action, lines, mutation)
+
+
+def _add_verify_evidence(ctx: Ctx, target: Node, name: str, count: int, at: Any,
+                         results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Record each verify command's outcome as evidence on the cycle's task; the change, listed."""
+    entries = [{"kind": "verify", "command": r["command"], "exit_code": r["exit_code"], "at": at,
+                "cycle": name, "iteration": count, "seconds": r["seconds"],
+                **({"timed_out": True} if r["timed_out"] else {}),
+                **({"note": r["output"]} if r["exit_code"] != 0 and r["output"] else {})} for r in results]
+
+    def add(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        doc["evidence"] = [*(doc.get("evidence") or []), *entries]
+        return {"evidence": (None, f"+{len(entries)} verify")}
+
+    write(ctx, target, add)
+    return {"id": target.id, "field": "evidence", "from": None, "to": f"+{len(entries)} verify"}
 
 
 # --- cycle status, cycle stop ------------------------------------------------------

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.core.reconcile.scan import Index
+from leafwise.commands.core.reconcile.artifacts import Index
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 from leafwise.commands.core.reconcile.checks import (
     CheckResult,
     Commit,
@@ -25,7 +26,7 @@ from leafwise.commands.core.reconcile.match import (
     assess,
     parse_title,
 )
-from leafwise.commands.core.reconcile.scan import Artifact, Index, build_index
+from leafwise.commands.core.reconcile.scan import build_index
 from leafwise.store import Node, Plan, Status
 
 DECLARED_WEIGHT = 1.0

@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
-from leafwise.commands.core.reconcile.scan import SURFACES, Artifact, Index
+from leafwise.commands.core.reconcile.artifacts import SURFACES, Artifact, Index
 from leafwise.commands.core.reconcile.text import (
     ACTORS,
     GENERIC,
@@ -199,6 +200,26 @@ def _candidates(by_concept: dict[str, list[Artifact]], weights: dict[str, float]
     return list(seen.values())
 
 
+def _found(query: Query, by_concept: dict[str, list[Artifact]], weights: dict[str, float], crux: str,
+           cov: Callable[[frozenset[str]], float]) -> list[Found]:
+    """The artifacts that name the crux (or enough of the title), most of the title first."""
+    action = query.verb if query.verb not in CRUD else None  # a specific verb is as telling as the crux
+    arts = _candidates(by_concept, weights, {crux, action} if action else {crux})
+    keys = frozenset(weights)
+    single = len(weights) == 1
+    found: list[Found] = []
+    for art in arts:
+        own = art.words & keys
+        if not (crux in own or len(own) >= 2 or (single and own) or (action and action in own)):
+            continue
+        # Tests also count the words of their file and describe block (what they test).
+        matched = own | (art.context & keys) if art.kind == "test" else own
+        found.append(Found(art, matched, cov(matched), cov(own), len(own) / len(art.words)))
+    # Most of the title first; among equals, the artifact whose name is most about this item.
+    found.sort(key=lambda f: (-f.coverage, -f.focus, -f.rank, f.art.path, f.art.line))
+    return found
+
+
 def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, has_ui: bool) -> Assessment:
     """The verdict on one item, from the index's artifacts by concept."""
     weights = weights_for(query, stats)
@@ -221,20 +242,7 @@ def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, ha
 
     core = {c: weights[c] for c in query.core}
     core_crux = _heaviest(core, stats)
-    action = query.verb if query.verb not in CRUD else None  # a specific verb is as telling as the crux
-    arts = _candidates(by_concept, weights, {crux, action} if action else {crux})
-    keys = frozenset(weights)
-    single = len(weights) == 1
-    found: list[Found] = []
-    for art in arts:
-        own = art.words & keys
-        if not (crux in own or len(own) >= 2 or (single and own) or (action and action in own)):
-            continue
-        # Tests also count the words of their file and describe block (what they test).
-        matched = own | (art.context & keys) if art.kind == "test" else own
-        found.append(Found(art, matched, cov(matched), cov(own), len(own) / len(art.words)))
-    # Most of the title first; among equals, the artifact whose name is most about this item.
-    found.sort(key=lambda f: (-f.coverage, -f.focus, -f.rank, f.art.path, f.art.line))
+    found = _found(query, by_concept, weights, crux, cov)
     surfaces = [f for f in found if f.art.kind in SURFACES]
     tests = [f for f in found if f.art.kind == "test"]
     logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
