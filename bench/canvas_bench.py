@@ -164,7 +164,7 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
         feature = next(n.parent for n in nodes.values() if not n.children and n.status == "draft"
                        and nodes[n.parent].effective_release == "R1")
         tree.reveal(feature)
-        tree._rows[feature].expand()
+        tree.expand(feature)
         await pilot.pause(0.5)
 
         # external write → on screen: status flips (what agents mostly write) and renames

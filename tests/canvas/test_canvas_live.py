@@ -44,7 +44,7 @@ async def test_an_external_complete_announces_the_cascade(demo_plan, tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await live(app, pilot)
         widget = tree(app)
-        expanded_before = {k for k in widget._expanded}
+        expanded_before = set(widget.expanded)
         res = run_cli("complete", "SHOP-18", "--summary", "Accounts are deleted after a 14-day grace period.",
                       cwd=demo_plan)
         assert res.code == 0, res.stderr
@@ -54,7 +54,7 @@ async def test_an_external_complete_announces_the_cascade(demo_plan, tmp_path):
                            "Accounts and sign-in → done")
         await until(pilot, lambda: "100%" in row_text(app, "SHOP-1"))
         assert app.state.nodes["SHOP-1"].status == "done"
-        assert expanded_before <= widget._expanded
+        assert expanded_before <= widget.expanded
         feed = app.screen.query_one(ActivityFeed)
         await until(pilot, lambda: any(e.get("node") == "SHOP-18" and e.get("command") == "complete"
                                        for e in feed.events))

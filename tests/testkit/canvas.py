@@ -41,13 +41,13 @@ def tree(app: CanvasApp) -> PlanTree:
 
 def row_text(app: CanvasApp, key: str) -> str:
     """The plain text a tree row draws now."""
-    widget = tree(app)
-    row = widget._rows[key]
-    return widget.render_label(row, widget.rich_style, widget.rich_style).plain
+    text = tree(app).row_text(key)
+    assert text is not None, f"{key} is not on display"
+    return text
 
 
 def notices(app: CanvasApp) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in app.notices]
 
 
 def node_file(root: Path, node_id: str) -> Path:
