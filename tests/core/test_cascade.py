@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.store import Node, Status
 
