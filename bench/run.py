@@ -240,8 +240,8 @@ def measure_floor(row: Row, argv: list[str], runs: int, cwd: Path) -> None:
 
 def measure_mcp(row: Row, work: WorkCopy) -> None:
     """get_next_task through the SDK client against an in-process server, in a fresh child."""
-    if not (REPO / "commands" / "mcp_server.py").exists():
-        row.error, row.note = "n/a", "commands/mcp_server.py does not exist yet"
+    if not (REPO / "commands" / "surfaces" / "mcp_server.py").exists():
+        row.error, row.note = "n/a", "commands/surfaces/mcp_server.py does not exist yet"
         return
     run = spawn([str(PYTHON), __file__, "--mcp-child", str(work.root)], work.root)
     text = run.out.decode(errors="replace").strip()

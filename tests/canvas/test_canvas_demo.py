@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-from testkit import run_cli
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
+from testkit import run_cli
 
 
 def journal(root):

@@ -7,10 +7,10 @@ import sys
 import textwrap
 
 import pytest
-from testkit import run_cli
 from leafwise.canvas.widgets.activity_feed import ActivityFeed
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.store import PlanPaths, load_plan
+from testkit import run_cli
 from testkit.canvas import canvas, node_file, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from testkit import node, run_cli, write_plan
 from leafwise.canvas.model.query import Query
 from leafwise.canvas.model.state import NO_RELEASE, UNPLACED, PlanState, leaf_counts
 from leafwise.commands.core.progress import compute, leaf_progress
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.watch import classify, relevant
+from testkit import node, run_cli, write_plan
 
 
 def state_of(root: Path) -> PlanState:
