@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Measure `leafwise reconcile` on the labelled cases and time it on a large repository.
 
-    .venv/bin/python bench/reconcile_eval/run.py [--no-write] [--files 2000]
+    python bench/reconcile_eval/run.py [--half tune|heldout|all] [--show-misses]
+    python bench/reconcile_eval/run.py --synthetic [--no-write] [--files 2000]
+
+Without --synthetic: the real eval (real_eval.py: 8 public repositories, labelled
+drafts, tune and held-out halves). With it:
 
 For each case in cases/: copy it to a temporary folder (without labels.yaml),
 `git init` and commit it (so git's ignore rules apply, as in a real
@@ -302,7 +306,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=2000, help="size of the synthetic repository")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune",
+                        help="real repositories: the tune half (default), the held-out half, or both")
+    parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
+    parser.add_argument("--synthetic", action="store_true",
+                        help="the small synthetic cases in cases/ and the synthetic timing run instead")
     args = parser.parse_args()
+    if not args.synthetic:
+        sys.path.insert(0, str(HERE))
+        import real_eval
+
+        print("\n".join(real_eval.main(args.half, args.show_misses)))
+        return
     cases = sorted(p for p in CASES.iterdir() if (p / "labels.yaml").is_file())
     results = [score_case(case) for case in cases]
     ablation = [score_case(case, search_only=True) for case in cases]

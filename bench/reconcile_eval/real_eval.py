@@ -1,0 +1,175 @@
+"""The real eval: `leafwise reconcile` on 8 public repositories with labelled drafts.
+
+    python bench/reconcile_eval/run.py                 # the tune half
+    python bench/reconcile_eval/run.py --half heldout  # the held-out half (rarely: nobody tunes on it)
+    python bench/reconcile_eval/run.py --half all --show-misses
+
+Labels live in real/<name>.yaml (written by another engineer before any engine ran
+on the repository; never edited). The repositories are extracted at their pinned
+commits by real/materialise.py into .repos/<name> (git-ignored, never committed).
+For each repository a throw-away plan with one draft leaf per labelled draft is
+written into a copy-free `.leafwise/` folder inside the extracted tree, and the real
+CLI `leafwise reconcile --json` runs in a subprocess; its `shipped` verdicts are
+scored against the labels: precision and recall of `shipped`, traps proposed as
+shipped (must be 0), and the wall time of the command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REAL = HERE / "real"
+REPOS = HERE / ".repos"
+GOALS = {"precision": 0.95, "recall": 0.75, "repo_recall": 0.60, "seconds": 5.0}
+
+
+def split() -> dict[str, list[str]]:
+    return yaml.safe_load((REAL / "SPLIT.yaml").read_text())
+
+
+def ensure_repos(names: list[str]) -> None:
+    missing = [n for n in names if not (REPOS / n).is_dir()]
+    if missing:
+        subprocess.run([sys.executable, str(REAL / "materialise.py"), "--target", str(REPOS),
+                        *[str(REAL / f"{n}.yaml") for n in missing]], check=True)
+    for n in names:  # each its own work tree, as a real project is (and git's ignore rules apply)
+        repo = REPOS / n
+        if not (repo / ".git").exists():
+            env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+                   "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+            for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+                subprocess.run(["git", *args], cwd=repo, check=True, env=env, capture_output=True)
+
+
+def write_plan(repo: Path, drafts: list[dict]) -> dict[str, dict]:
+    plan = repo / ".leafwise"
+    if plan.exists():
+        shutil.rmtree(plan)
+    (plan / "nodes").mkdir(parents=True)
+    (plan / "docs").mkdir()
+    (plan / "project.yaml").write_text("schema: 1\npid: evaldrafts\nname: Eval\nid_prefix: EV\n"
+                                       "releases:\n  - {id: R1, title: Release R1}\n")
+    (plan / "nodes" / "EV-1.yaml").write_text('id: EV-1\ntitle: "Drafts"\nkind: epic\nstatus: draft\n'
+                                               'release: R1\n')
+    truth: dict[str, dict] = {}
+    for k, d in enumerate(drafts, start=2):
+        nid = f"EV-{k}"
+        (plan / "nodes" / f"{nid}.yaml").write_text(
+            f"id: {nid}\ntitle: {json.dumps(d['title'])}\nstatus: draft\nparent: EV-1\n")
+        truth[nid] = d
+    return truth
+
+
+def run_reconcile(repo: Path) -> tuple[dict, float]:
+    env = {**os.environ, "LEAFWISE_AGENT": "bench"}
+    env.pop("LEAFWISE_ROOT", None)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "reconcile", "--json",
+                           "--limit", "100000"], cwd=repo, capture_output=True, text=True, env=env, timeout=600)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"reconcile failed in {repo}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout), elapsed
+
+
+def score_repo(name: str) -> dict:
+    labels = yaml.safe_load((REAL / f"{name}.yaml").read_text())
+    repo = REPOS / name
+    truth = write_plan(repo, labels["drafts"])
+    try:
+        env, seconds = run_reconcile(repo)
+    finally:
+        shutil.rmtree(repo / ".leafwise", ignore_errors=True)
+    verdicts = {s["id"]: s for s in env["result"]["suggestions"]}
+    tp = fp = fn = 0
+    traps: list[str] = []
+    rows: list[dict] = []
+    matrix = {lab: {"shipped": 0, "partial": 0, "none": 0} for lab in ("shipped", "partial", "absent")}
+    for nid, d in truth.items():
+        s = verdicts.get(nid, {"verdict": "none", "confidence": 0, "evidence": [], "missing": []})
+        v = s["verdict"]
+        matrix[d["label"]][v] += 1
+        proposed = v == "shipped"
+        if proposed and d["label"] == "shipped":
+            tp += 1
+        elif proposed:
+            fp += 1
+            if d.get("trap"):
+                traps.append(d["title"])
+        elif d["label"] == "shipped":
+            fn += 1
+        rows.append({"id": nid, "title": d["title"], "label": d["label"], "trap": bool(d.get("trap")),
+                     "verdict": v, "confidence": s.get("confidence"),
+                     "evidence": [f"{e['kind']} {e.get('name')} {e['path']}:{e.get('line')}"
+                                  for e in s.get("evidence", [])[:3]],
+                     "missing": s.get("missing", [])[:3]})
+    return {"repo": name, "kind": labels.get("kind"), "drafts": len(truth), "tp": tp, "fp": fp, "fn": fn,
+            "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
+            "traps": traps, "seconds": seconds, "files": env["result"]["scanned_files"],
+            "matrix": matrix, "rows": rows}
+
+
+def summarise(results: list[dict]) -> dict:
+    tp = sum(r["tp"] for r in results)
+    fp = sum(r["fp"] for r in results)
+    fn = sum(r["fn"] for r in results)
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": tp / (tp + fp) if tp + fp else 1.0,
+            "recall": tp / (tp + fn) if tp + fn else 1.0, "traps": sum(len(r["traps"]) for r in results),
+            "seconds": max((r["seconds"] for r in results), default=0.0)}
+
+
+def table(half: str, results: list[dict]) -> list[str]:
+    lines = [f"### {half}", "",
+             "| repository | kind | files | drafts | proposed | correct | precision | recall | traps shipped | time |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['repo']} | {r['kind']} | {r['files']} | {r['drafts']} | {r['tp'] + r['fp']} | {r['tp']} "
+                     f"| {r['precision']:.2f} | {r['recall']:.2f} | {len(r['traps'])} | {r['seconds']:.2f} s |")
+    s = summarise(results)
+    lines.append(f"| **overall** | | | {sum(r['drafts'] for r in results)} | {s['tp'] + s['fp']} | {s['tp']} "
+                 f"| **{s['precision']:.2f}** | **{s['recall']:.2f}** | **{s['traps']}** | ≤ {s['seconds']:.2f} s |")
+    met = (s["precision"] >= GOALS["precision"] and s["recall"] >= GOALS["recall"] and s["traps"] == 0
+           and all(r["recall"] >= GOALS["repo_recall"] for r in results))
+    lines += ["", f"Goal (precision ≥ {GOALS['precision']}, recall ≥ {GOALS['recall']}, every repository ≥ "
+              f"{GOALS['repo_recall']} recall, no trap shipped): **{'met' if met else 'not met'}**", ""]
+    return lines
+
+
+def misses(results: list[dict]) -> list[str]:
+    out = []
+    for r in results:
+        out.append(f"== {r['repo']}  confusion {r['matrix']}")
+        for row in r["rows"]:
+            wrong = (row["verdict"] == "shipped") != (row["label"] == "shipped")
+            mark = "WRONG" if wrong else "ok   "
+            out.append(f"  {mark} {row['label']:7}{'T' if row['trap'] else ' '} -> {row['verdict']:7} "
+                       f"{row['confidence']!s:5} {row['title']}")
+            if wrong or row["verdict"] != "none":
+                for e in row["evidence"]:
+                    out.append(f"         ev: {e}")
+                for m in row["missing"]:
+                    out.append(f"         missing: {m}")
+    return out
+
+
+def main(half: str, show_misses: bool) -> list[str]:
+    halves = split()
+    chosen = ["tune", "heldout"] if half == "all" else [half]
+    lines: list[str] = []
+    for h in chosen:
+        names = halves[h]
+        ensure_repos(names)
+        results = [score_repo(n) for n in names]
+        lines += table(h, results)
+        if show_misses:
+            lines += misses(results)
+    return lines
