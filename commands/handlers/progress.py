@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result, next_
 from leafwise.commands.core.hints import pick_hint
+from leafwise.commands.core.forecast import forecast, read_lines
 from leafwise.commands.core.progress import bar, compute
 from leafwise.commands.core.views import task_view
 from leafwise.commands.handlers.shared import live_claims, pick_for
@@ -33,6 +34,13 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
     for t in report.releases:
         lines.append(f"  {t.id or '-':6} {bar(t.percent)} {t.percent if t.percent is not None else '-':>3}%  "
                      f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {t.title}")
+    forecasts = forecast(plan, read_lines(ctx.paths().journal), ctx.clock())
+    lines += ["", "Forecast (from the journal: leaves done per day over 7 and 14 days)"]
+    for f in forecasts:
+        target = f" target {f.target.isoformat()}" if f.target else ""
+        finish = f" finish ~{f.finish.isoformat()}" if f.finish and f.remaining else ""
+        lines.append(f"  {f.release or '-':6} {f.velocity[7]:.1f}/day (7d)  {f.velocity[14]:.1f}/day (14d)  "
+                     f"{f.remaining} left{finish}{target}: {f.verdict}")
     lines += ["", "Epics"]
     for t in report.epics[:50]:
         lines.append(f"  {t.id:10} {bar(t.percent, 10)} {t.percent if t.percent is not None else '-':>3}%  "
@@ -56,5 +64,6 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
         {"overall": report.overall.as_dict(), "releases": [t.as_dict() for t in report.releases],
          "epics": [t.as_dict() for t in report.epics[:200]], "epics_total": len(report.epics),
          "in_progress": report.in_flight[:100], "next": task_view(plan, chosen.node) if chosen.node else None,
-         "reconcile_suggested": report.reconcile_release},
+         "reconcile_suggested": report.reconcile_release,
+         "forecast": [f.as_dict() for f in forecasts]},
         hint, lines)
