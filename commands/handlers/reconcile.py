@@ -35,11 +35,13 @@ NOTE_KEY = "reconcile_note"
             Param("apply", "close shipped nodes (at or above --min-confidence) through complete", type=bool),
             Param("min_confidence", f"least confidence --apply acts on (default {DEFAULT_MIN_CONFIDENCE})",
                   type=float),
-            Param("limit", f"most suggestions listed (default {DEFAULT_LIMIT})", type=int)),
+            Param("limit", f"most suggestions listed (default {DEFAULT_LIMIT})", type=int),
+            Param("explain", "say why: the title's concepts and weights, the candidate evidence, each rule",
+                  type=bool)),
     example="leafwise reconcile --release R1",
 )
 def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, apply: bool = False,
-              min_confidence: float | None = None, limit: int | None = None) -> Result:
+              min_confidence: float | None = None, limit: int | None = None, explain: bool = False) -> Result:
     from leafwise.commands.core.reconcile.engine import draft_leaves, suggest
 
     plan = ctx.plan()
@@ -58,7 +60,7 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
                            exit_code=EXIT_USAGE, category="usage")
     limit = DEFAULT_LIMIT if limit is None or limit <= 0 else limit
     off_limits = _off_limits(ctx)
-    report = suggest(plan, draft_leaves(plan, node, release), off_limits)
+    report = suggest(plan, draft_leaves(plan, node, release), off_limits, explain=explain)
     applied: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
@@ -74,6 +76,8 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
     }
     hint = _hint(ctx, items, applied, threshold, apply, release)
     lines = _text(items[:limit], report, applied, refused, counts)
+    if explain:
+        lines += _explain_text(items[:limit])
     reason = (f"closed {len(applied)}, refused {len(refused)}" if apply
               else "suggestions only; nothing written without --apply")
     return Result(result, hint, lines, Mutation("reconcile", "apply" if apply else "suggest",
@@ -205,4 +209,24 @@ def _text(items: list[dict[str, Any]], report, applied: list[dict[str, Any]], re
             f"; cascade {c['id']} {c['from']} → {c['to']}" for c in a["cascade"]))
     for r in refused:
         lines.append(f"Not closed {r['id']}: {r['reason']}")
+    return lines
+
+
+def _explain_text(items: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for s in items:
+        ex = s.get("explain")
+        if not ex:
+            continue
+        lines.append(f"Why {s['id']} is {s['verdict']} ({s['confidence']}): {clean(s['title'], 100)}")
+        lines.append("  concepts (weight: why):")
+        for c in ex["concepts"]:
+            lines.append(f"    {clean(c['word'], 30):16} {c['weight']:.2f}  {clean(c['why'], 100)}")
+        lines.append("  candidate evidence (share of the title's weight; by its own name):")
+        for c in ex["candidates"][:6]:
+            lines.append(f"    {c['score']:.2f} {c['own']:.2f}  {c['kind']:10} {clean(c['name'], 50)}  "
+                         f"{clean(c['path'], 60)}:{c['line']}  names {', '.join(c['matched']) or '-'}")
+        lines.append("  rules:")
+        for r in ex["rules"]:
+            lines.append(f"    {clean(r, 150)}")
     return lines

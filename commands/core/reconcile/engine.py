@@ -24,12 +24,19 @@ from leafwise.commands.core.reconcile.match import (
     Found,
     Stats,
     assess,
+    assess_meaning,
     parse_title,
+    weigh,
 )
+from leafwise.commands.core.reconcile.text import identifier_concepts
 from leafwise.commands.core.reconcile.scan import build_index
 from leafwise.store import Node, Plan, Status
 
 DECLARED_WEIGHT = 1.0
+# What may alone show a feature shipped by its name: an API definition, an option, a flag, an
+# entry point. A model or a field alone is data, not a feature; an app with a UI needs the
+# entry-point rules (UI evidence) instead.
+MEANING_LEADS = frozenset({"definition", "symbol", "option", "flag", "route", "cli"})
 CLOSING_COMMIT_WEIGHT = 0.8
 MENTION_COMMIT_WEIGHT = 0.3
 
@@ -64,7 +71,7 @@ def _id_key(node_id: str) -> tuple[str, int]:
 
 
 def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
-            run_commands: bool = True) -> Report:
+            run_commands: bool = True, explain: bool = False) -> Report:
     """Suggestions for `nodes`; `off_limits` is only reported (reading is allowed, --apply checks writes)."""
     started = time.perf_counter()
     index = build_index(Path(plan.paths.repo))
@@ -74,7 +81,9 @@ def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
         for c in art.words:
             by_concept.setdefault(c, []).append(art)
     commits = commits_by_node(index.root) if nodes and index.in_git else {}
-    suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands) for node in nodes]
+    paths = {f: identifier_concepts(f.rsplit(".", 1)[0]) for f in index.files}
+    suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands, paths, explain)
+                   for node in nodes]
     return Report(suggestions, len(index.files), len(index.artifacts), round(time.perf_counter() - started, 3),
                   index.in_git, list(off_limits or []))
 
@@ -92,10 +101,24 @@ def closed_by_commits(plan: Plan) -> list[Node]:
 
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],
-         commits: list[Commit], run_commands: bool) -> dict[str, Any]:
+         commits: list[Commit], run_commands: bool, paths: dict[str, frozenset[str]] | None = None,
+         explain: bool = False) -> dict[str, Any]:
     description = node.data.get("description")
-    query = parse_title(node.title, description if isinstance(description, str) else "")
+    description = description if isinstance(description, str) else ""
+    query = parse_title(node.title, description)
     found = assess(query, by_concept, stats, index.has_ui)
+    weighed = weigh(node.title, description, stats)
+    meaning = assess_meaning(weighed, by_concept, paths or {})
+    by_entry_points = found
+    if found.verdict != "shipped" and meaning[0] == "shipped" and meaning[2][0].art.kind in MEANING_LEADS \
+            and not (index.has_ui and not query.headless):
+        # A definition (function, class, option, flag, route ...) whose own name carries the
+        # title's meaning: shipped, with its file and line as the evidence.
+        found = Assessment("shipped", meaning[1],
+                           [Found(s.art, s.matched | s.via_soft, s.score, s.own) for s in meaning[2][:3]],
+                           [f"{s.art.kind} {s.art.name} ({s.art.path}:{s.art.line})" for s in meaning[2][:3]],
+                           [f"the evidence does not show {weighed.words[c]!r}" for c in weighed.weights
+                            if c not in meaning[2][0].matched | meaning[2][0].via_soft | meaning[2][0].via_path])
     checks = run_checks(declared(node.data), index, allow_commands=run_commands)
     verdict, confidence, missing, exists = _combine(found, checks, commits)
     evidence = [_check_evidence(c) for c in checks if c.passed]
@@ -108,6 +131,22 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         "checks": [{"check": c.label, "passed": c.passed, "path": c.path, "line": c.line, "detail": c.snippet}
                    for c in checks],
         "commits": [{"sha": c.sha[:12], "subject": c.subject, "closes": c.closes} for c in commits[:5]],
+        **({"explain": _explain(query, weighed, meaning, by_entry_points, checks)} if explain else {}),
+    }
+
+
+def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResult]) -> dict[str, Any]:
+    """The concepts, the candidate evidence and why each rule passed or failed."""
+    return {
+        "concepts": [{"concept": c, "word": weighed.words.get(c, c), "weight": w, "why": weighed.why[c],
+                      "related": sorted(weighed.soft.get(c, ()))} for c, w in weighed.weights.items()],
+        "main_verb": query.verb,
+        "candidates": [{"kind": s.art.kind, "name": s.art.name, "path": s.art.path, "line": s.art.line,
+                        "score": s.score, "own": s.own, "matched": sorted(s.matched),
+                        "by_path": sorted(s.via_path), "related": sorted(s.via_soft)} for s in meaning[2][:8]],
+        "rules": [f"meaning: {meaning[0]}"] + [f"meaning: {r}" for r in meaning[3]]
+                 + [f"entry points and tests: {found.verdict}"] + [f"entry points and tests: {m}" for m in found.missing]
+                 + [f"declared check {'passes' if c.passed else 'fails (vetoes shipped)'}: {c.label}" for c in checks],
     }
 
 

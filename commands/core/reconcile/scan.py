@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from leafwise.commands.core.reconcile import js_source as reconcile_js
 from leafwise.commands.core.reconcile import python_source as reconcile_py
+from leafwise.commands.core.reconcile import tags as reconcile_tags
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.core.reconcile.text import identifier_concepts
 
@@ -28,6 +29,7 @@ SKIP_DIRS = frozenset({
 })
 PY_EXT = frozenset({".py"})
 JS_EXT = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svelte"})
+OTHER_EXT = frozenset({".go", ".rb"})
 MAX_BYTES = 400_000
 MAX_WALK = 100_000
 
@@ -83,7 +85,7 @@ def build_index(root: Path) -> Index:
     for rel in files:
         suffix = PurePosixPath(rel).suffix
         name = PurePosixPath(rel).name
-        if suffix not in PY_EXT and suffix not in JS_EXT and name not in ("package.json", "pyproject.toml"):
+        if suffix not in PY_EXT and suffix not in JS_EXT and suffix not in OTHER_EXT and name not in ("package.json", "pyproject.toml"):
             continue
         try:
             path = root / rel
@@ -98,6 +100,7 @@ def build_index(root: Path) -> Index:
     js = [s for s in sources if s.path.suffix in JS_EXT or s.path.name == "package.json"]
     reconcile_py.scan(index, py)
     reconcile_js.scan(index, js)
+    reconcile_tags.scan(index, sources)
     _merge_duplicates(index)
     index.has_ui = any(a.kind in ("page", "component") for a in index.artifacts)
     for src in sources:

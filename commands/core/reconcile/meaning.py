@@ -1,0 +1,94 @@
+"""What a backlog title is about, by what its words mean (not by their rarity in one repository).
+
+A word's weight is its specificity in general English (the `wordfreq` package's Zipf
+frequency, data shipped in its wheel): "backoff" and "jitter" say much, "time" and
+"number" little. A word the repository's code never names still weighs (half), so it
+lowers the coverage, but never vetoes a match by itself. A word nearly every named
+thing in the repository carries ("retry" in a retry library) is the domain's
+background and weighs little. Product phrases map to the words code uses
+("give up" → stop, "switch off" → disable).
+
+`wordfreq` loads lazily (first use only); without it every word weighs the same.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from leafwise.commands.core.reconcile.text import concept, split_identifier, stem
+
+MAX_WEIGHT = 5.0
+MIN_WEIGHT = 0.4
+ABSENT_FACTOR = 0.5
+BACKGROUND_SHARE = 0.06  # a concept on more than this share of named things is the repository's background
+BACKGROUND_FACTOR = 0.35
+
+# Product phrases → the word code says (checked on stemmed words, longest first).
+PRODUCT_PHRASES = {
+    "give up": "stop", "switch off": "disable", "turn off": "disable", "switch on": "enable",
+    "turn on": "enable", "look through": "list", "colour scheme": "theme", "color scheme": "theme",
+    "line number": "linenumber", "front matter": "frontmatter", "web address": "url", "sign in": "login",
+    "log in": "login", "back off": "backoff", "re raise": "reraise", "time out": "timeout",
+}
+# Related words, both directions (a small table: the product word and the code word).
+RELATED = {
+    "wait": ("sleep", "delay"), "random": ("jitter",), "combine": ("all", "any", "and", "or"),
+    "attempt": ("try",), "chain": ("sequence",), "colour": ("color", "style"), "style": ("theme",),
+    "pager": ("less",), "clipboard": ("copy",), "browse": ("list",), "filter": ("search",),
+    "pipe": ("stdin",), "scroll": ("mouse",), "refresh": ("reload", "watch"), "hidden": ("all",),
+    "backup": ("restore",), "invite": ("invitation",), "badge": ("badges",), "unlock": ("lock",),
+    "statistic": ("stats",), "callback": ("hook",), "error": ("exception",), "exception": ("error",),
+}
+_PHRASES = {tuple(stem(w) for w in k.split()): v for k, v in PRODUCT_PHRASES.items()}
+
+
+@lru_cache(maxsize=1)
+def _zipf():
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:
+        return None
+    return zipf_frequency
+
+
+@lru_cache(maxsize=8192)
+def specificity(word: str) -> float:
+    """How much a word says, 0.4 (the, time) .. 5 (jitter): from general-English frequency."""
+    zipf = _zipf()
+    if zipf is None:
+        return 2.0
+    z = zipf(word.lower(), "en")
+    if z <= 0:
+        z = 2.0  # a made-up or technical word: specific
+    return max(MIN_WEIGHT, min(MAX_WEIGHT, 6.5 - z))
+
+
+def product_phrases(words: list[str]) -> list[str]:
+    """The title's words with product phrases replaced by the words code uses."""
+    stems = [stem(w) for w in words]
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in (2,):
+            key = tuple(stems[i:i + n])
+            if len(key) == n and key in _PHRASES:
+                out.append(_PHRASES[key])
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def related(c: str) -> frozenset[str]:
+    """Concepts that may stand for `c` in code (soft matches, half weight)."""
+    out = set()
+    for key, values in RELATED.items():
+        if concept(key) == c:
+            out.update(concept(v) for v in values)
+    return frozenset(out)
+
+
+def title_words(title: str) -> list[str]:
+    return product_phrases(split_identifier(title.replace("'s ", " ")))
