@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Outcome, Request
-from leafwise.canvas.look import set_display_clock
+from leafwise.canvas.look import safe, set_display_clock
 from leafwise.canvas.model.state import Delta, PlanState
 from leafwise.canvas.palette import CanvasCommands, system_commands
 from leafwise.canvas.screens.blocked import BlockedScreen
@@ -28,7 +28,6 @@ from leafwise.canvas.screens.problems import ProblemsScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.canvas.settings import Settings, default_path
-from leafwise.commands.registry import Ctx
 from leafwise.store import PlanPaths, find_root, journal, load_plan
 from leafwise.store.watch import PlanChanges, watch
 from leafwise.themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
@@ -101,7 +100,7 @@ class CanvasApp(App[int]):
         self.state: PlanState | None = None
         self.live = False
         self.recent_events: list[dict[str, Any]] = []
-        self.me = Ctx().who()
+        self.me = bridge.person(str(self.paths.repo))  # the person at the keyboard, the actor of every action
         self.notices: list[Notice] = []  # the toasts posted so far (the latest NOTICES_KEPT), oldest first
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
@@ -255,7 +254,7 @@ class CanvasApp(App[int]):
 
     @work(thread=True, group="commands")
     def _run_request(self, request: Request, on_done: Callable[[Outcome], object] | None) -> None:
-        outcome = bridge.run(self.paths.repo, request)
+        outcome = bridge.run(self.paths.repo, request, actor=self.me)
         self.call_from_thread(self._request_done, request, outcome, on_done)
 
     async def _request_done(self, request: Request, outcome: Outcome,
@@ -280,11 +279,16 @@ class CanvasApp(App[int]):
                 yield command
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
-        """Post a toast, and remember it in `notices`."""
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Post a toast, and remember it in `notices`.
+
+        Toasts quote plan text (titles, reasons, questions, errors), so they are never markup
+        (`markup` is accepted for Textual's signature and ignored) and their text is made inert.
+        """
+        message, title = safe(message), safe(title, newlines=False)
         self.notices.append(Notice(title, message, severity))
         del self.notices[:-NOTICES_KEPT]
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def action_view(self, name: str) -> None:
         if self.current_mode == name and name != "plan":

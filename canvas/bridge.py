@@ -7,10 +7,14 @@ so it gets the same checks, the same journal entry and the same envelope
 
 from __future__ import annotations
 
+import getpass
+import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands import registry
 from leafwise.commands.contract import action_lines
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import Outcome, execute
@@ -26,11 +30,46 @@ class Request:
     node: str | None = None
 
 
+PERSON_ENV = "LEAFWISE_USER"
+
+
+def person(cwd: str | None = None) -> str:
+    """Who sits at the keyboard: `LEAFWISE_USER`, else git's `user.name`, else the login name.
+
+    Never an agent's or an assignee's name: what a person does in the canvas is journaled as them.
+    The core's rule (`registry.person_name`) when this build has it; the same rule otherwise.
+    """
+    core_rule = getattr(registry, "person_name", None)
+    if core_rule is not None:
+        return core_rule(Path(cwd) if cwd else None)
+    explicit = os.environ.get(PERSON_ENV, "").strip()
+    if explicit:
+        return explicit
+    try:
+        found = subprocess.run(["git", "config", "user.name"], cwd=cwd, capture_output=True, text=True,
+                               timeout=2, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        found = ""
+    if found:
+        return found
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return os.environ.get("USER") or "person"
+
+
 def run(root: Path, request: Request, actor: str | None = None) -> Outcome:
-    """Run a registry command on the plan at `root` (blocking: call it from a worker thread)."""
+    """Run a registry command on the plan at `root` as `actor` (blocking: call it from a worker thread).
+
+    A command with an `agent` argument gets the actor there too, so the handler journals the
+    person, not the task's assignee.
+    """
     load_all()
     command = REGISTRY[request.name]
-    return execute(command, Ctx(root=str(root), actor=actor), dict(request.args))
+    args = dict(request.args)
+    if actor and any(p.name == "agent" for p in command.params) and not args.get("agent"):
+        args["agent"] = actor
+    return execute(command, Ctx(root=str(root), actor=actor), args)
 
 
 def error_text(outcome: Outcome) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -18,6 +19,37 @@ DECISION_MARK = "?"
 STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
                "cancelled": "cancelled"}
 BAR_WIDTH = 8
+
+
+# C0 and C1 controls (ESC, DEL…), zero-width characters, bidi embeddings, overrides and isolates,
+# line/paragraph separators and the byte-order mark: never sent to the terminal as they are.
+_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␛ for ESC, ␀ for NUL: the Unicode control pictures
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"⟨U+{code:04X}⟩"
+
+
+def safe(text: Any, *, newlines: bool = True) -> str:
+    """Text from a plan file, made inert: control and invisible characters shown, tabs as spaces.
+
+    The one sanitiser of the canvas. Its result still must not be parsed as markup: put it in a
+    widget as `Content(...)` (or `Text`), never as a markup string.
+    """
+    out = str(text if text is not None else "").replace("\t", "    ").replace("\r\n", "\n")
+    if not newlines:
+        out = out.replace("\n", " ")
+    return _HIDDEN.sub(_visible, out)
+
+
+def plain(text: Any, style: str = "") -> Content:
+    """Plan text as inert Content (never markup), optionally styled."""
+    return Content.styled(safe(text), style) if style else Content(safe(text))
 
 
 def has_open_decision(node: Node) -> bool:
@@ -115,7 +147,8 @@ def blocked_for(node: Node) -> str:
 
 
 def one_line(text: Any, limit: int = 400) -> str:
-    out = " ".join(str(text or "").split())
+    """Plan text on one line, made inert (`safe`) and cut at `limit` characters."""
+    out = " ".join(safe(text or "", newlines=False).split())
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterator, cast
 
+from leafwise.canvas.look import one_line, safe
 from leafwise.canvas.screens.triage import Triage
 from leafwise.themes import THEME_LABELS
 from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp
@@ -55,6 +58,17 @@ def system_commands(app: CanvasApp) -> Iterator[SystemCommand]:
     yield SystemCommand("app: Quit", "leave the canvas", app.action_quit)
 
 
+def highlight(matcher, text: str) -> Content:
+    """The matcher's highlight without its markup parsing: plan text stays text."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if score:
+        for offset in offsets:
+            if not text[offset].isspace():
+                content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
 class CanvasCommands(Provider):
     """The view's own entries: the selected task's triage verbs, and nodes by id or title."""
 
@@ -70,19 +84,19 @@ class CanvasCommands(Provider):
             for action, verb, help_text in TASK_ENTRIES:
                 if node is not None and screen.triage_allowed(action):
                     out.append((f"task: {verb.replace('…', '')} {node.id}{'…' if verb.endswith('…') else ''}",
-                                getattr(screen, f"action_{action}"), f"{node.title}: {help_text}"))
+                                getattr(screen, f"action_{action}"), f"{one_line(node.title, 80)}: {help_text}"))
         return out
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self.entries():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(Content(safe(name)), callback, help=escape(safe(help_text)))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, callback, help_text in self.entries():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, highlight(matcher, safe(name)), callback, help=escape(safe(help_text)))
         state = self.canvas.state
         needle = query.strip().casefold()
         if state is None or len(needle) < 2:
@@ -91,8 +105,8 @@ class CanvasCommands(Provider):
         for node_id, text in state.search.items():
             if needle in text:
                 node = state.nodes[node_id]
-                name = f"open: {node.id} {node.title}"
-                yield Hit(max(matcher.match(name), 0.5) * 0.9, matcher.highlight(name),
+                name = f"open: {node.id} {one_line(node.title, 100)}"
+                yield Hit(max(matcher.match(name), 0.5) * 0.9, highlight(matcher, name),
                           partial(self.canvas.open_node, node.id), help=f"{node.status} · show it in the tree")
                 found += 1
                 if found >= NODE_HITS:

@@ -10,10 +10,12 @@ from leafwise.canvas.look import (
     has_open_decision,
     mark,
     one_line,
+    plain,
 )
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.core.impact import Ranked, rank_stuck
 from leafwise.store import Node
 from textual import on
 from textual.binding import Binding
@@ -22,9 +24,16 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 
-def triage_order(nodes: list[Node]) -> list[Node]:
-    """Decisions first (they wait on a person), then the longest blocked."""
-    return sorted(nodes, key=lambda n: (not has_open_decision(n), blocked_since(n)[0] or "~", n.id))
+def triage_order(state: PlanState) -> list[Ranked]:
+    """What holds up the most open work first (the core's ranking), then decisions, then the oldest."""
+    return rank_stuck(state.plan)
+
+
+def asked(decision: dict) -> str:
+    """'asked by claude-1 3h ago' / 'asked by claude-1 just now'."""
+    when = age(decision.get("asked"))
+    ago = "just now" if when == "now" else ("at an unknown time" if when == "?" else f"{when} ago")
+    return f"asked by {one_line(decision.get('asked_by') or 'someone', 40)} {ago}"
 
 
 class BlockedScreen(Triage, ViewScreen):
@@ -40,12 +49,17 @@ class BlockedScreen(Triage, ViewScreen):
           for n in range(1, 10)],
     ]
 
+    _holds: dict[str, int] = {}
+
     def redraw(self, state: PlanState) -> None:
         listing = self.query_one("#blocked-list", OptionList)
         keep = listing.highlighted_option.id if listing.highlighted_option else None
-        items = triage_order(state.blocked())
+        ranked = triage_order(state)
+        self._holds = {r.node.id: r.holds_up for r in ranked}
+        items = [r.node for r in ranked]
         decisions = sum(1 for n in items if has_open_decision(n))
-        summary = [Content.styled(f"{len(items)} blocked", "bold $status-blocked")]
+        summary = [Content.styled(f"{len(items)} blocked", "bold $status-blocked"),
+                   Content.styled("   ranked by the open leaves each holds up", "$text-muted")]
         if decisions:
             summary.append(Content.styled(f"   {decisions} waiting for your decision", "bold $status-decision"))
         if not items:
@@ -63,19 +77,22 @@ class BlockedScreen(Triage, ViewScreen):
 
     def _option(self, node: Node) -> Option:
         symbol, style = mark(node)
-        who = f" · @{node.assignee}" if node.assignee else ""
-        head = Content.assemble((symbol, style), " ", (node.id, "bold"), "  ", node.title,
+        who = f" · @{one_line(node.assignee, 40)}" if node.assignee else ""
+        holds = self._holds.get(node.id, 0)
+        head = Content.assemble((symbol, style), " ", (f"{holds:>4}", "bold $warning" if holds else "$text-muted"),
+                                " ", (node.id, "bold"), "  ", plain(one_line(node.title, 200)),
                                 (f"{who} · blocked {blocked_for(node)}", "$text-muted"))
         lines = [head]
         if has_open_decision(node):
             decision = node.data["decision"]
-            lines.append(Content.assemble(("   Decision: ", "bold $status-decision"), str(decision["question"])))
+            lines.append(Content.assemble(("        Decision: ", "bold $status-decision"),
+                                          plain(one_line(decision["question"], 240))))
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble(("   ", ""), (f" {number} ", "reverse $status-decision"), " ",
-                                              one_line(option, 140)))
+                lines.append(Content.assemble(("        ", ""), (f" {number} ", "reverse $status-decision"), " ",
+                                              plain(one_line(option, 140))))
         else:
-            lines.append(Content.assemble("   ", (one_line(node.blocked_reason or "no reason given", 240),
-                                                 "$status-blocked")))
+            lines.append(Content.assemble("        ", (one_line(node.blocked_reason or "no reason given", 240),
+                                                      "$status-blocked")))
         return Option(Content("\n").join(lines), id=node.id)
 
     @on(OptionList.OptionHighlighted, "#blocked-list")
@@ -92,26 +109,30 @@ class BlockedScreen(Triage, ViewScreen):
             side.update(Content.styled("Select a blocked task to see it here.", "$text-muted"))
             return
         since = blocked_since(node)[0]
-        chain = " › ".join(a.title for a in reversed(state.plan.ancestors(node.id)))
-        lines = [Content.assemble((node.id, "bold $text-muted"), "  ", (node.title, "bold")),
-                 Content.styled(chain or "top level", "$text-muted"), Content(""),
+        chain = " › ".join(one_line(a.title, 60) for a in reversed(state.plan.ancestors(node.id)))
+        holds = self._holds.get(node.id, 0)
+        lines = [Content.assemble((node.id, "bold $text-muted"), "  ", plain(node.title, "bold")),
+                 Content.styled(chain or "top level", "$text-muted"),
+                 Content.styled(f"Holds up {holds} open lea{'f' if holds == 1 else 'ves'}"
+                                " (through dependencies and its parents)", "$warning" if holds else "$text-muted"),
+                 Content(""),
                  Content.assemble(("Blocked ", "bold $status-blocked"),
                                   (f"{blocked_for(node)} (since {clock(since)})" if since else "",
                                    "$text-muted"))]
         decision = node.data.get("decision") or {}
         if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
-            lines.append(Content(node.blocked_reason or "no reason given"))
+            lines.append(plain(node.blocked_reason or "no reason given"))
         if node.assignee:
-            lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), node.assignee)]
+            lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), plain(node.assignee))]
         if has_open_decision(node):
             decision = node.data["decision"]
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
-                      Content.assemble(("asked by ", "$text-muted"), str(decision.get("asked_by") or "?"),
-                                       (f" · {age(decision.get('asked'))} ago", "$text-muted")),
-                      Content.styled(str(decision["question"]), "bold")]
+                      Content.styled(asked(decision), "$text-muted"),
+                      plain(decision["question"], "bold")]
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", str(option)))
-            lines += [Content(""), Content.styled("Press the option's number (or a) to answer.", "italic $text-muted")]
+                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", plain(option)))
+            lines += [Content(""), Content.styled("Press the option's number (or a) to answer: you confirm it "
+                                                  "next, with an optional note.", "italic $text-muted")]
         else:
             lines += [Content(""), Content.styled("u unblock · e edit the reason · x cancel · w reassign · o open",
                                                   "italic $text-muted")]

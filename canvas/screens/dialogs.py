@@ -1,7 +1,14 @@
-"""Small modal questions: a line of text (a reason, an agent's name) or a choice among options."""
+"""Small modal questions that float over the screen: a line of text, a choice, a confirmation, a pick.
+
+Every string a dialog shows may come from a plan file, so each one goes in as
+inert `Content` (`look.plain`), never as markup.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
+from leafwise.canvas.look import one_line, plain
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,22 +18,26 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+DIALOG_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{
+    width: 80; max-width: 95%; height: auto; max-height: 90%; padding: 1 2;
+    background: $panel; border: round {border};
+}}
+{name} .prompt-title {{ text-style: bold; margin-bottom: 1; }}
+{name} .prompt-question {{ margin-bottom: 1; }}
+{name} .prompt-hint {{ color: $text-muted; margin-top: 1; }}
+{name} .prompt-error {{ color: $error; display: none; }}
+{name} .prompt-error.-shown {{ display: block; }}
+{name} OptionList {{ height: auto; max-height: 16; }}
+"""
+
 
 class TextPrompt(ModalScreen[str | None]):
-    """Ask for one line of text; Enter answers, Esc cancels. Empty text is refused when required."""
+    """Ask for one line of text; Enter answers, Esc goes back. Empty text is refused when required."""
 
-    DEFAULT_CSS = """
-    TextPrompt { align: center middle; }
-    TextPrompt > Vertical {
-        width: 80; max-width: 95%; height: auto; padding: 1 2;
-        background: $panel; border: round $primary;
-    }
-    TextPrompt .prompt-title { text-style: bold; margin-bottom: 1; }
-    TextPrompt .prompt-hint { color: $text-muted; margin-top: 1; }
-    TextPrompt .prompt-error { color: $error; display: none; }
-    TextPrompt .prompt-error.-shown { display: block; }
-    """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt", border="$primary")
+    BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
 
     def __init__(self, title: str, prompt: str, *, value: str = "", placeholder: str = "",
                  required: bool = True) -> None:
@@ -39,11 +50,11 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, classes="prompt-title")
-            yield Static(self.prompt)
+            yield Label(plain(self.title_text), classes="prompt-title")
+            yield Static(plain(self.prompt), classes="prompt-question")
             yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
             yield Static("Please write something: it is recorded with the change.", classes="prompt-error")
-            yield Static("Enter to confirm · Esc to cancel", classes="prompt-hint")
+            yield Static(Content("Enter to confirm · Esc to go back without a change"), classes="prompt-hint")
 
     @on(Input.Submitted)
     def submit(self, event: Input.Submitted) -> None:
@@ -59,20 +70,12 @@ class TextPrompt(ModalScreen[str | None]):
 
 
 class ChoicePrompt(ModalScreen[int | None]):
-    """Pick one of numbered options (1-based); digits pick directly, Esc cancels."""
+    """Pick one of numbered options (1-based); digits or Enter pick, Esc goes back."""
 
-    DEFAULT_CSS = """
-    ChoicePrompt { align: center middle; }
-    ChoicePrompt > Vertical {
-        width: 90; max-width: 95%; height: auto; max-height: 80%; padding: 1 2;
-        background: $panel; border: round $status-decision;
-    }
-    ChoicePrompt .prompt-title { text-style: bold; }
-    ChoicePrompt .prompt-question { margin: 1 0; }
-    ChoicePrompt OptionList { height: auto; max-height: 16; }
-    ChoicePrompt .prompt-hint { color: $text-muted; margin-top: 1; }
-    """
-    BINDINGS = [Binding("escape,q", "cancel", "Cancel", id="dialog.cancel")] + [
+    DEFAULT_CSS = DIALOG_CSS.format(name="ChoicePrompt", border="$status-decision")
+    BINDINGS = [Binding("escape,q", "cancel", "Back", id="dialog.cancel"),
+                Binding("j", "cursor('down')", "Down", show=False),
+                Binding("k", "cursor('up')", "Up", show=False)] + [
         Binding(str(n), f"pick({n})", f"Option {n}", show=False) for n in range(1, 10)]
 
     def __init__(self, title: str, question: str, options: list[str]) -> None:
@@ -83,20 +86,126 @@ class ChoicePrompt(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, classes="prompt-title")
-            yield Static(Content.styled(self.question, "bold"), classes="prompt-question")
-            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ", text),
+            yield Label(plain(self.title_text), classes="prompt-title")
+            yield Static(plain(self.question, "bold"), classes="prompt-question")
+            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ", plain(text)),
                                       id=str(i)) for i, text in enumerate(self.options, 1)])
-            yield Static("↑↓ and Enter, or the option's number · Esc to cancel", classes="prompt-hint")
+            yield Static("↑↓ j k and Enter, or the option's number · Esc to go back", classes="prompt-hint")
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(int(event.option.id or 0))
 
+    def action_cursor(self, where: str) -> None:
+        listing = self.query_one(OptionList)
+        listing.action_cursor_down() if where == "down" else listing.action_cursor_up()
+
     def action_pick(self, number: int) -> None:
         if 1 <= number <= len(self.options):
             self.dismiss(number)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmPrompt(ModalScreen[str | None]):
+    """Show what will happen and ask to confirm, with an optional note.
+
+    Answers the note ("" when none) on Enter, None on Esc.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmPrompt", border="$status-decision")
+    BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
+
+    def __init__(self, title: str, lines: Sequence[Content | str], *, note_placeholder: str = "a note (optional)",
+                 confirm: str = "Enter to confirm") -> None:
+        super().__init__()
+        self.title_text = title
+        self.lines = [line if isinstance(line, Content) else plain(line) for line in lines]
+        self.note_placeholder = note_placeholder
+        self.confirm = confirm
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(plain(self.title_text), classes="prompt-title")
+            yield Static(Content("\n").join(self.lines), classes="prompt-question")
+            yield Input(placeholder=self.note_placeholder, id="prompt-input")
+            yield Static(f"{self.confirm} · Esc to go back without a change", classes="prompt-hint")
+
+    @on(Input.Submitted)
+    def submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PickPrompt(ModalScreen[Any]):
+    """Choose one of many items (a parent, a release, a dependency), filtering as you type.
+
+    `items` are (value, label) pairs; the answer is the value, or None on Esc.
+    """
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="PickPrompt", border="$primary") + \
+        "PickPrompt OptionList { height: 16; }\n"
+    BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel"),
+                Binding("down", "cursor('down')", "Down", show=False, priority=True),
+                Binding("up", "cursor('up')", "Up", show=False, priority=True)]
+    SHOWN = 200  # items listed at once; typing narrows the rest
+
+    def __init__(self, title: str, items: Sequence[tuple[Any, str]], *, prompt: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.items = list(items)
+        self.prompt = prompt
+        self._shown: list[tuple[Any, str]] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(plain(self.title_text), classes="prompt-title")
+            if self.prompt:
+                yield Static(plain(self.prompt), classes="prompt-question")
+            yield Input(placeholder="type to narrow: id or words", id="prompt-input")
+            yield OptionList(id="pick-list")
+            yield Static("↑↓ then Enter to choose · Esc to go back", classes="prompt-hint")
+
+    def on_mount(self) -> None:
+        self._fill("")
+
+    @on(Input.Changed)
+    def narrowed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._fill(event.value)
+
+    def _fill(self, query: str) -> None:
+        needle = query.strip().casefold()
+        found = [item for item in self.items if needle in item[1].casefold()] if needle else self.items
+        # An exact id (the label's first word) comes first.
+        found = sorted(found, key=lambda item: item[1].split(" ", 1)[0].casefold() != needle) if needle else found
+        self._shown = found[: self.SHOWN]
+        listing = self.query_one("#pick-list", OptionList)
+        listing.set_options([Option(plain(one_line(label, 120))) for _, label in self._shown])
+        if self._shown:
+            listing.highlighted = 0
+
+    def action_cursor(self, where: str) -> None:
+        listing = self.query_one("#pick-list", OptionList)
+        listing.action_cursor_down() if where == "down" else listing.action_cursor_up()
+
+    @on(Input.Submitted)
+    def submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        index = self.query_one("#pick-list", OptionList).highlighted
+        if index is not None and index < len(self._shown):
+            self.dismiss(self._shown[index][0])
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_index < len(self._shown):
+            self.dismiss(self._shown[event.option_index][0])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import has_open_decision
-from leafwise.canvas.screens.dialogs import ChoicePrompt, TextPrompt
+from leafwise.canvas.look import has_open_decision, one_line, plain
+from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt
 from leafwise.store import CLOSED, Node
 from textual.binding import Binding
+from textual.content import Content
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp
@@ -58,8 +59,14 @@ class Triage:
 
     def action_unblock(self) -> None:
         node = self.triage_target()
-        if node is not None:
-            self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
+        if node is None:
+            return
+        if has_open_decision(node):
+            # Unblocking would leave the question unanswered and the agent without its answer.
+            self.app.notify(f"{node.id} waits for a decision: press a (or the option's number) to answer it; "
+                            "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
+            return
+        self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
 
     def _with_reason(self, node: Node, command: str, label: str, prompt: TextPrompt,
                      unchanged: str | None = None) -> None:
@@ -98,15 +105,34 @@ class Triage:
                                           [str(o) for o in decision.get("options") or []]), done)
 
     def answer(self, node: Node, option: int) -> None:
-        self.app.run_request(Request("decide", {"node_id": node.id, "option": option},
-                                     f"Answer {option} on {node.id}", node.id))
+        """Show the chosen option and ask to confirm, with an optional note for the agent."""
+        decision = node.data.get("decision") or {}
+        options = [str(o) for o in decision.get("options") or []]
+        if not 1 <= option <= len(options):
+            return
+        lines = [plain(one_line(decision.get("question"), 300), "bold"), Content(""),
+                 Content.assemble((f" {option} ", "reverse $status-decision"), " ", plain(options[option - 1])),
+                 Content(""), Content.styled("Answering records it and unblocks the task for its agent.",
+                                             "$text-muted")]
+
+        def confirmed(note: str | None) -> None:
+            if note is None:
+                return
+            args: dict[str, object] = {"node_id": node.id, "option": option}
+            if note:
+                args["note"] = note
+            self.app.run_request(Request("decide", args, f"Answer {option} on {node.id}", node.id))
+
+        self.app.push_screen(ConfirmPrompt(f"Answer {node.id} with option {option}?", lines,
+                                           note_placeholder="a note for the agent (optional)",
+                                           confirm="Enter to answer"), confirmed)
 
     def action_cancel_task(self) -> None:
         node = self.triage_target()
         if node is not None:
             kids = " and its open children" if node.children else ""
             self._with_reason(node, "cancel", f"Cancel {node.id}",
-                              TextPrompt(f"Cancel {node.id}{kids}", f"{node.title}\nWhy is the work dropped?",
+                              TextPrompt(f"Cancel {node.id}{kids}?", f"{node.title}\nWhy is the work dropped?",
                                          placeholder="e.g. out of scope for the MVP"))
 
     def action_reassign(self) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, Static
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp, PlanUpdate
@@ -35,11 +36,11 @@ class ViewScreen(Screen):
         yield Static(id=f"{name}-summary", classes="view-summary")
         if self.SIDE_PANEL:
             with Horizontal(classes="view-body"):
-                yield OptionList(id=f"{name}-list", classes="view-list")
+                yield Listing(id=f"{name}-list", classes="view-list")
                 with VerticalScroll(id=f"{name}-side", classes="view-side"):
                     yield Static(id=f"{name}-detail")
         else:
-            yield OptionList(id=f"{name}-list", classes="view-list")
+            yield Listing(id=f"{name}-list", classes="view-list")
         yield Footer()
 
     def on_mount(self) -> None:

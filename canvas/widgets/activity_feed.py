@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from leafwise.canvas.look import STATUS_VAR, clock, one_line
 from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.messages import NodeRequest
 from textual.content import Content
 from textual.widgets import OptionList
@@ -45,7 +46,7 @@ def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
     return Content.assemble(*parts)
 
 
-class ActivityFeed(OptionList):
+class ActivityFeed(Listing):
     """The newest events at the bottom; it follows the end unless you scrolled up."""
 
     class OpenNode(NodeRequest):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from leafwise.commands.contract import Result, next_
-from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.forecast import forecast, read_lines
+from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.progress import bar, compute
 from leafwise.commands.core.views import task_view
 from leafwise.commands.handlers.shared import live_claims, pick_for

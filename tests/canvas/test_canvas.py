@@ -151,15 +151,64 @@ async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_pat
         assert app.state.nodes["SHOP-32"].status == "in-progress"
 
 
-async def test_answer_a_decision_by_option_number(demo_plan, tmp_path):
+async def test_answer_a_decision_by_option_number(demo_plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAFWISE_USER", "pat")
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
         await open_blocked(app, pilot)
+        listing = app.screen.query_one("#blocked-list")
+        listing.highlighted = listing.get_option_index("SHOP-40")
+        await pilot.press("2")  # asks to confirm first, showing the option, with a note
+        await until(pilot, lambda: app.screen.query("#prompt-input"))
+        assert "answer" not in node_file(demo_plan, "SHOP-40").read_text()
+        await pilot.press("escape")  # back: nothing written
+        await pilot.pause(0.2)
+        assert "answer" not in node_file(demo_plan, "SHOP-40").read_text()
         await pilot.press("2")
+        await until(pilot, lambda: app.screen.query("#prompt-input"))
+        await pilot.press(*"cards first", "enter")
         await until(pilot, lambda: "answer" in node_file(demo_plan, "SHOP-40").read_text())
         shown = run_cli("show", "SHOP-40", "--json", cwd=demo_plan).json["result"]
         assert shown["decision"]["answer"]["option"] == 2 and shown["status"] != "blocked"
+        assert "cards first" in node_file(demo_plan, "SHOP-40").read_text()
+        events = [json.loads(line) for line in (demo_plan / ".leafwise" / "journal.jsonl").read_text().splitlines()]
+        decided = next(e for e in reversed(events) if e["command"] == "decide")
+        assert decided["actor"] == "pat"  # the person (LEAFWISE_USER), never the assignee
+
+
+async def test_u_on_an_open_decision_is_refused_with_a_hint(demo_plan, tmp_path):
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(app, pilot)
+        await open_blocked(app, pilot)
+        listing = app.screen.query_one("#blocked-list")
+        listing.highlighted = listing.get_option_index("SHOP-40")
+        await pilot.press("u")
+        await pilot.pause(0.3)
+        assert "status: blocked" in node_file(demo_plan, "SHOP-40").read_text()
+        assert any("waits for a decision" in n for n in notices(app))
+
+
+async def test_the_blocked_list_moves_with_j_k_home_end_without_wrapping(demo_plan, tmp_path):
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(app, pilot)
+        await open_blocked(app, pilot)
+        listing = app.screen.query_one("#blocked-list")
+        first = listing.highlighted_option.id
+        await pilot.press("k")  # at the top: stays
+        assert listing.highlighted_option.id == first
+        await pilot.press("j")
+        second = listing.highlighted_option.id
+        assert second != first
+        assert second in str(app.screen.query_one("#blocked-detail").render())  # the pane shows that row
+        await pilot.press("end")
+        last = listing.highlighted_option.id
+        await pilot.press("j", "down")
+        assert listing.highlighted_option.id == last
+        await pilot.press("home")
+        assert listing.highlighted_option.id == first
 
 
 async def test_cancel_with_a_reason_through_the_dialog(demo_plan, tmp_path):
@@ -206,8 +255,11 @@ async def test_a_refused_command_shows_the_error_and_its_fix(demo_plan, tmp_path
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
         assert run_cli("decide", "SHOP-40", "--option", "1", cwd=demo_plan).code == 0
-        await open_blocked(app, pilot)
+        listing = await open_blocked(app, pilot)
+        listing.highlighted = listing.get_option_index("SHOP-40")
         await pilot.press("1")
+        await until(pilot, lambda: app.screen.query("#prompt-input"))
+        await pilot.press("enter")  # confirm, no note
         await until(pilot, lambda: any("refused" in n for n in notices(app)))
         message = next(n for n in notices(app) if "refused" in n)
         assert "no open decision" in message and "Fix: leafwise show SHOP-40" in message
