@@ -21,7 +21,41 @@ EXIT_CODES = {
 }
 
 Marker = Literal["next", "wait", "done", "fix"]
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# What text output never sends raw to a terminal: C0 controls but the tab (with ESC, every
+# CSI/OSC/DCS sequence starts here), DEL, C1 controls (0x9b is a one-byte CSI), bidi
+# embeddings, overrides and isolates (U+202A-202E, U+2066-2069, U+061C), zero-width and
+# invisible characters, line and paragraph separators.
+_INERT = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                    r"\u2060-\u2069\ufeff]")
+MARKER_WORDS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ESC -> ␛, LF -> ␊, CR -> ␍
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    return f"<U+{code:04X}>"
+
+
+def inert(text: Any) -> str:
+    """Text safe to print to a terminal: every control, bidi and invisible character shown visibly.
+
+    Applied to every line of text output, tty or not (`--json` and MCP stay exact): no escape
+    sequence from a plan value reaches the terminal, and no newline in a value starts a line.
+    """
+    return _INERT.sub(_visible, str(text))
+
+
+def _body_line(line: Any) -> str:
+    """One body line made inert; one that would read as a marker line is set off with `» `."""
+    out = inert(line)
+    return "» " + out if out.lstrip().startswith(MARKER_WORDS) else out
 
 
 def clean(text: Any, limit: int = 200) -> str:
@@ -181,9 +215,10 @@ def action_lines(env: dict[str, Any]) -> list[str]:
 
 def render_text(env: dict[str, Any], body: list[str]) -> tuple[str, str]:
     """(stdout, stderr) for one envelope: body first, the markers last."""
-    markers = action_lines(env)
+    markers = [inert(line) for line in action_lines(env)]
+    body = [_body_line(line) for line in body]
     if env["status"] == "error":
-        err = [f"Error: {env['error']['message']}", *markers]
+        err = [f"Error: {inert(env['error']['message'])}", *markers]
         return ("\n".join(body) + "\n" if body else ""), "\n".join(err) + "\n"
     return "\n".join([*body, *markers]) + "\n", ""
 

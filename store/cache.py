@@ -33,6 +33,8 @@ class NodeCache:
 
     def read(self) -> dict[str, Entry]:
         try:
+            if self.path.is_symlink() or self.path.parent.is_symlink():
+                return {}
             with open(self.path, "rb") as fh:
                 payload = marshal.loads(fh.read())  # load(fh) reads in tiny pieces: 6x slower
         except (OSError, EOFError, ValueError, TypeError):
@@ -48,6 +50,8 @@ class NodeCache:
 
     def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
         try:
+            if self.path.parent.is_symlink() or self.path.parent.parent.is_symlink():
+                return  # never write through a committed symlink
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".nodes.", suffix=".tmp")
             try:

@@ -15,6 +15,7 @@ import os
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
+from leafwise.store.loader import read_bounded
 from leafwise.store.paths import PlanPaths, check_id
 from leafwise.store.writer import atomic_write, iso
 
@@ -46,7 +47,7 @@ def parse_time(text: str) -> datetime:
 
 def read(paths: PlanPaths, node_id: str) -> Claim | None:
     try:
-        raw = (paths.claims / f"{check_id(node_id)}.json").read_text()
+        raw = read_bounded(paths.own_folder(paths.claims) / f"{check_id(node_id)}.json", 4096)
         data = json.loads(raw)
         return Claim(**{k: str(data[k]) for k in ("node", "agent", "since", "heartbeat", "expires")})
     except (OSError, ValueError, KeyError, TypeError):
@@ -56,8 +57,8 @@ def read(paths: PlanPaths, node_id: str) -> Claim | None:
 def read_all(paths: PlanPaths) -> dict[str, Claim]:
     claims: dict[str, Claim] = {}
     try:
-        names = os.listdir(paths.claims)
-    except FileNotFoundError:
+        names = os.listdir(paths.own_folder(paths.claims))
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a symlinked folder
         return claims
     for name in names:
         if name.endswith(".json") and not name.startswith("."):
@@ -84,7 +85,7 @@ def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes
 
 
 def _save(paths: PlanPaths, claim: Claim) -> None:
-    atomic_write(paths.claims / f"{check_id(claim.node)}.json",
+    atomic_write(paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json",
                  (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
 
 
@@ -95,7 +96,7 @@ def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:
         if claim is None or claim.agent != agent:
             return False
     try:
-        (paths.claims / f"{check_id(node_id)}.json").unlink()
+        (paths.own_folder(paths.claims) / f"{check_id(node_id)}.json").unlink()
         return True
     except FileNotFoundError:
         return False

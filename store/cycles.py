@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from leafwise.store.loader import parse_yaml
+from leafwise.store.loader import read_bounded, safe_load
 from leafwise.store.paths import PlanPaths, UnsafePath
 from leafwise.store.writer import atomic_write, dump_yaml
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 MAX_ITERATIONS = 12
 KINDS = ("for-each-work-item", "until-goal", "refine-until-quality", "retry-with-backoff",
          "reconcile-config", "review")
@@ -108,20 +108,22 @@ def lock_name(name: str) -> str:
 
 
 def count_path(paths: PlanPaths, name: str) -> Path:
-    return paths.cycles / f"{check_name(name)}.count"
+    return paths.own_folder(paths.cycles) / f"{check_name(name)}.count"
 
 
 def def_path(paths: PlanPaths, name: str) -> Path:
-    return paths.cycles / f"{check_name(name)}.yaml"
+    return paths.own_folder(paths.cycles) / f"{check_name(name)}.yaml"
 
 
 def read_count(paths: PlanPaths, name: str) -> int:
     """The iteration count as the ledger file says it; a missing or garbled file is an error."""
     path = count_path(paths, name)
     try:
-        text = path.read_text().strip()
+        text = read_bounded(path, 64).decode("utf-8", "replace").strip()
     except FileNotFoundError as exc:
         raise LedgerError(f"the ledger {path.name} is missing") from exc
+    except ValueError as exc:  # a symlink, not a regular file
+        raise LedgerError(f"the ledger {path.name} cannot be trusted: {exc}") from exc
     if not text.isdigit():
         raise LedgerError(f"the ledger {path.name} holds {text[:40]!r}, not a count")
     return int(text)
@@ -145,11 +147,13 @@ def exists(paths: PlanPaths, name: str) -> bool:
 
 def read(paths: PlanPaths, name: str) -> Cycle | None:
     try:
-        raw = def_path(paths, name).read_bytes()
+        raw = read_bounded(def_path(paths, name))
     except FileNotFoundError:
         return None
+    except ValueError as exc:  # a symlink
+        raise LedgerError(f"cycles/{name}.yaml cannot be trusted: {exc}") from exc
     try:
-        data = parse_yaml(raw)
+        data = safe_load(raw)
     except Exception as exc:  # noqa: BLE001 - any YAML error means the file cannot be trusted
         raise LedgerError(f"cycles/{name}.yaml is not valid YAML: {exc}") from exc
     return Cycle.from_dict(name, data)
@@ -157,7 +161,7 @@ def read(paths: PlanPaths, name: str) -> Cycle | None:
 
 def names(paths: PlanPaths) -> list[str]:
     folder = paths.cycles
-    if not folder.is_dir():
+    if not folder.is_dir() or folder.is_symlink():
         return []
     return sorted(p.stem for p in folder.glob("*.yaml") if NAME_PATTERN.match(p.stem))
 

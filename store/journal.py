@@ -13,8 +13,21 @@ import os
 from itertools import islice
 from typing import Any, Iterator
 
-from leafwise.store.paths import PlanPaths
+from leafwise.store.paths import PlanPaths, SymlinkRefused
 from leafwise.store.writer import iso, locked, utc_now
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _open_read(paths: PlanPaths):
+    """The journal for reading, never through a symlink (FileNotFoundError when absent or a link)."""
+    try:
+        fd = os.open(paths.journal, os.O_RDONLY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: a symlink; read as no journal (doctor reports the link)
+            raise FileNotFoundError(str(paths.journal)) from exc
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
@@ -22,7 +35,15 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
     record = {"time": iso(utc_now()), **event}
     line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
     with locked(paths, "journal"):
-        fd = os.open(paths.journal, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a committed `journal.jsonl -> ~/.bashrc` must not receive our lines
+        try:
+            fd = os.open(paths.own_folder(paths.dir) / "journal.jsonl",
+                         os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+        except OSError as exc:
+            if exc.errno != 40:  # ELOOP
+                raise
+            raise SymlinkRefused(".leafwise/journal.jsonl is a symbolic link; Leafwise never writes "
+                                 "through it (remove the link: git rm .leafwise/journal.jsonl)") from exc
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -47,7 +68,7 @@ def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None)
 
 def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, Any]]:
     try:
-        fh = open(paths.journal, "rb")
+        fh = _open_read(paths)
     except FileNotFoundError:
         return
     with fh:
@@ -83,7 +104,7 @@ def _decode(line: bytes) -> dict[str, Any] | None:
 def read_since(paths: PlanPaths, offset: int) -> tuple[list[dict[str, Any]], int]:
     """Events appended after byte `offset`, and the new offset (for a live feed)."""
     try:
-        with open(paths.journal, "rb") as fh:
+        with _open_read(paths) as fh:
             fh.seek(0, os.SEEK_END)
             end = fh.tell()
             if end < offset:

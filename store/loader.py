@@ -24,9 +24,31 @@ from leafwise.store.model import (
     Release,
     Status,
 )
-from leafwise.store.paths import ID_PATTERN, PlanPaths
+from leafwise.store.paths import ID_PATTERN, RELEASE_PATTERN, PlanPaths, UnsafePath, check_prefix
+
+# Bounded work: a plan file is untrusted input (docs/security.md). The limits are
+# checked before a file is parsed (size, anchors, nesting) and on every write
+# (check_node runs on what a writer is about to write), so no path gets past them.
+MAX_NODE_BYTES = 256 * 1024  # one node file (and project.yaml)
+MAX_TEXT_CHARS = 64 * 1024  # one text value: a title, summary, reason, a list item ...
+MAX_DEPTH = 32  # nested lists and mappings in one file
+MAX_VALUES = 10_000  # scalars in one file
+_SCREEN_FROM = 8 * 1024  # below this size nesting cannot reach a depth that hurts the parser
+_REFUSED_TAGS = ("timestamp", "binary", "set", "omap", "pairs")  # values JSON cannot carry
 
 _STATUS_OF = {s.value: s for s in Status}  # a dict lookup: Status(x) costs 10x more on 11,000 nodes
+
+
+class SchemaError(ValueError):
+    def __init__(self, message: str, key: str | None = None, fix: str = ""):
+        super().__init__(message)
+        self.key = key
+        self.fix = fix
+
+
+class TooLarge(SchemaError, UnsafePath):
+    """A value or file over a limit (refused on every write path, reported at load)."""
+
 
 _LOADER = None
 
@@ -42,19 +64,177 @@ def _loader():
         import yaml
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        _LOADER = type("PlanLoader", (base,), {})
+
+        def construct_mapping(self, node, deep=False):
+            # PyYAML keeps the last of two equal keys; ruamel (the writer) refuses them.
+            # The loader refuses what the writer refuses.
+            if isinstance(node, yaml.MappingNode):
+                seen: set[tuple[str, str]] = set()
+                for key_node, _value in node.value:
+                    if isinstance(key_node, yaml.ScalarNode):
+                        key = (key_node.tag, key_node.value)
+                        if key in seen:
+                            raise yaml.constructor.ConstructorError(
+                                "while constructing a mapping", node.start_mark,
+                                f"found duplicate key {key_node.value!r}", key_node.start_mark)
+                        seen.add(key)
+            return base.construct_mapping(self, node, deep)
+
+        def refused(self, node):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the tag {node.tag} is not allowed in a plan file (write plain text)",
+                node.start_mark)
+
+        _LOADER = type("PlanLoader", (base,), {"construct_mapping": construct_mapping})
         _LOADER.yaml_implicit_resolvers = {
             first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
             for first, resolvers in base.yaml_implicit_resolvers.items()
         }
+        _LOADER.yaml_constructors = dict(base.yaml_constructors)
+        for tag in _REFUSED_TAGS:
+            _LOADER.yaml_constructors[f"tag:yaml.org,2002:{tag}"] = refused
     return _LOADER
 
 
-class SchemaError(ValueError):
-    def __init__(self, message: str, key: str | None = None, fix: str = ""):
-        super().__init__(message)
-        self.key = key
-        self.fix = fix
+class Refused(SchemaError, UnsafePath):
+    """A file refused before it is parsed (too big, anchors, too deep, a symlink); `line` where it is."""
+
+    def __init__(self, message: str, line: int | None = None, code: str = "yaml_refused"):
+        super().__init__(message, None, "")
+        self.line = line
+        self.code = code
+
+
+def screen(raw: bytes) -> None:
+    """Raise `Refused` for a file whose parsing could be unbounded work.
+
+    Anchors and aliases (`&a`, `*a`: a 556-byte alias bomb expands to gigabytes
+    in anything that walks it) are refused outright, like nesting deeper than
+    MAX_DEPTH (libyaml's composer recurses: 30,000 `[` crash the process) and
+    more than MAX_VALUES values. The event scan runs only when the bytes could
+    hold any of it: small files without `&` or `*` cost nothing.
+    """
+    if len(raw) > MAX_NODE_BYTES:
+        raise Refused(f"the file is {len(raw):,} bytes; the limit is {MAX_NODE_BYTES:,} bytes "
+                      f"({MAX_NODE_BYTES // 1024} KiB)", 1, "too_large")
+    if len(raw) < _SCREEN_FROM and b"&" not in raw and b"*" not in raw:
+        return
+    import yaml
+
+    depth = values = 0
+    try:
+        for event in yaml.parse(raw, Loader=_loader()):
+            line = event.start_mark.line + 1 if event.start_mark else None
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise Refused("YAML anchors and aliases (&name, *name) are not allowed in plan files "
+                              "(write the value out)", line, "yaml_alias")
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise Refused(f"values nest deeper than {MAX_DEPTH} levels", line, "too_deep")
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+            elif isinstance(event, yaml.ScalarEvent):
+                values += 1
+                if values > MAX_VALUES:
+                    raise Refused(f"more than {MAX_VALUES:,} values in one file", line, "too_large")
+    except yaml.YAMLError:
+        return  # the real parse reports it, with its line
+
+
+def safe_load(raw: bytes) -> Any:
+    """Parse one plan file's bytes: screened first, then the safe loader."""
+    screen(raw)
+    return parse_yaml(raw)
+
+
+def read_bounded(path: Path, limit: int = MAX_NODE_BYTES) -> bytes:
+    """A plan file's bytes, never through a symlink and never more than `limit` + 1 bytes."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == 40 or path.is_symlink():  # ELOOP: the last part is a symlink
+            raise Refused("the file is a symbolic link; plan files are never read through links "
+                          "(replace it with the real file)", None, "symlink") from exc
+        raise
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused("not a regular file", None, "unreadable_file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def error_line(exc: BaseException, raw: bytes) -> int | None:
+    """The 1-based line a parse or construction error points at (None if unknown)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        return mark.line + 1
+    if isinstance(exc, Refused):
+        return exc.line
+    # A ValueError out of a constructor (`!!int abc`, a 4,301-digit number) carries no mark:
+    # construct each top-level value alone to find the one that fails (error path only).
+    try:
+        loader = _loader()(raw)
+        try:
+            root = loader.get_single_node()
+            import yaml
+
+            if not isinstance(root, yaml.MappingNode):
+                return 1
+            for key, value in root.value:
+                try:
+                    loader.construct_object(value, deep=True)
+                except Exception:  # noqa: BLE001 - any failure is the one we look for
+                    return key.start_mark.line + 1
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001
+        return None
+    return None
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line saying why a file did not load."""
+    import yaml
+
+    if isinstance(exc, Refused):
+        return str(exc)
+    if isinstance(exc, yaml.YAMLError):
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return f"YAML does not parse: {problem}"
+    if isinstance(exc, RecursionError):
+        return "YAML does not parse: values nest too deeply"
+    return f"a value cannot be read: {str(exc)[:200]}"
+
+
+def check_size(data: dict[str, Any]) -> None:
+    """Raise TooLarge when a text value is over MAX_TEXT_CHARS (nested values included)."""
+    stack: list[tuple[str, Any, int]] = [(str(k), v, 1) for k, v in data.items()]
+    while stack:
+        key, value, depth = stack.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_TEXT_CHARS:
+                raise TooLarge(f"{key} is {len(value):,} characters; the limit is {MAX_TEXT_CHARS:,} "
+                               f"({MAX_TEXT_CHARS // 1024} KiB of text per value)", key,
+                               f"shorten {key}, or put the long text in a doc under .leafwise/docs/")
+        elif depth > MAX_DEPTH:
+            raise TooLarge(f"{key} nests deeper than {MAX_DEPTH} levels", key, f"flatten {key}")
+        elif isinstance(value, dict):
+            stack.extend((key, v, depth + 1) for v in value.values())
+            stack.extend((key, str(k), depth + 1) for k in value)
+        elif isinstance(value, list):
+            stack.extend((key, v, depth + 1) for v in value)
 
 
 @dataclass
@@ -136,6 +316,7 @@ def check_node(data: Any, stem: str) -> dict[str, Any]:
     evidence = data.get("evidence")
     if evidence is not None and not isinstance(evidence, list):
         raise SchemaError("evidence must be a list", "evidence", "write evidence: []")
+    check_size(data)
     for key in ("parent", "release"):
         if isinstance(data.get(key), (int, float)):
             data[key] = str(data[key])
@@ -143,20 +324,19 @@ def check_node(data: Any, stem: str) -> dict[str, Any]:
 
 
 def read_node_file(path: Path) -> Loaded:
+    """One node file: every way it can be wrong becomes its own error, never an exception."""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)
+    except Refused as exc:
+        return Loaded(None, "", (str(exc), exc.line, exc.code))
     except OSError as exc:
         return Loaded(None, "", (f"cannot read: {exc.strerror}", None, "unreadable_file"))
     digest = digest_bytes(raw)
-    import yaml
-
     try:
-        data = parse_yaml(raw)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        return Loaded(None, digest, (f"YAML does not parse: {problem}", line, "yaml_error"))
+        data = safe_load(raw)
+    except Exception as exc:  # noqa: BLE001 - any parse or construction error is this file's problem
+        code = exc.code if isinstance(exc, Refused) else "yaml_error"
+        return Loaded(None, digest, (describe_error(exc), error_line(exc, raw), code))
     try:
         check_node(data, path.stem)
     except SchemaError as exc:
@@ -178,14 +358,17 @@ def _project_data(paths: PlanPaths, entries: dict[str, Entry], fresh: dict[str, 
     key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
     hit = entries.get(PROJECT_KEY)
     if hit is None or hit[0] != key:
-        import yaml
-
-        raw = paths.project_file.read_bytes()
         try:
-            hit = (key, parse_yaml(raw) or {}, digest_bytes(raw), None)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            hit = (key, None, digest_bytes(raw), (f"YAML does not parse: {exc}", mark.line + 1 if mark else None))
+            raw = read_bounded(paths.project_file)
+        except OSError as exc:
+            return {}, [Problem("unreadable_file", "error", f"cannot read project.yaml: {exc.strerror}",
+                                "leafwise doctor", file=rel)]
+        except Refused as exc:
+            return {}, [Problem(exc.code, "error", f"project.yaml: {exc}", f"fix {rel}", file=rel, line=exc.line)]
+        try:
+            hit = (key, safe_load(raw) or {}, digest_bytes(raw), None)
+        except Exception as exc:  # noqa: BLE001 - a broken project.yaml is a problem with a line
+            hit = (key, None, digest_bytes(raw), (describe_error(exc), error_line(exc, raw)))
     fresh[PROJECT_KEY] = hit
     if hit[3]:
         message, line = hit[3]
@@ -195,31 +378,75 @@ def _project_data(paths: PlanPaths, entries: dict[str, Entry], fresh: dict[str, 
 
 def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
                  fresh: dict[str, Entry] | None = None) -> tuple[Project, list[Problem]]:
+    """project.yaml as a Project; every wrong value is a problem with its line and a safe default."""
     rel = _rel(paths, paths.project_file)
     data, problems = _project_data(paths, entries or {}, fresh if fresh is not None else {})
+
+    def bad(key: str | None, message: str, fix_text: str) -> None:
+        line = 1
+        if key is not None:
+            try:
+                line = _line_of_key(read_bounded(paths.project_file), key) or 1
+            except (OSError, ValueError):
+                line = None
+        problems.append(Problem("project_error", "error", f"project.yaml: {message}",
+                                f"fix {rel} line {line}: {fix_text}" if line else f"fix {rel}: {fix_text}",
+                                file=rel, line=line))
+
     if not isinstance(data, dict):
-        problems.append(Problem("schema_error", "error", "project.yaml must be a mapping",
-                                f"rewrite {rel} as key: value lines", file=rel, line=1))
+        bad(None, "must be a mapping of keys to values", "write it as key: value lines")
         data = {}
     releases: list[Release] = []
-    for entry in data.get("releases") or []:
-        if isinstance(entry, dict) and entry.get("id") is not None:
-            target = entry.get("target")
-            releases.append(Release(str(entry["id"]), str(entry.get("title") or entry["id"]),
-                                    str(target) if target is not None else None))
+    raw_releases = data.get("releases") or []
+    if not isinstance(raw_releases, list):
+        bad("releases", f"releases must be a list, not {type(raw_releases).__name__}",
+            "write releases: [{id: R1, title: MVP}]")
+        raw_releases = []
+    for entry in raw_releases:
+        rid = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(rid, (int, float)) and not isinstance(rid, bool):
+            rid = str(rid)
+        if isinstance(rid, str) and RELEASE_PATTERN.match(rid) and len(rid) <= 64:
+            title, target = entry.get("title"), entry.get("target")
+            releases.append(Release(rid, _text(title, rid), _text(target, None)))
         else:
-            problems.append(Problem("schema_error", "error", f"release entry {entry!r} has no id",
-                                    f"write it as {{id: R1, title: ...}} in {rel}", file=rel))
-    prefix = str(data.get("id_prefix") or "TASK").upper()
+            bad("releases", f"release entry {str(entry)[:80]!r} has no valid id (letters, digits, . _ -)",
+                "write it as {id: R1, title: ...}")
+    prefix = data.get("id_prefix") or "TASK"
+    try:
+        prefix = check_prefix(prefix).upper()
+    except UnsafePath as exc:
+        bad("id_prefix", str(exc), "id_prefix: SHOP")
+        prefix = "TASK"
+    schema = data.get("schema", 1)
+    if schema is None:
+        schema = 1
+    if isinstance(schema, bool) or not isinstance(schema, int) or not 0 < schema < 1000:
+        bad("schema", f"schema must be a version number like 1, not {str(schema)[:40]!r}", "schema: 1")
+        schema = 1
+    settings = data.get("settings") or {}
+    if not isinstance(settings, dict):
+        bad("settings", "settings must be a mapping", "settings: {}")
+        settings = {}
+    for key in ("pid", "name"):
+        if isinstance(data.get(key), (dict, list)):
+            bad(key, f"{key} must be text", f"{key}: text")
+            data = {**data, key: None}
     project = Project(
-        pid=str(data.get("pid") or paths.repo.name),
-        name=str(data.get("name") or paths.repo.name),
+        pid=_text(data.get("pid"), paths.repo.name),
+        name=_text(data.get("name"), paths.repo.name),
         id_prefix=prefix,
         releases=releases,
-        schema=int(data.get("schema") or 1),
-        settings=dict(data.get("settings") or {}),
+        schema=schema,
+        settings=dict(settings),
     )
     return project, problems
+
+
+def _text(value: Any, default: Any) -> Any:
+    if value is None or value == "" or isinstance(value, (dict, list)):
+        return default
+    return str(value)[:MAX_TEXT_CHARS]
 
 
 def _rel(paths: PlanPaths, path: Path) -> str:
@@ -284,14 +511,24 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
     nodes: dict[str, Node] = {}
     nodes_rel = _rel(paths, paths.nodes) + "/"
     try:
-        scan = list(os.scandir(paths.nodes))
-    except FileNotFoundError:
+        if paths.nodes.is_symlink():  # never read a plan out of some other folder
+            problems.append(Problem("symlink", "error", "nodes/ is a symbolic link; its files are not read",
+                                    "replace the link with the real folder", file=nodes_rel[:-1]))
+            scan = []
+        else:
+            scan = list(os.scandir(paths.nodes))
+    except (FileNotFoundError, NotADirectoryError):
         scan = []
     misses: dict[str, StatKey] = {}
     get = entries.get
     for entry in scan:  # one pass: a cache hit becomes a node at once (the common, hot case)
         name = entry.name
         if name[-5:] != ".yaml" or name[0] == ".":
+            continue
+        if entry.is_symlink():  # d_type: no extra system call
+            problems.append(Problem("symlink", "error", "the node file is a symbolic link; it is not read",
+                                    f"replace {nodes_rel}{name} with the real file (or delete it)",
+                                    node=name[:-5], file=nodes_rel + name))
             continue
         try:
             st = entry.stat()

@@ -9,8 +9,13 @@ from pathlib import Path
 
 PLAN_DIR = ".leafwise"
 ROOT_ENV = "LEAFWISE_ROOT"
-ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
-RELEASE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# `\Z`, never `$`: `$` also matches before a trailing newline, and `"P-9\n"` is no id.
+ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+\Z")
+RELEASE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+PREFIX_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,31}\Z")
+# The only folders of `.leafwise/` a node's doc and diagram links may point into;
+# everything else there (project.yaml, nodes/, journal, claims, cycles, caches) is Leafwise's own.
+LINK_ROOTS = ("docs", "diagrams")
 
 
 class PlanNotFound(Exception):
@@ -23,6 +28,10 @@ class PlanNotFound(Exception):
 
 class UnsafePath(ValueError):
     """A path that would leave `.leafwise/` or is not a valid id."""
+
+
+class SymlinkRefused(UnsafePath, OSError):
+    """A plan folder or file that is a symbolic link: never followed (it could point anywhere)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +74,22 @@ class PlanPaths:
 
     def node_file(self, node_id: str) -> Path:
         check_id(node_id)
-        return self.nodes / f"{node_id}.yaml"
+        return self.own_folder(self.nodes) / f"{node_id}.yaml"
 
     def inside(self, rel: str) -> Path:
         """Resolve a doc or diagram path relative to `.leafwise/`, refusing escapes."""
         return resolve_inside(self.dir, rel)
+
+    def own_folder(self, folder: Path) -> Path:
+        """`folder` (journal's, claims', cycles', locks', cache's), refused if it or `.leafwise/` is a symlink.
+
+        A committed `claims -> ~/somewhere` would otherwise receive our writes.
+        """
+        for item in (self.dir, folder):
+            if item.is_symlink():
+                raise SymlinkRefused(f"{_show(item, self.repo)} is a symbolic link; Leafwise never follows "
+                                     "links in its own folders (remove the link)")
+        return folder
 
 
 def check_id(node_id: str) -> str:
@@ -81,15 +101,41 @@ def check_id(node_id: str) -> str:
 
 
 def resolve_inside(base: Path, rel: str) -> Path:
+    """`rel` resolved under `base`, refusing escapes (symlinks resolved first).
+
+    Under a plan folder (`base` named `.leafwise`) a link must land in one of
+    `LINK_ROOTS` (docs/, diagrams/): never on project.yaml, a node file, the
+    journal, claims, cycles or a cache, whatever `..` or symlinks it uses.
+    """
     if not isinstance(rel, str) or not rel.strip():
         raise UnsafePath("empty path")
+    if any(ord(c) < 32 or ord(c) == 127 for c in rel):
+        raise UnsafePath(f"{rel!r} holds control characters")
     if os.path.isabs(rel) or rel.startswith("~"):
         raise UnsafePath(f"{rel!r} is absolute; paths are relative to {PLAN_DIR}/")
     base_resolved = base.resolve()
     target = (base / rel).resolve()
     if target != base_resolved and base_resolved not in target.parents:
         raise UnsafePath(f"{rel!r} leaves {PLAN_DIR}/")
+    if base.name == PLAN_DIR:
+        roots = [base_resolved / name for name in LINK_ROOTS]
+        if not any(root in target.parents for root in roots):
+            raise UnsafePath(f"{rel!r} is not under {PLAN_DIR}/docs/ or {PLAN_DIR}/diagrams/ "
+                             "(links never point at Leafwise's own files)")
     return target
+
+
+def _show(path: Path, repo: Path) -> str:
+    try:
+        return str(path.relative_to(repo))
+    except ValueError:
+        return str(path)
+
+
+def check_prefix(prefix: str) -> str:
+    if not isinstance(prefix, str) or not PREFIX_PATTERN.match(prefix):
+        raise UnsafePath(f"id_prefix {prefix!r} must be letters and digits, starting with a letter (e.g. SHOP)")
+    return prefix
 
 
 def find_root(start: Path | None = None, explicit: str | os.PathLike | None = None) -> PlanPaths:

@@ -33,7 +33,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from leafwise.store.loader import check_node, digest_bytes
+from leafwise.store.loader import MAX_NODE_BYTES, TooLarge, check_node, digest_bytes, read_bounded, screen
 from leafwise.store.model import FIELD_ORDER, Status
 from leafwise.store.paths import PlanPaths
 
@@ -77,7 +77,7 @@ def iso(moment: datetime) -> str:
 @contextmanager
 def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the cross-process lock `name` (a node id, "journal", "project")."""
-    with _hold(paths.locks / f"{name}.lock", name, timeout):
+    with _hold(paths.own_folder(paths.locks) / f"{name}.lock", name, timeout):
         yield
 
 
@@ -99,7 +99,7 @@ def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
         finally:
             lock.release()
         return
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         deadline, pause = time.monotonic() + timeout, 0.001
         while True:
@@ -296,7 +296,8 @@ def edit_node(paths: PlanPaths, node_id: str, expected_digest: str | None, edit:
     path = paths.node_file(node_id)
     yaml = _yaml()  # import ruamel before the lock: the lock is held for milliseconds
     with locked(paths, node_id) if lock else nullcontext():
-        raw = path.read_bytes()
+        raw = read_bounded(path)  # never through a symlink, never more than the limit
+        screen(raw)  # no anchors, no deep nesting: what follows is bounded work
         if expected_digest is not None and digest_bytes(raw) != expected_digest:
             raise Conflict(path)
         new = _rewrite(yaml, raw, edit, node_id)
@@ -314,8 +315,17 @@ def _rewrite(yaml: Any, raw: bytes, edit: Edit, node_id: str) -> bytes:
     for key, value in list(doc.items()):
         doc[key] = _to_yaml_value(value)
     new = dump_yaml(doc, indent=_guess_indent(text))
-    check_node(_plain(new), node_id)
+    check_node(_plain(check_bytes(new, node_id)), node_id)
     return _splice(text, new.decode()).encode()
+
+
+def check_bytes(content: bytes, node_id: str) -> bytes:
+    """Refuse (TooLarge) a node file over MAX_NODE_BYTES: every writer passes here."""
+    if len(content) > MAX_NODE_BYTES:
+        raise TooLarge(f"{node_id}.yaml would be {len(content):,} bytes; the limit is {MAX_NODE_BYTES:,} "
+                       f"bytes ({MAX_NODE_BYTES // 1024} KiB per node file)", None,
+                       "put long text in a doc under .leafwise/docs/")
+    return content
 
 
 # A top-level key at column 0: `key:`, `"key":` or `'key':` followed by a space or the line end.
@@ -397,11 +407,16 @@ def _check_base(path: Path, raw: bytes, new: bytes, base: Mapping[str, Any]) -> 
     """Refuse an edit of a field that another writer changed since `base` was read."""
     fresh, after = _comparable(raw, path.stem), _comparable(new, path.stem)
     for key in sorted(set(fresh) | set(after)):
-        if key == "updated" or fresh.get(key) == after.get(key):
+        if key == "updated" or _same(fresh.get(key), after.get(key)):
             continue  # not touched by this edit
-        if fresh.get(key) != base.get(key):
+        if not _same(fresh.get(key), base.get(key)):
             raise Conflict(path, f"{key} of {path.stem} changed since it was read "
                                  f"(was {base.get(key)!r}, now {fresh.get(key)!r})", field=key)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, where `.nan` equals `.nan` (nan != nan would make every edit a conflict)."""
+    return a == b or repr(a) == repr(b)
 
 
 def _comparable(raw: bytes, node_id: str) -> dict[str, Any]:
@@ -422,7 +437,7 @@ def _plain(raw: bytes) -> Any:
 
 
 def create_node(paths: PlanPaths, node_id: str, fields: dict[str, Any]) -> bytes:
-    content = render_new_node(fields)
+    content = check_bytes(render_new_node(fields), node_id)
     check_node(_plain(content), node_id)
     atomic_write(paths.node_file(node_id), content, exclusive=True)
     return content
@@ -451,7 +466,7 @@ def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes
         number = max(highest_number(paths, prefix) + 1, _read_counter(counter))
         for _attempt in range(1000):
             node_id = f"{prefix}-{number}"
-            content = render(node_id)
+            content = check_bytes(render(node_id), node_id)
             check_node(_plain(content), node_id)
             try:
                 atomic_write(paths.node_file(node_id), content, exclusive=True)

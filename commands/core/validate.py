@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.store import CLOSED, Plan, Problem, Status
 from leafwise.store.paths import UnsafePath, resolve_inside
 
@@ -99,11 +101,85 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
             problems.append(_p("foreign_prefix", "warning",
                                f"id does not use the project prefix {plan.project.id_prefix}",
                                cmd(f"renumber {node.id}"), node, 1))
+        if node.children and cascades(node) and node.status != Status.BLOCKED:
+            closing = closing_status(nodes[c].status for c in node.children if c in nodes)
+            if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
+                problems.append(_p("half_finished_cascade", "warning",
+                                   f"every child is closed but the node is still {node.status}; "
+                                   f"the cascade should have made it {closing}",
+                                   cmd("repair"), node, _line(plan, node, "status")))
     problems.extend(_hierarchy_cycles(plan, cmd))
     problems.extend(_dependency_cycles(plan, cmd))
+    problems.extend(_untrusted(plan, cmd))
     problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file or "", p.line or 0, p.code))
     return problems
 
+
+
+@dataclass(frozen=True, slots=True)
+class PlanCommand:
+    """A shell command a plan file asks Leafwise to run: a `done_when` check or a cycle's verify."""
+
+    command: str
+    source: str  # "node" | "cycle"
+    owner: str  # the node id or the cycle name
+    file: str
+    hash: str  # sha256 of (plan real path, command): the key `leafwise trust` stores
+    trusted: bool
+
+    @property
+    def short(self) -> str:
+        return self.hash[:16]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"command": self.command, "source": self.source, "owner": self.owner, "file": self.file,
+                "hash": self.short, "trusted": self.trusted}
+
+
+def plan_commands(plan: Plan) -> list[PlanCommand]:
+    """Every command the plan's files would have Leafwise run, with whether the person approved it."""
+    from leafwise.commands.core.reconcile.checks import declared
+    from leafwise.store import cycles as ledger
+    from leafwise.store import trust
+
+    repo = plan.paths.repo
+    allowed = trust.allowed()
+    found: list[tuple[str, str, str, str]] = []
+    for node in plan.nodes.values():
+        if "done_when" in node.data:
+            found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
+                      if kind == "command"]
+    try:
+        names = ledger.names(plan.paths)
+    except (OSError, ValueError):
+        names = []
+    for name in names:
+        try:
+            cycle = ledger.read(plan.paths, name)
+        except (ledger.LedgerError, OSError, ValueError, TypeError):
+            continue
+        if cycle is not None:
+            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
+    out = []
+    for command, source, owner, file in found:
+        key = trust.digest(repo, command)
+        out.append(PlanCommand(command, source, owner, file, key, key in allowed))
+    return sorted(out, key=lambda c: (c.source, c.owner, c.command))
+
+
+def _untrusted(plan: Plan, cmd) -> list[Problem]:
+    """A warning per command from a plan file that would not run: nobody approved it here."""
+    out = []
+    for item in plan_commands(plan):
+        if item.trusted:
+            continue
+        what = "a done_when check" if item.source == "node" else f"a verify command of cycle {item.owner}"
+        out.append(Problem("untrusted_command", "warning",
+                           f"{what} runs {item.command[:200]!r}, which you have not approved for this plan; "
+                           "it is not run until you do", cmd(f"trust --allow {item.short}"),
+                           node=item.owner if item.source == "node" else None, file=item.file,
+                           line=None))
+    return out
 
 
 def _without(values: Any, drop: str) -> str:

@@ -235,6 +235,7 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
                                exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                                mutation=Mutation("cycle_start", "cycle_exists", False, message))
         ledger.create(paths, cycle)
+    _consent(paths, verify)
     record(ctx, "cycle start", node, {}, actor=agent, cycle=name, kind=kind, cap=max_iterations,
            token_cap=token_cap, verify=list(verify), off_limits=list(off_limits))
     lines = [f"Started cycle {name} ({kind}): at most {max_iterations} iterations, {token_cap} tokens; "
@@ -459,6 +460,39 @@ def _iteration(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, target: No
 
 # --- cycle verify --------------------------------------------------------------
 
+def _consent(paths: Any, verify: Iterable[str]) -> None:
+    """The verify commands given to `cycle start` are the caller's own words: approved for this plan.
+
+    A cycle file that arrives any other way (a merge, an agent's edit) holds
+    commands nobody approved: `cycle verify` refuses those (see `_check_trusted`).
+    """
+    from leafwise.store import trust
+
+    if verify:
+        try:
+            trust.allow(paths.repo, list(verify))
+        except OSError:
+            pass  # no writable config folder: `cycle verify` will ask for `leafwise trust`
+
+
+def _check_trusted(ctx: Ctx, cycle: ledger.Cycle) -> None:
+    """Refuse to run a verify command from the cycle file that the person never approved."""
+    from leafwise.store import trust
+
+    repo = ctx.paths().repo
+    untrusted = [c for c in cycle.verify if not trust.is_trusted(repo, c)]
+    if not untrusted:
+        return
+    keys = [trust.short(trust.digest(repo, c)) for c in untrusted]
+    message = (f"cycle {cycle.name} would run {len(untrusted)} command(s) from its file that you have not "
+               f"approved for this plan: {untrusted[0]!r}; nothing was run")
+    raise CommandError("untrusted_command", message,
+                       fix(ctx.cmd("trust " + " ".join(f"--allow {k}" for k in keys)),
+                           "read the command first; approve it only if you would run it yourself"),
+                       exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
+                       details={"untrusted": [{"command": c, "hash": k} for c, k in zip(untrusted, keys)]},
+                       mutation=Mutation("cycle_verify", "untrusted_command", False, message))
+
 def _run(command_line: str, cwd: Path, timeout: float) -> dict[str, Any]:
     """Run one verify command in its own process group; a timeout kills the whole group."""
     began = time.monotonic()
@@ -507,6 +541,7 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
                            wait(f"until {cycle.not_before}; then run {ctx.cmd(f'cycle verify {name}')}", "back-off"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                            mutation=Mutation("cycle_verify", "backing_off", False, message))
+    _check_trusted(ctx, cycle)
     limit = timeout if timeout and timeout > 0 else VERIFY_TIMEOUT
     results = [_run(c, paths.repo, limit) for c in cycle.verify]  # outside the lock: they may take minutes
     green = all(r["exit_code"] == 0 for r in results)

@@ -10,6 +10,11 @@ and commit messages that name a node.
 
 A declared check is the author's own definition of done: all passing is
 shipped, any failing means not shipped, whatever the code search says.
+
+A `command` check comes from a plan file, which anyone (a prompt-injected
+agent, a merge) may have written: it runs only when the person approved that
+exact command for this plan (`leafwise trust`, store/trust.py). Without that
+it is "not run", which never counts as passing.
 """
 
 from __future__ import annotations
@@ -147,7 +152,22 @@ def _test(index: Index, pattern: str) -> CheckResult:
     return CheckResult("test", pattern, False)
 
 
+NOT_TRUSTED = "not run: this command from a plan file is not trusted here"
+
+
+def untrusted_commands(node_data: dict[str, Any], root: Path) -> list[str]:
+    """The node's `command` checks that the person has not approved for the plan at `root`."""
+    from leafwise.store import trust
+
+    return [value for kind, value in declared(node_data) if kind == "command" and not trust.is_trusted(root, value)]
+
+
 def _command(index: Index, cmd: str) -> CheckResult:
+    from leafwise.store import trust
+
+    if not trust.is_trusted(index.root, cmd):  # the consent gate: nothing from a plan file runs unasked
+        key = trust.short(trust.digest(index.root, cmd))
+        return CheckResult("command", cmd, False, snippet=f"{NOT_TRUSTED} (leafwise trust --allow {key})")
     try:
         proc = subprocess.run(cmd, shell=True, cwd=index.root, capture_output=True, text=True,
                               timeout=COMMAND_TIMEOUT)

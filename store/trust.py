@@ -1,0 +1,101 @@
+"""Consent to run a command that came from a plan file, recorded outside the repository.
+
+Plan files are untrusted (docs/security.md): a `done_when: [{command: ...}]` or
+a cycle's verify command runs only once the person approved that exact command
+for that exact plan, like `direnv allow`. The approval is the sha256 of the
+plan's real path and the command, kept in the person's own config folder:
+`$LEAFWISE_CONFIG_DIR/trust.json`, else `$XDG_CONFIG_HOME/leafwise/trust.json`,
+else `~/.config/leafwise/trust.json`. Nothing under `.leafwise/` can grant it,
+and an edited command (or the same command in a cloned plan) needs a new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+CONFIG_ENV = "LEAFWISE_CONFIG_DIR"
+FILE_NAME = "trust.json"
+
+
+def config_dir() -> Path:
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "leafwise"
+
+
+def store_path() -> Path:
+    return config_dir() / FILE_NAME
+
+
+def digest(root: Path | str, command: str) -> str:
+    """The approval key of `command` in the plan at `root` (its real path: no alias via links)."""
+    real = os.path.realpath(str(root))
+    return hashlib.sha256(f"{real}\0{command}".encode()).hexdigest()
+
+
+def short(full: str) -> str:
+    """The 16-hex prefix people type (`leafwise trust --allow 3f2a...`)."""
+    return full[:16]
+
+
+def _read() -> dict[str, Any]:
+    try:
+        data = json.loads(store_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("allowed"), dict):
+        return {}
+    return data
+
+
+def allowed() -> dict[str, dict[str, Any]]:
+    """Every approval: full digest -> {root, command, at}."""
+    return dict(_read().get("allowed", {}))
+
+
+def is_trusted(root: Path | str, command: str) -> bool:
+    return digest(root, command) in _read().get("allowed", {})
+
+
+def allow(root: Path | str, commands: list[str]) -> list[str]:
+    """Record approval of `commands` for the plan at `root`; returns their digests."""
+    data = _read() or {"allowed": {}}
+    at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    keys = []
+    for command in commands:
+        key = digest(root, command)
+        data["allowed"][key] = {"root": os.path.realpath(str(root)), "command": command, "at": at}
+        keys.append(key)
+    _write(data)
+    return keys
+
+
+def revoke(keys: list[str]) -> list[str]:
+    """Drop approvals by digest (or a prefix of at least 8 hex digits); returns the ones dropped."""
+    data = _read()
+    table = data.get("allowed", {})
+    gone = [k for k in list(table) if any(len(p) >= 8 and k.startswith(p) for p in keys)]
+    for key in gone:
+        del table[key]
+    if gone:
+        _write(data)
+    return gone
+
+
+def _write(data: dict[str, Any]) -> None:
+    path = store_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    os.replace(tmp, path)
