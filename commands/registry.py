@@ -135,6 +135,34 @@ def load_word(word: str) -> dict[str, Command]:
     return {name: spec for name, spec in REGISTRY.items() if name.split()[0] == word}
 
 
+_PERSON: dict[str, str] = {}
+
+
+def person_name(cwd: Path | None = None) -> str:
+    """A person's name, the one rule: LEAFWISE_USER, else git's user.name, else the login name."""
+    named = (os.environ.get("LEAFWISE_USER") or "").strip()
+    if named:
+        return named[:80]
+    key = str(cwd or "")
+    if key not in _PERSON:
+        import subprocess
+
+        try:
+            found = subprocess.run(["git", "config", "user.name"], cwd=cwd or None, capture_output=True,
+                                   text=True, timeout=2).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            found = ""
+        if not found:
+            import getpass
+
+            try:
+                found = getpass.getuser()
+            except (OSError, KeyError):  # no login name (a container without a passwd entry)
+                found = "person"
+        _PERSON[key] = found[:80]
+    return _PERSON[key]
+
+
 @dataclass
 class Ctx:
     """What a handler needs from its surface: where the plan is, who acts, the time."""
@@ -167,7 +195,12 @@ class Ctx:
         self._plan = None
 
     def who(self, agent: str | None = None) -> str:
-        return agent or self.actor or os.environ.get("LEAFWISE_AGENT") or os.environ.get("USER") or "human"
+        """Who acts: the agent named on the call, else the surface's actor, else the person."""
+        return agent or self.actor or os.environ.get("LEAFWISE_AGENT") or person_name(self.cwd)
+
+    def person(self) -> str:
+        """The person at the keyboard (for --force, decide, comment…): see `person_name`."""
+        return person_name(self.cwd)
 
     def cmd(self, rest: str) -> str:
         """A full command line for a hint, carrying --root when the caller gave it."""

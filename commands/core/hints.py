@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
-from leafwise.commands.contract import NextAction, done, next_, quote, wait
+from leafwise.commands.contract import NextAction, clean, done, next_, quote, wait
 from leafwise.commands.core.picker import Pick, holder, until
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
@@ -27,29 +27,36 @@ def agent_arg(agent: str | None) -> str:
     return quote(agent) if agent else "<agent>"
 
 
+def _next_line(agent: str | None) -> str:
+    return f"start --next --agent {agent_arg(agent)}" if agent else "next"
+
+
 def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
     """What to do after asking the picker (used by next, complete, progress, the canvas)."""
     if pick.node is not None:
         nid = pick.node.id
         if pick.resumed:
-            return next_(cmd(f'complete {nid} --summary "<summary>"'), pick.reason,
-                         or_=cmd(f'block {nid} --reason "<reason>"'))
-        return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), pick.reason)
+            mine = f" --agent {agent_arg(agent)}"
+            return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), pick.reason,
+                         or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
+        # pick and claim in one step: agents that follow hints never race for the same task
+        return next_(cmd(f"start --next --agent {agent_arg(agent)}"), f"{nid}: {pick.reason}")
     if pick.open_count == 0:
         if pick.empty:
             return next_(cmd('add "<title>"'), "the plan has no nodes yet")
         return done("every node is done or cancelled")
     if pick.held:
         node, claim = pick.held[0]
-        return wait(f"{claim.agent} holds {node.id} {until(claim)}; then run {cmd('next')}", pick.reason)
+        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}; then run {cmd(_next_line(agent))}",
+                    pick.reason)
     if pick.blocked:
         node = pick.blocked[0]
         if node.open_decision:
             return wait(f"a person answers the decision on {node.id} "
-                        f"({cmd(f'decide {node.id} --option <N>')}); then run {cmd('next')}",
+                        f"({cmd(f'decide {node.id} --option <N>')}); then run {cmd(_next_line(agent))}",
                         pick.reason)
-        return wait(f"{node.id} is blocked ({node.blocked_reason or 'no reason'}); "
-                    f"after {cmd(f'unblock {node.id}')} run {cmd('next')}", pick.reason)
+        return wait(f"{node.id} is blocked ({clean(node.blocked_reason or 'no reason', 120)}); "
+                    f"after {cmd(f'unblock {node.id}')} run {cmd(_next_line(agent))}", pick.reason)
     return next_(cmd("validate"), pick.reason)
 
 
@@ -68,15 +75,16 @@ def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim]
     who = holder(node, claims)
     if node.status == Status.IN_PROGRESS and not node.children:
         if who and who != agent:
-            return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
-        return next_(cmd(f'complete {nid} --summary "<summary>"'), "in progress",
-                     or_=cmd(f'block {nid} --reason "<reason>"'))
+            return wait(f"{clean(who, 80)} holds {nid} {until(claims[nid])}", "held by another agent")
+        mine = f" --agent {agent_arg(who or agent)}" if who or agent else ""
+        return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), "in progress",
+                     or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
     open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     if open_children:
         return next_(cmd(f"tree {nid}"), f"{len(open_children)} open child node(s)")
     open_deps = [d for d in node.depends_on if d in plan.nodes and plan.nodes[d].status not in CLOSED]
     if open_deps:
-        return next_(cmd(f"show {open_deps[0]}"), f"waits for {open_deps[0]}")
+        return next_(cmd(f"show {quote(open_deps[0])}"), f"waits for {clean(open_deps[0], 80)}")
     if who and who != agent:
-        return wait(f"{who} holds {nid} {until(claims[nid])}", "held by another agent")
+        return wait(f"{clean(who, 80)} holds {nid} {until(claims[nid])}", "held by another agent")
     return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -13,12 +14,13 @@ from leafwise.commands.contract import (
     clean,
     fix,
     next_,
+    quote,
     wait,
 )
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, pick_hint
-from leafwise.commands.core.picker import Pick, until
-from leafwise.commands.core.views import task_view
+from leafwise.commands.core.picker import Pick, pick, until
+from leafwise.commands.core.views import message_lines, task_view
 from leafwise.commands.handlers.shared import (
     change_list,
     get_node,
@@ -29,7 +31,7 @@ from leafwise.commands.handlers.shared import (
     set_fields,
     write,
 )
-from leafwise.commands.handlers.validation import require_valid
+from leafwise.commands.handlers.validation import require_valid_for
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
@@ -46,21 +48,24 @@ AGENT = Param("agent", "the agent's name (e.g. claude-1)")
 
 
 
+MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
+
+
 def _conflict(ctx: Ctx, code: str, message: str, node: Node, agent: str | None, tool: str,
               action=None) -> CommandError:
-    other = pick_for(ctx, agent)
-    alt = ctx.cmd(f"start {other.node.id} --agent {agent_arg(agent)}") if other.node and other.node.id != node.id \
-        else ctx.cmd("next" + (f" --agent {agent_arg(agent)}" if agent else ""))
+    alt = ctx.cmd(f"start --next --agent {agent_arg(agent)}") if agent else ctx.cmd("next")
     return CommandError(code, message, action or fix(alt, "take another task"),
                         exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id),
                         mutation=Mutation(tool, code, False, message))
 
 
-def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str) -> CommandError:
-    """Exit 3 with `Wait:` for the lease and `Or:` the next free task."""
-    other = pick_for(ctx, agent)
-    alt = ctx.cmd(f"start {other.node.id} --agent {agent_arg(agent)}") if other.node and \
-        other.node.id != node.id else None
+def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str,
+          forced: str | None = None) -> CommandError:
+    """Exit 3 with `Wait:` for the lease; `Or:` other work for an agent, `--force` for a person."""
+    if agent:
+        alt = ctx.cmd(f"start --next --agent {agent_arg(agent)}")
+    else:
+        alt = ctx.cmd(forced) if forced else None
     message = f"{node.id} is held by {claim.agent} {until(claim)}"
     return CommandError("claim_held", message,
                         wait(f"{claim.agent} holds {node.id} {until(claim)}", "held by another agent",
@@ -68,6 +73,49 @@ def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: st
                         exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id),
                         details={"holder": claim.agent, "expires": claim.expires},
                         mutation=Mutation(tool, "claim_held", False, message))
+
+
+def check_ttl(ctx: Ctx, ttl: float | None, line: str) -> float | None:
+    """A lease length in minutes: a positive finite number up to a week, or a usage error."""
+    if ttl is None:
+        return None
+    if not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise CommandError("invalid_ttl", f"--ttl {ttl!s} is not a number of minutes between 0 and "
+                           f"{MAX_TTL_MINUTES} (a week)", fix(ctx.cmd(f"{line} --ttl 60"), "a lease of an hour"),
+                           exit_code=EXIT_USAGE, category="usage")
+    return float(ttl)
+
+
+def holding(ctx: Ctx, node_id: str, now) -> leases.Claim | None:
+    """Who holds the node now, read under its lock: a live lease, or an assignee without one."""
+    paths = ctx.paths()
+    claim = leases.read(paths, node_id)
+    if claim is not None:
+        return None if claim.expired(now) else claim
+    data = read_node_file(paths.node_file(node_id)).data or {}
+    if data.get("status") == Status.IN_PROGRESS and data.get("assignee"):
+        return leases.Claim(node_id, str(data["assignee"]), "", "", "")
+    return None
+
+
+def guard_hold(ctx: Ctx, node: Node, agent: str | None, force: bool, tool: str, forced_line: str) -> str | None:
+    """Refuse to touch a task another agent holds unless a person forces it.
+
+    Call under the node's lock. Returns the holder overridden by --force (to journal), else None.
+    """
+    claim = holding(ctx, node.id, ctx.clock())
+    if claim is None or claim.agent == agent:
+        return None
+    if not force:
+        raise _held(ctx, node, claim, agent, tool, forced_line)
+    return claim.agent
+
+
+def _task_lines(view: dict[str, Any]) -> list[str]:
+    lines = message_lines(view.get("messages") or [])
+    if view.get("inherited_docs"):
+        lines.append("  docs from above: " + ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"]))
+    return lines
 
 
 @command("next", "The task to work on now (one plan state, one answer).", mutating=False,
@@ -88,33 +136,93 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Resu
     lines: list[str] = []
     if chosen.node:
         path = " › ".join(a["title"] for a in result["task"]["ancestors"])
-        lines.append(f"{chosen.node.id}  {chosen.node.title}" + (f"   ({path})" if path else ""))
+        lines.append(f"{chosen.node.id}  {clean(chosen.node.title)}" + (f"   ({clean(path, 300)})" if path else ""))
         lines.append(f"  why: {chosen.reason}")
+        lines += _task_lines(result["task"])
     else:
         lines.append(f"No task to hand out: {chosen.reason}")
     for item in chosen.passed:
-        lines.append(f"  passed over {item['id']} {item['title']!r}: {item['why']}")
+        lines.append(f"  passed over {item['id']} “{clean(item['title'])}”: {clean(item['why'])}")
     return Result(result, hint, lines)
 
 
-@command("start", "Claim a task for an agent and mark it (and its draft ancestors) in progress.",
+@command("start", "Claim a task for an agent and mark it (and its draft ancestors) in progress; "
+         "--next picks and claims in one step.",
          mutating=True, tool="start_task", idempotent=True,
-         params=(ID, Param("agent", "the agent's name (e.g. claude-1)", required=True),
-                 Param("ttl", "lease length in minutes (default 60)", type=float)))
-def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Result:
-    plan = ctx.plan()
-    node = get_node(ctx, node_id, plan)
-    agent = clean(agent, 80)
+         params=(Param("node_id", "node id (or --next)", positional=True),
+                 Param("agent", "the agent's name (e.g. claude-1)", required=True),
+                 Param("ttl", "lease length in minutes (default 60)", type=float),
+                 Param("next", "pick the next task and claim it under one lock", type=bool)))
+def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
+          next: bool = False) -> Result:  # noqa: A002 - the flag's name
+    agent = clean(agent, 80) if agent else ""
+    line = f"start {node_id}" if node_id and not next else "start --next"
     if not agent:
         raise CommandError("missing_agent", "--agent must name the agent",
-                           fix(ctx.cmd(f"start {node_id} --agent <agent>"), "say who works on it"),
+                           fix(ctx.cmd(f"{line} --agent <agent>"), "say who works on it"),
                            exit_code=EXIT_USAGE, category="usage")
-    ttl = ttl if ttl and ttl > 0 else float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+    ttl = check_ttl(ctx, ttl, f"{line} --agent {agent_arg(agent)}")
+    if next and node_id:
+        raise CommandError("usage", "give a node id or --next, not both",
+                           fix(ctx.cmd(f"start --next --agent {agent_arg(agent)}"), "let the picker choose"),
+                           exit_code=EXIT_USAGE, category="usage")
+    if not next and not node_id:
+        raise CommandError("missing_argument", "start needs a node id or --next",
+                           fix(ctx.cmd(f"start --next --agent {agent_arg(agent)}"), "let the picker choose"),
+                           exit_code=EXIT_USAGE, category="usage")
+    if next:
+        return _start_next(ctx, agent, ttl)
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    return _claim(ctx, plan, node, agent, ttl)
+
+
+LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children",
+             "dependency_open"}
+
+
+def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
+    """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped."""
+    paths = ctx.paths()
+    skipped: set[str] = set()
+    try:
+        with locked(paths, "pick"):
+            for _ in range(50):
+                plan = ctx.plan(fresh=True)
+                claims = live_claims(ctx, plan)
+                for nid in skipped:
+                    claims.setdefault(nid, leases.Claim(nid, "another writer", "", "", ""))
+                chosen = pick(plan, claims, agent)
+                if chosen.node is None:
+                    return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
+                                   "claim": None, "cascade": []},
+                                  pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
+                                  Mutation("start_task", "start", False, chosen.reason))
+                try:
+                    return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason)
+                except CommandError as exc:
+                    if exc.code not in LOST_RACE:
+                        raise
+                    skipped.add(chosen.node.id)
+                    ctx.forget()
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait("the pick lock is free (a few seconds)",
+                                                       "other agents are taking work"),
+                           exit_code=EXIT_CONFLICT, category="conflict") from exc
+    raise CommandError("lock_busy", "every candidate changed while being claimed",
+                       wait("the plan settles (a few seconds)", "many writers at once"),
+                       exit_code=EXIT_CONFLICT, category="conflict")
+
+
+def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
+    node_id = node.id
+    ttl = ttl or float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
                         "start_task")
     if node.status == Status.BLOCKED:
-        raise _conflict(ctx, "blocked", f"{node_id} is blocked: {node.blocked_reason}", node, agent, "start_task")
+        raise _conflict(ctx, "blocked", f"{node_id} is blocked: {clean(node.blocked_reason)}", node, agent,
+                        "start_task")
     open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     if open_kids:
         raise _conflict(ctx, "has_open_children",
@@ -122,7 +230,7 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
                         "its children are closed", node, agent, "start_task")
     open_deps = [d for d in node.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED]
     if open_deps:
-        raise _conflict(ctx, "dependency_open", f"{node_id} depends on {open_deps[0]}, which is not closed",
+        raise _conflict(ctx, "dependency_open", f"{node_id} depends on {clean(open_deps[0])}, which is not closed",
                         node, agent, "start_task")
     now = ctx.clock()
     paths = ctx.paths()
@@ -132,37 +240,42 @@ def start(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Resul
             fresh = read_node_file(paths.node_file(node_id))
             if fresh.data is None or fresh.data.get("status") not in (Status.DRAFT, Status.IN_PROGRESS):
                 status = fresh.data.get("status") if fresh.data else "unreadable"
-                raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "start_task")
-            if claim is not None:
-                hold = None if claim.expired(now) else claim
-            elif fresh.data.get("status") == Status.IN_PROGRESS and fresh.data.get("assignee"):
-                hold = leases.Claim(node_id, str(fresh.data["assignee"]), "", "", "")  # assigned, no lease
-            else:
-                hold = None
+                raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent,
+                                "start_task")
+            hold = holding(ctx, node_id, now)
             if hold and hold.agent != agent:
                 raise _held(ctx, node, hold, agent, "start_task")
-            claim = leases.write(paths, node_id, agent, now, ttl,
-                                 since=claim.since if claim and claim.agent == agent else None)
-            changes = write(ctx, node, lambda doc: set_fields(doc, {"status": Status.IN_PROGRESS, "assignee": agent}),
-                            lock=False)
+            ours = claim is not None and claim.agent == agent and not claim.expired(now)
+            new_claim = leases.write(paths, node_id, agent, now, ttl, since=claim.since if ours else None)
+            try:
+                changes = write(ctx, node, lambda doc: set_fields(doc, {"status": Status.IN_PROGRESS,
+                                                                        "assignee": agent}), lock=False)
+            except BaseException:
+                if not ours:  # no claim left behind for a task that was never marked started
+                    leases.remove(paths, node_id)
+                raise
     except LockBusy as exc:
         raise CommandError("lock_busy", str(exc), wait(f"the lock on {node_id} is free (a few seconds)",
                                                        "another writer is changing it"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id)) from exc
     cascade = _open_ancestors(ctx, plan, node)
-    record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=claim.expires)
+    record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=new_claim.expires)
     listed = change_list(node_id, changes)
     view = task_view(plan, node)
     view["status"] = Status.IN_PROGRESS
-    if node.docs:
-        hint = next_(ctx.cmd(f"doc {node_id}"), "read the task's docs before the code",
-                     or_=ctx.cmd(f'complete {node_id} --summary "<summary>"'))
+    finish = ctx.cmd(f'complete {node_id} --summary "<summary>" --agent {agent_arg(agent)}')
+    if node.docs or view["inherited_docs"]:
+        hint = next_(ctx.cmd(f"doc {node_id}"), "read the task's docs (and its parents') before the code",
+                     or_=finish)
     else:
-        hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "no docs: do the work, then complete",
-                     or_=ctx.cmd(f'block {node_id} --reason "<reason>"'))
-    lines = [f"Started {node_id} {node.title!r} for {agent} (lease until {claim.expires})"]
+        hint = next_(finish, "no docs: do the work, then complete",
+                     or_=ctx.cmd(f'block {node_id} --reason "<reason>" --agent {agent_arg(agent)}'))
+    lines = [f"Started {node_id} “{clean(node.title)}” for {agent} (lease until {new_claim.expires})"]
+    if why:
+        lines.append(f"  why: {why}")
     lines += [f"  {c['id']}: {c['from']} → {c['to']}" for c in cascade]
-    return Result({"task": view, "claim": claim.as_dict(), "cascade": cascade}, hint, lines,
+    lines += _task_lines(view)
+    return Result({"task": view, "claim": new_claim.as_dict(), "cascade": cascade}, hint, lines,
                   Mutation("start_task", "start", True, "claimed and started",
                            listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]}
                                      for c in cascade]))
@@ -222,17 +335,22 @@ def _patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
     node.status = Status(node.data["status"])
 
 
+FORCE = Param("force", "a person overrides another agent's lease (journaled with who)", type=bool)
+
+
 @command("complete", "Mark a task done with a summary; closed ancestors cascade; answers the next task.",
          mutating=True, tool="complete_task",
-         params=(ID, Param("summary", "what was done (one or two sentences)", required=True), AGENT))
-def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> Result:
+         params=(ID, Param("summary", "what was done (one or two sentences)", required=True), AGENT, FORCE))
+def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, force: bool = False) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    agent = agent or node.assignee  # the one who worked on it asks for the next task
+    node_id = node.id
+    agent = clean(agent, 80) if agent else None
     summary = summary.strip() if isinstance(summary, str) else ""
     if not summary:
         raise CommandError("empty_summary", "complete needs a summary of what was done",
-                           fix(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "say what was done"),
+                           fix(ctx.cmd(f'complete {node_id} --summary "<summary>"'
+                                       + (f" --agent {agent_arg(agent)}" if agent else "")), "say what was done"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status == Status.DONE:
         chosen = pick_for(ctx, agent, plan)
@@ -247,11 +365,11 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
         raise _conflict(ctx, "has_open_children",
                         f"{node_id} has {len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                         node, agent, "complete_task")
-    claims = live_claims(ctx, plan)
-    held = claims.get(node_id)
-    if held and held.agent != agent:
-        raise _held(ctx, node, held, agent, "complete_task")
-    require_valid(ctx, plan, f"complete {node_id}")
+    forced_line = f'complete {node_id} --summary {quote(summary)} --force'
+    held = live_claims(ctx, plan).get(node_id)
+    if held and held.agent != agent and not force:
+        raise _held(ctx, node, held, agent, "complete_task", forced_line)
+    warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
     from leafwise.commands.handlers.cycle_gates import (  # a cycle may require a green verify first
         check_complete,
         owning_cycle,
@@ -260,11 +378,15 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
     check_complete(ctx, node)
     cycle = owning_cycle(ctx, node)
     snapshot = [{"id": a.id, "status": a.status} for a in plan.ancestors(node_id)]
+    overridden: list[str] = []
 
     def finish(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         if doc.get("status") in CLOSED:
-            raise _conflict(ctx, "status_changed", f"{node_id} is now {doc.get('status')}", node, agent,
+            raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(doc.get('status'))}", node, agent,
                             "complete_task")
+        holder_now = guard_hold(ctx, node, agent, force, "complete_task", forced_line)
+        if holder_now:
+            overridden.append(holder_now)
         values: dict[str, Any] = {"status": Status.DONE, "summary": summary}
         if doc.get("blocked_reason") is not None:
             values["blocked_reason"] = None
@@ -274,19 +396,24 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None) -> 
     leases.remove(ctx.paths(), node_id)
     _patch(plan, node_id, {"status": Status.DONE, "summary": summary})
     cascade = _close_ancestors(ctx, plan, node)
-    record(ctx, "complete", node_id, changes, actor=agent, cascade=cascade, summary=clean(summary, 500))
+    actor = agent or (ctx.person() if overridden else None)
+    record(ctx, "complete", node_id, changes, actor=actor, cascade=cascade, summary=clean(summary, 500),
+           forced_by=ctx.person() if overridden else None, holder=overridden[0] if overridden else None)
     chosen = pick_for(ctx, agent, plan)
     listed = change_list(node_id, changes)
-    lines = [f"Completed {node_id} {node.title!r}"]
-    lines += [f"  cascade: {c['id']} {c['title']!r} {c['from']} → {c['to']}" for c in cascade]
+    lines = [f"Completed {node_id} “{clean(node.title)}”" + (f" (taken from {overridden[0]} by force)"
+                                                             if overridden else "")]
+    lines += [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']}" for c in cascade]
+    lines += [f"  warning: {w['message']}" for w in warnings]
     if chosen.node:
-        lines.append(f"Next task: {chosen.node.id} {chosen.node.title!r}")
+        lines.append(f"Next task: {chosen.node.id} “{clean(chosen.node.title)}”")
     hint = pick_hint(ctx.cmd, chosen, agent)
     if cycle is not None:  # the loop's ledger decides what comes next
-        hint = next_(ctx.cmd(f"cycle tick {cycle.name}"), f"{node_id} belongs to cycle {cycle.name}")
+        hint = next_(ctx.cmd(f"cycle tick {quote(cycle.name)}"), f"{node_id} belongs to cycle {cycle.name}")
     return Result(
         {"id": node_id, "status": Status.DONE, "summary": summary, "ancestors_before": snapshot,
-         "cascade": cascade, "next": _next_view(plan, chosen)},
+         "cascade": cascade, "next": _next_view(plan, chosen), "warnings": warnings,
+         "forced_from": overridden[0] if overridden else None},
         hint, lines,
         Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
                  listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
@@ -298,25 +425,35 @@ def _next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
 
 @command("block", "Block a task with a reason (shown wherever the task is).", mutating=True,
          tool="block_task", idempotent=True,
-         params=(ID, Param("reason", "why it cannot go on", required=True), AGENT))
-def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Result:
+         params=(ID, Param("reason", "why it cannot go on", required=True), AGENT, FORCE))
+def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: bool = False) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    agent = agent or node.assignee
+    node_id = node.id
+    agent = clean(agent, 80) if agent else None
     reason = clean(reason, 1000) if reason else ""
     if not reason:
         raise CommandError("empty_reason", "block needs a reason a person can act on",
-                           fix(ctx.cmd(f'block {node_id} --reason "<reason>"'), "say what is missing"),
+                           fix(ctx.cmd(f'block {node_id} --reason "<reason>"'
+                                       + (f" --agent {agent_arg(agent)}" if agent else "")), "say what is missing"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work cannot be blocked",
                         node, agent, "block_task")
+    forced_line = f"block {node_id} --reason {quote(reason)} --force"
+    held = live_claims(ctx, plan).get(node_id)
+    if held and held.agent != agent and not force:
+        raise _held(ctx, node, held, agent, "block_task", forced_line)
     now = ctx.clock()
+    overridden: list[str] = []
 
     def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         status = doc.get("status")
         if status in CLOSED:
-            raise _conflict(ctx, "status_changed", f"{node_id} is now {status}", node, agent, "block_task")
+            raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent, "block_task")
+        holder_now = guard_hold(ctx, node, agent, force, "block_task", forced_line)
+        if holder_now:
+            overridden.append(holder_now)
         values: dict[str, Any] = {"status": Status.BLOCKED, "blocked_reason": reason}
         if status != Status.BLOCKED:
             values["blocked_from"] = status
@@ -325,7 +462,8 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Resu
 
     changes = write(ctx, node, mark)
     leases.remove(ctx.paths(), node_id)
-    record(ctx, "block", node_id, changes, actor=agent, reason=reason)
+    record(ctx, "block", node_id, changes, actor=agent or (ctx.person() if overridden else None), reason=reason,
+           forced_by=ctx.person() if overridden else None, holder=overridden[0] if overridden else None)
     _patch(plan, node_id, {"status": Status.BLOCKED, "blocked_reason": reason})
     chosen = pick_for(ctx, agent, plan)
     listed = change_list(node_id, changes)
@@ -335,11 +473,17 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Resu
                            listed))
 
 
-@command("unblock", "Unblock a task, restoring the status it had before.", mutating=True,
-         tool="unblock_task", idempotent=True, params=(ID,))
-def unblock(ctx: Ctx, node_id: str) -> Result:
+@command("unblock", "Unblock a task, restoring the status it had before; --note tells the agent why.",
+         mutating=True, tool="unblock_task", idempotent=True,
+         params=(ID, Param("note", "a word for the agent who takes the task next (shown until it is done)"),
+                 AGENT))
+def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None = None) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
+    node_id = node.id
+    note = clean(note, 1000) if note else None
+    who = ctx.who(agent) if agent else ctx.person()
+    now = ctx.clock()
 
     def clear(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         if doc.get("status") != Status.BLOCKED:
@@ -350,22 +494,46 @@ def unblock(ctx: Ctx, node_id: str) -> Result:
         for key in ("blocked_from", "blocked_since"):
             if key in doc:
                 changed[key] = (plain(doc.pop(key)), None)
+        if note:
+            changed.update(add_comment(doc, {"by": who, "at": now, "kind": "unblock", "text": note}))
         return changed
 
     changes = write(ctx, node, clear)
     if changes:
-        record(ctx, "unblock", node_id, changes)
+        record(ctx, "unblock", node_id, changes, actor=who, note=note)
     listed = change_list(node_id, changes)
     status = changes.get("status", (None, node.status))[1]
     if status == Status.IN_PROGRESS:
-        hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "back in progress",
-                     or_=ctx.cmd(f"start {node_id} --agent <agent>"))
+        holder = node.assignee
+        if holder:
+            hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>" --agent {agent_arg(holder)}'),
+                         f"back in progress for {holder}", or_=ctx.cmd(f"start --next --agent {agent_arg(None)}"))
+        else:
+            hint = next_(ctx.cmd(f"start {node_id} --agent <agent>"), "back in progress, held by no one")
     else:
-        hint = next_(ctx.cmd("next"), "the task is available again")
-    return Result({"id": node_id, "status": status, "changes": listed}, hint,
-                  [f"Unblocked {node_id} → {status}" if listed else f"{node_id} was not blocked"],
+        hint = next_(ctx.cmd("start --next --agent <agent>"), "the task is available again")
+    lines = [f"Unblocked {node_id} → {status}" if listed else f"{node_id} was not blocked"]
+    if note and listed:
+        lines.append(f"  note for the agent: {note}")
+    return Result({"id": node_id, "status": status, "changes": listed, "note": note if listed else None}, hint,
+                  lines,
                   Mutation("unblock_task", "unblock", bool(listed),
                            "unblocked" if listed else "not blocked; nothing to do", listed))
+
+
+def add_comment(doc: dict[str, Any], item: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Append a comment to a node mapping (round-trip: a block list of flow mappings)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    current = doc.get("comments")
+    before = plain(current) if current is not None else None
+    if not isinstance(current, list):
+        current = CommentedSeq()
+        doc["comments"] = current
+    entry = CommentedMap((k, v) for k, v in item.items() if v is not None)
+    entry.fa.set_flow_style()
+    current.append(entry)
+    return {"comments": (before, plain(current))}
 
 
 @command("cancel", "Cancel a node (and its open descendants) with a reason.", mutating=True,

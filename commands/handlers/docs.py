@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,35 +12,52 @@ from leafwise.commands.contract import (
     CommandError,
     Mutation,
     Result,
+    clean,
     fix,
     next_,
 )
+from leafwise.commands.core.hints import agent_arg
+from leafwise.commands.core.picker import order_key
+from leafwise.commands.core.views import inherited_docs
 from leafwise.commands.handlers.shared import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import Status
+from leafwise.store import CLOSED, Status
 from leafwise.store.paths import PLAN_DIR, UnsafePath
 from leafwise.store.writer import write_text
 
 MAX_DOC_CHARS = 200_000
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _read(plan, kind: str, rel: str, origin: str | None) -> dict[str, Any]:
+    try:
+        path = plan.paths.inside(rel)
+        text = path.read_text(errors="replace")[:MAX_DOC_CHARS]
+        return {"kind": kind, "path": rel, "text": text, "missing": False, "from": origin}
+    except (UnsafePath, OSError):
+        return {"kind": kind, "path": rel, "text": "", "missing": True, "from": origin}
+
+
 def read_docs(ctx: Ctx, node_id: str) -> list[dict[str, Any]]:
-    """The node's docs and diagrams with their text ("missing" ones flagged)."""
+    """The node's docs and diagrams with their text ("missing" ones flagged), then its
+    ancestors' docs, nearest ancestor first (`from` names the ancestor): docs flow down."""
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    out = []
-    for kind, rels in (("doc", node.docs), ("diagram", node.diagrams)):
-        for rel in rels:
-            try:
-                path = plan.paths.inside(rel)
-                text = path.read_text(errors="replace")[:MAX_DOC_CHARS]
-                out.append({"kind": kind, "path": rel, "text": text, "missing": False})
-            except (UnsafePath, OSError):
-                out.append({"kind": kind, "path": rel, "text": "", "missing": True})
+    out = [_read(plan, kind, rel, None) for kind, rels in (("doc", node.docs), ("diagram", node.diagrams))
+           for rel in rels]
+    out += [_read(plan, "doc", item["path"], item["from"]) for item in inherited_docs(plan, node)]
     return out
 
 
-@command("doc", "Read a node's docs and diagrams (or replace its doc with --write FILE|-).",
+def _next_leaf(plan, node) -> Any:
+    """The parent's open leaf the picker would reach first."""
+    leaves = [d for d in plan.descendants(node.id) if not d.children and d.status not in CLOSED]
+    return min(leaves, key=order_key(plan)) if leaves else None
+
+
+@command("doc", "Read a node's docs and diagrams, then its ancestors' docs (or replace its doc with --write FILE|-).",
          mutating=False, tool="get_doc", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
                  Param("write", "replace the node's doc with this file's text (- for stdin)", cli_only=True)))
@@ -47,19 +65,34 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
     if write is not None:
         text = sys.stdin.read() if write == "-" else _read_file(ctx, node_id, write)
         return write_doc(ctx, node_id, text)
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    node_id = node.id
     docs = read_docs(ctx, node_id)
-    node = get_node(ctx, node_id)
     lines: list[str] = []
     for item in docs:
-        lines.append(f"── {item['path']}" + (" (missing)" if item["missing"] else ""))
-        lines += item["text"].rstrip("\n").splitlines()
-    after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"'), "docs read: do the work, then complete",
-                  or_=ctx.cmd(f'block {node_id} --reason "<reason>"'))
+        origin = f" (from {item['from']})" if item["from"] else ""
+        lines.append(f"── {clean(item['path'])}{origin}" + (" (missing)" if item["missing"] else ""))
+        lines += _CONTROL.sub("", item["text"].rstrip("\n")).splitlines()
+    holder = node.assignee if node.status == Status.IN_PROGRESS else None
+    mine = f" --agent {agent_arg(holder)}" if holder else ""
+    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    leaf = _next_leaf(plan, node) if open_kids else None
     if not docs:
         lines.append(f"{node_id} has no docs yet.")
-        after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"') if node.status == Status.IN_PROGRESS
-                      else ctx.cmd(f"show {node_id}"), "no docs to read",
-                      or_=ctx.cmd(f'write-doc {node_id} --content "<content>"'))
+    if leaf is not None:
+        after = next_(ctx.cmd(f"doc {leaf.id}"), f"{node_id} is a parent: its next open leaf is {leaf.id}",
+                      or_=ctx.cmd(f"start --next --agent {agent_arg(None)}"))
+    elif node.status == Status.IN_PROGRESS:
+        after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"{mine}'),
+                      "docs read: do the work, then complete" if docs else "no docs to read",
+                      or_=ctx.cmd(f'block {node_id} --reason "<reason>"{mine}'))
+    elif node.status in CLOSED:
+        after = next_(ctx.cmd("next"), f"{node_id} is {node.status}")
+    else:
+        after = next_(ctx.cmd(f"start {node_id} --agent <agent>") if node.status == Status.DRAFT
+                      else ctx.cmd(f"show {node_id}"), "docs read" if docs else "no docs to read",
+                      or_=ctx.cmd(f'write-doc {node_id} --content "<content>"') if not docs else None)
     return Result({"id": node_id, "docs": docs}, after, lines)
 
 

@@ -12,7 +12,41 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.core.validate import find_problems, first_error
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import Plan
+from leafwise.store import Node, Plan, Problem
+
+
+PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conflict"}
+
+
+def touches(plan: Plan, node: Node, problem: Problem) -> bool:
+    """Whether a problem concerns the task: in it, its ancestors, its dependencies, or the whole plan."""
+    if problem.code in PLAN_WIDE or problem.node is None:
+        return True
+    scope = {node.id, *(a.id for a in plan.ancestors(node.id)), *node.depends_on}
+    if problem.node in scope:
+        return True
+    if problem.code == "dependency_cycle":  # "dependency cycle: A → B → A"
+        return node.id in problem.message.split(": ", 1)[-1].split(" → ")
+    return False
+
+
+def require_valid_for(ctx: Ctx, plan: Plan, node: Node, doing: str) -> list[dict]:
+    """Refuse only for errors that touch the task (see `touches`); the others come back as warnings."""
+    problems = [p for p in find_problems(plan, ctx.cmd) if p.severity == "error"]
+    mine = [p for p in problems if touches(plan, node, p)]
+    if mine:
+        _refuse(ctx, mine[0], doing)
+    return [p.as_dict() for p in problems[:20]]
+
+
+def _refuse(ctx: Ctx, problem: Problem, doing: str) -> None:
+    where = f"{problem.file}:{problem.line}" if problem.file else "the plan"
+    raise CommandError(
+        "invalid_plan", f"{doing} refused: the plan has errors; first: {where}: {problem.message}",
+        fix(problem.fix, f"{problem.code} in {where}", or_=ctx.cmd("validate")),
+        exit_code=EXIT_INVALID, category="invalid_plan",
+        source=("node" if problem.node else "plan", problem.node),
+        details={"problem": problem.as_dict()}, repair=("leafwise repair", False, "needs a person's edit"))
 
 
 def require_valid(ctx: Ctx, plan: Plan, doing: str) -> None:

@@ -50,7 +50,7 @@ def test_agent_runs_the_plan_to_done_following_hints(tmp_path: Path) -> None:
         assert res.code == 0, (args, res.stdout, res.stderr)
         env = res.json
         if args[0] == "start":
-            started.append(args[1])
+            started.append(env["result"]["task"]["id"])
         if args[0] == "complete":
             cascades[args[1]] = [(c["id"], c["from"], c["to"]) for c in env["result"]["cascade"]]
             fresh = run_cli("next", "--json", "--agent", "agent-1", cwd=tmp_path).json
@@ -79,7 +79,7 @@ def test_blocked_work_is_pointed_at_not_guessed(tmp_path: Path) -> None:
     res = run_cli("block", "W-1", "--reason", "Waiting for API keys", "--agent", "a", cwd=tmp_path)
     assert res.code == 0
     assert res.last_lines[-1] == ("Wait: W-1 is blocked (Waiting for API keys); after leafwise unblock W-1 "
-                                  "run leafwise next")
+                                  "run leafwise start --next --agent a")
     shown = run_cli("show", "W-1", cwd=tmp_path)
     assert "blocked_reason: Waiting for API keys" in shown.stdout
     assert run_cli("unblock", "W-1", cwd=tmp_path).code == 0

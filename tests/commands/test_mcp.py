@@ -91,9 +91,9 @@ def test_a_success_is_the_envelope_as_structured_content(demo_plan):
     env = result.structured_content
     assert result.is_error is False and VALIDATOR.is_valid(env)
     assert env == run_cli("next", "--json", cwd=demo_plan).json
-    assert result.content[0].text.rstrip().splitlines()[-1] == "Next: leafwise start SHOP-18 --agent <agent>"
+    assert result.content[0].text.rstrip().splitlines()[-1] == "Next: leafwise start --next --agent <agent>"
     assert result.meta["leafwise/next_tool"] == {"name": "start_task",
-                                                 "arguments": {"node_id": "SHOP-18", "agent": "<agent>"}}
+                                                 "arguments": {"next": True, "agent": "<agent>"}}
 
 
 def test_a_domain_error_is_an_is_error_result_carrying_the_envelope(demo_plan):
@@ -173,8 +173,8 @@ def test_a_server_started_with_root_serves_that_plan_from_anywhere(demo_plan, tm
 
     result = anyio.run(go)
     assert result.structured_content["_next_action"]["command"] == \
-        f"leafwise start SHOP-18 --agent <agent> --root {demo_plan}"
-    assert result.meta["leafwise/next_tool"]["arguments"] == {"node_id": "SHOP-18", "agent": "<agent>"}
+        f"leafwise start --next --agent <agent> --root {demo_plan}"
+    assert result.meta["leafwise/next_tool"]["arguments"] == {"next": True, "agent": "<agent>"}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the change flag uses inotify")
@@ -277,9 +277,9 @@ def test_a_client_runs_the_whole_loop_from_context_to_done(tmp_path):
     transcript = session(root, steps)
     assert [(t, a.get("node_id")) for t, a, _m in transcript] == [
         ("get_project_context", None),
-        ("start_task", "T-2"), ("get_doc", "T-2"), ("complete_task", "T-2"),
-        ("start_task", "T-3"), ("complete_task", "T-3"),  # completes the epic T-1 by cascade
-        ("start_task", "T-4"), ("complete_task", "T-4"),
+        ("start_task", None), ("get_doc", "T-2"), ("complete_task", "T-2"),  # start_task with next=true
+        ("start_task", None), ("complete_task", "T-3"),  # completes the epic T-1 by cascade
+        ("start_task", None), ("complete_task", "T-4"),
     ]
     assert transcript[-1][2] == "done"
     statuses = run_cli("list", "--json", cwd=root).json["result"]["items"]

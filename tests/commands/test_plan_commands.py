@@ -106,7 +106,8 @@ def test_ask_and_decide(tmp_path: Path) -> None:
     assert again.code == 3
     events = [json.loads(x) for x in (tmp_path / ".leafwise/journal.jsonl").read_text().splitlines()]
     assert [e["command"] for e in events] == ["ask", "decide", "unblock"]
-    run_cli("block", "T-1", "--reason", "waits for legal", cwd=tmp_path)
+    assert run_cli("block", "T-1", "--reason", "waits for legal", cwd=tmp_path).code == 3, "a held task"
+    run_cli("block", "T-1", "--reason", "waits for legal", "--agent", "a", cwd=tmp_path)
     blocked = run_cli("context", "--json", cwd=tmp_path).json["result"]["blocked"]
     assert [(b["id"], b["decision"]) for b in blocked] == [("T-1", False)], "an answered decision is not open"
 

@@ -73,6 +73,11 @@ def dangle_a_dependency(root: Path) -> None:
     path.write_text(path.read_text().replace("depends_on: [SHOP-16]", "depends_on: [SHOP-16, SHOP-999]"))
 
 
+def dangle_shop_26_dependency(root: Path) -> None:
+    path = root / ".leafwise/nodes/SHOP-26.yaml"
+    path.write_text(path.read_text().replace("depends_on: [SHOP-21]", "depends_on: [SHOP-21, SHOP-999]"))
+
+
 def run_in(root: Path, command_name: str, **arguments: Any) -> None:
     """Prepare a seed with a real command (in-process: the seed is copied before any surface runs)."""
     outcome = execute(load_all()[command_name], Ctx(cwd=root), arguments)
@@ -100,7 +105,8 @@ CASES: dict[str, tuple[Case, ...]] = {
     "ask": (ok("ask", "SHOP-18", "Card or invoice?", "--option", "A: card", "--option", "B: invoice"),
             err(2, "ask", "SHOP-18", "Which?", "--option", "A: only"),
             err(3, "ask", "SHOP-12", "Which?", "--option", "A: x", "--option", "B: y")),
-    "block": (ok("block", "SHOP-26", "--reason", "waiting for the search index"),
+    "block": (ok("block", "SHOP-26", "--reason", "waiting for the search index", "--agent", "claude-2"),
+              err(3, "block", "SHOP-26", "--reason", "mine now"),
               err(3, "block", "SHOP-12", "--reason", "too late")),
     "bulk": (ok("bulk", "-", stdin=UPDATE, mcp={"updates": UPDATE}),
              err(1, "bulk", "-", stdin=FAILING_UPDATE, mcp={"updates": FAILING_UPDATE}),
@@ -108,9 +114,11 @@ CASES: dict[str, tuple[Case, ...]] = {
     "cancel": (ok("cancel", "SHOP-18", "--reason", "out of scope"),
                err(3, "cancel", "SHOP-12", "--reason", "too late")),
     "commands": (ok("commands"), err(2, "commands", "--bogus", mcp={"bogus": True})),
-    "complete": (ok("complete", "SHOP-26", "--summary", "search with filters; tests pass"),
+    "complete": (ok("complete", "SHOP-26", "--summary", "search with filters; tests pass", "--agent", "claude-2"),
                  err(3, "complete", "SHOP-1", "--summary", "all of it"),
-                 err(4, "complete", "SHOP-26", "--summary", "done", setup=dangle_a_dependency)),
+                 err(3, "complete", "SHOP-26", "--summary", "not mine", "--agent", "bot-1"),
+                 err(4, "complete", "SHOP-26", "--summary", "done", "--agent", "claude-2",
+                     setup=dangle_shop_26_dependency)),
     "context": (ok("context"), err(5, "context", where="empty")),
     "cycle start": (ok("cycle", "start", "polish", "--kind", "until-goal", "--max-iterations", "3",
                        "--token-cap", "1000", "--verify", "true"),
