@@ -8,14 +8,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-DEMO_PLAN = Path(__file__).with_name("shop") / ".leafwise"
+DEMO_ROOT = Path(__file__).with_name("shop")  # the shop's code (backend/, frontend/) beside its plan
+DEMO_PLAN = DEMO_ROOT / ".leafwise"
+# Derived or local files never copied: caches, locks, bytecode, installed packages.
+NOT_COPIED = (".cache", ".locks", "__pycache__", "*.pyc", "node_modules", ".pytest_cache")
 
 
 def prepare(target: Path | None = None) -> Path:
-    """Copy the demo plan into a fresh folder; returns the folder holding `.leafwise/`."""
+    """Copy the demo shop (its plan and its code) into a fresh folder; returns the folder holding `.leafwise/`."""
     base = target or Path(tempfile.mkdtemp(prefix="leafwise-demo-"))
     root = base / "shop"
-    shutil.copytree(DEMO_PLAN, root / ".leafwise", ignore=shutil.ignore_patterns(".cache", ".locks"))
+    shutil.copytree(DEMO_ROOT, root, ignore=shutil.ignore_patterns(*NOT_COPIED))
     return root
 
 

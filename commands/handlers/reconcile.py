@@ -1,14 +1,24 @@
 """`leafwise reconcile`: find draft leaves that already shipped, with evidence; `--apply` closes them.
 
+A person's two decisions on a suggestion go through the same command:
+`--reject ID` records on the node that this evidence does not show it shipped
+(`reconcile_rejected: {evidence: <hash of the evidence>, by, at}`), and the
+suggestion stays hidden until its evidence changes; `--close ID --note TEXT`
+closes a partial (or shipped) suggestion anyway, recording its evidence and
+completing the node with "closed by <person>: <note>".
+
 The scanner and matcher (commands/core/reconcile/) load inside the handler,
 so listing or dispatching commands never pays for them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from leafwise.commands.contract import (
+    EXIT_CONFLICT,
     EXIT_NOT_FOUND,
     EXIT_USAGE,
     CommandError,
@@ -25,6 +35,8 @@ from leafwise.store import Status
 DEFAULT_MIN_CONFIDENCE = 0.8
 DEFAULT_LIMIT = 100
 NOTE_KEY = "reconcile_note"
+REJECTED_KEY = "reconcile_rejected"
+NOTE_LIMIT = 500
 
 
 @command(
@@ -37,13 +49,19 @@ NOTE_KEY = "reconcile_note"
                   type=float),
             Param("limit", f"most suggestions listed (default {DEFAULT_LIMIT})", type=int),
             Param("explain", "say why: the title's concepts and weights, the candidate evidence, each rule",
-                  type=bool)),
+                  type=bool),
+            Param("reject", "a person rejects this node's suggestion: hidden until its evidence changes"),
+            Param("close", "a person closes this node anyway (e.g. a partial), with --note; journaled as theirs"),
+            Param("note", "why: required with --close, optional with --reject")),
     example="leafwise reconcile --release R1",
 )
 def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, apply: bool = False,
-              min_confidence: float | None = None, limit: int | None = None, explain: bool = False) -> Result:
+              min_confidence: float | None = None, limit: int | None = None, explain: bool = False,
+              reject: str | None = None, close: str | None = None, note: str | None = None) -> Result:
     from leafwise.commands.core.reconcile.engine import draft_leaves, suggest
 
+    if reject or close:
+        return _decide(ctx, reject, close, note, apply)
     plan = ctx.plan()
     if node:
         from leafwise.commands.handlers.shared import get_node
@@ -61,6 +79,12 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
     limit = DEFAULT_LIMIT if limit is None or limit <= 0 else limit
     off_limits = _off_limits(ctx)
     report = suggest(plan, draft_leaves(plan, node, release), off_limits, explain=explain)
+    for s in report.suggestions:
+        s.setdefault("reason", reason_of(s))
+    rejected = [_rejected_view(s, plan.nodes[s["id"]].data[REJECTED_KEY]) for s in report.suggestions
+                if is_rejected(s, plan.nodes[s["id"]].data)]
+    hidden = {r["id"] for r in rejected}
+    report.suggestions = [s for s in report.suggestions if s["id"] not in hidden]
     applied: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
@@ -73,15 +97,154 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
         "scanned_files": report.scanned_files, "total": len(items), "limit": limit,
         "truncated": len(items) > limit, "counts": counts, "indexed": report.indexed,
         "seconds": report.seconds, "min_confidence": threshold, "off_limits": report.off_limits,
+        "rejected": rejected,
     }
     hint = _hint(ctx, items, applied, threshold, apply, release)
     lines = _text(items[:limit], report, applied, refused, counts)
+    if rejected:
+        lines.append(f"{len(rejected)} rejected suggestion(s) hidden until their evidence changes: "
+                     + ", ".join(r["id"] for r in rejected[:10]))
     if explain:
         lines += _explain_text(items[:limit])
     reason = (f"closed {len(applied)}, refused {len(refused)}" if apply
               else "suggestions only; nothing written without --apply")
     return Result(result, hint, lines, Mutation("reconcile", "apply" if apply else "suggest",
                                                 bool(changes), reason, changes))
+
+
+def evidence_hash(evidence: list[dict[str, Any]]) -> str:
+    """What a rejection is tied to: the evidence's kinds, places and names (not its weights)."""
+    key = [[ev.get("kind"), ev.get("path"), ev.get("line"), ev.get("name") or ev.get("snippet")]
+           for ev in evidence]
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def is_rejected(suggestion: dict[str, Any], data: dict[str, Any]) -> bool:
+    """A person rejected this very evidence (the same hash) for this node."""
+    mark = data.get(REJECTED_KEY)
+    return (suggestion["verdict"] != "none" and isinstance(mark, dict)
+            and mark.get("evidence") == evidence_hash(suggestion["evidence"]))
+
+
+def _rejected_view(suggestion: dict[str, Any], mark: dict[str, Any]) -> dict[str, Any]:
+    return {"id": suggestion["id"], "title": suggestion["title"], "verdict": suggestion["verdict"],
+            "by": clean(mark.get("by") or "", 80), "at": str(mark.get("at") or "")}
+
+
+def reason_of(suggestion: dict[str, Any]) -> str:
+    """The one-line why of a suggestion, as the CLI says it: its evidence, or what is missing."""
+    missing = [clean(m, 120) for m in suggestion.get("missing") or []]
+    if suggestion["verdict"] == "shipped":
+        return "evidence: " + (evidence_summary(suggestion, 2) or "recorded")
+    if suggestion["verdict"] == "partial":
+        return "missing: " + ("; ".join(missing[:3]) or "part of the title")
+    return "; ".join(missing[:2]) or "no evidence names it"
+
+
+def _decide(ctx: Ctx, reject: str | None, close: str | None, note: str | None, apply: bool) -> Result:
+    """A person's decision on one suggestion: reject it, or close the node anyway."""
+    if (reject and close) or apply:
+        raise CommandError("conflicting_flags", "use one of --reject, --close or --apply at a time",
+                           fix(ctx.cmd(f"reconcile --node {reject or close}"), "look at the suggestion first"),
+                           exit_code=EXIT_USAGE, category="usage")
+    node_id = str(reject or close)
+    note = clean(note, NOTE_LIMIT) if note else ""
+    if close and not note:
+        raise CommandError("note_required", "closing a suggestion anyway needs a note saying why",
+                           fix(ctx.cmd(f'reconcile --close {node_id} --note "<note>"'), "say why it is done"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    suggestion = _one_suggestion(ctx, node_id)
+    _check_writes(ctx, ctx.plan(), node_id)
+    if reject:
+        return _reject(ctx, suggestion, note)
+    return _close(ctx, suggestion, note)
+
+
+def _one_suggestion(ctx: Ctx, node_id: str) -> dict[str, Any]:
+    """The suggestion for one draft leaf; an error when there is none to decide on."""
+    from leafwise.commands.core.reconcile.engine import draft_leaves, suggest
+    from leafwise.commands.handlers.shared import get_node
+
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    if node.status != Status.DRAFT or node.children:
+        raise CommandError("not_a_draft_leaf", f"{node.id} is {node.status}"
+                           + (" with children" if node.children else "") + ": reconcile decides on draft leaves",
+                           fix(ctx.cmd(f"show {node.id}"), "look at the node"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
+    found = suggest(plan, draft_leaves(plan, node.id), _off_limits(ctx)).suggestions[0]
+    found.setdefault("reason", reason_of(found))
+    if found["verdict"] == "none":
+        raise CommandError("no_suggestion", f"reconcile suggests nothing for {node.id}: {found['reason']}",
+                           fix(ctx.cmd(f'complete {node.id} --summary "<summary>"'),
+                               "with no evidence, complete it as work done"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
+    return found
+
+
+def _reject(ctx: Ctx, suggestion: dict[str, Any], note: str) -> Result:
+    from leafwise.commands.handlers.shared import change_list, get_node, record, write
+    from leafwise.store.writer import iso
+
+    node_id = suggestion["id"]
+    who = ctx.who()
+    mark = {"evidence": evidence_hash(suggestion["evidence"]), "by": who, "at": iso(ctx.clock()),
+            **({"note": note} if note else {})}
+
+    def mutate(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        if doc.get("status") != Status.DRAFT:
+            raise CommandError("status_changed", f"{node_id} is now {clean(doc.get('status'))}",
+                               fix(ctx.cmd(f"show {node_id}"), "re-read the node"),
+                               exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
+        old = doc.get(REJECTED_KEY)
+        if isinstance(old, dict) and old.get("evidence") == mark["evidence"]:
+            return {}
+        doc[REJECTED_KEY] = dict(mark)
+        return {REJECTED_KEY: (dict(old) if isinstance(old, dict) else old, dict(mark))}
+
+    delta = write(ctx, get_node(ctx, node_id), mutate)
+    if delta:
+        record(ctx, "reconcile", node_id, delta, decision="reject", verdict=suggestion["verdict"],
+               confidence=suggestion["confidence"], note=note or None)
+    lines = [f"Rejected the {suggestion['verdict']} suggestion for {node_id} “{clean(suggestion['title'])}”"
+             + ("" if delta else " (already rejected)"),
+             "  hidden from reconcile until its evidence changes"]
+    return Result({"id": node_id, "decision": "reject", "rejected": mark, "verdict": suggestion["verdict"]},
+                  next_(ctx.cmd("reconcile"), "the other suggestions"), lines,
+                  Mutation("reconcile", "reject", bool(delta),
+                           "rejection recorded" if delta else "already rejected for this evidence",
+                           change_list(node_id, delta)))
+
+
+def _close(ctx: Ctx, suggestion: dict[str, Any], note: str) -> Result:
+    from leafwise.commands.handlers.agent_loop import complete
+    from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, write
+
+    node_id = suggestion["id"]
+    who = ctx.who()
+    recorded = [{"kind": ev["kind"], "path": ev["path"], "line": ev["line"],
+                 "note": clean(ev.get("name") or ev["snippet"], 200)} for ev in suggestion["evidence"][:8]]
+    summary = f"closed by {who}: {note}"
+    changes: list[dict[str, Any]] = []
+    delta = write(ctx, get_node(ctx, node_id), lambda doc: set_fields(doc, {"evidence": recorded})
+                  if doc.get("status") == Status.DRAFT else {})
+    if delta:
+        record(ctx, "reconcile", node_id, delta, decision="close", verdict=suggestion["verdict"],
+               confidence=suggestion["confidence"], missing=suggestion["missing"][:5], note=note)
+        changes += change_list(node_id, delta)
+    done = complete(ctx, node_id, summary)
+    if done.mutation:
+        changes += done.mutation.changes
+    cascade = done.result.get("cascade", [])
+    lines = [f"Closed {node_id} “{clean(suggestion['title'])}” anyway ({suggestion['verdict']}, "
+             f"{suggestion['confidence']}): {clean(summary, 300)}"]
+    lines += [f"  missing was: {clean(m, 150)}" for m in suggestion["missing"][:3]]
+    lines += [f"  cascade {c['id']} {c['from']} → {c['to']}" for c in cascade]
+    return Result({"id": node_id, "decision": "close", "by": who, "note": note, "summary": summary,
+                   "verdict": suggestion["verdict"], "evidence": recorded, "cascade": cascade,
+                   "next": done.result.get("next")},
+                  done.next_action, lines,
+                  Mutation("reconcile", "close", True, f"closed by {who} with a note", changes))
 
 
 def _off_limits(ctx: Ctx) -> list[str]:

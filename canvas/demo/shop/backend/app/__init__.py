@@ -1,0 +1,1 @@
+"""The Shop back end."""
