@@ -21,7 +21,10 @@ from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.look import safe, set_display_clock
 from leafwise.canvas.model.state import Delta, PlanState
 from leafwise.canvas.palette import CanvasCommands, system_commands
+from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.blocked import BlockedScreen
+from leafwise.canvas.screens.board import BoardScreen
+from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.help import HelpScreen
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.problems import ProblemsScreen
@@ -70,7 +73,8 @@ class CanvasApp(App[int]):
     TITLE = "Leafwise"
     CSS_PATH = str(STYLESHEET)
     MODES = {"plan": PlanScreen, "blocked": BlockedScreen, "progress": ProgressScreen,
-             "reconcile": ReconcileScreen, "problems": ProblemsScreen}
+             "reconcile": ReconcileScreen, "problems": ProblemsScreen, "board": BoardScreen,
+             "agents": AgentsScreen}
     DEFAULT_MODE = "plan"
     COMMANDS = App.COMMANDS | {CanvasCommands}
     COMMAND_PALETTE_DISPLAY = "Commands"
@@ -80,6 +84,11 @@ class CanvasApp(App[int]):
         Binding("r", "view('reconcile')", "Reconcile", id="view.reconcile",
                 tooltip="Drafts that look shipped, with evidence"),
         Binding("v", "view('problems')", "Problems", id="view.problems", tooltip="What the validator reports"),
+        Binding("K", "view('board')", "Board", id="view.board", tooltip="A column per status; move cards"),
+        Binding("A", "view('agents')", "Agents", show=False, id="view.agents",
+                tooltip="A lane per agent: task, since when, heartbeat, stale or idle"),
+        Binding("i", "dependencies", "Dependencies", show=False, id="view.dependencies",
+                tooltip="What the selected node waits on, what waits on it, what it holds up"),
         Binding("question_mark,f1", "help", "Help", id="app.help", tooltip="Every key"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="plan.reload",
@@ -102,6 +111,8 @@ class CanvasApp(App[int]):
         self.recent_events: list[dict[str, Any]] = []
         self.me = bridge.person(str(self.paths.repo))  # the person at the keyboard, the actor of every action
         self.notices: list[Notice] = []  # the toasts posted so far (the latest NOTICES_KEPT), oldest first
+        self.undo_stack: list[Any] = []  # editing.Undo entries for the changes made in this session
+        self.attention_sent = 0  # bells / desktop notifications sent (a test reads it)
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
         self._stop_watch: asyncio.Event | None = None
@@ -216,6 +227,8 @@ class CanvasApp(App[int]):
                 notes.append((f"{node_id} {title_of(node_id)}: {what}",
                               "Decision needed" if command == "ask" else f"Blocked by {event.get('actor')}",
                               "warning"))
+        if any(n[2] == "warning" for n in notes):
+            self.attention()
         if len(notes) > ANNOUNCE_LIMIT:
             cascades = sum(1 for n in notes if n[1] == "Cascade")
             blocks = len(notes) - cascades
@@ -224,6 +237,18 @@ class CanvasApp(App[int]):
             return
         for message, title, severity in notes:
             self.notify(message, title=title, severity=severity, timeout=6)
+
+    def attention(self) -> None:
+        """An agent blocked or asked: ring the terminal bell and, where the terminal supports it, raise a
+        desktop notification (OSC 9 and OSC 777). The `attention` setting turns it off."""
+        if not self.settings.attention:
+            return
+        self.attention_sent += 1
+        self.bell()
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            title = "Leafwise: an agent needs you"
+            driver.write(f"\x1b]9;{title}\x07\x1b]777;notify;Leafwise;{title}\x07")
 
     def _announce_problems(self, fresh: list[Any]) -> None:
         """A file that stopped loading is news: it has left the tree until it is fixed."""
@@ -305,6 +330,21 @@ class CanvasApp(App[int]):
             await self.switch_mode("plan")
         if isinstance(self.screen, PlanScreen):
             self.screen.reveal(node_id)
+
+    def action_dependencies(self, node_id: str | None = None) -> None:
+        """Dependencies and impact of `node_id`, or of the node selected in the current view."""
+        target = node_id
+        if target is None:
+            finder = getattr(self.screen, "triage_target", None) or getattr(self.screen, "selected", None)
+            node = finder() if finder else None
+            target = node.id if node is not None else None
+        if target is None:
+            self.notify("Select a node first", timeout=3)
+            return
+        self.push_screen(DependenciesScreen(target))
+
+    def action_undo(self) -> None:
+        self.call_later(self._on_plan_screen, "action_undo")
 
     def open_node_next(self) -> None:
         self.call_later(self._on_plan_screen, "action_next_task")

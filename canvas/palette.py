@@ -12,6 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterator, cast
 
 from leafwise.canvas.look import one_line, safe
+from leafwise.canvas.screens.editing import Editing
 from leafwise.canvas.screens.triage import Triage
 from leafwise.themes import THEME_LABELS
 from textual.app import SystemCommand
@@ -36,9 +37,24 @@ TASK_ENTRIES = (
 )
 
 
+EDIT_ENTRIES = (
+    ("add_child", "Add child…", "add a task under it"),
+    ("add_sibling", "Add sibling…", "add a task beside it"),
+    ("rename", "Rename…", "change its title"),
+    ("describe", "Describe…", "write its description"),
+    ("priority", "Set priority…", "high, normal or low"),
+    ("move_parent", "Move to another parent…", "pick its new parent"),
+    ("move_release", "Move to another release…", "pick its release"),
+    ("add_dependency", "Add dependency…", "it waits on another node"),
+    ("remove_dependency", "Remove dependency…", "it no longer waits on a node"),
+    ("open_doc", "Edit doc in $EDITOR", "open its doc in your editor"),
+)
+
 VIEWS = (("plan", "Plan", "the tree, the details and the activity feed"),
+         ("board", "Board", "a column per status; move cards to change their status"),
+         ("agents", "Agents", "a lane per agent: its task, since when, heartbeat, stale or idle"),
          ("blocked", "Blocked", "blocked tasks and open decisions, to triage"),
-         ("progress", "Progress", "done percentages by release and epic"),
+         ("progress", "Progress and forecast", "done by release and epic, burn-up, velocity, finish date"),
          ("reconcile", "Reconcile", "drafts the code suggests have shipped"),
          ("problems", "Problems", "what the validator reports, with fixes"))
 
@@ -47,6 +63,12 @@ def system_commands(app: CanvasApp) -> Iterator[SystemCommand]:
     """The canvas's app-wide palette entries, titled "group: verb"."""
     for mode, label, help_text in VIEWS:
         yield SystemCommand(f"view: {label}", help_text, partial(app.action_view, mode))
+    yield SystemCommand("view: Dependencies", "what the selected node waits on, what waits on it, what it holds up",
+                        app.action_dependencies)
+    yield SystemCommand("view: Forecast", "burn-up, velocity and projected finish by release",
+                        partial(app.action_view, "progress"))
+    yield SystemCommand("edit: Undo last change", "take back your last change in this canvas session",
+                        app.action_undo)
     yield SystemCommand("go: Next task", "the task the picker hands out now", app.open_node_next)
     for name, label in THEME_LABELS.items():
         marker = " (current)" if app.theme == name else ""
@@ -84,6 +106,12 @@ class CanvasCommands(Provider):
             for action, verb, help_text in TASK_ENTRIES:
                 if node is not None and screen.triage_allowed(action):
                     out.append((f"task: {verb.replace('…', '')} {node.id}{'…' if verb.endswith('…') else ''}",
+                                getattr(screen, f"action_{action}"), f"{one_line(node.title, 80)}: {help_text}"))
+        if isinstance(screen, Editing):
+            node = screen.edit_target()
+            for action, verb, help_text in EDIT_ENTRIES:
+                if node is not None:
+                    out.append((f"edit: {verb.replace('…', '')} {node.id}{'…' if verb.endswith('…') else ''}",
                                 getattr(screen, f"action_{action}"), f"{one_line(node.title, 80)}: {help_text}"))
         return out
 

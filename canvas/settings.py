@@ -28,6 +28,7 @@ def default_path() -> Path:
 class Settings:
     theme: str | None = None
     hide_closed: bool = False
+    attention: bool = True  # bell and desktop notification when an agent blocks or asks
 
     @classmethod
     def read(cls, path: Path) -> Settings:
@@ -39,7 +40,8 @@ class Settings:
             return cls()
         theme = data.get("theme")
         return cls(theme=theme if isinstance(theme, str) else None,
-                   hide_closed=bool(data.get("hide_closed", False)))
+                   hide_closed=bool(data.get("hide_closed", False)),
+                   attention=bool(data.get("attention", True)))
 
     def write(self, path: Path) -> bool:
         """Save atomically; a read-only home only costs the memory of the choice."""

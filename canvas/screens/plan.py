@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.editing import EDIT_ACTIONS, EDIT_BINDINGS, Editing
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.widgets.activity_feed import ActivityFeed
 from leafwise.canvas.widgets.next_task import NextTaskBar
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 NEXT_BAR_DELAY = 0.15  # bursts of writes recompute the pick and the detail once, not once per file
 
 
-class PlanScreen(Triage, Screen):
+class PlanScreen(Editing, Triage, Screen):
     """Release → epic → leaf on the left, the selected node on the right, live."""
 
     app: CanvasApp
@@ -39,6 +40,7 @@ class PlanScreen(Triage, Screen):
                 tooltip="Hide or show done and cancelled work"),
         Binding("f", "focus_feed", "Activity", show=False, id="plan.feed", tooltip="Move into the activity feed"),
         *[Binding(b.key, b.action, b.description, show=False, id=b.id, tooltip=b.tooltip) for b in TRIAGE_BINDINGS],
+        *EDIT_BINDINGS,
     ]
 
     def compose(self) -> ComposeResult:
@@ -194,6 +196,8 @@ class PlanScreen(Triage, Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_filter":
             return bool(self.query_one(PlanTree).query_text) or self.query_one("#filter-bar").display
+        if action in EDIT_ACTIONS:
+            return self.edit_allowed(action)
         return self.triage_allowed(action)
 
     @on(Input.Changed, "#filter")
@@ -228,6 +232,9 @@ class PlanScreen(Triage, Screen):
             self.query_one("#filter-bar").display = False
 
     # --- triage target -----------------------------------------------------------------
+
+    def edit_target(self) -> Node | None:
+        return self.triage_target()
 
     def triage_target(self) -> Node | None:
         state = self.app.state

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.canvas import bridge
+from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import bar, clock, mark, one_line, percent
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.core.forecast import forecast, read_lines
 from leafwise.commands.core.progress import Tally, compute
 from textual import work
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
+from textual_plotext import PlotextPlot
 
 CYCLE_COMMAND = "cycle status"
 EPICS_SHOWN = 200
@@ -54,6 +56,35 @@ class ProgressScreen(ViewScreen):
     BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", priority=True,
                         tooltip="Show the epic or task in the tree")]
 
+    _forecasts: list = []
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        chart = PlotextPlot(id="forecast-chart")
+        self.mount(chart, before=self.query_one("#progress-list"))
+
+    def _draw_chart(self) -> None:
+        """Each release's burn-up (done leaves by day) against its scope, from the journal."""
+        found = self.query("#forecast-chart")
+        if not found:
+            return
+        chart = found.first(PlotextPlot)
+        plt = chart.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("Burn-up: done leaves by day")
+        plt.date_form("Y-m-d")
+        drawn = False
+        for item in self._forecasts:
+            if len(item.burnup) < 2 or item.release is None:
+                continue
+            days = [d.isoformat() for d, _ in item.burnup[-120:]]
+            plt.plot(days, [n for _, n in item.burnup[-120:]], label=f"{item.release} ({item.done}/{item.total})")
+            drawn = True
+        if not drawn:
+            plt.title("Burn-up: nothing done yet in the journal")
+        chart.refresh()
+
     def redraw(self, state: PlanState) -> None:
         report = compute(state.plan)
         self.query_one("#progress-summary", Static).update(
@@ -66,12 +97,26 @@ class ProgressScreen(ViewScreen):
             label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
                                      f"{(titles.get(tally.id or '') or tally.title)[:22]:<24}")
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
+        forecasts = forecast(state.plan, read_lines(state.paths.journal), look.display_now())
+        self._forecasts = forecasts
+        options.append(self._header("Forecast  (leaves done per day, last 7 / 14 days → projected finish)"))
+        for item in forecasts:
+            verdict_style = ("$status-done" if item.verdict in ("on track", "done")
+                             else "$status-blocked" if item.verdict.startswith("late") else "$text-muted")
+            target = f"  target {item.target.isoformat()}" if item.target else ""
+            finish = f"  finish ~{item.finish.isoformat()}" if item.finish and item.remaining else ""
+            options.append(Option(Content.assemble(
+                (f"{item.release or '—':<6}", "bold $accent"),
+                (f"{item.velocity[7]:>5.1f} / {item.velocity[14]:>4.1f} a day   {item.remaining:>5} left", ""),
+                (finish + target, "$text-muted"), "   ", (item.verdict, f"bold {verdict_style}")),
+                id=f"forecast:{item.release or ''}"))
+        self._draw_chart()
         options.append(self._header(f"Epics ({len(report.epics)})"))
         for tally in report.epics[:EPICS_SHOWN]:
             node = state.nodes.get(tally.id or "")
             symbol, style = mark(node) if node else ("·", "")
             label = Content.assemble((symbol, style), " ", (f"{tally.id:<10}", "$text-muted"),
-                                     f"{tally.title[:30]:<32}")
+                                     f"{one_line(tally.title, 30):<32}")
             options.append(Option(tally_line(label, tally, 16), id=f"node:{tally.id}"))
         if report.in_flight:
             options.append(self._header(f"In progress ({len(report.in_flight)})"))
@@ -82,7 +127,8 @@ class ProgressScreen(ViewScreen):
                 held = (f"  held until {clock(claim.expires)}" if claim.expires else "  held, no lease") \
                     if claim else ""
                 options.append(Option(Content.assemble(("◐ ", "$status-active"), (f"{item['id']:<10}", "$text-muted"),
-                                                       item["title"], (who, "bold"), (left + held, "$text-muted")),
+                                                       one_line(item["title"], 120), (one_line(who, 40), "bold"),
+                                                       (left + held, "$text-muted")),
                                       id=f"flight:{item['id']}"))
         if report.reconcile_release:
             options.append(self._header("Suggestion"))

@@ -1,0 +1,259 @@
+"""Editing the plan from the keyboard: every action is a registry command, run as the person.
+
+Add a child or a sibling, rename, describe, set priority, move to another
+parent or release (with a picker), add or remove a dependency, open the node's
+doc in $EDITOR, and undo the last change made in this canvas session (an
+`edit` back to the old values, or cancelling a node added here).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from leafwise.canvas.bridge import Outcome, Request
+from leafwise.canvas.look import one_line
+from leafwise.canvas.screens.dialogs import PickPrompt, TextPrompt
+from leafwise.store import CLOSED, Node
+from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from leafwise.canvas.app import CanvasApp
+
+EDIT_BINDINGS = [
+    Binding("c", "add_child", "Add child", show=False, id="edit.add_child", tooltip="Add a task under this one"),
+    Binding("s", "add_sibling", "Add sibling", show=False, id="edit.add_sibling",
+            tooltip="Add a task beside this one"),
+    Binding("R", "rename", "Rename", show=False, id="edit.rename", tooltip="Change the title"),
+    Binding("D", "describe", "Describe", show=False, id="edit.describe", tooltip="Write the description"),
+    Binding("P", "priority", "Priority", show=False, id="edit.priority", tooltip="High, normal or low"),
+    Binding("m", "move_parent", "Move", show=False, id="edit.move", tooltip="Move under another parent"),
+    Binding("M", "move_release", "Release", show=False, id="edit.release", tooltip="Move to another release"),
+    Binding("plus", "add_dependency", "Add dependency", show=False, id="edit.add_dep",
+            tooltip="It waits on another node"),
+    Binding("minus", "remove_dependency", "Remove dependency", show=False, id="edit.remove_dep",
+            tooltip="It no longer waits on a node"),
+    Binding("E", "open_doc", "Edit doc", show=False, id="edit.doc", tooltip="Open the node's doc in $EDITOR"),
+    Binding("ctrl+z", "undo", "Undo", show=False, id="edit.undo", tooltip="Undo your last change in this session"),
+]
+EDIT_ACTIONS = ("add_child", "add_sibling", "rename", "describe", "priority", "move_parent", "move_release",
+                "add_dependency", "remove_dependency", "open_doc", "undo")
+PRIORITIES = ("high", "normal", "low")
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """How to take back one change: a request to run, and what to call it."""
+
+    request: Request
+    what: str
+
+
+def _value(value: Any) -> str:
+    """A field's old value as an `edit --set` value (lists as [a, b], nothing as null)."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+class Editing:
+    """Mixed into a Screen: `edit_target()` names the node the keys act on."""
+
+    app: CanvasApp
+
+    def edit_target(self) -> Node | None:
+        raise NotImplementedError
+
+    def edit_allowed(self, action: str) -> bool | None:
+        if action not in EDIT_ACTIONS:
+            return True
+        if action == "undo":
+            return True if self.app.undo_stack else None
+        return True if self.edit_target() is not None else None
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _edit(self, node: Node, fields: dict[str, Any], label: str) -> None:
+        """Run `edit ID --set f=v…`, remembering the old values for undo."""
+        sets = tuple(f"{key}={_value(value)}" for key, value in fields.items())
+        before = tuple(f"{key}={_value(node.data.get(key))}" for key in fields)
+        undo = Undo(Request("edit", {"node_id": node.id, "set": before}, f"Undo: {label}", node.id), label)
+        self.app.run_request(Request("edit", {"node_id": node.id, "set": sets}, label, node.id),
+                             self._remember(undo))
+
+    def _remember(self, undo: Undo | None):
+        def done(outcome: Outcome) -> None:
+            if not outcome.exit_code and undo is not None:
+                self.app.undo_stack.append(undo)
+        return done
+
+    def _ask_text(self, title: str, prompt: str, value: str, then, *, required: bool = True) -> None:
+        def done(text: str | None) -> None:
+            if text is not None and (text or not required) and text != value:
+                then(text)
+        self.app.push_screen(TextPrompt(title, prompt, value=value, required=required), done)
+
+    # --- the actions --------------------------------------------------------------------
+
+    def _add(self, parent: str | None, release: str | None, where: str) -> None:
+        def then(title: str) -> None:
+            args: dict[str, Any] = {"title": title}
+            if parent:
+                args["parent"] = parent
+            elif release:
+                args["release"] = release
+
+            def added(outcome: Outcome) -> None:
+                result = outcome.envelope.get("result")
+                new_id = result.get("id") if isinstance(result, dict) else None
+                if not outcome.exit_code and new_id:
+                    self.app.undo_stack.append(Undo(Request(
+                        "cancel", {"node_id": new_id, "reason": "added by mistake (undone in the canvas)"},
+                        f"Undo: add {new_id}", new_id), f"add {new_id}"))
+                    self.app.open_node(new_id)
+            self.app.run_request(Request("add", args, f"Add {where}", parent), added)
+
+        self._ask_text(f"Add {where}", "The new task's title", "", then)
+
+    def action_add_child(self) -> None:
+        node = self.edit_target()
+        if node is not None:
+            self._add(node.id, None, f"a task under {node.id}")
+
+    def action_add_sibling(self) -> None:
+        node = self.edit_target()
+        if node is not None:
+            self._add(node.parent, node.effective_release, f"a task beside {node.id}")
+
+    def action_rename(self) -> None:
+        node = self.edit_target()
+        if node is not None:
+            self._ask_text(f"Rename {node.id}", "The new title", node.title,
+                           lambda title: self._edit(node, {"title": title}, f"Rename {node.id}"))
+
+    def action_describe(self) -> None:
+        node = self.edit_target()
+        if node is not None:
+            self._ask_text(f"Describe {node.id}", f"{node.title}\nWhat is it, in a sentence or two?",
+                           str(node.data.get("description") or ""),
+                           lambda text: self._edit(node, {"description": text or None}, f"Describe {node.id}"),
+                           required=False)
+
+    def action_priority(self) -> None:
+        node = self.edit_target()
+        if node is None:
+            return
+        current = str(node.data.get("priority") or "normal")
+
+        def chosen(value: str | None) -> None:
+            if value and value != current:
+                self._edit(node, {"priority": None if value == "normal" else value}, f"Priority of {node.id}")
+
+        self.app.push_screen(PickPrompt(f"Priority of {node.id} (now {current})",
+                                        [(p, f"{p}{'  (now)' if p == current else ''}") for p in PRIORITIES]),
+                             chosen)
+
+    def action_move_parent(self) -> None:
+        node = self.edit_target()
+        state = self.app.state
+        if node is None or state is None:
+            return
+        below = {d.id for d in state.plan.descendants(node.id)} | {node.id}
+        items: list[tuple[str, str]] = [("", "(top level: no parent)")]
+        items += [(n.id, f"{n.id} {one_line(n.title, 100)}") for n in state.nodes.values()
+                  if n.id not in below and n.status not in CLOSED]
+
+        def chosen(parent: str | None) -> None:
+            if parent is not None and parent != (node.parent or ""):
+                self._edit(node, {"parent": parent or None}, f"Move {node.id}")
+
+        self.app.push_screen(PickPrompt(f"Move {node.id} under…", items, prompt=node.title), chosen)
+
+    def action_move_release(self) -> None:
+        node = self.edit_target()
+        state = self.app.state
+        if node is None or state is None:
+            return
+        items = [("", "(no release of its own: inherit the parent's)")]
+        items += [(r.id, f"{r.id} {one_line(r.title, 80)}") for r in state.plan.project.releases]
+
+        def chosen(release: str | None) -> None:
+            if release is not None and release != (node.release or ""):
+                self._edit(node, {"release": release or None}, f"Release of {node.id}")
+
+        self.app.push_screen(PickPrompt(f"Move {node.id} to release…", items, prompt=node.title), chosen)
+
+    def action_add_dependency(self) -> None:
+        node = self.edit_target()
+        state = self.app.state
+        if node is None or state is None:
+            return
+        have = set(node.depends_on) | {node.id}
+        items = [(n.id, f"{n.id} {one_line(n.title, 100)}") for n in state.nodes.values()
+                 if n.id not in have and n.status not in CLOSED]
+
+        def chosen(dep: str | None) -> None:
+            if dep:
+                self._edit(node, {"depends_on": [*node.depends_on, dep]}, f"{node.id} waits on {dep}")
+
+        self.app.push_screen(PickPrompt(f"{node.id} waits on…", items, prompt=node.title), chosen)
+
+    def action_remove_dependency(self) -> None:
+        node = self.edit_target()
+        state = self.app.state
+        if node is None or state is None:
+            return
+        if not node.depends_on:
+            self.app.notify(f"{node.id} depends on nothing", timeout=3)
+            return
+        items = [(d, f"{d} {one_line(state.nodes[d].title, 100) if d in state.nodes else '(missing)'}")
+                 for d in node.depends_on]
+
+        def chosen(dep: str | None) -> None:
+            if dep:
+                self._edit(node, {"depends_on": [d for d in node.depends_on if d != dep] or None},
+                           f"{node.id} no longer waits on {dep}")
+
+        self.app.push_screen(PickPrompt(f"{node.id} no longer waits on…", items, prompt=node.title), chosen)
+
+    def action_open_doc(self) -> None:
+        """Suspend the canvas, edit the node's doc in $EDITOR, and save it through `write-doc`."""
+        node = self.edit_target()
+        state = self.app.state
+        if node is None or state is None:
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        rel = node.docs[0] if node.docs else f"docs/{node.id}.md"
+        try:
+            path = state.plan.paths.inside(rel)
+            before = path.read_text() if path.is_file() else ""
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"{node.id}'s doc cannot be read: {exc}", severity="error")
+            return
+        with tempfile.TemporaryDirectory(prefix="leafwise-doc-") as folder:
+            scratch = Path(folder) / f"{node.id}.md"
+            scratch.write_text(before or f"# {one_line(node.title, 200)}\n\n")
+            try:
+                with self.app.suspend():
+                    subprocess.run([*shlex.split(editor), str(scratch)], check=False)
+            except Exception as exc:  # noqa: BLE001 - no terminal to hand over (a test, the web), no editor
+                self.app.notify(f"Could not open {editor}: {exc}", severity="error")
+                return
+            after = scratch.read_text()
+        if after.strip() and after != before:
+            self.app.run_request(Request("write-doc", {"node_id": node.id, "content": after},
+                                         f"Doc of {node.id}", node.id))
+
+    def action_undo(self) -> None:
+        if not self.app.undo_stack:
+            self.app.notify("Nothing to undo: no change was made in this canvas session", timeout=3)
+            return
+        undo = self.app.undo_stack.pop()
+        self.app.run_request(undo.request)
