@@ -145,7 +145,7 @@ def screen(raw: bytes) -> None:
 def safe_load(raw: bytes) -> Any:
     """Parse one plan file's bytes: screened first, then the safe loader."""
     screen(raw)
-    return parse_yaml(raw)
+    return _construct(raw)
 
 
 def read_bounded(path: Path, limit: int = MAX_NODE_BYTES) -> bytes:
@@ -260,9 +260,25 @@ def digest_bytes(raw: bytes) -> str:
 
 
 def parse_yaml(text: str | bytes) -> Any:
+    """Any caller's safe parse: screened (see `screen`), and every failure a `yaml.YAMLError`
+    with a line, so a caller that catches YAML errors never meets a ValueError from `!!int abc`."""
     import yaml
 
-    return yaml.load(text, Loader=_loader())
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    try:
+        return safe_load(raw)
+    except yaml.YAMLError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - construction errors, limits, recursion
+        line = error_line(exc, raw)
+        mark = yaml.error.Mark("<plan file>", 0, (line or 1) - 1, 0, None, None)
+        raise yaml.constructor.ConstructorError(None, None, describe_error(exc), mark) from exc
+
+
+def _construct(raw: bytes) -> Any:
+    import yaml
+
+    return yaml.load(raw, Loader=_loader())
 
 
 def _line_of_key(raw: bytes, key: str | None) -> int | None:
