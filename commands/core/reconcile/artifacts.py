@@ -49,6 +49,7 @@ class Index:
     in_git: bool = False
     texts: dict[str, str] = field(default_factory=dict)  # scanned source, for declared checks
     has_ui: bool = False  # any page or component: user-facing items then need UI evidence
+    docs: list[Artifact] = field(default_factory=list)  # documents in words (documents.py, tags.py)
 
 
 class Source:

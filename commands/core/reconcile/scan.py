@@ -15,6 +15,7 @@ import os
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from leafwise.commands.core.reconcile import documents as reconcile_docs
 from leafwise.commands.core.reconcile import js_source as reconcile_js
 from leafwise.commands.core.reconcile import python_source as reconcile_py
 from leafwise.commands.core.reconcile import tags as reconcile_tags
@@ -102,6 +103,7 @@ def build_index(root: Path) -> Index:
     reconcile_js.scan(index, js)
     reconcile_tags.scan(index, sources)
     _merge_duplicates(index)
+    reconcile_docs.scan(index, root, files)
     index.has_ui = any(a.kind in ("page", "component") for a in index.artifacts)
     for src in sources:
         if src.path.name not in ("package.json", "pyproject.toml", "__init__.py") and not src.is_test:

@@ -9,10 +9,11 @@ first use only; a missing grammar means that language is skipped, never an error
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
-from leafwise.commands.core.reconcile.artifacts import Index, Source
+from leafwise.commands.core.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.core.reconcile.text import identifier_concepts
 
 LANG_OF = {".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -58,6 +59,17 @@ QUERIES = {
 """,
 }
 QUERIES["tsx"] = QUERIES["typescript"]
+# Text in the code: string literals (help texts, UI labels, messages) and JSX text.
+STRINGS = {
+    "python": "(string) @str",
+    "javascript": "[(string) (template_string)] @str (jsx_text) @jsx",
+    "typescript": "[(string) (template_string)] @str",
+    "tsx": "[(string) (template_string)] @str (jsx_text) @jsx",
+    "go": "[(interpreted_string_literal) (raw_string_literal)] @str",
+    "ruby": "(string) @str",
+}
+_HUMAN = re.compile(r"^[A-Za-z][\w'’,.:;!?()\-/&%$+ ]*$")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 @lru_cache(maxsize=None)
@@ -88,7 +100,7 @@ def _language(name: str) -> tuple[Any, Any] | None:
             lang = ts.Language(grammar.language())
         else:
             return None
-        return ts.Parser(lang), ts.Query(lang, QUERIES[name])
+        return ts.Parser(lang), ts.Query(lang, QUERIES[name]), ts.Query(lang, STRINGS[name])
     except (ImportError, ValueError, OSError):
         return None
 
@@ -108,7 +120,7 @@ def scan(index: Index, sources: list[Source]) -> None:
         loaded = _language(name) if name else None
         if loaded is None:
             continue
-        parser, query = loaded
+        parser, query, strings = loaded
         data = src.text.encode("utf-8", "replace")
         if len(data) != len(src.text):
             offsets = None  # multi-byte text: map byte offsets back to characters per capture
@@ -138,9 +150,11 @@ def scan(index: Index, sources: list[Source]) -> None:
                     start = node.start_byte if offsets else len(data[:node.start_byte].decode("utf-8", "replace"))
                     kind = "test" if test and cap.startswith("def") else (
                         "definition" if cap.startswith("def") else "option" if cap == "option" else "flag")
-                    src.add(index, kind, text, start, words,
-                            identifier_concepts(src.path.stem) if kind == "test" else frozenset(),
-                            side="cli" if kind == "flag" else None)
+                    art = src.add(index, kind, text, start, words,
+                                  identifier_concepts(src.path.stem) if kind == "test" else frozenset(),
+                                  side="cli" if kind == "flag" else None)
+                    _document(index, src, art, node, kind, name, offsets, data)
+        _strings(index, src, strings, tree, name, offsets, data)
 
 
 def _is_flag(func: bytes) -> bool:
@@ -148,3 +162,81 @@ def _is_flag(func: bytes) -> bool:
     base = f[:-1] if f.endswith("P") else f
     base = base[:-3] if base.endswith("Var") else base
     return base in FLAG_FUNCS
+
+
+def _char(data: bytes, offsets, byte: int) -> int:
+    return byte if offsets else len(data[:byte].decode("utf-8", "replace"))
+
+
+def _doc_text(node, lang: str) -> str:
+    """A definition's docstring (Python) or the comments just above it (the others)."""
+    defn = node.parent
+    if defn is None:
+        return ""
+    if lang == "python":
+        body = defn.child_by_field_name("body")
+        first = body.named_children[0] if body is not None and body.named_children else None
+        if first is not None and first.type == "expression_statement" and first.named_children \
+                and first.named_children[0].type == "string":
+            return first.named_children[0].text.decode("utf-8", "replace")[:1500]
+        return ""
+    anchor = defn
+    while anchor.parent is not None and anchor.parent.type in ("export_statement", "lexical_declaration",
+                                                                "variable_declaration", "type_declaration"):
+        anchor = anchor.parent
+    comments = []
+    prev = anchor.prev_sibling
+    while prev is not None and prev.type == "comment" and len(comments) < 12:
+        comments.append(prev.text.decode("utf-8", "replace"))
+        prev = prev.prev_sibling
+    return " ".join(reversed(comments))[:1500]
+
+
+def _document(index: Index, src: Source, art, node, kind: str, lang: str, offsets, data: bytes) -> None:
+    """The definition (or flag) with the words of its docstring, comments or help text, as a document."""
+    from leafwise.commands.core.reconcile.documents import affirmative
+
+    if kind == "flag":
+        args = node.parent
+        help_text = " ".join(c.text.decode("utf-8", "replace").strip("\"'`") for c in (args.named_children if args else ())
+                             if c is not node and c.type in ("string", "interpreted_string_literal", "raw_string_literal"))
+        if args is not None and lang == "python":
+            help_text += " " + " ".join(k.text.decode("utf-8", "replace") for k in args.named_children
+                                        if k.type == "keyword_argument" and k.text.startswith(b"help"))
+        text = help_text
+    elif kind in ("definition", "test"):
+        text = _doc_text(node, lang)
+    else:
+        return
+    text = affirmative(text) if text else ""
+    words = identifier_concepts(text) if text else frozenset()
+    if words or kind == "test":
+        index.docs.append(Artifact(kind, art.name, art.path, art.line, art.snippet, art.words | words,
+                                    art.context, art.side))
+
+
+def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: bytes) -> None:
+    """Human-text string literals and JSX text: `ui` in UI files, `text` elsewhere; none from tests."""
+    if src.is_test:
+        return
+    import tree_sitter as ts
+
+    from leafwise.commands.core.reconcile.documents import NEGATION
+
+    side = "ui" if src.side() == "ui" else "text"
+    for cap, nodes in ts.QueryCursor(query).captures(tree.root_node).items():
+        for node in nodes:
+            if lang == "python" and node.parent is not None and node.parent.type == "expression_statement":
+                continue  # a docstring: its definition's document has it
+            raw = node.text.decode("utf-8", "replace")
+            text = raw.strip().strip("\"'`").strip() if cap == "str" else raw.strip()
+            if not (6 <= len(text) <= 400) or " " not in text or len(_WORD.findall(text)) < 2:
+                continue
+            if not _HUMAN.match(text.replace("\n", " ")[:200]) or NEGATION.search(text):
+                continue
+            words = identifier_concepts(text)
+            if len(words) < 2:
+                continue
+            line = src.line_of(_char(data, offsets, node.start_byte))
+            index.docs.append(Artifact(
+                "string", text[:80], src.rel, line, src.snippet(line), words, side=side))

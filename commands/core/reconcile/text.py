@@ -124,8 +124,13 @@ def split_identifier(text: str) -> list[str]:
     """`attachAuthUser` → attach auth user; `password-reset` → password reset; lower case."""
     out: list[str] = []
     for chunk in _WORDS.findall(text):
-        out.extend(part.lower() for part in _CAMEL.findall(chunk))
+        out.extend(_parts(chunk))
     return out
+
+
+@lru_cache(maxsize=131072)
+def _parts(chunk: str) -> tuple[str, ...]:
+    return tuple(part.lower() for part in _CAMEL.findall(chunk))
 
 
 @lru_cache(maxsize=65536)
@@ -170,6 +175,7 @@ def _build_synonyms() -> dict[str, str]:
 _SYN = _build_synonyms()
 _PHRASE_KEYS = {tuple(stem(w) for w in k.split()): v for k, v in PHRASES.items()}
 _PHRASE_MAX = max(len(k) for k in _PHRASE_KEYS)
+_PHRASE_FIRST = frozenset(k[0] for k in _PHRASE_KEYS)
 
 
 def concept(word: str) -> str:
@@ -183,19 +189,35 @@ def concepts_of(words: list[str]) -> list[str]:
     stems = [stem(w) for w in words]
     out: list[str] = []
     i = 0
-    while i < len(stems):
-        for size in range(_PHRASE_MAX, 1, -1):
-            key = tuple(stems[i:i + size])
-            if len(key) == size and key in _PHRASE_KEYS:
-                out.append(concept(_PHRASE_KEYS[key]))
-                i += size
-                break
-        else:
-            word = words[i].lower()
-            if word not in STOP and word not in NOISE and not word.isdigit() and len(word) > 1:
-                out.append(_SYN.get(stems[i], stems[i]))
-            i += 1
+    n = len(stems)
+    while i < n:
+        if stems[i] in _PHRASE_FIRST:
+            for size in range(_PHRASE_MAX, 1, -1):
+                key = tuple(stems[i:i + size])
+                if len(key) == size and key in _PHRASE_KEYS:
+                    out.append(concept(_PHRASE_KEYS[key]))
+                    i += size
+                    break
+            else:
+                c = _word_concept(words[i])
+                if c:
+                    out.append(c)
+                i += 1
+            continue
+        c = _word_concept(words[i])
+        if c:
+            out.append(c)
+        i += 1
     return out
+
+
+@lru_cache(maxsize=131072)
+def _word_concept(word: str) -> str | None:
+    word = word.lower()
+    if word in STOP or word in NOISE or word.isdigit() or len(word) <= 1:
+        return None
+    s = stem(word)
+    return _SYN.get(s, s)
 
 
 def identifier_concepts(*names: str) -> frozenset[str]:

@@ -1,0 +1,209 @@
+"""Many sources of evidence searched together: is a backlog item shipped, by what the code,
+its tests, its UI text and its docs say?
+
+Every named thing (`artifacts`) and every document in words (`documents.py`: docstrings,
+help texts, UI strings, locale files, docs paragraphs, changelog entries, test names) is a
+small document with a file and a line. A title's concepts weigh by what they mean
+(`match.weigh`: general-English specificity, background words light, words the code never
+uses half). Words match on their stems (the light stemmer, then Snowball, British → American
+spelling); a shared 5-letter prefix or a related word counts less than the word itself.
+
+The verdict (docs/reconcile.md, "Many sources"):
+
+- **shipped** needs a *code* document (a definition with its docstring, a route, a flag with
+  its help, an option, a component) that names the title's head concept *and* covers most
+  of its weight there, in one place (so "export" and "paprika" in two different files
+  prove nothing), and a second, independent source (a test, a UI string, a docs paragraph,
+  another code document in the same file) that names the head concept and agrees.
+- docs or UI text alone, or one weak name match, is **partial** at most.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from leafwise.commands.core.reconcile.artifacts import Artifact, Index
+
+SOFT = 0.6  # a related word or a shared prefix counts this much of the word itself
+CODE_SHIP = 0.62  # share of the title's weight one code document must cover
+CODE_ALONE = 0.85  # ... or this much, when it is its own second source (name and docstring)
+AGREE = 0.45  # share a corroborating source must cover
+PARTIAL = 0.4
+CODE_KINDS = frozenset({"definition", "symbol", "option", "flag", "route", "cli", "page", "component", "model",
+                        "field"})
+
+
+def category(doc: Artifact) -> str:
+    if doc.kind == "test":
+        return "test"
+    if doc.kind == "doc":
+        return "docs"
+    if doc.kind == "string":
+        return "ui" if doc.side == "ui" else "text"
+    if doc.kind in CODE_KINDS:
+        return "code"
+    return "other"
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    try:
+        import snowballstemmer
+    except ImportError:
+        return None
+    return snowballstemmer.stemmer("english")
+
+
+_UK = [(re.compile(r"is(at|er|e|ing|ed)?$"), r"iz\1"), (re.compile(r"our$"), "or"), (re.compile(r"ogue$"), "og")]
+
+
+@lru_cache(maxsize=65536)
+def key(c: str) -> str:
+    """The matching key of a concept: British → American spelling, then the Snowball stem."""
+    w = c
+    if len(w) > 5:
+        for pattern, repl in _UK:
+            w = pattern.sub(repl, w)
+    s = _stemmer()
+    return s.stemWord(w) if s is not None else w
+
+
+def prefix(k: str) -> str | None:
+    return k[:5] if len(k) >= 5 else None
+
+
+@dataclass
+class RIndex:
+    """Every document by matching key, and by 5-letter prefix for the soft match."""
+
+    docs: list[Artifact]
+    by_key: dict[str, list[int]]
+    by_prefix: dict[str, set[str]]
+    keys: list[frozenset[str]]
+    files: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, index: Index) -> RIndex:
+        docs = [a for a in index.artifacts if a.kind != "module"] + index.docs
+        by_key: dict[str, list[int]] = {}
+        keys: list[frozenset[str]] = []
+        files: dict[str, list[int]] = {}
+        for i, d in enumerate(docs):
+            ks = frozenset(key(w) for w in d.words)
+            keys.append(ks)
+            for k in ks:
+                by_key.setdefault(k, []).append(i)
+            if category(d) == "code":
+                files.setdefault(d.path, []).append(i)
+        by_prefix: dict[str, set[str]] = {}
+        for k in by_key:
+            p = prefix(k)
+            if p:
+                by_prefix.setdefault(p, set()).add(k)
+        return cls(docs, by_key, by_prefix, keys, files)
+
+
+@dataclass
+class Hit:
+    doc: Artifact
+    score: float
+    exact: frozenset[str]  # title concepts it names
+    soft: frozenset[str]  # title concepts it names through a related word or a prefix
+
+    @property
+    def category(self) -> str:
+        return category(self.doc)
+
+    @property
+    def covered(self) -> frozenset[str]:
+        return self.exact | self.soft
+
+
+@dataclass
+class Retrieval:
+    verdict: str
+    confidence: float
+    head: str | None
+    evidence: list[Hit]
+    reasons: list[str]
+    best: dict[str, Hit]
+
+
+def _title_keys(weights: dict[str, float], soft: dict[str, frozenset[str]], rindex: RIndex
+                ) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Title concept → its key; and title concept → the keys that count softly for it."""
+    exact = {c: key(c) for c in weights}
+    softer: dict[str, set[str]] = {}
+    for c, k in exact.items():
+        ks = {key(r) for r in soft.get(c, ())}
+        p = prefix(k)
+        if p and len(k) >= 5:
+            ks |= {o for o in rindex.by_prefix.get(p, ()) if o != k}
+        softer[c] = ks - {k}
+    return exact, softer
+
+
+def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, frozenset[str]],
+             rindex: RIndex) -> Retrieval:
+    total = sum(weights.values())
+    if not weights or total <= 0:
+        return Retrieval("none", 0.0, None, [], ["the title names nothing to look for"], {})
+    exact, softer = _title_keys(weights, soft, rindex)
+    present = {c for c in weights if exact[c] in rindex.by_key or any(k in rindex.by_key for k in softer[c])}
+    pool = [c for c in weights if c in present] or list(weights)
+    head = max(pool, key=lambda c: (weights[c], c))
+    candidates: set[int] = set()
+    for c in weights:
+        candidates.update(rindex.by_key.get(exact[c], ()))
+        for k in softer[c]:
+            candidates.update(rindex.by_key.get(k, ()))
+    hits: list[Hit] = []
+    for i in candidates:
+        ks = rindex.keys[i]
+        ex = frozenset(c for c in weights if exact[c] in ks)
+        sf = frozenset(c for c in weights if c not in ex and softer[c] & ks)
+        if head not in ex and head not in sf:
+            continue
+        score = (sum(weights[c] for c in ex) + SOFT * sum(weights[c] for c in sf)) / total
+        hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf))
+    hits.sort(key=lambda h: (-h.score, h.doc.path, h.doc.line))
+    best: dict[str, Hit] = {}
+    for h in hits:
+        best.setdefault(h.category, h)
+    return _decide(weights, head, hits, best, rindex)
+
+
+def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[str, Hit], rindex: RIndex
+            ) -> Retrieval:
+    code = best.get("code")
+    reasons = [f"head concept: {head!r}"]
+    for cat in ("code", "test", "ui", "docs", "text"):
+        h = best.get(cat)
+        reasons.append(f"best {cat}: " + (f"{h.doc.kind} {h.doc.name!r} ({h.doc.path}:{h.doc.line}) covers "
+                                          f"{h.score:.2f}" if h else "none names the head concept"))
+    if code is None:
+        top = hits[0] if hits else None
+        if top and top.score >= PARTIAL:
+            return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * top.score), 2), head, hits[:3],
+                             reasons + ["no code names the head concept: words alone are not a shipped feature"], best)
+        return Retrieval("none", 0.0, head, [], reasons, best)
+    agree = [h for cat, h in best.items() if cat != "code" and h.score >= AGREE]
+    # Another code document of the same file that covers what the lead leaves out.
+    same_file = [h for h in hits if h.category == "code" and h.doc.path == code.doc.path and h is not code
+                 and (h.covered - code.covered)]
+    ok = code.score >= CODE_SHIP and (agree or same_file or code.score >= CODE_ALONE)
+    if ok:
+        evidence = [code] + sorted(agree, key=lambda h: -h.score)[:3] + same_file[:1]
+        conf = round(min(0.95, 0.5 + 0.4 * code.score + 0.05 * len(agree)), 2)
+        return Retrieval("shipped", conf, head, evidence, reasons + ["a code document covers the title and "
+                                                                      f"{len(agree)} other source(s) agree"], best)
+    if code.score < CODE_SHIP:
+        reasons.append(f"the best code document covers {code.score:.2f} < {CODE_SHIP}")
+    else:
+        reasons.append("no second source (test, UI text, docs) agrees")
+    if max(h.score for h in best.values()) >= PARTIAL:
+        return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * code.score), 2), head,
+                         [code] + agree[:2], reasons, best)
+    return Retrieval("none", 0.0, head, [], reasons, best)
