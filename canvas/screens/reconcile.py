@@ -1,11 +1,20 @@
 """Reconcile: drafts the code suggests have shipped, with their evidence, to accept or reject.
 
-The `reconcile` command runs in a worker (it reads the code); each accepted
-suggestion is one `reconcile --apply --node ID`. A rejected one is only hidden
-for this session: nothing is written. A suggestion is the dict
-`commands.core.reconcile.engine` makes (id, title, verdict, confidence,
-evidence [{kind, path, line, snippet, weight, name}], missing, …), read by
-those keys only.
+The `reconcile` command runs in a worker (it reads the code). Every decision is
+one registry command, journaled with the person as its actor:
+
+- `a` on a shipped suggestion: `reconcile --apply --node ID` (the evidence is
+  recorded and the node completed);
+- `a` on a partial one: a dialog says why it cannot be applied (what is
+  missing) and asks for a note; confirmed, `reconcile --close ID --note TEXT`
+  closes it anyway as the person's decision;
+- `x`: `reconcile --reject ID` records the rejection on the node, tied to a
+  hash of the evidence; the command hides it from then on (after `R`, in a new
+  canvas, for agents) until the evidence changes.
+
+A suggestion is the dict `commands.core.reconcile.engine` makes (id, title,
+verdict, confidence, evidence [{kind, path, line, snippet, weight, name}],
+missing, reason), read by those keys only; every string in it is shown inertly.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import one_line
 from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.view import ViewScreen
 from textual import on, work
 from textual.binding import Binding
@@ -27,6 +37,8 @@ COMMAND = "reconcile"
 VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),
             "none": ("· none", "$text-muted")}
 VERDICT_ORDER = {"shipped": 0, "partial": 1, "none": 2}
+REASON_STYLE = {"shipped": "$text-muted", "partial": "$warning", "none": "$text-muted"}
+SETTLED_WORD = {"applied": "applied", "closed": "closed with a note"}
 
 
 def where_of(evidence: dict[str, Any]) -> str:
@@ -35,14 +47,30 @@ def where_of(evidence: dict[str, Any]) -> str:
     return f"{evidence['path']}:{line}" if line is not None else str(evidence["path"])
 
 
+def reason_of(item: dict[str, Any]) -> str:
+    """Why the command says what it says (its `reason`), or what is missing."""
+    reason = item.get("reason")
+    if reason:
+        return str(reason)
+    missing = item.get("missing") or []
+    return ("missing: " if item["verdict"] == "partial" else "") + "; ".join(str(m) for m in missing[:3]) \
+        if missing else "no evidence names it"
+
+
 class ReconcileScreen(ViewScreen):
     VIEW_TITLE = "Reconcile"
     AUTO_FOCUS = "#reconcile-list"
     VIEW_ID = "reconcile"
     SIDE_PANEL = True
+    # One terminal line per line of a row (id, evidence, reason): cut with an ellipsis, never wrapped.
+    DEFAULT_CSS = """
+    ReconcileScreen #reconcile-list { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
     BINDINGS = [
-        Binding("a", "accept", "Accept", id="reconcile.accept", tooltip="Apply: record the evidence on the node"),
-        Binding("x", "reject", "Reject", id="reconcile.reject", tooltip="Hide it for this session; nothing is written"),
+        Binding("a", "accept", "Accept", id="reconcile.accept",
+                tooltip="Shipped: record the evidence and close the node. Partial: close it anyway with a note"),
+        Binding("x", "reject", "Reject", id="reconcile.reject",
+                tooltip="Record on the node that this evidence is wrong: hidden until the evidence changes"),
         Binding("o,enter", "open", "Open", id="reconcile.open", priority=True,
                 tooltip="Show the node in the tree"),
         Binding("R", "run", "Run again", id="reconcile.run", tooltip="Look at the code again"),
@@ -51,7 +79,8 @@ class ReconcileScreen(ViewScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.suggestions: list[dict[str, Any]] = []
-        self.settled: dict[str, str] = {}  # id -> "applied" | "rejected"
+        self.settled: dict[str, str] = {}  # id -> "applied" | "closed" | "rejected" (this run)
+        self.hidden = 0  # rejected earlier, for the same evidence: the command leaves them out
         self.ran = False
 
     def redraw(self, state: PlanState) -> None:
@@ -82,36 +111,43 @@ class ReconcileScreen(ViewScreen):
             result = outcome.envelope["result"]
             found: list[dict[str, Any]] = result["suggestions"]
             self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER[s["verdict"]], -s["confidence"]))
+            self.hidden = len(result.get("rejected") or [])
             shipped = sum(1 for s in found if s["verdict"] == "shipped")
             partial = sum(1 for s in found if s["verdict"] == "partial")
             checked = f" (first {len(found)} of {result['total']} drafts)" if result["truncated"] else ""
             summary.update(Content.assemble((f"{len(found)} draft(s) checked{checked}", "bold"),
                                             (f"   {shipped} look shipped", "$status-done"),
                                             (f"   {partial} partly", "$warning"),
+                                            (f"   {self.hidden} rejected, hidden" if self.hidden else "",
+                                             "$text-muted"),
                                             ("   a accept · x reject · R run again", "$text-muted")))
         self._fill()
 
     def _fill(self) -> None:
         listing = self.query_one("#reconcile-list", OptionList)
         keep = listing.highlighted_option.id if listing.highlighted_option else None
+        was = listing.highlighted or 0
         shown = [s for s in self.suggestions if self.settled.get(s["id"]) != "rejected"]
         listing.set_options(self._option(s) for s in shown)
         ids = [s["id"] for s in shown]
-        if ids:
-            listing.highlighted = ids.index(keep) if keep in ids else 0
+        if ids:  # the same row, or the one that took the place of a row just rejected
+            listing.highlighted = ids.index(keep) if keep in ids else min(was, len(ids) - 1)
         self._show_side()
         self.refresh_bindings()
 
     def _option(self, item: dict[str, Any]) -> Option:
         label, style = VERDICTS[item["verdict"]]
         conf = f"  {round(item['confidence'] * 100)}%"
-        done = self.settled.get(item["id"]) == "applied"
-        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (item["id"], "bold"), "  ",
-                                one_line(item["title"], 200), ("   applied" if done else "", "bold $status-done"))
+        settled = SETTLED_WORD.get(self.settled.get(item["id"], ""), "")
+        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (one_line(item["id"], 40), "bold"),
+                                "  ", one_line(item["title"], 200), (f"   {settled}" if settled else "", "bold $status-done"))
+        lines = [head]
         evidence = item["evidence"]
-        where = Content.styled(f"   {where_of(evidence[0])}  {one_line(evidence[0]['snippet'], 90)}", "$text-muted") \
-            if evidence else Content.styled("   no evidence found", "$text-muted")
-        return Option(Content("\n").join([head, where]), id=item["id"])
+        if evidence:
+            lines.append(Content.styled(f"   {one_line(where_of(evidence[0]), 120)}  "
+                                        f"{one_line(evidence[0]['snippet'], 160)}", "$text-muted"))
+        lines.append(Content.styled(f"   {one_line(reason_of(item), 300)}", REASON_STYLE[item["verdict"]]))
+        return Option(Content("\n").join(lines), id=item["id"])
 
     def _target(self) -> dict[str, Any] | None:
         option = self.query_one("#reconcile-list", OptionList).highlighted_option
@@ -131,10 +167,12 @@ class ReconcileScreen(ViewScreen):
         if item is None:
             side.update(Content.styled("Select a suggestion to see its evidence.", "$text-muted"))
             return
-        lines = [Content.assemble((item["id"], "bold $text-muted"), "  ", (one_line(item["title"], 300), "bold")),
-                 Content("")]
+        lines = [Content.assemble((one_line(item["id"], 40), "bold $text-muted"), "  ",
+                                  (one_line(item["title"], 300), "bold")),
+                 Content.styled(one_line(reason_of(item), 300), REASON_STYLE[item["verdict"]]), Content("")]
         for ev in item["evidence"]:
-            lines.append(Content.assemble((f"{ev['kind']:<10}", "$accent"), (where_of(ev), "$secondary"),
+            lines.append(Content.assemble((f"{one_line(ev['kind'], 12):<10}", "$accent"),
+                                          (one_line(where_of(ev), 200), "$secondary"),
                                           (f"  weight {ev['weight']}", "$text-muted")))
             if ev["snippet"]:
                 lines.append(Content.styled(f"    {one_line(ev['snippet'], 300)}", "$text-muted"))
@@ -142,35 +180,67 @@ class ReconcileScreen(ViewScreen):
         if missing:
             lines += [Content(""), Content.styled("Missing", "bold $warning")]
             lines += [Content(f"  • {one_line(m, 200)}") for m in missing]
+        if item["verdict"] == "partial" and item["id"] not in self.settled:
+            lines += [Content(""), Content.styled("a: close it anyway with a note · x: reject", "$text-muted")]
         side.update(Content("\n").join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         item = self._target()
         if action == "accept":
-            return True if item and item["verdict"] == "shipped" and self.settled.get(item["id"]) is None else None
-        if action in ("reject", "open"):
+            return True if item and item["verdict"] != "none" and self.settled.get(item["id"]) is None else None
+        if action == "reject":
+            return True if item and item["verdict"] != "none" and self.settled.get(item["id"]) is None else None
+        if action == "open":
             return True if item else None
         return True
 
-    def action_accept(self) -> None:
-        item = self._target()
-        if item is None:
-            return
-        node_id = item["id"]
+    def _settle(self, node_id: str, how: str):
+        """An `on_done` for a request: mark the row settled when the command succeeded."""
 
-        def applied(outcome: bridge.Outcome) -> None:
-            if not outcome.exit_code:
-                self.settled[node_id] = "applied"
+        def done(outcome: bridge.Outcome) -> None:
+            if not outcome.exit_code and self.is_attached:
+                self.settled[node_id] = how
                 self._fill()
 
-        self.app.run_request(Request(COMMAND, {"apply": True, "node": node_id}, f"Reconcile {node_id}", node_id),
-                             on_done=applied)
+        return done
+
+    def action_accept(self) -> None:
+        item = self._target()
+        if item is None or item["verdict"] == "none":
+            return
+        node_id = item["id"]
+        if item["verdict"] == "shipped":
+            self.app.run_request(Request(COMMAND, {"apply": True, "node": node_id}, f"Reconcile {node_id}", node_id),
+                                 on_done=self._settle(node_id, "applied"))
+            return
+        self._close_anyway(item)
+
+    def _close_anyway(self, item: dict[str, Any]) -> None:
+        """A partial cannot be applied: say why, and let the person close it with a note."""
+        node_id = item["id"]
+        missing = item.get("missing") or []
+        why = [f"{item['id']}  {item['title']}",
+               f"It can't be applied: the evidence is partial ({round(item['confidence'] * 100)}%).",
+               *[f"  missing: {m}" for m in missing[:4]],
+               *([f"  found: {where_of(item['evidence'][0])}"] if item["evidence"] else []),
+               "Close it anyway? Your note is recorded as your decision, with the evidence found."]
+
+        def noted(note: str | None) -> None:
+            if note:
+                self.app.run_request(Request(COMMAND, {"close": node_id, "note": note},
+                                             f"Close {node_id} anyway", node_id),
+                                     on_done=self._settle(node_id, "closed"))
+
+        self.app.push_screen(TextPrompt(f"Close {node_id} anyway?", "\n".join(one_line(w, 200) for w in why),
+                                        placeholder="why it is done, e.g. tested by hand on staging"), noted)
 
     def action_reject(self) -> None:
         item = self._target()
-        if item is not None:
-            self.settled[item["id"]] = "rejected"
-            self._fill()
+        if item is None or item["verdict"] == "none":
+            return
+        node_id = item["id"]
+        self.app.run_request(Request(COMMAND, {"reject": node_id}, f"Reject {node_id}'s suggestion", node_id),
+                             on_done=self._settle(node_id, "rejected"))
 
     def action_open(self) -> None:
         item = self._target()
