@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -40,9 +41,26 @@ def _check_arguments(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> N
                            exit_code=EXIT_USAGE, category="usage", source=("command", command.name))
 
 
+ID_ARGUMENTS = ("node_id", "parent", "follows", "depends_on")
+_ID_ANY_CASE = re.compile(r"[A-Za-z][A-Za-z0-9]*-[0-9]+")
+
+
+def _upper_ids(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Ids are accepted in any case (hx-10 is HX-10): ids are capitals by the format."""
+    def up(value: Any) -> Any:
+        if isinstance(value, str) and _ID_ANY_CASE.fullmatch(value.strip()):
+            return value.strip().upper()
+        if isinstance(value, (list, tuple)):
+            return type(value)(up(v) for v in value)
+        return value
+
+    return {k: up(v) if k in ID_ARGUMENTS else v for k, v in arguments.items()}
+
+
 def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
     try:
         _check_arguments(command, ctx, arguments)
+        arguments = _upper_ids(arguments)
         outcome: Result | CommandError = command.handler(ctx, **arguments)
     except CommandError as exc:
         outcome = exc

@@ -26,12 +26,18 @@ class Pick:
     passed: list[dict[str, Any]] = field(default_factory=list)  # --explain
 
 
+# A person's tie-breaker right after the release: unset counts as normal, so a plan without
+# priorities keeps exactly the order of release, depth, title, id.
+PRIORITY_RANK = {"high": 0, "normal": 1, "low": 2}
+
+
 def order_key(plan: Plan):
     rank = plan.project.release_rank()
     last = len(rank)
 
     def key(node: Node):
-        return (rank.get(node.effective_release, last), -node.depth, node.title.casefold(), node.id)
+        return (rank.get(node.effective_release, last), PRIORITY_RANK.get(node.data.get("priority"), 1),
+                -node.depth, node.title.casefold(), node.id)
 
     return key
 
@@ -124,7 +130,9 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     if chosen is not None:
         rel = chosen.effective_release or "no release"
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
-        reason = f"earliest release ({rel}), deepest {kind}, then title order"
+        prio = chosen.data.get("priority")
+        reason = f"earliest release ({rel}), " + (f"{prio} priority, " if prio in PRIORITY_RANK else "") + \
+            f"deepest {kind}, then title order"
     elif open_count == 0:
         reason = "every node is done or cancelled"
     elif held:
@@ -166,6 +174,10 @@ def _later_reason(plan: Plan, chosen: Node, other: Node) -> str:
     b = rank.get(other.effective_release, len(rank))
     if a != b:
         return f"later release ({other.effective_release or 'none'} after {chosen.effective_release})"
+    pa = PRIORITY_RANK.get(chosen.data.get("priority"), 1)
+    pb = PRIORITY_RANK.get(other.data.get("priority"), 1)
+    if pa != pb:
+        return f"lower priority ({other.data.get('priority') or 'normal'})"
     if chosen.depth != other.depth:
         return f"shallower (level {other.depth} vs {chosen.depth})"
     return "after it in title order"

@@ -9,12 +9,13 @@ from leafwise.commands.contract import (
     CommandError,
     Result,
     bounded,
+    clean,
     fix,
     next_,
 )
 from leafwise.commands.core.hints import node_hint
 from leafwise.commands.core.progress import leaf_progress
-from leafwise.commands.core.views import MARKS
+from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, messages
 from leafwise.commands.handlers.shared import get_node, live_claims
 from leafwise.commands.registry import LAUNCHERS, Ctx, Param, command, load_all
 from leafwise.store import CLOSED, STATUSES, Node, Plan, journal
@@ -45,10 +46,12 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         progress={"done": done, "total": total, "percent": round(100 * done / total) if total else None},
         claim=claim.as_dict() if claim else None,
         history=history,
+        messages=messages(node),
+        inherited_docs=inherited_docs(plan, node),
     )
-    lines = [f"{node.id}  {node.title}", _field("status", f"{MARKS[node.status]} {node.status}")]
+    lines = [f"{node.id}  {clean(node.title)}", _field("status", f"{MARKS[node.status]} {node.status}")]
     if chain:
-        lines.append(_field("path", " › ".join(f"{a.id} {a.title}" for a in chain)))
+        lines.append(_field("path", " › ".join(f"{a.id} {clean(a.title, 80)}" for a in chain)))
     lines.append(_field("release", (node.effective_release or "-")
                         + ("" if node.release or not node.effective_release else " (inherited)")))
     for key in ("assignee", "blocked_reason", "summary", "trigger"):
@@ -63,19 +66,39 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         lines.append(_field("progress", f"{done}/{total} leaves done ({round(100 * done / total)}%)"))
     for child in node.children[:50]:
         c = plan.nodes[child]
-        lines.append(f"    {MARKS[c.status]} {c.id} {c.title}")
+        lines.append(f"    {MARKS[c.status]} {c.id} {clean(c.title)}")
+    decision = node.open_decision
+    if decision is not None:
+        lines.append(_field("decision", clean(decision.get("question") or "", 500)))
+        for i, option in enumerate(decision.get("options") or [], 1):
+            lines.append(f"    {i}. {clean(option, 500)}")
+    if view["inherited_docs"]:
+        lines.append(_field("docs above", ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])))
+    lines += message_lines(view["messages"])
     shown = {"id", "title", "status", "parent", "release", "assignee", "blocked_reason", "summary", "trigger",
-             "depends_on", "tags", "docs", "diagrams", "created", "updated"}
+             "depends_on", "tags", "docs", "diagrams", "created", "updated", "decision", "comments",
+             "blocked_from", "blocked_since"}
     for key, value in node.data.items():
         if key not in shown and value not in (None, [], {}):
-            lines.append(_field(key, value))
+            lines.append(_field(key, readable(value)))
     for event in history[-5:]:
         lines.append(f"  {event.get('time', '')} {event.get('actor', '')} {event.get('command', '')}")
     return Result(view, node_hint(ctx.cmd, plan, node, claims, agent, now), lines)
 
 
+def readable(value: Any) -> str:
+    """A field's value as a person reads it: no Python reprs, no raw control characters."""
+    if isinstance(value, dict):
+        return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return clean(value, 500)
+
+
 def _field(key: str, value: Any) -> str:
-    return f"  {key + ':':16}{value}"
+    return f"  {key + ':':16}{readable(value)}"
 
 
 def _matches(node: Node, status: str | None, release: str | None, tag: str | None,

@@ -13,6 +13,7 @@ from leafwise.commands.contract import (
     CommandError,
     Mutation,
     Result,
+    clean,
     fix,
     next_,
     quote,
@@ -20,6 +21,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.handlers.shared import (
     change_list,
     get_node,
+    live_claims,
     record,
     set_fields,
     write,
@@ -190,7 +192,8 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
     if tech_debt and "tech-debt" not in tags:
         tags.append("tech-debt")
     if parent is not None:
-        get_node(ctx, parent, plan)
+        parent = get_node(ctx, parent, plan).id
+        _refuse_cancelled(ctx, plan, parent, title)
     releases = [r.id for r in plan.project.releases]
     if release is None and trigger is not None:
         base = (origin.effective_release if origin else None) or (
@@ -242,16 +245,50 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
                            fix(ctx.cmd("doctor"), "check the nodes folder"), category="io") from exc
     fields["id"] = node_id
     shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
-    record(ctx, "add", node_id, {"status": (None, Status.DRAFT)}, title=title, parent=parent)
+    cascade = reopen_ancestors(ctx, plan, parent) if parent else []
+    record(ctx, "add", node_id, {"status": (None, Status.DRAFT)}, title=title, parent=parent, cascade=cascade)
     ctx.forget()
     kind = "tech-debt tail" if tech_debt else "deferred improvement" if trigger else "node"
     return Result(
-        {"id": node_id, "node": shown, "file": f"{PLAN_DIR}/nodes/{node_id}.yaml"},
+        {"id": node_id, "node": shown, "file": f"{PLAN_DIR}/nodes/{node_id}.yaml", "cascade": cascade},
         next_(ctx.cmd("next"), "the picker decides what to work on next"),
-        [f"Added {kind} {node_id}: {title}"
-         + (f" under {parent}" if parent else "") + (f" in {release}" if release else "")],
-        Mutation("add_node", "add", True, f"{kind} created",
-                 [{"id": node_id, "field": "status", "from": None, "to": Status.DRAFT}]))
+        [f"Added {kind} {node_id}: {clean(title)}"
+         + (f" under {parent}" if parent else "") + (f" in {release}" if release else "")]
+        + [f"  reopened: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']}" for c in cascade],
+        Mutation("add_node", "add", True, f"{kind} created" + (" (closed parents reopened)" if cascade else ""),
+                 [{"id": node_id, "field": "status", "from": None, "to": Status.DRAFT}]
+                 + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
+
+
+def _refuse_cancelled(ctx: Ctx, plan: Plan, parent: str, title: str) -> None:
+    """Work is not added under cancelled work: the add would leave a cancelled parent with open children."""
+    chain = [plan.nodes[parent], *plan.ancestors(parent)]
+    dead = next((n for n in chain if n.status == Status.CANCELLED), None)
+    if dead is None:
+        return
+    alive = next((n for n in chain if n.status != Status.CANCELLED and n is not dead
+                  and chain.index(n) > chain.index(dead)), None)
+    where = f" --parent {alive.id}" if alive else ""
+    raise CommandError("parent_cancelled", f"{dead.id} is cancelled; work is not added under cancelled work",
+                       fix(ctx.cmd(f"add {quote(title)}{where}"), "add it elsewhere",
+                           or_=ctx.cmd(f"edit {dead.id} --set status=draft")),
+                       exit_code=EXIT_CONFLICT, category="conflict", source=("node", dead.id),
+                       mutation=Mutation("add_node", "add", False, "parent cancelled"))
+
+
+def reopen_ancestors(ctx: Ctx, plan: Plan, parent: str) -> list[dict[str, Any]]:
+    """A done parent (and its done ancestors) reopen when work is added under them: done → in-progress."""
+    cascade: list[dict[str, Any]] = []
+    for target in [plan.nodes[parent], *plan.ancestors(parent)]:
+        if target.status != Status.DONE:
+            break
+
+        def reopen(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+            return set_fields(doc, {"status": Status.IN_PROGRESS}) if doc.get("status") == Status.DONE else {}
+
+        if write(ctx, target, reopen):
+            cascade.append({"id": target.id, "title": target.title, "from": Status.DONE, "to": Status.IN_PROGRESS})
+    return cascade
 
 
 def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt) -> str:
@@ -307,13 +344,30 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return key, raw
 
 
-@command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears).",
+KNOWN_FIELDS = ("id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
+                "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created", "updated",
+                "description", "priority", "follows", "done_when")
+PRIORITIES = ("high", "normal", "low")
+
+
+@command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears); "
+         "--add/--remove one value of a list field.",
          mutating=True, tool="edit_node", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
-                 Param("set", "FIELD=VALUE", multiple=True, required=True)))
-def edit(ctx: Ctx, node_id: str, set: tuple[str, ...]) -> Result:  # noqa: A002 - the CLI word
+                 Param("set", "FIELD=VALUE", multiple=True),
+                 Param("add", "LIST_FIELD=VALUE: append a value (tags, depends_on, docs, diagrams)", multiple=True),
+                 Param("remove", "LIST_FIELD=VALUE: drop a value", multiple=True),
+                 Param("agent", "the agent editing (a held task's status is its holder's)"),
+                 Param("force", "a person changes a held task's status or assignee (journaled)", type=bool)))
+def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...] = (),  # noqa: A002
+         remove: tuple[str, ...] = (), agent: str | None = None, force: bool = False) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
+    node_id = node.id
+    if not (set or add or remove):
+        raise CommandError("missing_argument", "edit needs --set, --add or --remove",
+                           fix(ctx.cmd(f'edit {node_id} --set title="<title>"'), "say what to change"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     values: dict[str, Any] = {}
     for assignment in set:
         try:
@@ -323,27 +377,96 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...]) -> Result:  # noqa: A002 
                                fix(ctx.cmd(f"edit {node_id} --set title=\"<title>\""), "write FIELD=VALUE"),
                                exit_code=EXIT_USAGE, category="usage", source=("node", node_id)) from exc
         values[key] = value
-    bad = _check_values(ctx, plan, node_id, values)
+    for op, items in (("add", add), ("remove", remove)):
+        for item in items:
+            key, _, raw = item.partition("=")
+            key, raw = key.strip(), raw.strip()
+            if key not in LIST_FIELDS or not raw:
+                raise CommandError("invalid_assignment", f"--{op} takes LIST_FIELD=VALUE with a list field "
+                                   f"({', '.join(LIST_FIELDS)}), not {clean(item, 80)!r}",
+                                   fix(ctx.cmd(f"edit {node_id} --{op} tags=<tag>"), "name a list field"),
+                                   exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+            current = list(values.get(key, node.data.get(key) or []))
+            if key == "depends_on":
+                raw = raw.upper()
+            if op == "add" and raw not in current:
+                current.append(raw)
+            elif op == "remove":
+                current = [v for v in current if v != raw]
+            values[key] = current
+    if "depends_on" in values and values["depends_on"]:
+        values["depends_on"] = [str(d).upper() for d in values["depends_on"]]
+    bad = _check_values(ctx, plan, node, values)
     if bad:
         raise bad
+    touches_hold = {"status", "assignee"} & values.keys()
+    held = live_claims(ctx, plan).get(node_id) if touches_hold else None
+    forced = bool(held and held.agent != agent)
+    if forced and not force:
+        from leafwise.commands.handlers.agent_loop import _held
+
+        line = f"edit {node_id} " + " ".join(f"--set {quote(a)}" for a in set) + " --force"
+        raise _held(ctx, node, held, agent, "edit_node", line)
     changes = write(ctx, node, lambda doc: set_fields(doc, values), base=node.data)
+    if forced and "status" in values and values["status"] != Status.IN_PROGRESS:
+        from leafwise.store import claims as leases
+
+        leases.remove(ctx.paths(), node_id)
     if changes:
-        record(ctx, "edit", node_id, changes)
+        record(ctx, "edit", node_id, changes, actor=agent or ctx.person(),
+               forced_by=ctx.person() if forced else None, holder=held.agent if forced else None)
     listed = change_list(node_id, changes)
     return Result({"id": node_id, "changes": listed},
                   next_(ctx.cmd(f"show {node_id}"), "see the node as it is now"),
-                  [f"{node_id}: " + (", ".join(f"{c['field']} {c['from']!r} → {c['to']!r}" for c in listed)
+                  [f"{node_id}: " + (", ".join(f"{c['field']} {_shown(c['from'])} → {_shown(c['to'])}" for c in listed)
                                      or "nothing changed")],
                   Mutation("edit_node", "edit", bool(listed),
                            "fields updated" if listed else "values already as given", listed))
 
 
-def _check_values(ctx: Ctx, plan: Plan, node_id: str, values: dict[str, Any]) -> CommandError | None:
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, list):
+        return "[" + ", ".join(clean(v, 80) for v in value) + "]"
+    return clean(value, 200)
+
+
+def _reaches(plan: Plan, start: str, target: str, override: dict[str, list[str]]) -> bool:
+    """Whether following depends_on from `start` reaches `target` (with `override` for edited nodes)."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        current = stack.pop()
+        if current == target:
+            return True
+        if current in seen or current not in plan.nodes:
+            continue
+        seen.add(current)
+        stack.extend(override.get(current, plan.nodes[current].depends_on))
+    return False
+
+
+def _check_values(ctx: Ctx, plan: Plan, node, values: dict[str, Any]) -> CommandError | None:
+    node_id = node.id
+
     def usage(message: str, hint: str) -> CommandError:
         return CommandError("invalid_value", message, fix(ctx.cmd(hint), "use a valid value"),
                             exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
 
     for key, value in values.items():
+        if key not in KNOWN_FIELDS and key not in node.data:
+            import difflib
+
+            close = difflib.get_close_matches(key, KNOWN_FIELDS, n=1)
+            return CommandError("unknown_field", f"{key!r} is not a node field"
+                                + (f"; did you mean {close[0]}?" if close else ""),
+                                fix(ctx.cmd(f"edit {node_id} --set {quote(close[0] + '=<value>')}" if close
+                                            else f"show {node_id}"), "use a field of the format"),
+                                exit_code=EXIT_USAGE, category="usage", source=("node", node_id),
+                                details={"known": list(KNOWN_FIELDS)})
+        if key == "priority" and value is not None and value not in PRIORITIES:
+            return usage(f"priority is one of {', '.join(PRIORITIES)} (or null)", f"edit {node_id} --set priority=high")
         if key in READ_ONLY_FIELDS:
             return usage(f"{key} cannot be edited", f"show {node_id}")
         if key == "title" and not value:
@@ -369,7 +492,13 @@ def _check_values(ctx: Ctx, plan: Plan, node_id: str, values: dict[str, Any]) ->
         if key == "depends_on":
             missing = [d for d in value or [] if d not in plan.nodes]
             if missing:
-                return usage(f"unknown dependency {missing[0]}", "list")
+                return usage(f"unknown dependency {clean(missing[0], 80)}", "list")
+            if node_id in (value or []):
+                return usage(f"{node_id} cannot depend on itself", f"show {node_id}")
+            loop = next((d for d in value or [] if _reaches(plan, d, node_id, {node_id: list(value)})), None)
+            if loop:
+                return usage(f"{loop} already waits for {node_id}: depending on it would make a cycle",
+                             f"show {loop}")
         if key in ("docs", "diagrams"):
             for rel in value or []:
                 try:

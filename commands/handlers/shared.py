@@ -39,8 +39,13 @@ def get_node(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
                     f"{broken.file} line {broken.line}"),
                 exit_code=EXIT_NOT_FOUND, category="invalid_plan", source=("node", node_id),
                 details={"file": broken.file, "line": broken.line})
-        raise CommandError("node_not_found", f"no node {node_id} in this plan",
-                           fix(ctx.cmd("list"), "list the real ids"),
+        import difflib
+
+        close = difflib.get_close_matches(node_id, list(plan.nodes), n=1, cutoff=0.75)
+        raise CommandError("node_not_found", f"no node {node_id} in this plan"
+                           + (f"; did you mean {close[0]}?" if close else ""),
+                           fix(ctx.cmd(f"show {close[0]}" if close else "list"),
+                               "the nearest id" if close else "list the real ids"),
                            exit_code=EXIT_NOT_FOUND, category="not_found", source=("node", node_id))
     return node
 

@@ -63,11 +63,12 @@ def test_tech_debt_and_triggered_tails(tmp_path: Path) -> None:
 def test_edit_keeps_the_rest_and_refuses_lifecycle_statuses(tmp_path: Path) -> None:
     write_plan(tmp_path, [node("T-1", "A", release="R1"), node("T-2", "B", release="R1")])
     res = run_cli("edit", "T-1", "--set", "title=Renamed", "--set", "tags=ui,auth", "--set",
-                  "depends_on=[T-2]", "--set", "owner_team=web", cwd=tmp_path)
+                  "depends_on=[T-2]", cwd=tmp_path)
     assert res.code == 0, res.stderr
     data = load(tmp_path, "T-1")
-    assert (data["title"], data["tags"], data["depends_on"], data["owner_team"]) == (
-        "Renamed", ["ui", "auth"], ["T-2"], "web")
+    assert (data["title"], data["tags"], data["depends_on"]) == ("Renamed", ["ui", "auth"], ["T-2"])
+    unknown = run_cli("edit", "T-1", "--set", "owner_team=web", cwd=tmp_path)
+    assert unknown.code == 2 and "not a node field" in unknown.stderr and "owner_team" not in load(tmp_path, "T-1")
     refused = run_cli("edit", "T-1", "--set", "status=done", cwd=tmp_path)
     assert refused.code == 2 and refused.stderr.splitlines()[-1] == 'Fix: leafwise complete T-1 --summary "<summary>"'
     cyc = run_cli("edit", "T-2", "--set", "parent=T-2", cwd=tmp_path)

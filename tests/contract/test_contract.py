@@ -40,7 +40,7 @@ PRIMARY = ("Next: ", "Wait: ", "Fix: ")
 MARKER = re.compile(r"^(Next: |Wait: |Fix: |Or: |Error: |Done\.$)")
 # Values an agent supplies itself; anything else in <…> is a placeholder where a real value belongs.
 PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting", "<title>": "A title",
-                "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true",
+                "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true", "<text>": "a note",
                 "<content>": "# Notes"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
 
@@ -113,6 +113,9 @@ CASES: dict[str, tuple[Case, ...]] = {
              err(2, "bulk", "-", stdin="not json", mcp={"updates": "not json"})),
     "cancel": (ok("cancel", "SHOP-18", "--reason", "out of scope"),
                err(3, "cancel", "SHOP-12", "--reason", "too late")),
+    "comment": (ok("comment", "SHOP-18", "--text", "keep the old export format"),
+                err(2, "comment", "SHOP-18", "--text", " "),
+                err(5, "comment", "SHOP-999", "--text", "hello")),
     "commands": (ok("commands"), err(2, "commands", "--bogus", mcp={"bogus": True})),
     "complete": (ok("complete", "SHOP-26", "--summary", "search with filters; tests pass", "--agent", "claude-2"),
                  err(3, "complete", "SHOP-1", "--summary", "all of it"),
@@ -152,10 +155,11 @@ CASES: dict[str, tuple[Case, ...]] = {
                     err(3, "release", "add", "R1", "--title", "Again")),
     "renumber": (ok("renumber", "SHOP-18"), err(5, "renumber", "SHOP-999")),
     "repair": (ok("repair", "--dry-run"), err(5, "repair", where="empty")),
-    "show": (ok("show", "SHOP-12"), err(5, "show", "SHOP-999"), err(2, "show", "shop-1")),
+    "show": (ok("show", "SHOP-12"), err(5, "show", "SHOP-999"), err(2, "show", "shop_1")),
     "start": (ok("start", "SHOP-18", "--agent", "bot-1"),
               err(3, "start", "SHOP-12", "--agent", "bot-1"),
               err(3, "start", "SHOP-26", "--agent", "bot-1", setup=hold_shop_26)),
+    "trust": (ok("trust"), err(2, "trust", "--bogus", mcp={"bogus": True})),
     "tree": (ok("tree", "SHOP-4"), err(5, "tree", "SHOP-999")),
     "unblock": (ok("unblock", "SHOP-32"), err(5, "unblock", "SHOP-999")),
     "unclaim": (ok("unclaim", "SHOP-18", "--agent", "bot-1", setup=start_shop_18),
