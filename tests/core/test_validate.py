@@ -74,8 +74,8 @@ def test_broken_file_does_not_stop_the_rest(tmp_path: Path) -> None:
     assert shown.code == 5 and "cannot be read" in shown.stderr
 
 
-def test_complete_refuses_while_the_plan_has_errors(tmp_path: Path) -> None:
-    write_plan(tmp_path, [node("T-1", "A", release="R1"), node("T-2", "B", "blocked")])
+def test_complete_refuses_while_the_plan_has_errors_that_touch_the_task(tmp_path: Path) -> None:
+    write_plan(tmp_path, [node("T-1", "A", release="R1", depends_on=["T-2"]), node("T-2", "B", "blocked")])
     res = run_cli("complete", "T-1", "--summary", "done", "--json", cwd=tmp_path)
     assert res.code == 4
     assert res.json["_next_action"]["command"] == 'leafwise block T-2 --reason "<reason>"'
