@@ -87,7 +87,8 @@ class Source:
     @property
     def is_test(self) -> bool:
         name = self.path.name
-        return (name.startswith("test_") or name.endswith(("_test.py", ".test.js", ".test.jsx", ".test.ts",
+        return (name.startswith("test_") or name in ("test.py", "tests.py", "testing.py")
+                or bool({"tests", "test"} & set(self.path.parts[:-1])) or name.endswith(("_test.py", ".test.js", ".test.jsx", ".test.ts",
                                                               ".test.tsx", ".spec.js", ".spec.ts", ".spec.jsx",
                                                               ".spec.tsx", ".test.mjs"))
                 or "__tests__" in self.path.parts or name == "conftest.py")

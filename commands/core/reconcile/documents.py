@@ -82,7 +82,7 @@ def scan(index: Index, root, files: list[str]) -> None:
         elif kind == "locale":
             _locale(index, src)
         else:
-            _markup(index, src)
+            _markup(index, src, "docs" if {"docs", "doc"} & set(src.path.parts[:-1]) else "ui")
         if len(index.docs) - before > MAX_DOCS_PER_FILE:
             del index.docs[before + MAX_DOCS_PER_FILE:]
 
@@ -161,7 +161,7 @@ def _locale(index: Index, src: Source) -> None:
         offset += len(raw)
 
 
-def _markup(index: Index, src: Source) -> None:
+def _markup(index: Index, src: Source, side: str) -> None:
     """Text nodes and labelled attributes of templates and components."""
     text = src.text
     if src.path.suffix == ".vue":
@@ -171,4 +171,4 @@ def _markup(index: Index, src: Source) -> None:
         for m in pattern.finditer(text):
             words = _TEMPLATE_TAGS.sub(" ", m.group(1)).strip()
             if len(words) >= 3 and re.search(r"[A-Za-z]{3}", words) and not NEGATION.search(words):
-                add_doc(index, src, "string", words[:80], m.start(1), words, "ui")
+                add_doc(index, src, "doc" if side == "docs" else "string", words[:80], m.start(1), words, side)

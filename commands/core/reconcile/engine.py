@@ -28,6 +28,7 @@ from leafwise.commands.core.reconcile.match import (
     parse_title,
     weigh,
 )
+from leafwise.commands.core.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
 from leafwise.commands.core.reconcile.text import identifier_concepts
 from leafwise.commands.core.reconcile.scan import build_index
 from leafwise.store import Node, Plan, Status
@@ -82,8 +83,9 @@ def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
             by_concept.setdefault(c, []).append(art)
     commits = commits_by_node(index.root) if nodes and index.in_git else {}
     paths = {f: identifier_concepts(f.rsplit(".", 1)[0]) for f in index.files}
-    suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands, paths, explain)
-                   for node in nodes]
+    rindex = RIndex.of(index) if nodes else None
+    suggestions = [_one(node, index, stats, by_concept, commits.get(node.id, []), run_commands, paths, explain,
+                        rindex) for node in nodes]
     return Report(suggestions, len(index.files), len(index.artifacts), round(time.perf_counter() - started, 3),
                   index.in_git, list(off_limits or []))
 
@@ -102,7 +104,7 @@ def closed_by_commits(plan: Plan) -> list[Node]:
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],
          commits: list[Commit], run_commands: bool, paths: dict[str, frozenset[str]] | None = None,
-         explain: bool = False) -> dict[str, Any]:
+         explain: bool = False, rindex: RIndex | None = None) -> dict[str, Any]:
     description = node.data.get("description")
     description = description if isinstance(description, str) else ""
     query = parse_title(node.title, description)
@@ -119,6 +121,19 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
                            [f"{s.art.kind} {s.art.name} ({s.art.path}:{s.art.line})" for s in meaning[2][:3]],
                            [f"the evidence does not show {weighed.words[c]!r}" for c in weighed.weights
                             if c not in meaning[2][0].matched | meaning[2][0].via_soft | meaning[2][0].via_path])
+    searched = retrieve(weighed.weights, weighed.why, weighed.soft, rindex or RIndex.of(index),
+                        needs_ui=index.has_ui and not query.headless)
+    if found.verdict != "shipped" and searched.verdict == "shipped":
+        # Many sources agree: a code document (definition, route, flag, function) covers the
+        # title, and tests, UI text or docs say the same; each piece with its file and line.
+        found = Assessment("shipped", searched.confidence, [_hit_found(h) for h in searched.evidence],
+                           [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
+                           [f"the evidence does not show {weighed.words[c]!r}" for c in weighed.weights
+                            if c not in searched.evidence[0].covered])
+    elif found.verdict == "none" and searched.verdict == "partial":
+        found = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
+                           [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
+                           [searched.reasons[-1]])
     checks = run_checks(declared(node.data), index, allow_commands=run_commands)
     verdict, confidence, missing, exists = _combine(found, checks, commits)
     evidence = [_check_evidence(c) for c in checks if c.passed]
@@ -131,11 +146,16 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         "checks": [{"check": c.label, "passed": c.passed, "path": c.path, "line": c.line, "detail": c.snippet}
                    for c in checks],
         "commits": [{"sha": c.sha[:12], "subject": c.subject, "closes": c.closes} for c in commits[:5]],
-        **({"explain": _explain(query, weighed, meaning, by_entry_points, checks)} if explain else {}),
+        **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched)} if explain else {}),
     }
 
 
-def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResult]) -> dict[str, Any]:
+def _hit_found(h: Hit) -> Found:
+    return Found(h.doc, h.covered, h.score, h.score)
+
+
+def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResult], searched: Retrieval
+             ) -> dict[str, Any]:
     """The concepts, the candidate evidence and why each rule passed or failed."""
     return {
         "concepts": [{"concept": c, "word": weighed.words.get(c, c), "weight": w, "why": weighed.why[c],
@@ -144,7 +164,11 @@ def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResul
         "candidates": [{"kind": s.art.kind, "name": s.art.name, "path": s.art.path, "line": s.art.line,
                         "score": s.score, "own": s.own, "matched": sorted(s.matched),
                         "by_path": sorted(s.via_path), "related": sorted(s.via_soft)} for s in meaning[2][:8]],
-        "rules": [f"meaning: {meaning[0]}"] + [f"meaning: {r}" for r in meaning[3]]
+        "sources": [{"category": cat, "kind": h.doc.kind, "name": h.doc.name, "path": h.doc.path,
+                     "line": h.doc.line, "score": h.score, "matched": sorted(h.exact), "related": sorted(h.soft)}
+                    for cat, h in searched.best.items()],
+        "rules": [f"sources: {searched.verdict}"] + [f"sources: {r}" for r in searched.reasons]
+                 + [f"meaning: {meaning[0]}"] + [f"meaning: {r}" for r in meaning[3]]
                  + [f"entry points and tests: {found.verdict}"] + [f"entry points and tests: {m}" for m in found.missing]
                  + [f"declared check {'passes' if c.passed else 'fails (vetoes shipped)'}: {c.label}" for c in checks],
     }

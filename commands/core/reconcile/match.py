@@ -31,6 +31,7 @@ from typing import Callable
 from leafwise.commands.core.reconcile.artifacts import SURFACES, Artifact, Index
 from leafwise.commands.core.reconcile.text import (
     ACTORS,
+    identifier_concepts,
     GENERIC,
     NOISE,
     PHRASES,
@@ -150,11 +151,24 @@ class Stats:
         df: Counter = Counter()
         for art in index.artifacts:
             df.update(art.words)
-        top = frozenset(c for c, _ in df.most_common(12))
+        top = frozenset(c for c, _ in df.most_common(12)) | project_names(index)
         return cls(len(index.artifacts), df, top)
 
     def idf(self, concept_: str) -> float:
         return math.log((self.total + 1) / (self.df.get(concept_, 0) + 0.5))
+
+
+def project_names(index: Index) -> frozenset[str]:
+    """The project's own name (its folder, go.mod module, pyproject or package.json name): background."""
+    import re
+
+    names = [index.root.name]
+    for rel, pattern in (("go.mod", r"^module\s+(\S+)"), ("pyproject.toml", r"^name\s*=\s*[\"']([^\"']+)"),
+                         ("package.json", r'^\s*"name"\s*:\s*"([^"]+)"')):
+        m = re.search(pattern, index.texts.get(rel, ""), re.M)
+        if m:
+            names.append(m.group(1).rsplit("/", 1)[-1])
+    return frozenset().union(*(identifier_concepts(n) for n in names))
 
 
 @dataclass

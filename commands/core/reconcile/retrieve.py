@@ -27,11 +27,15 @@ from functools import lru_cache
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 
 SOFT = 0.6  # a related word or a shared prefix counts this much of the word itself
-CODE_SHIP = 0.62  # share of the title's weight one code document must cover
-CODE_ALONE = 0.85  # ... or this much, when it is its own second source (name and docstring)
-AGREE = 0.45  # share a corroborating source must cover
+# Measured on the tune half only (bench/reconcile_eval/probe.py): at these, 2 wrong of 36.
+NAME_SHIP = 0.85  # a named definition (name + docstring), a route, a flag: share of the title it must cover
+NAME_AGREE = 0.3  # ... with another source naming part of the same
+CODE_SHIP = 0.55  # or any code document (a function body too) covering this much
+AGREE = 0.6  # ... and SOURCES other kinds of source (tests, UI text, docs, messages) naming this much of it
+SOURCES = 2
 PARTIAL = 0.4
-CODE_KINDS = frozenset({"definition", "symbol", "option", "flag", "route", "cli", "page", "component", "model",
+BODY = 0.85  # a function's body names things less directly than its name and docstring
+CODE_KINDS = frozenset({"body", "definition", "symbol", "option", "flag", "route", "cli", "page", "component", "model",
                         "field"})
 
 
@@ -146,7 +150,8 @@ def _title_keys(weights: dict[str, float], soft: dict[str, frozenset[str]], rind
 
 
 def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, frozenset[str]],
-             rindex: RIndex) -> Retrieval:
+             rindex: RIndex, needs_ui: bool = False) -> Retrieval:
+    """The verdict of many sources; `needs_ui`: a user-facing item in a repository with a UI."""
     total = sum(weights.values())
     if not weights or total <= 0:
         return Retrieval("none", 0.0, None, [], ["the title names nothing to look for"], {})
@@ -167,18 +172,21 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
         if head not in ex and head not in sf:
             continue
         score = (sum(weights[c] for c in ex) + SOFT * sum(weights[c] for c in sf)) / total
+        if rindex.docs[i].kind == "body":
+            score *= BODY
         hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf))
     hits.sort(key=lambda h: (-h.score, h.doc.path, h.doc.line))
     best: dict[str, Hit] = {}
     for h in hits:
         best.setdefault(h.category, h)
-    return _decide(weights, head, hits, best, rindex)
+    return _decide(weights, head, hits, best, needs_ui)
 
 
-def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[str, Hit], rindex: RIndex
+def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[str, Hit], needs_ui: bool
             ) -> Retrieval:
     code = best.get("code")
-    reasons = [f"head concept: {head!r}"]
+    total = sum(weights.values())
+    reasons = [f"head concept: {head!r} (the title's most specific word the repository names)"]
     for cat in ("code", "test", "ui", "docs", "text"):
         h = best.get(cat)
         reasons.append(f"best {cat}: " + (f"{h.doc.kind} {h.doc.name!r} ({h.doc.path}:{h.doc.line}) covers "
@@ -189,21 +197,30 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
             return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * top.score), 2), head, hits[:3],
                              reasons + ["no code names the head concept: words alone are not a shipped feature"], best)
         return Retrieval("none", 0.0, head, [], reasons, best)
-    agree = [h for cat, h in best.items() if cat != "code" and h.score >= AGREE]
-    # Another code document of the same file that covers what the lead leaves out.
-    same_file = [h for h in hits if h.category == "code" and h.doc.path == code.doc.path and h is not code
-                 and (h.covered - code.covered)]
-    ok = code.score >= CODE_SHIP and (agree or same_file or code.score >= CODE_ALONE)
-    if ok:
-        evidence = [code] + sorted(agree, key=lambda h: -h.score)[:3] + same_file[:1]
-        conf = round(min(0.95, 0.5 + 0.4 * code.score + 0.05 * len(agree)), 2)
-        return Retrieval("shipped", conf, head, evidence, reasons + ["a code document covers the title and "
-                                                                      f"{len(agree)} other source(s) agree"], best)
-    if code.score < CODE_SHIP:
-        reasons.append(f"the best code document covers {code.score:.2f} < {CODE_SHIP}")
-    else:
-        reasons.append("no second source (test, UI text, docs) agrees")
+    named = next((h for h in hits if h.category == "code" and h.doc.kind != "body"), None)
+    # A source agrees when it names what the code document names (its overlap with it).
+    overlap = {cat: sum(weights[c] for c in h.covered & code.covered) / total
+               for cat, h in best.items() if cat != "code"}
+    agreeing = sorted((cat for cat, o in overlap.items() if o >= AGREE), key=lambda c: -overlap[c])
+    by_name = named is not None and named.score >= NAME_SHIP and max(overlap.values(), default=0) >= NAME_AGREE
+    by_sources = code.score >= CODE_SHIP and len(agreeing) >= SOURCES
+    on_screen = "ui" in agreeing or any(h.doc.kind in ("page", "component") and h.score >= AGREE for h in hits)
+    if (by_name or by_sources) and needs_ui and not on_screen:
+        reasons.append("the repository has a UI and nothing on it (page, component, UI text) names this")
+        return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * code.score), 2), head,
+                         [code] + [best[c] for c in agreeing[:2]], reasons, best)
+    if by_name or by_sources:
+        lead = named if by_name else code
+        evidence = [lead] + [best[c] for c in agreeing[:3]]
+        why = (f"{lead.doc.kind} {lead.doc.name!r} names {lead.score:.2f} of the title (>= {NAME_SHIP})" if by_name
+               else f"code covers {code.score:.2f} (>= {CODE_SHIP}) and {len(agreeing)} sources agree "
+                    f"({', '.join(agreeing)}; >= {SOURCES} needed)")
+        conf = round(min(0.95, 0.55 + 0.3 * lead.score + 0.03 * len(agreeing)), 2)
+        return Retrieval("shipped", conf, head, evidence, reasons + [why], best)
+    reasons.append(f"not by name: the best named definition covers {named.score if named else 0:.2f} < {NAME_SHIP}")
+    reasons.append(f"not by sources: code covers {code.score:.2f} (needs {CODE_SHIP}) and {len(agreeing)} "
+                   f"source(s) agree ({', '.join(agreeing) or 'none'}; needs {SOURCES} with overlap >= {AGREE})")
     if max(h.score for h in best.values()) >= PARTIAL:
         return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * code.score), 2), head,
-                         [code] + agree[:2], reasons, best)
+                         [code] + [best[c] for c in agreeing[:2]], reasons, best)
     return Retrieval("none", 0.0, head, [], reasons, best)

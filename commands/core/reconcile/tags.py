@@ -68,6 +68,10 @@ STRINGS = {
     "go": "[(interpreted_string_literal) (raw_string_literal)] @str",
     "ruby": "(string) @str",
 }
+# Definitions whose body is a document too: what a function calls and says, in one place.
+BODY_TYPES = frozenset({"function_definition", "function_declaration", "method_definition", "method_declaration",
+                        "method", "arrow_function", "function_expression"})
+MAX_BODY = 6000
 _HUMAN = re.compile(r"^[A-Za-z][\w'’,.:;!?()\-/&%$+ ]*$")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -213,6 +217,11 @@ def _document(index: Index, src: Source, art, node, kind: str, lang: str, offset
     if words or kind == "test":
         index.docs.append(Artifact(kind, art.name, art.path, art.line, art.snippet, art.words | words,
                                     art.context, art.side))
+    defn = node.parent
+    if kind == "definition" and defn is not None and defn.type in BODY_TYPES:
+        body = data[defn.start_byte:min(defn.end_byte, defn.start_byte + MAX_BODY)].decode("utf-8", "replace")
+        index.docs.append(Artifact("body", art.name, art.path, art.line, art.snippet,
+                                   art.words | words | identifier_concepts(body), side=art.side))
 
 
 def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: bytes) -> None:
