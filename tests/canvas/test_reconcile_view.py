@@ -1,47 +1,188 @@
-"""The reconcile view: drafts the code suggests have shipped, with their evidence, to accept or reject."""
+"""The reconcile view: drafts the code suggests have shipped, with their evidence, to accept or reject.
+
+It runs on a copy of the demo shop, whose code (canvas/demo/shop/backend, frontend) makes some
+drafts shipped and some partial; which ones comes from `reconcile --json`, as the CLI says it.
+"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.plan import PlanScreen
+from leafwise.canvas.screens.reconcile import ReconcileScreen
 from testkit import run_cli
 from testkit.canvas import canvas, node_file, ready, until
 
 pytestmark = pytest.mark.anyio
 
-
-WISHLIST_CODE = {
-    "src/wishlist.py": "def add_to_wishlist(user, product):\n    return {'user': user, 'product': product}\n\n\n"
-                       "class Wishlist:\n    pass\n",
-    "src/routes.py": "from flask import Flask\napp = Flask(__name__)\n\n\n@app.route('/wishlist')\n"
-                     "def wishlist_page():\n    return 'wishlist'\n",
-    "web/components/Wishlist.tsx": "export function Wishlist() { return <ul>saved products</ul>; }\n",
-    "tests/test_wishlist.py": "from src.wishlist import add_to_wishlist\n\n\ndef test_wishlist():\n"
-                              "    assert add_to_wishlist(1, 2)\n",
-}
+PERSON = "Pat Person"
 
 
-async def test_reconcile_view_lists_evidence_and_applies_one(demo_plan, tmp_path):
-    for rel, text in WISHLIST_CODE.items():
-        (demo_plan / rel).parent.mkdir(parents=True, exist_ok=True)
-        (demo_plan / rel).write_text(text)
-    expected = run_cli("reconcile", "--json", cwd=demo_plan).json["result"]["suggestions"]
-    shipped = [s["id"] for s in expected if s["verdict"] == "shipped"]
-    assert shipped == ["SHOP-73"]
+@pytest.fixture(autouse=True)
+def person(monkeypatch):
+    monkeypatch.setenv("LEAFWISE_USER", PERSON)
+    monkeypatch.delenv("LEAFWISE_AGENT", raising=False)
+
+
+def cli_suggestions(root) -> list[dict]:
+    return run_cli("reconcile", "--json", cwd=root).json["result"]["suggestions"]
+
+
+def first(found: list[dict], verdict: str) -> dict:
+    return next(s for s in found if s["verdict"] == verdict)
+
+
+def listing(app):
+    return app.screen.query_one("#reconcile-list")
+
+
+def row(app, node_id: str) -> str:
+    return str(listing(app).get_option(node_id).prompt)
+
+
+async def open_view(app, pilot, count: int | None = None) -> None:
+    await ready(app, pilot)
+    await pilot.press("r")
+    await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
+                and not listing(app).loading and listing(app).option_count > 0
+                and (count is None or listing(app).option_count == count))
+
+
+async def highlight(app, pilot, node_id: str) -> None:
+    listing(app).highlighted = listing(app).get_option_index(node_id)
+    await pilot.pause()
+
+
+def last_events(root, node_id: str) -> list[dict]:
+    lines = (root / ".leafwise" / "journal.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e.get("node") == node_id]
+
+
+async def test_each_row_shows_the_reason_the_cli_gives(demo_plan, tmp_path):
+    expected = cli_suggestions(demo_plan)
     app = canvas(demo_plan, tmp_path)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await ready(app, pilot)
-        await pilot.press("r")
-        await until(pilot, lambda: app.screen.query("#reconcile-list")
-                    and app.screen.query_one("#reconcile-list").option_count == len(expected))
-        listing = app.screen.query_one("#reconcile-list")
-        assert {o.id for o in listing.options} == {s["id"] for s in expected}
-        assert listing.highlighted_option.id == "SHOP-73"  # shipped first
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot, len(expected))
+        assert {o.id for o in listing(app).options} == {s["id"] for s in expected}
+        assert listing(app).highlighted_option.id == first(expected, "shipped")["id"]  # shipped first
+        for s in expected:
+            text = row(app, s["id"])
+            assert s["reason"] in text, (s["id"], s["reason"], text)
+            assert "no evidence found" not in text
+        partial = first(expected, "partial")
+        assert f"missing: {partial['missing'][0]}" in row(app, partial["id"])
+        none = first(expected, "none")
+        assert none["missing"][0] in row(app, none["id"])
+
+
+async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
+    shipped = first(cli_suggestions(demo_plan), "shipped")
+    nid = shipped["id"]
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        await highlight(app, pilot, nid)
         side = str(app.screen.query_one("#reconcile-detail").render())
-        assert "web/components/Wishlist.tsx" in side and "route" in side
+        assert shipped["evidence"][0]["path"] in side
         await pilot.press("a")
-        await until(pilot, lambda: "status: done" in node_file(demo_plan, "SHOP-73").read_text())
-        assert "evidence" in node_file(demo_plan, "SHOP-73").read_text()
-        await until(pilot, lambda: "applied" in str(listing.get_option("SHOP-73").prompt))
+        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text())
+        assert "evidence" in node_file(demo_plan, nid).read_text()
+        await until(pilot, lambda: "applied" in row(app, nid))
+        assert [e["actor"] for e in last_events(demo_plan, nid)[-2:]] == [PERSON, PERSON]
         await pilot.press("escape")
         assert isinstance(app.screen, PlanScreen)
+
+
+async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_path):
+    partial = first(cli_suggestions(demo_plan), "partial")
+    nid = partial["id"]
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        await highlight(app, pilot, nid)
+        assert app.screen.check_action("accept", ()) is True
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        said = str(app.screen.query_one(".prompt-question").render())
+        assert "can't be applied" in said and partial["missing"][0] in said
+        await pilot.press("enter")  # an empty note is refused: the dialog stays
+        await pilot.pause()
+        assert isinstance(app.screen, TextPrompt)
+        assert "draft" in node_file(demo_plan, nid).read_text()
+        await pilot.press(*"checked by hand")
+        await pilot.press("enter")
+        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text())
+        text = node_file(demo_plan, nid).read_text()
+        assert f"closed by {PERSON}: checked by hand" in text and "evidence:" in text
+        events = last_events(demo_plan, nid)
+        assert [(e["command"], e["actor"]) for e in events[-2:]] == [("reconcile", PERSON), ("complete", PERSON)]
+        assert events[-2]["decision"] == "close"
+        assert isinstance(app.screen, ReconcileScreen)
+        await until(pilot, lambda: "closed with a note" in row(app, nid))
+        assert app.screen.check_action("accept", ()) is None  # settled: nothing more to accept
+
+
+async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
+    nid = first(cli_suggestions(demo_plan), "partial")["id"]
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        await highlight(app, pilot, nid)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ReconcileScreen))
+        await pilot.pause(0.3)
+        assert "status: draft" in node_file(demo_plan, nid).read_text()
+
+
+async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_evidence_changes(demo_plan, tmp_path):
+    target = first(cli_suggestions(demo_plan), "shipped")
+    nid = target["id"]
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        count = listing(app).option_count
+        await highlight(app, pilot, nid)
+        await pilot.press("x")
+        await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text())
+        await until(pilot, lambda: listing(app).option_count == count - 1)
+        assert nid not in {o.id for o in listing(app).options}
+        assert last_events(demo_plan, nid)[-1]["actor"] == PERSON
+        assert "status: draft" in node_file(demo_plan, nid).read_text()
+        await pilot.press("R")  # run again: still hidden, and said so
+        await pilot.pause(0.1)
+        await until(pilot, lambda: not listing(app).loading and listing(app).option_count == count - 1)
+        assert nid not in {o.id for o in listing(app).options}
+        assert "1 rejected, hidden" in str(app.screen.query_one("#reconcile-summary").render())
+
+    fresh = canvas(demo_plan, tmp_path)
+    async with fresh.run_test(size=(160, 45)) as pilot:
+        await open_view(fresh, pilot, count - 1)
+        assert nid not in {o.id for o in listing(fresh).options}
+
+    code = demo_plan / target["evidence"][0]["path"]
+    code.write_text("# one line more\n" + code.read_text())  # the evidence moves: a different hash
+    again = canvas(demo_plan, tmp_path)
+    async with again.run_test(size=(160, 45)) as pilot:
+        await open_view(again, pilot, count)
+        assert nid in {o.id for o in listing(again).options}
+
+
+async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
+    nid = first(cli_suggestions(demo_plan), "none")["id"]
+    path = node_file(demo_plan, nid)
+    text = path.read_text()
+    title = next(line for line in text.splitlines() if line.startswith("title:"))
+    path.write_text(text.replace(title, 'title: "Delete [bold red]loud[/] \\x1b[2J\\u202e now"'))
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        await highlight(app, pilot, nid)
+        shown = row(app, nid)
+        assert "[bold red]loud[/]" in shown  # not parsed as markup
+        assert "\u241b[2J" in shown and "\u202e" not in shown  # ESC as its control picture; no bidi override
+        side = str(app.screen.query_one("#reconcile-detail").render())
+        assert "[bold red]loud[/]" in side and "\x1b" not in side and "\u202e" not in side
