@@ -89,8 +89,11 @@ def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None
 
 
 def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
-         explain: bool = False, explain_limit: int = 10) -> Pick:
-    """Choose the next task for `agent`; `claims` are the holds from `effective_holds`."""
+         explain: bool = False, explain_limit: int = 10, exclude: frozenset[str] | set[str] = frozenset()) -> Pick:
+    """Choose the next task for `agent`; `claims` are the holds from `effective_holds`.
+
+    `exclude`: parents that an unreadable node file names (a child we cannot see may be open).
+    """
     key = order_key(plan)
     nodes = plan.nodes
     if agent:
@@ -120,6 +123,8 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
             continue
         deps = node.data.get("depends_on")
         if deps and any(d not in nodes or nodes[d].status not in CLOSED for d in deps):
+            continue
+        if exclude and node.id in exclude:
             continue
         candidates.append(node)
     leaves = [n for n in candidates if not n.children]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -22,6 +23,7 @@ from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
 from leafwise.commands.handlers.shared import (
+    unreadable_parents,
     change_list,
     get_node,
     live_claims,
@@ -192,7 +194,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
                 claims = live_claims(ctx, plan)
                 for nid in skipped:
                     claims.setdefault(nid, leases.Claim(nid, "another writer", "", "", ""))
-                chosen = pick(plan, claims, agent)
+                chosen = pick(plan, claims, agent, exclude=unreadable_parents(plan) - {None})
                 if chosen.node is None:
                     return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                    "claim": None, "cascade": []},
@@ -265,7 +267,8 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
     view["status"] = Status.IN_PROGRESS
     finish = ctx.cmd(f'complete {node_id} --summary "<summary>" --agent {agent_arg(agent)}')
     if node.docs or view["inherited_docs"]:
-        hint = next_(ctx.cmd(f"doc {node_id}"), "read the task's docs (and its parents') before the code",
+        hint = next_(ctx.cmd(f"doc {node_id} --agent {agent_arg(agent)}"),
+                     "read the task's docs (and its parents') before the code",
                      or_=finish)
     else:
         hint = next_(finish, "no docs: do the work, then complete",
@@ -304,9 +307,10 @@ def _close_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
     """
     paths = ctx.paths()
     cascade: list[dict[str, Any]] = []
+    unknown = unreadable_parents(plan)
     for ancestor in plan.ancestors(node.id):
-        if not cascades(ancestor):
-            break
+        if not cascades(ancestor) or None in unknown or ancestor.id in unknown:
+            break  # a child we cannot read may still be open: the parent stays as it is
         with locked(paths, ancestor.id):
             statuses = []
             for child_id in ancestor.children:
@@ -365,10 +369,23 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
         raise _conflict(ctx, "has_open_children",
                         f"{node_id} has {len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                         node, agent, "complete_task")
+    if node_id in unreadable_parents(plan):
+        raise _conflict(ctx, "child_unreadable", f"a child file of {node_id} does not load; it may still be open",
+                        node, agent, "complete_task")
     forced_line = f'complete {node_id} --summary {quote(summary)} --force'
     held = live_claims(ctx, plan).get(node_id)
     if held and held.agent != agent and not force:
         raise _held(ctx, node, held, agent, "complete_task", forced_line)
+    if not force and node.open_decision is not None:
+        raise CommandError("decision_open", f"{node_id} waits for a person's decision",
+                           wait(f"a person answers the decision on {node_id} "
+                                f"({ctx.cmd(f'decide {node_id} --option <N>')})", "strategic questions are a person's",
+                                or_=ctx.cmd(f"start --next --agent {agent_arg(agent)}") if agent else None),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
+                           mutation=Mutation("complete_task", "decision_open", False, "decision open"))
+    if not force and agent and node.assignee and node.assignee != agent and not held:
+        raise _held(ctx, node, leases.Claim(node_id, str(node.assignee), "", "", ""), agent, "complete_task",
+                    forced_line)
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
     from leafwise.commands.handlers.cycle_gates import (  # a cycle may require a green verify first
         check_complete,

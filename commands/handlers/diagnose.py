@@ -21,11 +21,12 @@ from leafwise.commands.contract import (
     NextAction,
     Result,
     bounded,
+    clean,
     next_,
     wait,
 )
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core.hints import node_hint, pick_hint
+from leafwise.commands.core.hints import agent_arg, node_hint, pick_hint
 from leafwise.commands.core.picker import until
 from leafwise.commands.core.validate import find_problems
 from leafwise.commands.handlers.leases import give_back
@@ -104,9 +105,11 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     if broken is not None and node_id not in plan.nodes:
         where = f"{broken.file} line {broken.line or 1}"
         mismatch = bool(broken.file and _mismatched_id(plan.paths.repo / broken.file))
-        return [Finding("invalid_plan", f"{where}: {broken.message}",
-                        next_(ctx.cmd("repair --dry-run") if mismatch else ctx.cmd("validate"),
-                              "repair can rename the file" if mismatch else f"fix the file at {where}, then validate"),
+        other = ctx.cmd(f"start --next --agent {agent_arg(agent)}") if agent else ctx.cmd("next")
+        # only a person's text edit repairs a file that does not parse: the chain of fixes ends here
+        action = next_(ctx.cmd("repair --dry-run"), "repair can rename the file") if mismatch else \
+            wait(f"a person fixes {where} ({clean(broken.message, 160)})", "the file needs a text edit", or_=other)
+        return [Finding("invalid_plan", f"{where}: {clean(broken.message, 300)}", action,
                         ("node", node_id), "error", ctx.cmd("repair") if mismatch else None)]
     node = get_node(ctx, node_id, plan)
     findings = [Finding("invalid_plan", f"{p.file}:{p.line}: {p.message}", _problem_action(ctx, p),

@@ -15,6 +15,7 @@ from leafwise.commands.contract import (
     clean,
     fix,
     next_,
+    wait,
 )
 from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.core.picker import order_key
@@ -60,8 +61,9 @@ def _next_leaf(plan, node) -> Any:
 @command("doc", "Read a node's docs and diagrams, then its ancestors' docs (or replace its doc with --write FILE|-).",
          mutating=False, tool="get_doc", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
+                 Param("agent", "who reads (shapes the hint: only the holder is told to complete)"),
                  Param("write", "replace the node's doc with this file's text (- for stdin)", cli_only=True)))
-def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
+def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = None) -> Result:
     if write is not None:
         text = sys.stdin.read() if write == "-" else _read_file(ctx, node_id, write)
         return write_doc(ctx, node_id, text)
@@ -75,7 +77,8 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
         lines.append(f"── {clean(item['path'])}{origin}" + (" (missing)" if item["missing"] else ""))
         lines += _CONTROL.sub("", item["text"].rstrip("\n")).splitlines()
     holder = node.assignee if node.status == Status.IN_PROGRESS else None
-    mine = f" --agent {agent_arg(holder)}" if holder else ""
+    agent = clean(agent, 80) if agent else None
+    mine = f" --agent {agent_arg(agent or holder)}" if agent or holder else ""
     open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
     leaf = _next_leaf(plan, node) if open_kids else None
     if not docs:
@@ -83,6 +86,9 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None) -> Result:
     if leaf is not None:
         after = next_(ctx.cmd(f"doc {leaf.id}"), f"{node_id} is a parent: its next open leaf is {leaf.id}",
                       or_=ctx.cmd(f"start --next --agent {agent_arg(None)}"))
+    elif node.status == Status.IN_PROGRESS and agent and holder and holder != agent:
+        after = wait(f"{clean(holder, 80)} holds {node_id}", "another agent works on it",
+                     or_=ctx.cmd(f"start --next --agent {agent_arg(agent)}"))
     elif node.status == Status.IN_PROGRESS:
         after = next_(ctx.cmd(f'complete {node_id} --summary "<summary>"{mine}'),
                       "docs read: do the work, then complete" if docs else "no docs to read",

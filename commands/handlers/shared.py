@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from leafwise.commands.contract import (
@@ -152,4 +153,29 @@ def live_claims(ctx: Ctx, plan: Plan | None = None) -> dict[str, leases.Claim]:
 
 def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -> Pick:
     plan = plan or ctx.plan()
+    if plan.problems:
+        kw.setdefault("exclude", unreadable_parents(plan) - {None})
     return pick(plan, live_claims(ctx, plan), agent, **kw)
+
+
+_PARENT_LINE = re.compile(r"^parent:\s*['\"]?([A-Za-z][A-Za-z0-9]*-[0-9]+)['\"]?\s*(#.*)?$", re.M)
+
+
+def unreadable_parents(plan: Plan) -> set[str | None]:
+    """The parents named by node files that do not load (None: a file whose parent cannot be told)."""
+    out: set[str | None] = set()
+    for problem in plan.problems:
+        if not problem.file or not problem.file.endswith(".yaml") or "/nodes/" not in f"/{problem.file}":
+            continue
+        try:
+            text = (plan.paths.repo / problem.file).read_text(errors="replace")[:100_000]
+        except OSError:
+            continue
+        found = _PARENT_LINE.findall(text)
+        if re.search(r"^parent:\s*(null|~)?\s*$", text, re.M) and not found:
+            continue  # a top-level node: no parent to hold open
+        out.update(m[0].upper() for m in found) if found else out.add(None)
+    return out
+
+
+

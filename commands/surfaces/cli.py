@@ -22,6 +22,9 @@ from leafwise.commands.registry import LAUNCHERS, Command, Ctx, load_all, load_w
 from leafwise.commands.runner import execute
 
 
+CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock here; empty: the wall clock
+
+
 def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | None) -> None:
     if as_json:
         click.echo(json.dumps(env, ensure_ascii=False, indent=None, default=str))
@@ -66,7 +69,7 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
         params.append(click.Option(["--jsonl"], is_flag=True, help="one JSON object per line (hint on stderr)"))
 
     def callback(as_json: bool, root: str | None, bare: bool = False, jsonl: bool = False, **kwargs: Any) -> None:
-        ctx = Ctx(root=root)
+        ctx = Ctx(root=root, clock=CLOCK[0]) if CLOCK else Ctx(root=root)
         missing = [p for p in spec.params if p.required and kwargs.get(p.name) in (None, (), "")]
         if missing:
             p = missing[0]

@@ -133,7 +133,8 @@ class Session:
     always drops it: commands patch the plan they hold as they write.
     """
 
-    def __init__(self, root: str | None = None, cwd: Path | None = None):
+    def __init__(self, root: str | None = None, cwd: Path | None = None, clock=None):
+        self.clock = clock  # None: the wall clock (a simulation passes its own)
         self.root = root
         self.cwd = cwd or Path.cwd()
         self._paths: PlanPaths | None = None
@@ -163,6 +164,8 @@ class Session:
 
     def ctx(self, spec: Command) -> Ctx:
         ctx = Ctx(root=self.root, cwd=self.cwd)
+        if self.clock is not None:
+            ctx.clock = self.clock
         with self._lock:
             self._watch()
             ctx._paths = self._paths
@@ -291,7 +294,7 @@ def _read_docs(session: Session, node_id: str) -> str:
                        for d in docs)
 
 
-def build_server(root: str | None = None, cwd: Path | None = None) -> MCPServer:
+def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -> MCPServer:
     from importlib.metadata import PackageNotFoundError, version
 
     from leafwise.commands.handlers.diagnose import SCHEMA_FILE
@@ -301,7 +304,7 @@ def build_server(root: str | None = None, cwd: Path | None = None) -> MCPServer:
         release = version("leafwise")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         release = "0"
-    session = Session(root, cwd)
+    session = Session(root, cwd, clock)
     tools = [make_tool(spec, session) for _name, spec in sorted(load_all().items())]
     server = MCPServer("leafwise", title="Leafwise", version=release, instructions=INSTRUCTIONS, tools=tools)
 
