@@ -110,7 +110,8 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
     query = parse_title(node.title, description)
     found = assess(query, by_concept, stats, index.has_ui)
     weighed = weigh(node.title, description, stats)
-    meaning = assess_meaning(weighed, by_concept, paths or {})
+    wanted = explain or (found.verdict != "shipped" and not (index.has_ui and not query.headless))
+    meaning = assess_meaning(weighed, by_concept, paths or {}) if wanted else ("none", 0.0, [], ["not asked"])
     by_entry_points = found
     if found.verdict != "shipped" and meaning[0] == "shipped" and meaning[2][0].art.kind in MEANING_LEADS \
             and not (index.has_ui and not query.headless):

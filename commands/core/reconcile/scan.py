@@ -101,9 +101,10 @@ def build_index(root: Path) -> Index:
     js = [s for s in sources if s.path.suffix in JS_EXT or s.path.name == "package.json"]
     reconcile_py.scan(index, py)
     reconcile_js.scan(index, js)
+    doc_files = [f for f in files if reconcile_docs.kind_of(f)]
     reconcile_tags.scan(index, sources)
+    reconcile_docs.scan(index, root, doc_files)
     _merge_duplicates(index)
-    reconcile_docs.scan(index, root, files)
     index.has_ui = any(a.kind in ("page", "component") for a in index.artifacts)
     for src in sources:
         if src.path.name not in ("package.json", "pyproject.toml", "__init__.py") and not src.is_test:
@@ -111,3 +112,4 @@ def build_index(root: Path) -> Index:
             if words:
                 src.add(index, "module", src.rel, 0, words)
     return index
+
