@@ -425,7 +425,7 @@ def score_artifact(art: Artifact, w: Weighed, path_words: frozenset[str]) -> Sco
     own = art.words & w.weights.keys()
     soft = frozenset(c for c in w.weights if c not in own and w.soft[c] & art.words)
     by_path = frozenset(c for c in w.weights if c not in own and c not in soft
-                        and (c in path_words or "background" in w.why[c]))
+                        and c in path_words)
     own_w = sum(w.weights[c] for c in own)
     score = (own_w + 0.6 * sum(w.weights[c] for c in soft) + 0.5 * sum(w.weights[c] for c in by_path)) / total
     return Scored(art, round(score, 3), round((own_w + 0.6 * sum(w.weights[c] for c in soft)) / total, 3),

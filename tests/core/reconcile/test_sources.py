@@ -1,0 +1,131 @@
+"""Many sources searched together (retrieve.py, documents.py): a code document that covers the
+title plus tests, UI text or docs that agree; docs alone stay partial; words in another sense
+in two different places prove nothing; what docs say the project does not do is not evidence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from testkit import node, run_cli, write_plan
+
+
+def _files(root, files):
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _git(root):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+
+
+def _run(tmp_path, *args):
+    res = run_cli("reconcile", "--json", *args, cwd=tmp_path)
+    assert res.code == 0, res.stderr
+    return {s["id"]: s for s in json.loads(res.stdout)["result"]["suggestions"]}
+
+
+LIBRARY = {
+    "pkg/limits.py": (
+        "import time\n\n\n"
+        "class throttle_calls:\n"
+        '    """Throttle calls to at most `rate` per second, sleeping between bursts."""\n\n'
+        "    def __init__(self, rate=1.0):\n        self.rate = rate\n"),
+    "pkg/importers/legacy.py": (
+        "def read_legacy_archive(path):\n"
+        '    """Read recipes from a Legacy archive: the user makes the archive in Legacy first."""\n'
+        "    return []\n"),
+    "pkg/exporters.py": "def export_recipes_json(recipes):\n    return '[]'\n",
+    "tests/test_limits.py": "def test_throttle_calls_per_second():\n    assert True\n",
+    # A real package names more than a handful of things (below ~6 % a word is not background).
+    "pkg/units.py": "".join(f"def convert_{u}_to_base(value):\n    return value\n\n\n" for u in (
+        "gram", "ounce", "pound", "litre", "cup", "spoon", "pinch", "dash", "quart", "pint", "gallon", "stone",
+        "metre", "inch", "foot", "yard", "mile", "second", "minute", "hour", "day", "week", "month", "year",
+        "kelvin", "celsius", "fahrenheit", "joule", "calorie", "watt")),
+    "README.md": (
+        "# pkg\n\n"
+        "## Throttling\n\nThrottle calls to a rate per second with `throttle_calls`.\n\n"
+        "## Backups\n\nAutomatic nightly backups of every collection, kept for a month.\n\n"
+        "## Not included\n\nThe library no longer performs automatic cloud sync.\n"),
+}
+
+
+def test_a_library_definition_with_its_docstring_is_shipped_with_file_and_line(tmp_path):
+    _files(tmp_path, LIBRARY)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Throttle calls to a rate per second", release="R1")])
+    found = _run(tmp_path)["T-1"]
+    assert found["verdict"] == "shipped"
+    assert ("pkg/limits.py", 4) in {(e["path"], e["line"]) for e in found["evidence"]}
+    assert all(e["path"] and e["line"] for e in found["evidence"])
+
+
+def test_words_in_two_different_places_are_a_trap_not_a_shipped_feature(tmp_path):
+    # "legacy" lives in an importer, "export" in an exporter: nothing exports to Legacy.
+    _files(tmp_path, LIBRARY)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Export recipes as a Legacy archive", release="R1")])
+    found = _run(tmp_path)["T-1"]
+    assert found["verdict"] != "shipped"
+
+
+def test_a_feature_only_the_docs_describe_is_partial_and_says_no_code_names_it(tmp_path):
+    _files(tmp_path, LIBRARY)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Automatic nightly backups of every collection", release="R1")])
+    found = _run(tmp_path)["T-1"]
+    assert found["verdict"] == "partial"
+    assert any(e["path"] == "README.md" for e in found["evidence"])
+    assert any("no code names" in m for m in found["missing"])
+
+
+def test_what_the_docs_say_the_project_does_not_do_is_no_evidence(tmp_path):
+    _files(tmp_path, LIBRARY)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Automatic cloud sync", release="R1")])
+    found = _run(tmp_path)["T-1"]
+    assert found["verdict"] == "none"
+    assert not found["evidence"]
+
+
+APP = {
+    "server/routes/sharing.py": (
+        "from fastapi import APIRouter\n\nrouter = APIRouter(prefix='/recipes')\n\n\n"
+        "@router.post('/{slug}/share-link')\n"
+        "def create_share_link(slug: str):\n"
+        '    """A public link anyone can open to read the recipe."""\n'
+        "    return {'token': slug}\n"),
+    "tests/test_sharing.py": "def test_create_share_link_for_a_recipe(client):\n    assert client\n",
+    "frontend/components/RecipeShareDialog.vue": (
+        "<template>\n  <v-dialog>\n    <h2>Share this recipe with a link</h2>\n"
+        "    <v-btn>Copy link</v-btn>\n  </v-dialog>\n</template>\n"
+        "<script>\nexport default { name: 'RecipeShareDialog' }\n</script>\n"),
+    "frontend/lang/en-US.json": '{\n  "recipe": {\n    "share-recipe-link": "Share a recipe with a link"\n  }\n}\n',
+}
+
+
+def test_a_route_with_its_test_and_ui_text_is_a_shipped_app_feature(tmp_path):
+    _files(tmp_path, APP)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Share a recipe with someone through a link", release="R1")])
+    found = _run(tmp_path)["T-1"]
+    assert found["verdict"] == "shipped"
+    paths = {e["path"] for e in found["evidence"]}
+    assert "server/routes/sharing.py" in paths
+    assert paths & {"frontend/components/RecipeShareDialog.vue", "frontend/lang/en-US.json"}
+
+
+def test_explain_lists_each_source_and_the_rule_that_decided(tmp_path):
+    _files(tmp_path, APP)
+    _git(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Share a recipe with someone through a link", release="R1")])
+    ex = _run(tmp_path, "--explain", "--node", "T-1")["T-1"]["explain"]
+    cats = {s["category"] for s in ex["sources"]}
+    assert {"code", "ui", "test"} <= cats
+    assert any(r.startswith("sources: head concept") for r in ex["rules"])
+    assert ex["rules"][0] == "sources: shipped"
