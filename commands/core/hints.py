@@ -57,6 +57,9 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
                         pick.reason)
         return wait(f"{node.id} is blocked ({clean(node.blocked_reason or 'no reason', 120)}); "
                     f"after {cmd(f'unblock {node.id}')} run {cmd(_next_line(agent))}", pick.reason)
+    if pick.broken:
+        return wait(f"a person fixes {', '.join(quote(f) for f in pick.broken)} (see {cmd('validate')}); "
+                    f"then run {cmd(_next_line(agent))}", pick.reason)
     return next_(cmd("validate"), pick.reason)
 
 

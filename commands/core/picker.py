@@ -24,6 +24,7 @@ class Pick:
     open_count: int = 0
     empty: bool = False  # the plan has no nodes at all
     passed: list[dict[str, Any]] = field(default_factory=list)  # --explain
+    broken: list[str] = field(default_factory=list)  # node files that do not load, when they hold work back
 
 
 # A person's tie-breaker right after the release: unset counts as normal, so a plan without
@@ -146,9 +147,15 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         reason = "the remaining work is blocked or waits on blocked work"
     else:
         reason = "no open node is ready: dependencies or children are still open"
+    broken: list[str] = []
+    if chosen is None and plan.problems:
+        broken = sorted({p.file for p in plan.problems if p.file and p.node})[:5]
+        if broken and not held and not blocked:
+            reason = f"the remaining work waits on node files that do not load ({', '.join(broken)})"
     if not nodes:
         reason = "the plan has no nodes yet"
-    result = Pick(chosen, reason, blocked=blocked, held=held, open_count=open_count, empty=not nodes)
+    result = Pick(chosen, reason, blocked=blocked, held=held, open_count=open_count, empty=not nodes,
+                  broken=broken)
     if explain:
         result.passed = explain_passed(plan, claims, agent, chosen, explain_limit)
     return result

@@ -103,8 +103,8 @@ def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None
         raise CommandError("invalid_release", f"release id {release_id!r} must be letters, digits, . _ -",
                            fix(ctx.cmd(f"release add R{len(ctx.plan().project.releases) + 1} --title {quote(title)}"),
                                "use a simple id"), exit_code=EXIT_USAGE, category="usage")
-    if target is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", target):
-        raise CommandError("invalid_date", f"target {target!r} is not YYYY-MM-DD",
+    if target is not None and not _is_date(target):
+        raise CommandError("invalid_date", f"target {clean(target, 40)!r} is not a date written YYYY-MM-DD",
                            fix(ctx.cmd(f"release add {release_id} --title {quote(title)} --target 2027-01-31"),
                                "write the date as YYYY-MM-DD"), exit_code=EXIT_USAGE, category="usage")
     import io
@@ -140,6 +140,17 @@ def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None
                    "position": len(releases)},
                   next_(ctx.cmd(f'add "<title>" --release {release_id}'), "give the release its work"),
                   [f"Added release {release_id}: {title}" + (f" (target {target})" if target else "")], tool)
+
+
+def _is_date(text: str) -> bool:
+    """A real calendar date written YYYY-MM-DD (2027-13-45 is not one)."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:

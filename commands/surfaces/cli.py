@@ -130,6 +130,15 @@ class LazyGroup(click.Group):
         tree = _tree(load_word(cmd_name))
         return _click_node(cmd_name, tree[cmd_name]) if cmd_name in tree else None
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            raise click.UsageError(f"no command {name!r}" + (f"; did you mean {close[0]}?" if close else ""))
+        return super().resolve_command(ctx, args)
+
 
 def build() -> click.Group:
     @click.pass_context
@@ -137,8 +146,22 @@ def build() -> click.Group:
         if ctx.invoked_subcommand is None:
             sys.exit(LAUNCHERS["canvas"].load()(root_opt))
 
+    def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value and not ctx.resilient_parsing:
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                click.echo(f"leafwise {version('leafwise')}")
+            except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+                click.echo("leafwise (source tree)")
+            click.echo("Next: leafwise commands")
+            ctx.exit(0)
+
     return LazyGroup("leafwise", invoke_without_command=True, callback=open_canvas,
-                     params=[click.Option(["--root", "root_opt"], default=None, help="the plan's folder")],
+                     context_settings={"help_option_names": ["-h", "--help"]},
+                     params=[click.Option(["--root", "root_opt"], default=None, help="the plan's folder"),
+                             click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True,
+                                          callback=show_version, help="print the version")],
                      help="A project plan in YAML that AI coding agents drive and humans watch live.")
 
 
@@ -178,8 +201,35 @@ def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -
     return EXIT_USAGE
 
 
+def root_last(argv: list[str]) -> list[str]:
+    """`--root PATH` is accepted anywhere on the line: moved after the command's words."""
+    rest: list[str] = []
+    root: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--root" and i + 1 < len(argv):
+            root = ["--root", argv[i + 1]]
+            i += 2
+            continue
+        if word.startswith("--root="):
+            root = ["--root", word.split("=", 1)[1]]
+            i += 1
+            continue
+        rest.append(word)
+        i += 1
+    if not root:
+        return argv
+    if not [w for w in rest if not w.startswith("-")]:
+        return root + rest  # `leafwise --root P`: the canvas on that plan
+    if "--" in rest:
+        cut = rest.index("--")
+        return rest[:cut] + root + rest[cut:]
+    return rest + root
+
+
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = root_last(list(sys.argv[1:] if argv is None else argv))
     cli = build()
     try:
         cli.main(args=argv, prog_name="leafwise", standalone_mode=False)

@@ -1,0 +1,76 @@
+"""Every value from the plan in a hint is shell-quoted: split with shlex, a hint line gives exactly
+the intended arguments, whatever the agent name, title, tag, summary or reason."""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from testkit import node, write_plan
+
+from leafwise.commands.contract import clean
+from leafwise.commands.core.hints import command_line, node_hint, pick_hint
+from leafwise.commands.core.picker import Pick
+from leafwise.commands.handlers.plan import _add_line
+from leafwise.store import PlanPaths, load_plan
+from leafwise.store.claims import Claim
+
+_ROOT = Path(tempfile.mkdtemp(prefix="leafwise-quoting-"))
+write_plan(_ROOT, [node("T-1", "Epic", "in-progress", release="R1"),
+                   node("T-2", "Leaf", "in-progress", parent="T-1", assignee="someone")])
+PLAN = load_plan(PlanPaths(_ROOT))
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60).filter(lambda t: clean(t))
+
+
+# contract.quote (engineer S's file) escapes $ and ` inside double quotes: bash reads "\$" as $, shlex keeps
+# the backslash, so a value with $ or ` splits differently. The fix is one line there: shlex.quote(value)
+# for anything outside the safe set. Strict: once fixed, these pass and the marks must go.
+SHLEX_QUOTE_FIX = __import__("pytest").mark.xfail(strict=True, reason="contract.quote needs shlex.quote")
+
+
+def words(line: str) -> list[str]:
+    return shlex.split(line)
+
+
+@SHLEX_QUOTE_FIX
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_an_agent_name_is_one_argument(agent):
+    leaf = PLAN.nodes["T-2"]
+    resumed = pick_hint(command_line, Pick(leaf, "yours", resumed=True), agent)
+    assert words(resumed.command)[-2:] == ["--agent", clean(agent, 200)]
+    assert words(resumed.or_)[-2:] == ["--agent", clean(agent, 200)]
+    fresh = pick_hint(command_line, Pick(leaf, "ready"), agent)
+    assert words(fresh.command) == ["leafwise", "start", "--next", "--agent", clean(agent, 200)]
+    held = node_hint(command_line, PLAN, leaf, {"T-2": Claim("T-2", agent, "", "", "")}, agent, None)
+    assert words(held.command)[-2:] == ["--agent", clean(agent, 200)]
+
+
+@SHLEX_QUOTE_FIX
+@settings(max_examples=300, deadline=None)
+@given(TEXT, st.lists(TEXT, max_size=3), st.one_of(st.none(), TEXT))
+def test_an_add_line_keeps_title_tags_and_trigger_whole(title, tags, trigger):
+    line = "leafwise " + _add_line(title, "T-1", "R1", ("T-2",), tags, trigger, None, False)
+    args = words(line)
+    assert args[:3] == ["leafwise", "add", clean(title)]
+    assert [args[i + 1] for i, a in enumerate(args) if a == "--tag"] == [clean(t) for t in tags]
+    if trigger:
+        assert args[args.index("--trigger") + 1] == clean(trigger)
+
+
+SAFE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="$`"), min_size=1,
+               max_size=60).filter(lambda t: clean(t))
+
+
+@settings(max_examples=300, deadline=None)
+@given(SAFE, SAFE, st.lists(SAFE, max_size=3))
+def test_hints_split_whole_for_values_without_dollar_or_backtick(agent, title, tags):
+    """What holds today: quotes, spaces, semicolons, $( are one argument each (except $ and `)."""
+    leaf = PLAN.nodes["T-2"]
+    assert words(pick_hint(command_line, Pick(leaf, "yours", resumed=True), agent).command)[-1] == clean(agent)
+    args = words("leafwise " + _add_line(title, None, None, (), tags, None, None, False))
+    assert args[2] == clean(title) and [args[i + 1] for i, a in enumerate(args) if a == "--tag"] == \
+        [clean(t) for t in tags]
