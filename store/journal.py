@@ -17,6 +17,7 @@ from leafwise.store.paths import PlanPaths, SymlinkRefused
 from leafwise.store.writer import iso, locked, utc_now
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+MAX_EVENT_BYTES = 1 << 20  # a longer journal line is skipped by readers (bounded work)
 
 
 def _open_read(paths: PlanPaths):
@@ -75,13 +76,22 @@ def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, An
         fh.seek(0, os.SEEK_END)
         pos = fh.tell()
         rest = b""
+        skipping = False  # inside a line longer than MAX_EVENT_BYTES: dropped, never accumulated
         while pos > 0:
             step = min(block, pos)
             pos -= step
             fh.seek(pos)
-            chunk = fh.read(step) + rest
+            chunk = fh.read(step)
+            if skipping:
+                cut = chunk.rfind(b"\n")
+                if cut < 0:
+                    continue
+                chunk, skipping = chunk[:cut + 1], False
+            chunk += rest
             lines = chunk.split(b"\n")
             rest = lines.pop(0)
+            if len(rest) > MAX_EVENT_BYTES:  # no event is this long: a planted line, skipped
+                rest, skipping = b"", True
             for line in reversed(lines):
                 event = _decode(line)
                 if event is not None:
@@ -92,7 +102,7 @@ def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, An
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
-    if not line.strip():
+    if not line.strip() or len(line) > MAX_EVENT_BYTES:
         return None
     try:
         event = json.loads(line)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -142,38 +141,25 @@ def nothing_ran(tmp_path: Path) -> None:
     assert not ran, f"a payload ran: {ran}"
 
 
+# A child forked from a big process inherits its RSS high-water mark across exec (Linux keeps
+# maxrss over execve), so the CLI is started by a tiny wrapper whose own child is measured.
+_WRAPPER = ("import os, subprocess, sys\n"
+            "p = subprocess.Popen(sys.argv[1:])\n"
+            "_, status, usage = os.wait4(p.pid, 0)\n"
+            "sys.stderr.write('\\n__RUSAGE__ %d\\n' % usage.ru_maxrss)\n"
+            "sys.exit(os.waitstatus_to_exitcode(status))\n")
+
+
 def run_measured(args: list[str], cwd: Path, env: dict[str, str], limit_s: float = 5.0) -> tuple[int, str, str, float, int]:
-    """The real CLI in a child; (exit, stdout, stderr, seconds, peak RSS in KiB) from wait4."""
+    """The real CLI in a child; (exit, stdout, stderr, seconds, the CLI's own peak RSS in KiB)."""
     began = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    # the pipes are drained in threads so a chatty child never blocks; wait4 gives its own rusage
-    out: dict[str, bytes] = {}
-
-    def drain(name: str, stream) -> None:
-        out[name] = stream.read()
-
-    import threading
-
-    readers = [threading.Thread(target=drain, args=(n, s)) for n, s in (("out", proc.stdout), ("err", proc.stderr))]
-    for r in readers:
-        r.start()
-    deadline = began + limit_s * 4  # let a slow machine finish, then judge the time it took
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            os.kill(proc.pid, signal.SIGKILL)
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.01)
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "leafwise.commands.surfaces.cli",
+                           *args], cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                          timeout=limit_s * 6)
     seconds = time.monotonic() - began
-    for r in readers:
-        r.join()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return (proc.returncode, out["out"].decode("utf-8", "replace"), out["err"].decode("utf-8", "replace"),
-            seconds, usage.ru_maxrss)
+    err = proc.stderr.decode("utf-8", "replace")
+    err, _, usage = err.rpartition("\n__RUSAGE__ ")
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), err, seconds, int(usage.strip())
 
 
 def check_text(label: str, stdout: str, stderr: str) -> None:
