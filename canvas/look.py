@@ -47,6 +47,21 @@ def safe(text: Any, *, newlines: bool = True) -> str:
     return _HIDDEN.sub(_visible, out)
 
 
+# One visible character per hidden one, so styled Content keeps its spans (`inert`).
+_ONE_FOR_ONE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x0A,)}, 0x7F: 0x2421,
+                **{c: 0xFFFD for c in range(0x80, 0xA0)},
+                **{c: 0x2E2E for c in (0x061C, *range(0x200B, 0x2010), *range(0x2028, 0x202F),
+                                       *range(0x2060, 0x2070), 0xFEFF)}}
+
+
+def inert(content: Content) -> Content:
+    """Already built Content with any hidden character swapped for a visible one (same length, same spans)."""
+    text = content.plain
+    if not _HIDDEN.search(text):
+        return content
+    return Content(text.translate(_ONE_FOR_ONE), content.spans)
+
+
 def plain(text: Any, style: str = "") -> Content:
     """Plan text as inert Content (never markup), optionally styled."""
     return Content.styled(safe(text), style) if style else Content(safe(text))

@@ -19,9 +19,11 @@ from leafwise.canvas.look import (
     blocked_for,
     clock,
     has_open_decision,
+    inert,
     mark,
     one_line,
     percent,
+    safe,
 )
 from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
@@ -115,7 +117,7 @@ class NodeDetail(VerticalScroll):
         widget = self.query_one(f"#{widget_id}", Static)
         widget.display = content is not None
         if content is not None:
-            widget.update(content)
+            widget.update(inert(content))
 
     def _blank(self, message: str) -> None:
         self.query_one("#detail-head", Static).update(Content.styled(message, "$text-muted"))
@@ -128,7 +130,7 @@ class NodeDetail(VerticalScroll):
     def _show_group(self, state: PlanState, group: Group) -> None:
         tally = group.tally
         head = Content.assemble((group.key or "—", "bold $accent"), "  ", (group.title, "bold"))
-        self.query_one("#detail-head", Static).update(head)
+        self.query_one("#detail-head", Static).update(inert(head))
         self._section("detail-path", Content.styled(f"target {group.target}", "$text-muted")
                       if group.target else None)
         self._section("detail-blocked", None)
@@ -158,7 +160,7 @@ class NodeDetail(VerticalScroll):
     def _show_node(self, state: PlanState, node: Node) -> None:
         symbol, style = mark(node)
         head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (node.title, "bold"))
-        self.query_one("#detail-head", Static).update(head)
+        self.query_one("#detail-head", Static).update(inert(head))
         chain = list(reversed(state.plan.ancestors(node.id)))
         release = node.effective_release
         crumbs = [Content.styled(release or "no release", "$accent")]
@@ -256,7 +258,7 @@ class NodeDetail(VerticalScroll):
                 return
             symbol, style = mark(target)
             options.append(Option(Content.assemble(prefix, (symbol, style), " ", (nid, "$text-muted"), " ",
-                                                   target.title), id=f"go:{nid}"))
+                                                   one_line(target.title, 200)), id=f"go:{nid}"))
 
         if node.parent:
             add_header("Parent")
@@ -303,7 +305,7 @@ class NodeDetail(VerticalScroll):
         self.app.call_from_thread(self._show_history, node_id, history)
 
     def _show_history(self, node_id: str, history: list[dict[str, Any]]) -> None:
-        if node_id != self.key:
+        if node_id != self.key or not self.is_attached:  # moved on, or the app is closing
             return
         lines = [Content.styled("History", "bold $text-muted")]
         for event in reversed(history):
@@ -313,7 +315,7 @@ class NodeDetail(VerticalScroll):
         self._section("detail-history", Content("\n").join(lines) if history else None)
 
     async def _show_extras(self, node_id: str, history: list[dict[str, Any]], docs: list[dict[str, Any]]) -> None:
-        if node_id != self.key:
+        if node_id != self.key or not self.is_attached:
             return
         self._show_history(node_id, history)
         markdown = self.query_one("#detail-docs", Markdown)
@@ -324,7 +326,7 @@ class NodeDetail(VerticalScroll):
                 body = item["text"] if not item["missing"] else f"*{item['path']} is missing*"
                 parts.append(f"`{item['path']}`\n\n{body}")
             markdown.display = True
-            await markdown.update("\n\n---\n\n".join(parts))
+            await markdown.update(safe("\n\n---\n\n".join(parts)))
         else:
             markdown.display = False
         diagrams = [d for d in docs if d["kind"] == "diagram"]

@@ -54,7 +54,7 @@ class RowPainter:
         title_style = self._style("closed-title") if closed else Style()
         if node.status == "cancelled":
             title_style += Style(strike=True)
-        left.append(node.title, title_style)
+        left.append(one_line(node.title, 300), title_style)
         if node.status == "blocked":
             reason = node.blocked_reason or "no reason given"
             left.append("  ")
@@ -63,7 +63,7 @@ class RowPainter:
         # least important give way first (assignee, then id), so the bar or status stays.
         parts: list[tuple[int, Text]] = []
         if node.assignee and not closed:
-            parts.append((1, Text(f"@{node.assignee}", self._style("dim"))))
+            parts.append((1, Text(f"@{one_line(node.assignee, 40)}", self._style("dim"))))
         parts.append((2, Text(f"{node.id:>9}", self._style("dim"))))
         if node.children:
             parts.append((3, self.progress(*counts)))
@@ -78,7 +78,7 @@ class RowPainter:
         else:
             left.append(group.key or "—", self._style("group"))
             left.append("  ")
-            left.append(group.title, self._style("group"))
+            left.append(one_line(group.title, 200), self._style("group"))
             if group.target:
                 left.append(f"  → {group.target}", self._style("dim"))
         tally = group.tally
