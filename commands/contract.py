@@ -69,7 +69,11 @@ def quote(text: Any) -> str:
     value = clean(text)
     if value and re.fullmatch(r"[A-Za-z0-9_./:@=+-]+", value):
         return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+    if not any(c in value for c in '$`!\\"'):
+        return f'"{value}"'  # nothing a shell would expand inside double quotes: the familiar form
+    import shlex  # single quotes: nothing inside is special to a POSIX shell, and shlex.split agrees
+
+    return shlex.quote(value)
 
 
 @dataclass(frozen=True, slots=True)
