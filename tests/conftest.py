@@ -20,3 +20,11 @@ def demo_plan(tmp_path: Path) -> Path:
 def anyio_backend() -> str:
     """Textual runs on asyncio; never parametrize the canvas tests over trio when it happens to be installed."""
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path_factory, monkeypatch) -> Path:
+    """Every test gets its own user config folder (trust approvals, canvas settings), never ~/.config."""
+    folder = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(folder))
+    return folder
