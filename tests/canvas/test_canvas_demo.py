@@ -51,4 +51,4 @@ def test_the_demo_plan_copy_is_fresh_and_valid(tmp_path):
     assert (root / ".leafwise" / "project.yaml").is_file()
     assert not (root / ".leafwise" / ".cache").exists()
     env = run_cli("next", "--json", cwd=root).json
-    assert env["_next_action"]["command"].startswith("leafwise start SHOP-")
+    assert env["_next_action"]["command"].startswith(("leafwise start SHOP-", "leafwise start --next"))
