@@ -383,7 +383,8 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                                 or_=ctx.cmd(f"start --next --agent {agent_arg(agent)}") if agent else None),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
                            mutation=Mutation("complete_task", "decision_open", False, "decision open"))
-    if not force and agent and node.assignee and node.assignee != agent and not held:
+    if not force and agent and node.assignee and node.assignee != agent and not held \
+            and node.status != Status.DRAFT:  # a lapsed lease: the task is still another agent's to finish
         raise _held(ctx, node, leases.Claim(node_id, str(node.assignee), "", "", ""), agent, "complete_task",
                     forced_line)
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")

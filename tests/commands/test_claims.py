@@ -111,6 +111,9 @@ class Leases(RuleBasedStateMachine):
             assert out.exit_code == 0 and out.envelope["mutation"]["applied"] is False
         elif holder and holder != agent:
             assert out.exit_code == 3 and out.envelope["error"]["code"] == "claim_held"
+        elif self.status[task] != "draft" and self.assignee[task] not in (None, agent):
+            # a lapsed lease frees the task for `start`, not for another agent's `complete`
+            assert out.exit_code == 3 and out.envelope["error"]["code"] == "claim_held"
         else:
             assert out.exit_code == 0, out.envelope
             self.status[task] = "done"
