@@ -18,6 +18,7 @@ from testkit.canvas import canvas, node_file, ready, until
 pytestmark = pytest.mark.anyio
 
 PERSON = "Pat Person"
+READ_CODE_TIMEOUT = 60.0  # the view reads the whole shop's code in a worker; a loaded CI machine is slow
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +48,8 @@ async def open_view(app, pilot, count: int | None = None) -> None:
     await pilot.press("r")
     await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
                 and not listing(app).loading and listing(app).option_count > 0
-                and (count is None or listing(app).option_count == count))
+                and (count is None or listing(app).option_count == count),
+                timeout=READ_CODE_TIMEOUT)
 
 
 async def highlight(app, pilot, node_id: str) -> None:
@@ -84,9 +86,10 @@ async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
         side = str(app.screen.query_one("#reconcile-detail").render())
         assert shipped["evidence"][0]["path"] in side
         await pilot.press("a")
-        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text())
+        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text(),
+                    timeout=READ_CODE_TIMEOUT)
         assert "evidence" in node_file(demo_plan, nid).read_text()
-        await until(pilot, lambda: "applied" in row(app, nid))
+        await until(pilot, lambda: "applied" in row(app, nid), timeout=READ_CODE_TIMEOUT)
         assert [e["actor"] for e in last_events(demo_plan, nid)[-2:]] == [PERSON, PERSON]
         await pilot.press("escape")
         assert isinstance(app.screen, PlanScreen)
@@ -110,14 +113,15 @@ async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_
         assert "draft" in node_file(demo_plan, nid).read_text()
         await pilot.press(*"checked by hand")
         await pilot.press("enter")
-        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text())
+        await until(pilot, lambda: "status: done" in node_file(demo_plan, nid).read_text(),
+                    timeout=READ_CODE_TIMEOUT)
         text = node_file(demo_plan, nid).read_text()
         assert f"closed by {PERSON}: checked by hand" in text and "evidence:" in text
         events = last_events(demo_plan, nid)
         assert [(e["command"], e["actor"]) for e in events[-2:]] == [("reconcile", PERSON), ("complete", PERSON)]
         assert events[-2]["decision"] == "close"
         assert isinstance(app.screen, ReconcileScreen)
-        await until(pilot, lambda: "closed with a note" in row(app, nid))
+        await until(pilot, lambda: "closed with a note" in row(app, nid), timeout=READ_CODE_TIMEOUT)
         assert app.screen.check_action("accept", ()) is None  # settled: nothing more to accept
 
 
@@ -144,14 +148,16 @@ async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_ev
         count = listing(app).option_count
         await highlight(app, pilot, nid)
         await pilot.press("x")
-        await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text())
-        await until(pilot, lambda: listing(app).option_count == count - 1)
+        await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(),
+                    timeout=READ_CODE_TIMEOUT)
+        await until(pilot, lambda: listing(app).option_count == count - 1, timeout=READ_CODE_TIMEOUT)
         assert nid not in {o.id for o in listing(app).options}
         assert last_events(demo_plan, nid)[-1]["actor"] == PERSON
         assert "status: draft" in node_file(demo_plan, nid).read_text()
         await pilot.press("R")  # run again: still hidden, and said so
         await pilot.pause(0.1)
-        await until(pilot, lambda: not listing(app).loading and listing(app).option_count == count - 1)
+        await until(pilot, lambda: not listing(app).loading and listing(app).option_count == count - 1,
+                    timeout=READ_CODE_TIMEOUT)
         assert nid not in {o.id for o in listing(app).options}
         assert "1 rejected, hidden" in str(app.screen.query_one("#reconcile-summary").render())
 
