@@ -75,8 +75,10 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     for folder in ("docs", "diagrams", "cycles", "claims"):
         (paths.dir / folder).mkdir(exist_ok=True)
     pid = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "project"
-    write_text(paths.project_file,
-               f"schema: 1\npid: {pid}\nname: {quote(name)}\nid_prefix: {prefix}\nreleases: []\n")
+    from leafwise.store.writer import dump_yaml  # any folder name: quotes, colons, $( ) written by the library
+
+    write_text(paths.project_file, dump_yaml({"schema": 1, "pid": pid, "name": name, "id_prefix": prefix,
+                                              "releases": []}).decode())
     write_text(paths.dir / ".gitignore", ".cache/\n.locks/\n")
     # branches append to the journal independently: a merge keeps both sides' lines
     write_text(paths.dir / ".gitattributes", "journal.jsonl merge=union\n")

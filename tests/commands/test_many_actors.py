@@ -152,3 +152,12 @@ def test_cli_hygiene(tmp_path):
     ttl = run_cli("start", "HX-2", "--agent", "A", "--ttl", "1e308", cwd=root)
     assert ttl.code == 2 and "ttl" in ttl.stderr
     assert not (root / ".leafwise/claims/HX-2.json").exists()
+
+
+def test_init_writes_yaml_for_any_folder_name(tmp_path):
+    for name in ("a$(x)", "it's: \"q\"", "x: [y]"):
+        folder = tmp_path / name
+        folder.mkdir()
+        assert run_cli("init", cwd=folder).code == 0
+        assert yaml.safe_load((folder / ".leafwise/project.yaml").read_text())["name"] == name
+        assert run_cli("validate", cwd=folder).code == 0
