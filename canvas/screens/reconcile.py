@@ -139,8 +139,9 @@ class ReconcileScreen(ViewScreen):
         label, style = VERDICTS[item["verdict"]]
         conf = f"  {round(item['confidence'] * 100)}%"
         settled = SETTLED_WORD.get(self.settled.get(item["id"], ""), "")
-        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ", (one_line(item["id"], 40), "bold"),
-                                "  ", one_line(item["title"], 200), (f"   {settled}" if settled else "", "bold $status-done"))
+        head = Content.assemble((f"{label:<10}", style), (conf, "$text-muted"), "  ",
+                                (one_line(item["id"], 40), "bold"), "  ", one_line(item["title"], 200),
+                                (f"   {settled}" if settled else "", "bold $status-done"))
         lines = [head]
         evidence = item["evidence"]
         if evidence:
