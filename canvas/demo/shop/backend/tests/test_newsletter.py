@@ -1,7 +1,6 @@
-from fastapi.testclient import TestClient
-
 from app.main import app
 from app.routers.newsletter import OUTBOX, SUBSCRIBERS
+from fastapi.testclient import TestClient
 
 client = TestClient(app)
 
