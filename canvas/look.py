@@ -134,6 +134,16 @@ def age(since: Any, now: datetime | None = None) -> str:
     return "now"
 
 
+def ago(since: Any, now: datetime | None = None) -> str:
+    """'3d ago', '5h ago', 'just now' (under a minute), 'at an unknown time' — never 'now ago'."""
+    how_long = age(since, now)
+    if how_long == "now":
+        return "just now"
+    if how_long == "?":
+        return "at an unknown time"
+    return f"{how_long} ago"
+
+
 def clock(value: Any) -> str:
     """An event time as local HH:MM:SS (today) or 'Mon 12 14:03' (earlier)."""
     moment = parse_time(value)

@@ -65,6 +65,8 @@ def system_commands(app: CanvasApp) -> Iterator[SystemCommand]:
         yield SystemCommand(f"view: {label}", help_text, partial(app.action_view, mode))
     yield SystemCommand("view: Dependencies", "what the selected node waits on, what waits on it, what it holds up",
                         app.action_dependencies)
+    yield SystemCommand("view: Board of this epic", "the board of the selected epic's tasks (a task's own epic)",
+                        app.action_epic_board)
     yield SystemCommand("view: Forecast", "burn-up, velocity and projected finish by release",
                         partial(app.action_view, "progress"))
     yield SystemCommand("edit: Undo last change", "take back your last change in this canvas session",

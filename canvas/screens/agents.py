@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from leafwise.canvas import look
-from leafwise.canvas.look import age, one_line, parse_time, plain
+from leafwise.canvas.look import ago, one_line, parse_time, plain
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.store import CLOSED
@@ -74,9 +74,9 @@ class AgentsScreen(ViewScreen):
             colour = {"working": "$status-active", "stale": "$status-blocked", "idle": "$text-muted"}[lane.state]
             lines = [Content.assemble((f"● {lane.state:<8}", colour), " ", plain(one_line(lane.agent, 40), "bold"))]
             for node_id, title, since, beat in lane.tasks:
-                beat_text = f" · heartbeat {age(beat)} ago" if beat else " · no lease"
+                beat_text = f" · heartbeat {ago(beat)}" if beat else " · no lease"
                 lines.append(Content.assemble("   ", (node_id, "bold"), "  ", plain(one_line(title, 100)),
-                                              (f" · since {age(since)}{beat_text}", "$text-muted")))
+                                              (f" · started {ago(since)}{beat_text}", "$text-muted")))
             if lane.blocked:
                 lines.append(Content.styled(f"   blocked: {', '.join(lane.blocked[:8])}", "$status-blocked"))
             first = lane.tasks[0][0] if lane.tasks else (lane.blocked[0] if lane.blocked else None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leafwise.canvas.look import (
-    age,
+    ago,
     blocked_for,
     blocked_since,
     clock,
@@ -31,9 +31,7 @@ def triage_order(state: PlanState) -> list[Ranked]:
 
 def asked(decision: dict) -> str:
     """'asked by claude-1 3h ago' / 'asked by claude-1 just now'."""
-    when = age(decision.get("asked"))
-    ago = "just now" if when == "now" else ("at an unknown time" if when == "?" else f"{when} ago")
-    return f"asked by {one_line(decision.get('asked_by') or 'someone', 40)} {ago}"
+    return f"asked by {one_line(decision.get('asked_by') or 'someone', 40)} {ago(decision.get('asked'))}"
 
 
 class BlockedScreen(Triage, ViewScreen):

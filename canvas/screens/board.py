@@ -15,6 +15,7 @@ from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import STATUS_VAR, STATUS_WORD, one_line, plain
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
+from leafwise.canvas.screens.triage import held_by_other
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.views import MARKS
@@ -86,6 +87,7 @@ class BoardScreen(Screen):
         Binding("greater_than_sign,shift+right", "move(1)", "Move →", id="board.move_right",
                 tooltip="Move the card one column right (its status changes through the core)"),
         Binding("s", "scope", "Scope", id="board.scope", tooltip="Whole plan, then each release"),
+        Binding("e", "epic", "Epic", id="board.epic", tooltip="Only the epic of the highlighted card; again: whole plan"),
         Binding("o,enter", "open", "Open", id="board.open", priority=True, tooltip="Show the card in the tree"),
     ]
 
@@ -139,7 +141,7 @@ class BoardScreen(Screen):
         total = sum(len(c) for c in self._cards.values())
         self.query_one("#board-summary", Static).update(Content.assemble(
             (f"{total} tasks", "bold"), ("  in ", "$text-muted"), plain(self.scope_label(), "bold $accent"),
-            ("   s: scope · h/l: column · < >: move the card", "$text-muted")))
+            ("   s: release · e: epic · h/l: column · < >: move the card", "$text-muted")))
         for status in COLUMNS:
             cards = self._cards[status]
             symbol = MARKS.get(status, "·")
@@ -186,6 +188,25 @@ class BoardScreen(Screen):
         self.scope = scopes[(current + 1) % len(scopes)]
         self.redraw()
 
+    def set_scope(self, scope: str | None) -> None:
+        self.scope = scope
+        if self.is_mounted:
+            self.redraw()
+
+    def action_epic(self) -> None:
+        state = self.app.state
+        if state is None:
+            return
+        if self.scope and not self.scope.startswith("@"):
+            self.set_scope(None)  # from an epic back to the whole plan
+            return
+        node = self.selected()
+        if node is None:
+            self.app.notify("No card to take the epic from", timeout=3)
+            return
+        ancestors = state.plan.ancestors(node.id)
+        self.set_scope(ancestors[-1].id if ancestors else node.id)
+
     def action_open(self) -> None:
         node = self.selected()
         if node is not None:
@@ -210,16 +231,22 @@ class BoardScreen(Screen):
         elif to == "draft":
             self.app.run_request(Request("edit", {"node_id": node.id, "set": ("status=draft",)}, label, node.id))
         elif to == "blocked":
+            holder = held_by_other(self.app, node)
+            taking = f"\nHeld by {holder}: blocking it ends {holder}'s hold (journaled as you)." if holder else ""
             self._ask(node, "block", "reason", label,
-                      TextPrompt(f"Block {node.id}", f"{node.title}\nWhat is it waiting for?"))
+                      TextPrompt(f"Block {node.id}", f"{node.title}{taking}\nWhat is it waiting for?"),
+                      force=bool(holder))
         elif to == "done":
             self._ask(node, "complete", "summary", label,
                       TextPrompt(f"Complete {node.id}", f"{node.title}\nWhat was done?"))
 
-    def _ask(self, node: Node, command: str, field: str, label: str, prompt: TextPrompt) -> None:
+    def _ask(self, node: Node, command: str, field: str, label: str, prompt: TextPrompt, force: bool = False) -> None:
         def done(text: str | None) -> None:
             if text:
-                self.app.run_request(Request(command, {"node_id": node.id, field: text}, label, node.id))
+                args: dict[str, object] = {"node_id": node.id, field: text}
+                if force:
+                    args["force"] = True
+                self.app.run_request(Request(command, args, label, node.id))
 
         self.app.push_screen(prompt, done)
 

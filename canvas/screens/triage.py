@@ -32,6 +32,15 @@ TRIAGE_BINDINGS = [
 ]
 
 
+def held_by_other(app: CanvasApp, node: Node) -> str | None:
+    """Who else holds the node now (a live lease, or an in-progress assignment), if not the person."""
+    state = app.state
+    claim = state.claims.get(node.id) if state is not None else None
+    if claim is not None and claim.agent != app.me:
+        return claim.agent
+    return None
+
+
 class Triage:
     """Mixed into a Screen: `triage_target()` names the node the keys act on."""
 
@@ -69,11 +78,14 @@ class Triage:
         self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
 
     def _with_reason(self, node: Node, command: str, label: str, prompt: TextPrompt,
-                     unchanged: str | None = None) -> None:
+                     unchanged: str | None = None, force: bool = False) -> None:
         """Ask for a reason, then run `command` on the node with it (nothing if empty or unchanged)."""
         def done(reason: str | None) -> None:
             if reason and reason != unchanged:
-                self.app.run_request(Request(command, {"node_id": node.id, "reason": reason}, label, node.id))
+                args: dict[str, object] = {"node_id": node.id, "reason": reason}
+                if force:
+                    args["force"] = True
+                self.app.run_request(Request(command, args, label, node.id))
 
         self.app.push_screen(prompt, done)
 
@@ -86,10 +98,14 @@ class Triage:
 
     def action_block_task(self) -> None:
         node = self.triage_target()
-        if node is not None:
-            self._with_reason(node, "block", f"Block {node.id}",
-                              TextPrompt(f"Block {node.id}", f"{node.title}\nWhat is it waiting for?",
-                                         placeholder="e.g. waiting for the staging keys from ops"))
+        if node is None:
+            return
+        holder = held_by_other(self.app, node)
+        taking = (f"\nHeld by {holder}: blocking it ends {holder}'s hold (journaled as you)." if holder else "")
+        self._with_reason(node, "block", f"Block {node.id}",
+                          TextPrompt(f"Block {node.id}", f"{node.title}{taking}\nWhat is it waiting for?",
+                                     placeholder="e.g. waiting for the staging keys from ops"),
+                          force=bool(holder))
 
     def action_answer(self) -> None:
         node = self.triage_target()

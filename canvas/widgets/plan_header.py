@@ -1,21 +1,32 @@
-"""The top line: project, overall progress, what needs a person, and whether the view is live."""
+"""The top line: project, overall progress, what needs a person, whether the plan is valid, and live."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from leafwise.canvas.look import bar, percent
 from leafwise.canvas.model.state import PlanState
 from textual.content import Content
 from textual.widgets import Static
 
+OPEN_PROBLEMS = "app.view('problems')"  # the badge's click (the key is v)
+
 
 class PlanHeader(Static):
-    """`Leafwise · Shop   77 nodes   ━━━━━━ 54%   ⊘ 4 blocked   ● live`"""
+    """`Leafwise · Shop   77 nodes   ━━━ 54%   ⊘ 4 blocked   ✖ invalid plan: 2 problems (v)   ● live`"""
 
     def __init__(self, view: str = "", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.view = view
+        self._shown: tuple[PlanState | None, bool | None] = (None, None)
+
+    def on_mount(self) -> None:
+        checked = getattr(self.app, "plan_checked", None)
+        if checked is not None:
+            checked.subscribe(self, lambda _check: self.show(*self._shown))
 
     def show(self, state: PlanState | None, live: bool | None) -> None:
+        self._shown = (state, live)
         parts = [Content.styled(" Leafwise ", "bold reverse $primary")]
         if state is None:
             parts.append(Content.styled("  loading the plan…", "$text-muted"))
@@ -30,9 +41,27 @@ class PlanHeader(Static):
                   bar(tally_done, tally_total, 12), Content(f" {percent(tally_done, tally_total)}")]
         if blocked:
             parts.append(Content.styled(f"   ⊘ {blocked} blocked", "$status-blocked"))
-        if state.plan.problems:
-            parts.append(Content.styled(f"   ⚠ {len(state.plan.problems)} unreadable", "$warning"))
+        badge = problem_badge(getattr(self.app, "plan_check", None), len(state.plan.problems))
+        if badge is not None:
+            parts += [Content("   "), badge]
         if live is not None:
             parts.append(Content.styled("   ● live" if live else "   ○ not watching",
                                         "$status-done" if live else "$text-muted"))
         self.update(Content.assemble(*parts), layout=False)  # always one line
+
+
+def problem_badge(check: Any, unreadable: int) -> Content | None:
+    """'✖ invalid plan: 3 problems (v)' while the validator reports errors; warnings alone stay quiet-coloured.
+
+    Before the validator's first verdict, files that do not load are counted (they are errors too).
+    """
+    errors = check.errors if check is not None else unreadable
+    warnings = check.warnings if check is not None else 0
+    click = f" @click={OPEN_PROBLEMS}"
+    if errors:
+        total = errors + warnings
+        return Content.styled(f" ✖ invalid plan: {total} problem{'' if total == 1 else 's'} (v) ",
+                              f"bold reverse $error{click}")
+    if warnings:
+        return Content.styled(f"▲ {warnings} warning{'' if warnings == 1 else 's'} (v)", f"$warning{click}")
+    return None

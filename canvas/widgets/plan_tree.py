@@ -43,6 +43,14 @@ ICON_NODE = "▸ "
 ICON_NODE_EXPANDED = "▾ "
 
 
+def exact_id(query: Query, matched: list[str]) -> str | None:
+    """The match whose id is one of the query's words (or id: terms), whole and in any case."""
+    wanted = {value for field, value in query.terms if field in (None, "id")}
+    if not wanted:
+        return None
+    return next((nid for nid in matched if nid.casefold() in wanted), None)
+
+
 def group_key(group: Group) -> str:
     return GROUP + group.key
 
@@ -164,6 +172,7 @@ class PlanTree(ScrollView, can_focus=True):
         self._query: Query | None = None
         self._visible: set[str] | None = None  # filter mode: matches and their ancestors
         self._matched: set[str] = set()
+        self._exact: tuple[str, ...] = ()  # filter mode: the node whose id the filter names exactly, and its path
         self._last_result: FilterResult | None = None
         self._all_matched: tuple[object, Query, list[str]] | None = None  # (state version, query, all matches)
         self._painter = RowPainter(self._style)
@@ -234,7 +243,11 @@ class PlanTree(ScrollView, can_focus=True):
             node = state.nodes.get(key)
             keys = list(node.children) if node else []
         if self._visible is not None:
-            return [k for k in keys if k in self._visible]
+            kept = [k for k in keys if k in self._visible]
+            if self._exact:  # the branch holding the exact id match comes first, so that match is the first row
+                lead = [k for k in kept if k in self._exact]
+                kept = lead + [k for k in kept if k not in self._exact] if lead else kept
+            return kept
         if self.hide_closed and key is not None:
             keys = [k for k in keys if state.nodes[k].status not in CLOSED]
         return keys
@@ -519,7 +532,9 @@ class PlanTree(ScrollView, can_focus=True):
             self._open_path(keep)  # the filter found it: the full tree opens where it is
         self._relayout()
         self.refresh()  # rows that stayed may have changed between match and context
-        if keep and keep in self._line_of and (self._query is None or keep in self._matched):
+        if self._exact and self._exact[-1] in self._line_of:
+            self.move_cursor_to(self._exact[-1])  # an exact id wins over where the cursor was
+        elif keep and keep in self._line_of and (self._query is None or keep in self._matched):
             self.move_cursor_to(keep)
         elif self._lines:
             self._first_match()
@@ -527,7 +542,10 @@ class PlanTree(ScrollView, can_focus=True):
         return result
 
     def _first_match(self) -> None:
-        line = next((i for i, row in enumerate(self._lines) if row.key in self._matched), 0)
+        exact = self._exact[-1] if self._exact else None
+        line = self._line_of.get(exact) if exact else None
+        if line is None:
+            line = next((i for i, row in enumerate(self._lines) if row.key in self._matched), 0)
         self._move(line)
 
     def _run_filter(self) -> FilterResult | None:
@@ -535,6 +553,7 @@ class PlanTree(ScrollView, can_focus=True):
         if self._query is None or state is None:
             self._visible = None
             self._matched = set()
+            self._exact = ()
             self._last_result = None
             return None
         query = self._query
@@ -547,6 +566,9 @@ class PlanTree(ScrollView, can_focus=True):
             pool = iter(nodes)
         matched = [nid for nid in pool if query.matches(nodes[nid], search[nid])]
         self._all_matched = (state.version, query, matched)
+        exact = exact_id(query, matched)
+        if exact is not None:  # "SHOP-1" ranks SHOP-1 before SHOP-10…19, and always among those shown
+            matched = [exact, *(nid for nid in matched if nid != exact)]
         shown = matched[:MATCH_LIMIT] if len(matched) > MATCH_LIMIT else matched
         visible: set[str] = set()
         for nid in shown:
@@ -555,6 +577,8 @@ class PlanTree(ScrollView, can_focus=True):
             visible.add(group_key_of(state, nid))
         self._visible = visible
         self._matched = set(shown)
+        self._exact = ((group_key_of(state, exact), *(a.id for a in reversed(state.plan.ancestors(exact))), exact)
+                       if exact is not None else ())
         self._last_result = FilterResult(len(matched), len(shown))
         return self._last_result
 
