@@ -31,6 +31,7 @@ from leafwise.commands.runner import execute
 from leafwise.commands.surfaces.mcp_server import build_server, tool_call
 from leafwise.store import PlanPaths
 from leafwise.store import claims as leases
+from leafwise.store import trust
 from leafwise.store.paths import ID_PATTERN
 from leafwise.store.writer import utc_now
 from mcp import Client
@@ -53,6 +54,7 @@ class Case:
     stdin: str | None = None
     mcp: dict[str, Any] | None = None  # tool arguments when the CLI form reads a file or stdin
     setup: Callable[[Path], None] | None = field(default=None, compare=False)
+    trusted: tuple[str, ...] = ()  # commands from plan files the person approved for each copy (leafwise trust)
 
 
 def ok(*args: str, **kw: Any) -> Case:
@@ -134,7 +136,9 @@ CASES: dict[str, tuple[Case, ...]] = {
                    err(5, "cycle", "stop", "nope")),
     "cycle tick": (ok("cycle", "tick", "polish", "--tokens", "10", setup=start_a_cycle),
                    err(5, "cycle", "tick", "nope")),
-    "cycle verify": (ok("cycle", "verify", "polish", setup=start_a_cycle), err(5, "cycle", "verify", "nope")),
+    "cycle verify": (ok("cycle", "verify", "polish", setup=start_a_cycle, trusted=("true",)),
+                     err(3, "cycle", "verify", "polish", setup=start_a_cycle),
+                     err(5, "cycle", "verify", "nope")),
     "decide": (ok("decide", "SHOP-40", "--option", "2"),
                err(3, "decide", "SHOP-18", "--option", "1"),
                err(2, "decide", "SHOP-40", "--option", "7")),
@@ -203,9 +207,12 @@ def make_seed(case: Case, tmp_path: Path) -> Path:
     return root
 
 
-def copy_of(seed: Path, tmp_path: Path, label: str) -> Path:
+def copy_of(seed: Path, tmp_path: Path, label: str, trusted: tuple[str, ...] = ()) -> Path:
+    """A copy of the seed; the commands in `trusted` approved for it as the person would (`leafwise trust`)."""
     target = tmp_path / label / seed.name
     shutil.copytree(seed, target)
+    if trusted:
+        trust.allow(target, list(trusted))
     return target
 
 
@@ -274,6 +281,7 @@ def check_envelope(env: dict[str, Any], code: int, plan: Path) -> None:
             check_command(line, plan)
 
 
+DIGEST = re.compile(r"--allow [0-9a-f]{16}\b")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
@@ -281,7 +289,8 @@ def same_action(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Equal next actions; a time the command computed from its own clock may differ by seconds."""
     if a == b:
         return True
-    text_a, text_b = json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True)
+    # an approval key names the plan's real path, and each surface runs on its own copy
+    text_a, text_b = (DIGEST.sub("--allow D", json.dumps(x, sort_keys=True)) for x in (a, b))
     times_a, times_b = TIMESTAMP.findall(text_a), TIMESTAMP.findall(text_b)
     if TIMESTAMP.sub("T", text_a) != TIMESTAMP.sub("T", text_b) or len(times_a) != len(times_b):
         return False
@@ -327,12 +336,12 @@ def test_contract(name: str, index: int, tmp_path: Path, monkeypatch):
     case = CASES[name][index]
     seed = make_seed(case, tmp_path)
 
-    text_root = copy_of(seed, tmp_path, "text")
+    text_root = copy_of(seed, tmp_path, "text", case.trusted)
     text = run_cli(*case.args, cwd=text_root, stdin=case.stdin)
     assert text.code == case.code, f"exit {text.code}, expected {case.code}\n{text.stdout}\n{text.stderr}"
     block = check_text(text.code, text.stdout, text.stderr)
 
-    json_root = copy_of(seed, tmp_path, "json")
+    json_root = copy_of(seed, tmp_path, "json", case.trusted)
     res = run_cli(*case.args, "--json", cwd=json_root, stdin=case.stdin)
     assert res.code == case.code, res.stderr
     env = res.json
@@ -341,7 +350,7 @@ def test_contract(name: str, index: int, tmp_path: Path, monkeypatch):
     assert same_action({"lines": action_lines(env)}, {"lines": block}), \
         "the text markers are not rendered from the JSON _next_action"
 
-    mcp_root = copy_of(seed, tmp_path, "mcp")
+    mcp_root = copy_of(seed, tmp_path, "mcp", case.trusted)
     tool, arguments = mcp_arguments(case)
     result = call_mcp(mcp_root, tool, arguments)
     mcp_env = result.structured_content

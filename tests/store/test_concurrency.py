@@ -188,7 +188,7 @@ def test_sixteen_agents_race_to_start_one_task_and_exactly_one_wins(tmp_path: Pa
         assert code == 3, err
         lines = err.strip().splitlines()
         assert lines[-2].startswith(f"Wait: {winner} holds T-1 until "), err
-        assert lines[-1] == f"Or: leafwise start T-2 --agent agent-{i}", err
+        assert lines[-1] == f"Or: leafwise start --next --agent agent-{i}", err
     claim = json.loads((tmp_path / ".leafwise/claims/T-1.json").read_text())
     assert claim["agent"] == winner
     assert yaml.safe_load((tmp_path / ".leafwise/nodes/T-1.yaml").read_text())["assignee"] == winner
