@@ -39,7 +39,7 @@ def main(names: list[str]) -> None:
         print(f"== {name} index {time.perf_counter() - t:.2f}s docs {len(rindex.docs)}")
         for d in labels["drafts"]:
             w = weigh(d["title"], "", stats)
-            r = retrieve(w.weights, w.why, w.soft, rindex)
+            r = retrieve(w.weights, w.why, w.soft, rindex, lexical=w.lexical)
             good = (r.verdict == "shipped") == (d["label"] == "shipped")
             print(f"{'ok ' if good else 'BAD'} {d['label'][:4]}{'T' if d.get('trap') else ' '} -> {r.verdict[:4]} "
                   f"{d['title'][:70]}")

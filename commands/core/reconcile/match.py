@@ -371,6 +371,7 @@ class Weighed:
     why: dict[str, str]
     words: dict[str, str]
     soft: dict[str, frozenset[str]]
+    lexical: dict[str, frozenset[str]] = field(default_factory=dict)  # WordNet's related words (weaker)
 
     @property
     def total(self) -> float:
@@ -382,6 +383,7 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
         ABSENT_FACTOR,
         BACKGROUND_FACTOR,
         BACKGROUND_SHARE,
+        lexical,
         related,
         specificity,
         title_words,
@@ -391,12 +393,15 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
     weights: dict[str, float] = {}
     why: dict[str, str] = {}
     soft: dict[str, frozenset[str]] = {}
+    lex: dict[str, frozenset[str]] = {}
     for t in query.terms:
         w = specificity(t.word)
+        lex[t.concept] = lexical(t.word) - {t.concept} - soft.get(t.concept, frozenset())
         reasons = [f"specificity {w:.1f}"]
         df = stats.df.get(t.concept, 0)
         soft[t.concept] = frozenset(c for c in related(t.concept) if stats.df.get(c))
-        if df == 0 and not soft[t.concept]:
+        lex[t.concept] -= soft[t.concept]
+        if df == 0 and not soft[t.concept] and not any(stats.df.get(c) for c in lex[t.concept]):
             w *= ABSENT_FACTOR
             reasons.append("the code never names it (half weight, no veto)")
         elif stats.total and (df / stats.total > BACKGROUND_SHARE or t.concept in stats.top):
@@ -407,7 +412,7 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
             reasons.append("a place, not the thing")
         weights[t.concept] = round(w, 3)
         why[t.concept] = "; ".join(reasons)
-    return Weighed(weights, why, {t.concept: t.word for t in query.terms}, soft)
+    return Weighed(weights, why, {t.concept: t.word for t in query.terms}, soft, lex)
 
 
 @dataclass

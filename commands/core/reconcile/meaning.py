@@ -90,5 +90,52 @@ def related(c: str) -> frozenset[str]:
     return frozenset(out)
 
 
+LEXICON = "lexicon.json.gz"  # built from WordNet 3.0 by bench/reconcile_eval/build_lexicon.py
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> dict[str, list[str]]:
+    """WordNet's synonyms (first senses) and derivationally related forms, for common words."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    try:
+        with gzip.open(Path(__file__).with_name(LEXICON), "rt", encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def _lemmas(word: str) -> list[str]:
+    w = word.lower()
+    out = [w]
+    if w.endswith("ies") and len(w) > 4:
+        out.append(w[:-3] + "y")
+    if w.endswith("es") and len(w) > 4:
+        out.append(w[:-2])
+    if w.endswith("s") and len(w) > 3:
+        out.append(w[:-1])
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            base = w[:-len(suffix)]
+            out += [base, base + "e"] + ([base[:-1]] if len(base) > 2 and base[-1] == base[-2] else [])
+    return out
+
+
+@lru_cache(maxsize=8192)
+def lexical(word: str) -> frozenset[str]:
+    """Concepts WordNet relates to `word` (a lexical resource: weaker than `related`)."""
+    table = _lexicon()
+    out: set[str] = set()
+    for lemma in _lemmas(word):
+        for r in table.get(lemma, ()):
+            c = concept(r)
+            if c:
+                out.add(c)
+    own = concept(word.lower())
+    return frozenset(out - {own})
+
+
 def title_words(title: str) -> list[str]:
     return product_phrases(split_identifier(title.replace("'s ", " ")))

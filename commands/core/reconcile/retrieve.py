@@ -27,6 +27,7 @@ from functools import lru_cache
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 
 SOFT = 0.6  # a related word or a shared prefix counts this much of the word itself
+LEX = 0.4  # a WordNet synonym or derived form (meaning.lexical) counts less
 # Measured on the tune half only (bench/reconcile_eval/probe.py): at these, 2 wrong of 36.
 NAME_SHIP = 0.85  # a named definition (name + docstring), a route, a flag: share of the title it must cover
 NAME_AGREE = 0.3  # ... with another source naming part of the same
@@ -150,31 +151,37 @@ def _title_keys(weights: dict[str, float], soft: dict[str, frozenset[str]], rind
 
 
 def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, frozenset[str]],
-             rindex: RIndex, needs_ui: bool = False) -> Retrieval:
+             rindex: RIndex, needs_ui: bool = False, lexical: dict[str, frozenset[str]] | None = None
+             ) -> Retrieval:
     """The verdict of many sources; `needs_ui`: a user-facing item in a repository with a UI."""
     total = sum(weights.values())
     if not weights or total <= 0:
         return Retrieval("none", 0.0, None, [], ["the title names nothing to look for"], {})
     exact, softer = _title_keys(weights, soft, rindex)
-    present = {c for c in weights if exact[c] in rindex.by_key or any(k in rindex.by_key for k in softer[c])}
+    lexer = {c: {k for k in (key(r) for r in (lexical or {}).get(c, ())) if k in rindex.by_key}
+             - softer[c] - {exact[c]} for c in weights}
+    present = {c for c in weights if exact[c] in rindex.by_key or any(k in rindex.by_key for k in softer[c])
+               or lexer[c]}
     pool = [c for c in weights if c in present] or list(weights)
     head = max(pool, key=lambda c: (weights[c], c))
     candidates: set[int] = set()
     for c in weights:
         candidates.update(rindex.by_key.get(exact[c], ()))
-        for k in softer[c]:
+        for k in softer[c] | lexer[c]:
             candidates.update(rindex.by_key.get(k, ()))
     hits: list[Hit] = []
     for i in candidates:
         ks = rindex.keys[i]
         ex = frozenset(c for c in weights if exact[c] in ks)
         sf = frozenset(c for c in weights if c not in ex and softer[c] & ks)
-        if head not in ex and head not in sf:
+        lx = frozenset(c for c in weights if c not in ex and c not in sf and lexer[c] & ks)
+        if head not in ex and head not in sf and head not in lx:
             continue
-        score = (sum(weights[c] for c in ex) + SOFT * sum(weights[c] for c in sf)) / total
+        score = (sum(weights[c] for c in ex) + SOFT * sum(weights[c] for c in sf)
+                 + LEX * sum(weights[c] for c in lx)) / total
         if rindex.docs[i].kind == "body":
             score *= BODY
-        hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf))
+        hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf | lx))
     hits.sort(key=lambda h: (-h.score, h.doc.path, h.doc.line))
     best: dict[str, Hit] = {}
     for h in hits:
