@@ -14,7 +14,7 @@ from leafwise.commands.core.impact import (
     waited_on_by,
     waits_on,
 )
-from leafwise.store import Node
+from leafwise.store import CLOSED, Node
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -82,9 +82,16 @@ class DependenciesScreen(Screen):
         node = state.nodes[self.node_id]
         self._impact = Impact(plan)
         held = self._impact.count(node.id)
-        summary = [Content.assemble((node.id, "bold"), "  ", Content(one_line(node.title, 120))),
-                   Content.styled(f"Holds up {held} open lea{'f' if held == 1 else 'ves'} while it cannot go on "
-                                  "(through depends_on and its parents)", "$warning" if held else "$text-muted")]
+        leaves = f"{held} open lea{'f' if held == 1 else 'ves'}"
+        if node.status in CLOSED:
+            impact = Content.styled(f"It is {node.status}: nothing waits on it any more", "$text-muted")
+        elif node.status == "blocked":
+            impact = Content.styled(f"Holds up {leaves} while it cannot go on (through depends_on and its parents)",
+                                    "$warning" if held else "$text-muted")
+        else:
+            impact = Content.styled(f"{leaves.capitalize()} wait{'s' if held == 1 else ''} for it to be done "
+                                    "(through depends_on and its parents)", "$text-muted")
+        summary = [Content.assemble((node.id, "bold"), "  ", Content(one_line(node.title, 120))), impact]
         release = node.effective_release
         path = critical_path(plan, release)
         if path.cycle:

@@ -75,13 +75,19 @@ class ProgressScreen(ViewScreen):
         plt.title("Burn-up: done leaves by day")
         plt.date_form("Y-m-d")
         drawn = False
+        top = 0
         for item in self._forecasts:
             if len(item.burnup) < 2 or item.release is None:
                 continue
             days = [d.isoformat() for d, _ in item.burnup[-120:]]
-            plt.plot(days, [n for _, n in item.burnup[-120:]], label=f"{item.release} ({item.done}/{item.total})")
+            counts = [n for _, n in item.burnup[-120:]]
+            plt.plot(days, counts, label=f"{item.release} ({item.done}/{item.total})")
+            top = max(top, *counts)
             drawn = True
-        if not drawn:
+        if drawn:
+            step = max(1, -(-top // 5))  # whole leaves on the y axis, about five ticks
+            plt.yticks(list(range(0, top + step, step)))
+        else:
             plt.title("Burn-up: nothing done yet in the journal")
         chart.refresh()
 

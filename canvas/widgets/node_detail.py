@@ -391,6 +391,16 @@ def _edit_words(changes: dict[str, Any]) -> list[Content]:
     return out
 
 
+def _from_changes(changes: dict[str, Any], quoted: str) -> Any:
+    """Older and hand-written lines keep the words only in `changes` (the field's new value)."""
+    key = {"reason": "blocked_reason", "question": "decision", "summary": "summary"}.get(quoted)
+    change = changes.get(key) if key else None
+    after = change[1] if isinstance(change, list) and len(change) == 2 else None
+    if isinstance(after, dict):
+        return after.get("question")
+    return after
+
+
 def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content:
     """One journal event as a short line for a node's history, worded by its kind.
 
@@ -432,6 +442,8 @@ def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content
             parts[-1] = Content.assemble(parts[-1], ":") if command == "edit" else parts[-1]
             parts.append(Content(", ").join(edits))
     text = event.get(quoted) if quoted else (event.get("reason") if command.startswith("cycle ") else None)
+    if not text and quoted:
+        text = _from_changes(changes, quoted)
     if text and not (command == "add"):  # an add's title is the node's own, shown above
         parts[-1] = Content.assemble(parts[-1], ":" if command not in ("complete", "unblock") else " —")
         parts.append(Content(one_line(text, 120)))

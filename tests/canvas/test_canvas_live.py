@@ -92,7 +92,7 @@ async def test_a_broken_file_is_reported_not_hidden(demo_plan, tmp_path):
         await until(pilot, lambda: any(p.node == "SHOP-73" for p in app.state.plan.problems))
         assert "SHOP-73" not in app.state.nodes
         assert any("SHOP-73.yaml does not load" in n for n in notices(app))
-        await until(pilot, lambda: "1 unreadable" in str(app.screen.query_one("#header").render()))
+        await until(pilot, lambda: "invalid plan: 1 problem (v)" in str(app.screen.query_one("#header").render()))
 
 
 BURST = textwrap.dedent("""

@@ -1,0 +1,61 @@
+"""Screenshots of the workbench views (board, dependencies, agents, progress and forecast) in the three themes.
+
+Same rules as test_canvas_snapshots.py: the demo plan copied to tmp, the display clock and the time zone
+pinned, a fixed size, the watcher off. Update with `--snapshot-update` and read the SVGs' text first.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from leafwise.canvas.screens.agents import AgentsScreen
+from leafwise.canvas.screens.board import BoardScreen
+from leafwise.canvas.screens.dependencies import DependenciesScreen
+from leafwise.canvas.screens.progress import ProgressScreen
+from leafwise.themes import THEMES
+from testkit.canvas import canvas, until
+
+SIZE = (140, 40)
+VIEWS = {"board": ("K", BoardScreen), "dependencies": ("i", DependenciesScreen), "agents": ("A", AgentsScreen),
+         "progress": ("p", ProgressScreen)}
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def settled(pilot) -> None:
+    app = pilot.app
+    while app.state is None:
+        await pilot.pause(0.02)
+    await pilot.pause(0.3)
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.2)
+
+
+def open_view(view: str):
+    key, screen_type = VIEWS[view]
+
+    async def run_before(pilot) -> None:
+        await settled(pilot)
+        if view == "dependencies":
+            pilot.app.screen.reveal("SHOP-38")  # waits on work, and a decision waits on it
+            await settled(pilot)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(pilot.app.screen, screen_type))
+        await settled(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_view(snap_compare, demo_plan, tmp_path, view, theme):
+    (tmp_path / "settings.json").write_text(f'{{"theme": "{theme}"}}')
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=open_view(view))
