@@ -72,6 +72,11 @@ STRINGS = {
 BODY_TYPES = frozenset({"function_definition", "function_declaration", "method_definition", "method_declaration",
                         "method", "arrow_function", "function_expression"})
 MAX_BODY = 6000
+# The branches of a switch (a TUI's key handler, a reducer, a command dispatcher): each is a small
+# document of its own, so what one key or one message does is bound together (retrieve.py).
+CASE_TYPES = frozenset({"expression_case", "type_case", "communication_case", "switch_case", "case_clause", "when"})
+MAX_CASES = 80
+MAX_CASE = 1500
 _HUMAN = re.compile(r"^[A-Za-z][\w'’,.:;!?()\-/&%$+ ]*$")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -220,8 +225,41 @@ def _document(index: Index, src: Source, art, node, kind: str, lang: str, offset
     defn = node.parent
     if kind == "definition" and defn is not None and defn.type in BODY_TYPES:
         body = data[defn.start_byte:min(defn.end_byte, defn.start_byte + MAX_BODY)].decode("utf-8", "replace")
+        # context: what the definition itself says (name, docstring), to tell a bound match from
+        # words that merely meet somewhere in a long body (retrieve.py)
         index.docs.append(Artifact("body", art.name, art.path, art.line, art.snippet,
-                                   art.words | words | identifier_concepts(body), side=art.side))
+                                   art.words | words | identifier_concepts(body), art.words | words, side=art.side))
+        _cases(index, src, art, defn, offsets, data)
+
+
+def _cases(index: Index, src: Source, art: Artifact, defn, offsets, data: bytes) -> None:
+    """A document for each innermost branch of the switches in a definition (an outer case that
+    holds a whole inner switch says no more than the body)."""
+    stack = list(defn.named_children)
+    cases = []
+    end = defn.start_byte + MAX_BODY
+    while stack and len(cases) < 4 * MAX_CASES:
+        node = stack.pop()
+        if node.start_byte > end:
+            continue
+        if node.type in CASE_TYPES:
+            cases.append(node)
+        stack.extend(node.named_children)
+    spans = sorted((c.start_byte, c.end_byte) for c in cases)
+    found = 0
+    for node in sorted(cases, key=lambda c: c.start_byte):
+        if found >= MAX_CASES:
+            break
+        if any(node.start_byte < s0 and e0 <= node.end_byte for s0, e0 in spans):
+            continue  # holds an inner case
+        text = data[node.start_byte:min(node.end_byte, node.start_byte + MAX_CASE)].decode("utf-8", "replace")
+        words = identifier_concepts(text)
+        if len(words) >= 2:
+            line = src.line_of(_char(data, offsets, node.start_byte))
+            label = text.split(":", 1)[0].split("\n", 1)[0].strip()[:60]
+            index.docs.append(Artifact("body", f"{art.name}: {label}", src.rel, line, src.snippet(line), words,
+                                       words, side=art.side))
+            found += 1
 
 
 def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: bytes) -> None:
