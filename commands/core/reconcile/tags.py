@@ -126,12 +126,15 @@ def scan(index: Index, sources: list[Source]) -> None:
         return
     for src in sources:
         name = LANG_OF.get(src.path.suffix)
-        loaded = _language(name) if name else None
+        text = src.text
+        if src.path.suffix in (".vue", ".svelte"):
+            name, text = "typescript", _script_part(text)
+        loaded = _language(name) if name and text else None
         if loaded is None:
             continue
         parser, query, strings = loaded
-        data = src.text.encode("utf-8", "replace")
-        if len(data) != len(src.text):
+        data = text.encode("utf-8", "replace")
+        if len(data) != len(text):
             offsets = None  # multi-byte text: map byte offsets back to characters per capture
         else:
             offsets = True
@@ -164,6 +167,20 @@ def scan(index: Index, sources: list[Source]) -> None:
                                   side="cli" if kind == "flag" else None)
                     _document(index, src, art, node, kind, name, offsets, data)
         _strings(index, src, strings, tree, name, offsets, data)
+
+
+_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+
+
+def _script_part(text: str) -> str:
+    """The `<script>` parts of a .vue/.svelte file, everything else blanked (lines and offsets kept)."""
+    spans = [m.span(1) for m in _SCRIPT.finditer(text)]
+    if not spans:
+        return ""
+    out = re.sub(r"[^\n]", " ", text)
+    for a, b in spans:
+        out = out[:a] + text[a:b] + out[b:]
+    return out
 
 
 def _is_flag(func: bytes) -> bool:
