@@ -29,6 +29,7 @@ QUERIES = {
                            (typed_default_parameter name: (identifier) @option)]))
 (call function: (attribute attribute: (identifier) @_f)
   arguments: (argument_list . (string) @flag) (#eq? @_f "add_argument"))
+(module (expression_statement (assignment left: (identifier) @def.constant)) (#match? @def.constant "^[A-Z][A-Z0-9_]{3,}$"))
 """,
     "javascript": """
 (class_declaration name: (identifier) @def.class)
@@ -49,6 +50,7 @@ QUERIES = {
 (function_declaration name: (identifier) @def.function)
 (method_declaration name: (field_identifier) @def.method)
 (type_spec name: (type_identifier) @def.type)
+(const_spec name: (identifier) @def.constant)
 (call_expression function: (selector_expression field: (field_identifier) @_f)
   arguments: (argument_list (interpreted_string_literal) @flag))
 """,
