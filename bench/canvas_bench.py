@@ -14,7 +14,12 @@ writes no bytes to a terminal):
 - filter keystroke → redraw: one filter text applied until the next frame;
 - a burst of writes: how late the event loop gets while another process
   rewrites N files as fast as it can, and how long after the last write the
-  screen matches the files.
+  screen matches the files;
+- the workbench views (issue 16): the board (`K`), the blocked view's impact
+  ranking (`b`) and the progress view's forecast (`p`) from a journal grown
+  to 50,000 lines, each from the key press to the first frame that shows it,
+  and the core functions under them alone (board_cards, rank_stuck, forecast
+  with the journal read).
 
 A "frame" is the app's compositor handing an update to the driver: the bench
 wraps `App._display` to see it (the only private hook used, bench-only).
@@ -274,6 +279,106 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
     return report
 
 
+# --- the workbench views: board, impact ranking, forecast --------------------------------------
+
+JOURNAL_LINES = 50_000
+
+
+def grow_journal(root: Path, lines: int = JOURNAL_LINES) -> int:
+    """Pad the plan's journal to `lines` lines with what agents write most: heartbeats, starts, completes.
+
+    The events are spread over the 120 days before the newest one, in time order, on real leaf ids.
+    """
+    from datetime import datetime, timedelta, timezone
+
+    journal = root / ".leafwise" / "journal.jsonl"
+    have = journal.read_bytes().count(b"\n") if journal.exists() else 0
+    leaves = sorted(p.stem for p in (root / ".leafwise" / "nodes").iterdir() if p.suffix == ".yaml")
+    start = datetime(2026, 7, 1, tzinfo=timezone.utc)
+    out = []
+    for i in range(max(0, lines - have)):
+        nid = leaves[(i * 7919) % len(leaves)]
+        when = (start + timedelta(seconds=i * 200)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind = i % 10
+        if kind < 7:
+            event = {"time": when, "actor": f"agent-{i % 5}", "command": "heartbeat", "node": nid, "changes": {},
+                     "claim_expires": when}
+        elif kind < 9:
+            event = {"time": when, "actor": f"agent-{i % 5}", "command": "start", "node": nid,
+                     "changes": {"status": ["draft", "in-progress"], "assignee": [None, f"agent-{i % 5}"]}}
+        else:
+            event = {"time": when, "actor": f"agent-{i % 5}", "command": "complete", "node": nid,
+                     "changes": {"status": ["in-progress", "done"]}, "summary": "did it"}
+        out.append(json.dumps(event, separators=(",", ":")))
+    with journal.open("a") as fh:
+        fh.write("\n".join(out) + ("\n" if out else ""))
+    return journal.read_bytes().count(b"\n")
+
+
+def timed(fn, repeat: int = 5) -> dict[str, float]:
+    """Median wall and CPU milliseconds of `fn()` over `repeat` runs."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append((time.perf_counter() - wall) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return {"wall_ms": round(statistics.median(walls), 1), "cpu_ms": round(statistics.median(cpus), 1)}
+
+
+async def workbench(root: Path) -> dict[str, object]:
+    from leafwise.canvas.app import make_canvas
+    from leafwise.canvas.screens.blocked import BlockedScreen
+    from leafwise.canvas.screens.board import BoardScreen, board_cards
+    from leafwise.canvas.screens.progress import ProgressScreen
+    from leafwise.commands.core.forecast import forecast, read_lines
+    from leafwise.commands.core.impact import rank_stuck
+
+    lines = grow_journal(root)
+    app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json")
+    seen = frames(app)
+    report: dict[str, object] = {"journal_lines": lines}
+    async with app.run_test(size=SIZE) as pilot:
+        while app.state is None:
+            await asyncio.sleep(0.01)
+        await pilot.pause(1.5)  # the first frames and the validator's first verdict
+        state = app.state
+        report["core_ms"] = {
+            "board_cards (whole plan)": timed(lambda: board_cards(state, None)),
+            "rank_stuck (impact ranking)": timed(lambda: rank_stuck(state.plan)),
+            "forecast (read 50k-line journal + compute)":
+                timed(lambda: forecast(state.plan, read_lines(state.paths.journal))),
+        }
+
+        async def view(key: str, screen_type, ready) -> dict[str, float]:
+            """The first visit, key press → the first frame showing the view; then its redraw alone, again."""
+            await pilot.press("escape")
+            await pilot.pause(0.3)
+            wall, cpu = time.perf_counter(), time.process_time()
+            await pilot.press(key)
+            deadline = wall + 30
+            while not (isinstance(app.screen, screen_type) and ready(app.screen)):
+                if time.perf_counter() > deadline:
+                    raise TimeoutError(f"{key}: the view did not fill")
+                await asyncio.sleep(0.001)
+            shown = await next_frame(pilot, seen, time.perf_counter())
+            first = {"wall_ms": round((shown - wall) * 1000, 1), "cpu_ms": round((time.process_time() - cpu) * 1000, 1)}
+            screen = app.screen
+            again = timed(screen.redraw if isinstance(screen, BoardScreen) else lambda: screen.redraw(app.state))
+            await pilot.pause(0.3)
+            return {"first_visit": first, "redraw": again}
+
+        report["views_ms"] = {
+            "board (K)": await view("K", BoardScreen,
+                                    lambda s: s.query_one("#board-draft").option_count > 0),
+            "blocked, ranked by impact (b)": await view("b", BlockedScreen,
+                                                        lambda s: s.query_one("#blocked-list").option_count > 0),
+            "progress + forecast (p)": await view("p", ProgressScreen, lambda s: bool(s._forecasts)),
+        }
+        app.exit()
+    return report
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {"n": len(values), "p50": round(statistics.median(values), 1), "p95": round(percentile(values, 95), 1),
             "max": round(max(values), 1)}
@@ -287,6 +392,8 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, help="where to generate the plan (default: a temp folder)")
     parser.add_argument("--writes", type=int, default=100, help="external writes timed one by one")
     parser.add_argument("--burst", type=int, default=1000, help="files rewritten in one burst")
+    parser.add_argument("--workbench-only", action="store_true",
+                        help="only the board, impact ranking and forecast figures (and the first screen)")
     args = parser.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="leafwise-bench-"))
     root = make_plan(folder)
@@ -296,7 +403,9 @@ def main() -> int:
     runs = sorted(first_screen(root) for _ in range(5))
     report["first_screen_s"] = [wall for wall, _cpu in runs]
     report["first_screen_cpu_s"] = sorted(cpu for _wall, cpu in runs)
-    report.update(asyncio.run(live(root, args.writes, args.burst)))
+    if not args.workbench_only:
+        report.update(asyncio.run(live(root, args.writes, args.burst)))
+    report["workbench"] = asyncio.run(workbench(root))
     print(json.dumps(report, indent=1))
     if not args.dir:
         shutil.rmtree(folder, ignore_errors=True)

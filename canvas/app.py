@@ -166,7 +166,7 @@ class CanvasApp(App[int]):
         if state.plan.problems:
             self.notify(f"{len(state.plan.problems)} file(s) do not load; press v to see them",
                         severity="warning")
-        self._check_plan()
+        self._schedule_check()  # after the first frames: the validator's walk would compete with them
         if self.watch_enabled:
             self._watch_files()
 

@@ -36,6 +36,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -115,7 +116,10 @@ class NodeDetail(VerticalScroll):
         self._extras_timer = self.set_timer(EXTRAS_DELAY, load)
 
     def _section(self, widget_id: str, content: Content | None) -> None:
-        widget = self.query_one(f"#{widget_id}", Static)
+        try:
+            widget = self.query_one(f"#{widget_id}", Static)
+        except NoMatches:  # the app is closing and took the pane's children first (a late worker result)
+            return
         widget.display = content is not None
         if content is not None:
             widget.update(inert(content))
