@@ -73,7 +73,7 @@ REGISTRY: dict[str, Command] = {}
 
 # Handler modules (commands/handlers/), imported on first use of the registry.
 _MODULES = (
-    "plan", "agent_loop", "discovery", "validation", "progress", "context", "docs", "decisions",
+    "plan", "releases", "agent_loop", "discovery", "validation", "progress", "context", "docs", "decisions",
     "bulk", "leases", "renumber", "diagnose", "guide", "reconcile", "cycles", "comments", "trust",
 )
 _HANDLERS = "leafwise.commands.handlers"

@@ -448,6 +448,13 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
         if isinstance(data.get(key), (dict, list)):
             bad(key, f"{key} must be text", f"{key}: text")
             data = {**data, key: None}
+    former: list[str] = []
+    raw_former = data.get("former_prefixes") or []
+    for item in raw_former if isinstance(raw_former, list) else [raw_former]:
+        try:
+            former.append(check_prefix(item).upper())
+        except UnsafePath as exc:
+            bad("former_prefixes", str(exc), "former_prefixes: [SHOP]")
     project = Project(
         pid=_text(data.get("pid"), paths.repo.name),
         name=_text(data.get("name"), paths.repo.name),
@@ -455,6 +462,7 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
         releases=releases,
         schema=schema,
         settings=dict(settings),
+        former_prefixes=tuple(dict.fromkeys(former)),
     )
     return project, problems
 

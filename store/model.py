@@ -61,6 +61,7 @@ class Project:
     releases: list[Release]
     schema: int = 1
     settings: dict[str, Any] = field(default_factory=dict)
+    former_prefixes: tuple[str, ...] = ()  # prefixes of ids given before `project set --prefix`
 
     def release_rank(self) -> dict[str, int]:
         return {r.id: i for i, r in enumerate(self.releases)}

@@ -97,7 +97,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
                     problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
                                        cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
                                        node, _line(plan, node, key)))
-        if not node.id.startswith(plan.project.id_prefix + "-"):
+        if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
             problems.append(_p("foreign_prefix", "warning",
                                f"id does not use the project prefix {plan.project.id_prefix}",
                                cmd(f"renumber {node.id}"), node, 1))

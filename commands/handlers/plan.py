@@ -1,9 +1,8 @@
-"""Shaping the plan: init, release add, add (with tails and the duplicate check), edit."""
+"""Shaping the plan: init, add (with tails and the duplicate check), edit (releases: releases.py)."""
 
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -32,7 +31,6 @@ from leafwise.store.loader import parse_yaml
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
 from leafwise.store.paths import (
     PLAN_DIR,
-    RELEASE_PATTERN,
     PlanPaths,
     UnsafePath,
     resolve_inside,
@@ -60,6 +58,7 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     if repo.name == PLAN_DIR:
         repo = repo.parent
     paths = PlanPaths(repo)
+    asked_name, asked_prefix = name, prefix
     name = name or repo.name
     prefix = (prefix or re.sub(r"[^A-Z0-9]", "", name.upper())[:6] or "TASK").upper()
     if not PREFIX_PATTERN.match(prefix):
@@ -67,6 +66,13 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
                            fix(ctx.cmd(f"init --prefix {prefix.upper()[:1] or 'P'}ROJ"), "choose a prefix like SHOP"),
                            exit_code=EXIT_USAGE, category="usage")
     tool = Mutation(tool="init_project", operation="init", applied=False, reason="")
+    if paths.project_file.exists() and (asked_name is not None or asked_prefix is not None):
+        flags = (f" --name {quote(asked_name)}" if asked_name is not None else "") + \
+            (f" --prefix {quote(asked_prefix)}" if asked_prefix is not None else "")
+        raise CommandError("plan_exists", f"a plan already exists in {paths.dir}; init does not change it",
+                           fix(ctx.cmd(f"project set{flags}"), "rename the project or change its prefix"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("project", None),
+                           mutation=Mutation("init_project", "init", False, "a plan already exists"))
     if paths.project_file.exists():
         tool.reason = "a plan already exists here; nothing changed"
         return Result({"root": str(repo), "created": False}, next_(ctx.cmd("context"), "read the plan"),
@@ -79,7 +85,8 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
 
     write_text(paths.project_file, dump_yaml({"schema": 1, "pid": pid, "name": name, "id_prefix": prefix,
                                               "releases": []}).decode())
-    write_text(paths.dir / ".gitignore", ".cache/\n.locks/\n")
+    # claims are leases on this machine: a merge must never plant one
+    write_text(paths.dir / ".gitignore", ".cache/\n.locks/\nclaims/\n")
     # branches append to the journal independently: a merge keeps both sides' lines
     write_text(paths.dir / ".gitattributes", "journal.jsonl merge=union\n")
     paths.journal.touch()
@@ -90,69 +97,6 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     return Result({"root": str(repo), "created": True, "pid": pid, "id_prefix": prefix},
                   next_(ctx.cmd('release add R1 --title "<title>"'), "a plan starts with a release"),
                   [f"Created {paths.dir} (prefix {prefix})"], tool)
-
-
-@command("release add", "Add a release at the end of the release order.", mutating=True,
-         tool="add_release",
-         params=(Param("release_id", "release id, e.g. R3", positional=True, required=True),
-                 Param("title", "release title", required=True),
-                 Param("target", "target date, YYYY-MM-DD")))
-def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None) -> Result:
-    from ruamel.yaml.comments import CommentedMap
-
-    paths = ctx.paths()
-    if not RELEASE_PATTERN.match(release_id):
-        raise CommandError("invalid_release", f"release id {release_id!r} must be letters, digits, . _ -",
-                           fix(ctx.cmd(f"release add R{len(ctx.plan().project.releases) + 1} --title {quote(title)}"),
-                               "use a simple id"), exit_code=EXIT_USAGE, category="usage")
-    if target is not None and not _is_date(target):
-        raise CommandError("invalid_date", f"target {clean(target, 40)!r} is not a date written YYYY-MM-DD",
-                           fix(ctx.cmd(f"release add {release_id} --title {quote(title)} --target 2027-01-31"),
-                               "write the date as YYYY-MM-DD"), exit_code=EXIT_USAGE, category="usage")
-    import io
-
-    from leafwise.store.writer import _yaml, atomic_write, locked
-
-    tool = Mutation("add_release", "release add", False, "")
-    with locked(paths, "project"):
-        text = paths.project_file.read_text()
-        y = _yaml()
-        doc = y.load(text) or CommentedMap()
-        releases = doc.get("releases")
-        if releases is None:
-            doc["releases"] = releases = []
-        if any(str(r.get("id")) == release_id for r in releases if isinstance(r, dict)):
-            raise CommandError("release_exists", f"release {release_id} already exists",
-                               fix(ctx.cmd(f"list --release {release_id}"), "see what it holds"),
-                               exit_code=EXIT_CONFLICT, category="conflict", source=("release", release_id),
-                               mutation=Mutation("add_release", "release add", False, "already exists"))
-        entry = CommentedMap(id=release_id, title=title)
-        if target:
-            entry["target"] = date.fromisoformat(target)
-        entry.fa.set_flow_style()
-        releases.append(entry)
-        buf = io.StringIO()
-        y.dump(doc, buf)
-        atomic_write(paths.project_file, buf.getvalue().encode())
-    tool.applied, tool.reason = True, "release appended"
-    tool.changes = [{"release": release_id, "op": "add", "title": title, "target": target}]
-    record(ctx, "release add", None, {}, release=release_id)
-    ctx.forget()
-    return Result({"id": release_id, "title": title, "target": target,
-                   "position": len(releases)},
-                  next_(ctx.cmd(f'add "<title>" --release {release_id}'), "give the release its work"),
-                  [f"Added release {release_id}: {title}" + (f" (target {target})" if target else "")], tool)
-
-
-def _is_date(text: str) -> bool:
-    """A real calendar date written YYYY-MM-DD (2027-13-45 is not one)."""
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:

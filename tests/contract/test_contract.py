@@ -90,6 +90,10 @@ def start_shop_18(root: Path) -> None:
     run_in(root, "start", node_id="SHOP-18", agent="bot-1")
 
 
+def add_release_r4(root: Path) -> None:
+    run_in(root, "release add", release_id="R4", title="Later")
+
+
 def start_a_cycle(root: Path) -> None:
     run_in(root, "cycle start", name="polish", kind="until-goal", max_iterations=3, token_cap=1000,
            verify=("true",))
@@ -150,13 +154,27 @@ CASES: dict[str, tuple[Case, ...]] = {
     "heartbeat": (ok("heartbeat", "SHOP-18", "--agent", "bot-1", setup=start_shop_18),
                   err(3, "heartbeat", "SHOP-18", "--agent", "bot-2", setup=start_shop_18)),
     "init": (ok("init", "--name", "Bakery", "--prefix", "BAK", where="empty"),
-             err(2, "init", "--prefix", "bad-1", where="empty")),
+             err(2, "init", "--prefix", "bad-1", where="empty"),
+             err(3, "init", "--name", "Bakery")),
     "list": (ok("list", "--status", "blocked"), err(2, "list", "--release", "R9")),
     "next": (ok("next"), err(5, "next", where="empty")),
     "progress": (ok("progress"), err(5, "progress", where="empty")),
     "reconcile": (ok("reconcile"), err(5, "reconcile", "--node", "SHOP-999")),
+    "project set": (ok("project", "set", "--name", "Corner shop", "--prefix", "CS"),
+                    err(2, "project", "set", "--prefix", "a-b"),
+                    err(2, "project", "set")),
     "release add": (ok("release", "add", "R4", "--title", "Later"),
-                    err(3, "release", "add", "R1", "--title", "Again")),
+                    err(3, "release", "add", "R1", "--title", "Again"),
+                    err(2, "release", "add", "R4", "--title", "Later", "--target", "2027-13-45")),
+    "release edit": (ok("release", "edit", "R2", "--title", "Card payments", "--target", "2027-04-01"),
+                     err(5, "release", "edit", "R9", "--title", "x"),
+                     err(2, "release", "edit", "R2", "--target", "next week")),
+    "release list": (ok("release", "list"), err(5, "release", "list", where="empty")),
+    "release move": (ok("release", "move", "R3", "--before", "R2"),
+                     err(5, "release", "move", "R3", "--before", "R9"),
+                     err(2, "release", "move", "R3")),
+    "release remove": (ok("release", "remove", "R4", setup=add_release_r4),
+                       err(3, "release", "remove", "R3")),
     "renumber": (ok("renumber", "SHOP-18"), err(5, "renumber", "SHOP-999")),
     "repair": (ok("repair", "--dry-run"), err(5, "repair", where="empty")),
     "show": (ok("show", "SHOP-12"), err(5, "show", "SHOP-999"), err(2, "show", "shop_1")),
