@@ -160,7 +160,8 @@ def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResul
     """The concepts, the candidate evidence and why each rule passed or failed."""
     return {
         "concepts": [{"concept": c, "word": weighed.words.get(c, c), "weight": w, "why": weighed.why[c],
-                      "related": sorted(weighed.soft.get(c, ()))} for c, w in weighed.weights.items()],
+                      "related": sorted(weighed.soft.get(c, ())),
+                      "lexical": sorted(weighed.lexical.get(c, ()))} for c, w in weighed.weights.items()],
         "main_verb": query.verb,
         "candidates": [{"kind": s.art.kind, "name": s.art.name, "path": s.art.path, "line": s.art.line,
                         "score": s.score, "own": s.own, "matched": sorted(s.matched),
