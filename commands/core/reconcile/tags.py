@@ -76,8 +76,10 @@ BODY_TYPES = frozenset({"function_definition", "function_declaration", "method_d
 MAX_BODY = 6000
 # The branches of a switch (a TUI's key handler, a reducer, a command dispatcher): each is a small
 # document of its own, so what one key or one message does is bound together (retrieve.py).
-CASE_TYPES = frozenset({"expression_case", "type_case", "communication_case", "switch_case", "case_clause", "when"})
-MAX_CASES = 80
+CASES = {"python": "(case_clause) @case", "javascript": "(switch_case) @case", "typescript": "(switch_case) @case",
+         "tsx": "(switch_case) @case", "go": "[(expression_case) (type_case) (communication_case)] @case",
+         "ruby": "(when) @case"}
+MAX_CASES = 400  # per file
 MAX_CASE = 1500
 _HUMAN = re.compile(r"^[A-Za-z][\w'’,.:;!?()\-/&%$+ ]*$")
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -111,7 +113,8 @@ def _language(name: str) -> tuple[Any, Any] | None:
             lang = ts.Language(grammar.language())
         else:
             return None
-        return ts.Parser(lang), ts.Query(lang, QUERIES[name]), ts.Query(lang, STRINGS[name])
+        return (ts.Parser(lang), ts.Query(lang, QUERIES[name]), ts.Query(lang, STRINGS[name]),
+                ts.Query(lang, CASES[name]))
     except (ImportError, ValueError, OSError):
         return None
 
@@ -134,7 +137,8 @@ def scan(index: Index, sources: list[Source]) -> None:
         loaded = _language(name) if name and text else None
         if loaded is None:
             continue
-        parser, query, strings = loaded
+        parser, query, strings, cases = loaded
+        bodies: list[tuple[int, int, str, str]] = []
         data = text.encode("utf-8", "replace")
         if len(data) != len(text):
             offsets = None  # multi-byte text: map byte offsets back to characters per capture
@@ -167,8 +171,9 @@ def scan(index: Index, sources: list[Source]) -> None:
                     art = src.add(index, kind, text, start, words,
                                   identifier_concepts(src.path.stem) if kind == "test" else frozenset(),
                                   side="cli" if kind == "flag" else None)
-                    _document(index, src, art, node, kind, name, offsets, data)
+                    _document(index, src, art, node, kind, name, offsets, data, bodies)
         _strings(index, src, strings, tree, name, offsets, data)
+        _cases(index, src, cases, tree, bodies, offsets, data)
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
@@ -220,7 +225,8 @@ def _doc_text(node, lang: str) -> str:
     return " ".join(reversed(comments))[:1500]
 
 
-def _document(index: Index, src: Source, art, node, kind: str, lang: str, offsets, data: bytes) -> None:
+def _document(index: Index, src: Source, art, node, kind: str, lang: str, offsets, data: bytes,
+              bodies: list[tuple[int, int, str, str]] | None = None) -> None:
     """The definition (or flag) with the words of its docstring, comments or help text, as a document."""
     from leafwise.commands.core.reconcile.documents import affirmative
 
@@ -248,36 +254,32 @@ def _document(index: Index, src: Source, art, node, kind: str, lang: str, offset
         # words that merely meet somewhere in a long body (retrieve.py)
         index.docs.append(Artifact("body", art.name, art.path, art.line, art.snippet,
                                    art.words | words | identifier_concepts(body), art.words | words, side=art.side))
-        _cases(index, src, art, defn, offsets, data)
+        if bodies is not None:
+            bodies.append((defn.start_byte, defn.end_byte, art.name, art.side))
 
 
-def _cases(index: Index, src: Source, art: Artifact, defn, offsets, data: bytes) -> None:
-    """A document for each innermost branch of the switches in a definition (an outer case that
-    holds a whole inner switch says no more than the body)."""
-    stack = list(defn.named_children)
-    cases = []
-    end = defn.start_byte + MAX_BODY
-    while stack and len(cases) < 4 * MAX_CASES:
-        node = stack.pop()
-        if node.start_byte > end:
-            continue
-        if node.type in CASE_TYPES:
-            cases.append(node)
-        stack.extend(node.named_children)
-    spans = sorted((c.start_byte, c.end_byte) for c in cases)
+def _cases(index: Index, src: Source, query, tree, bodies: list[tuple[int, int, str, str]], offsets,
+           data: bytes) -> None:
+    """A document for each innermost branch of a switch (an outer case that holds a whole inner
+    switch says no more than the body), named by the definition around it."""
+    import tree_sitter as ts
+
+    nodes = sorted(ts.QueryCursor(query).captures(tree.root_node).get("case", ()), key=lambda n: n.start_byte)
     found = 0
-    for node in sorted(cases, key=lambda c: c.start_byte):
-        if found >= MAX_CASES:
-            break
-        if any(node.start_byte < s0 and e0 <= node.end_byte for s0, e0 in spans):
+    for k, node in enumerate(nodes[:MAX_CASES]):
+        if k + 1 < len(nodes) and nodes[k + 1].start_byte < node.end_byte:
             continue  # holds an inner case
+        around = [b for b in bodies if b[0] <= node.start_byte and node.end_byte <= b[1]]
+        if not around:
+            continue
+        start, _, owner, side = max(around, key=lambda b: b[0])
         text = data[node.start_byte:min(node.end_byte, node.start_byte + MAX_CASE)].decode("utf-8", "replace")
         words = identifier_concepts(text)
         if len(words) >= 2:
             line = src.line_of(_char(data, offsets, node.start_byte))
             label = text.split(":", 1)[0].split("\n", 1)[0].strip()[:60]
-            index.docs.append(Artifact("body", f"{art.name}: {label}", src.rel, line, src.snippet(line), words,
-                                       words, side=art.side))
+            index.docs.append(Artifact("body", f"{owner}: {label}", src.rel, line, src.snippet(line), words, words,
+                                       side=side))
             found += 1
 
 
