@@ -20,13 +20,12 @@ from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.views import MARKS
 from leafwise.store import Node
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
@@ -108,12 +107,14 @@ class BoardScreen(Screen):
 
     def on_mount(self) -> None:
         self._pending = None
+        self._drawn_version: object = None  # the plan version last drawn (a resume redraws only after a change)
         self.app.plan_loaded.subscribe(self, lambda _state: self._changed())
         self.app.plan_updated.subscribe(self, self.plan_updated)
-        self.redraw()
 
     def on_screen_resume(self) -> None:
-        self.redraw()
+        state = self.app.state
+        if state is None or state.version is not self._drawn_version:
+            self.redraw()
 
     def plan_updated(self, update: PlanUpdate) -> None:
         self._changed()
@@ -137,6 +138,7 @@ class BoardScreen(Screen):
         self.query_one(PlanHeader).show(state, self.app.live if state else None)
         if state is None:
             return
+        self._drawn_version = state.version
         self._cards = board_cards(state, self.scope)
         total = sum(len(c) for c in self._cards.values())
         self.query_one("#board-summary", Static).update(Content.assemble(
@@ -249,7 +251,3 @@ class BoardScreen(Screen):
                 self.app.run_request(Request(command, args, label, node.id))
 
         self.app.push_screen(prompt, done)
-
-    @on(OptionList.OptionHighlighted)
-    def highlighted(self) -> None:
-        self.refresh_bindings()

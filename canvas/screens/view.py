@@ -48,9 +48,13 @@ class ViewScreen(Screen):
         self._stale = True
         self.app.plan_loaded.subscribe(self, lambda _state: self._changed())
         self.app.plan_updated.subscribe(self, self.plan_updated)
-        self.call_after_refresh(self._redraw)
+        self.call_after_refresh(self._redraw_if_stale)
 
     def on_screen_resume(self) -> None:
+        self._redraw_if_stale()
+
+    def _redraw_if_stale(self) -> None:
+        """Mount and resume both ask on a first visit: the view is drawn once (a redraw can take 0.1 s)."""
         if self._stale:
             self._redraw()
 
