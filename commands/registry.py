@@ -206,5 +206,6 @@ class Ctx:
         """A full command line for a hint, carrying --root when the caller gave it."""
         line = f"leafwise {rest}"
         if self.root:
-            line += f" --root {quote(str(self.root))}"
+            head, sep, tail = line.partition(" -- ")  # options go before the end-of-options mark
+            line = f"{head} --root {quote(str(self.root))}" + (f"{sep}{tail}" if sep else "")
         return line

@@ -20,6 +20,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.registry import Command, Ctx
 from leafwise.store import UnsafePath
+from leafwise.store.loader import TooLarge
 from leafwise.store.writer import LockBusy
 
 
@@ -64,6 +65,10 @@ def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
         outcome: Result | CommandError = command.handler(ctx, **arguments)
     except CommandError as exc:
         outcome = exc
+    except TooLarge as exc:
+        outcome = CommandError("too_large", str(exc), fix(ctx.cmd(f"{command.name} --help"), "send less: "
+                                                          "split the text or keep the details in a doc"),
+                               exit_code=EXIT_USAGE, category="usage")
     except UnsafePath as exc:
         outcome = CommandError("unsafe_path", str(exc), fix(ctx.cmd(f"{command.name} --help"), "use a plan id or path"),
                                exit_code=EXIT_USAGE, category="usage")

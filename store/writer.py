@@ -116,6 +116,25 @@ def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
         os.close(fd)  # closing the descriptor drops the lock
 
 
+_UMASK: int | None = None
+
+
+def umask() -> int:
+    """The process's umask, read once (from /proc where it can be read without changing it)."""
+    global _UMASK
+    if _UMASK is None:
+        try:
+            with open("/proc/self/status") as fh:
+                found = next((line.split()[1] for line in fh if line.startswith("Umask:")), None)
+            _UMASK = int(found, 8) if found else None
+        except (OSError, ValueError):
+            _UMASK = None
+        if _UMASK is None:
+            _UMASK = os.umask(0o022)
+            os.umask(_UMASK)
+    return _UMASK
+
+
 def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None:
     """Write `content` to `path` so readers never see a torn file.
 
@@ -125,6 +144,8 @@ def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX)
     try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600: the file gets what the user's umask gives any new file
+            os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(content)
             fh.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from leafwise.commands.contract import quote
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.store import CLOSED, Plan, Problem, Status
 from leafwise.store.paths import UnsafePath, resolve_inside
@@ -68,7 +69,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
             keep = ", ".join(d for d in deps if d in nodes)
             problems.append(_p("dangling_dependency", "error",
                                f"depends on {', '.join(missing)}, which does not exist",
-                               cmd(f"edit {node.id} --set depends_on=[{keep}]"), node,
+                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{keep}]")), node,
                                _line(plan, node, "depends_on")))
         if node.status == Status.BLOCKED and not node.blocked_reason:
             problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
@@ -90,12 +91,12 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
                 state = links[rel]
                 if isinstance(state, UnsafePath):
                     problems.append(_p("unsafe_path", "error", f"{key}: {state}",
-                                       cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
+                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
                                        node, _line(plan, node, key)))
                     continue
                 if not state:
                     problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
-                                       cmd(f"edit {node.id} --set {key}=[{_without(node.data.get(key), rel)}]"),
+                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
                                        node, _line(plan, node, key)))
         if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
             problems.append(_p("foreign_prefix", "warning",
@@ -186,6 +187,11 @@ def _without(values: Any, drop: str) -> str:
     return ", ".join(v for v in values or [] if v != drop)
 
 
+def _list_value(key: str, values: Any, drop: str) -> str:
+    """`key=[a, b]` without `drop`, quoted as one shell word (shlex.split gives it back whole)."""
+    return quote(f"{key}=[{_without(values, drop)}]")
+
+
 
 def _hierarchy_cycles(plan: Plan, cmd) -> list[Problem]:
     nodes = plan.nodes
@@ -245,7 +251,7 @@ def _dependency_cycles(plan: Plan, cmd) -> list[Problem]:
         drop = next(b for a, b in cycle if a == first) if any(a == first for a, _ in cycle) else cycle[0][1]
         keep = ", ".join(d for d in node.depends_on if d != drop)
         problems.append(_p("dependency_cycle", "error", f"dependency cycle: {' → '.join(path)}",
-                           cmd(f"edit {first} --set depends_on=[{keep}]"), node,
+                           cmd(f"edit {first} --set " + quote(f"depends_on=[{keep}]")), node,
                            _line(plan, node, "depends_on")))
     return problems
 

@@ -23,6 +23,7 @@ from leafwise.commands.contract import (
     bounded,
     clean,
     next_,
+    quote,
     wait,
 )
 from leafwise.commands.core.cascade import cascades, closing_status
@@ -55,8 +56,9 @@ from leafwise.store.loader import (
     cache_for,
     check_node,
     parse_yaml,
+    read_bounded,
 )
-from leafwise.store.paths import ID_PATTERN, PLAN_DIR, PlanPaths
+from leafwise.store.paths import ID_PATTERN, PLAN_DIR, PlanPaths, UnsafePath
 from leafwise.store.writer import LockBusy, edit_node, locked, sweep_temp_files
 
 SCHEMA_FILE = Path(__file__).parent.parent / "envelope.schema.json"  # commands/envelope.schema.json
@@ -358,10 +360,39 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     checks.append(Check("claims", "warning" if expired else "ok",
                         f"{len(expired)} expired claim(s) left behind" if expired else "no expired claims",
                         ctx.cmd("repair") if expired else None))
+    checks += _symlink_checks(paths)
     strays = sweep_temp_files(paths, dry_run=True)
     checks.append(Check("temp_files", "warning" if strays else "ok",
                         f"{len(strays)} stray temporary file(s), e.g. {strays[0].name}" if strays
                         else "no stray temporary files", ctx.cmd("repair") if strays else None))
+    return checks
+
+
+RECREATED = ("journal.jsonl", "claims", ".cache", ".locks")  # Leafwise makes these again when they are gone
+
+
+def _symlink_checks(paths: PlanPaths) -> list[Check]:
+    """Every symbolic link in the plan folder (and the folder itself): Leafwise never writes through one."""
+    found: list[Path] = [paths.dir] if paths.dir.is_symlink() else []
+    for folder, dirs, files in os.walk(paths.dir):  # os.walk does not descend into linked folders
+        dirs[:] = [d for d in dirs if d != ".git"]
+        found += [Path(folder) / name for name in (*dirs, *files) if (Path(folder) / name).is_symlink()]
+    if not found:
+        return [Check("symlinks", "ok", "no symbolic links in the plan folder")]
+    checks = []
+    for link in found[:20]:
+        rel = os.path.relpath(link, paths.repo)
+        try:
+            target = os.readlink(link)
+        except OSError:
+            target = "?"
+        own = link.parent == paths.dir and link.name in RECREATED
+        checks.append(Check("symlinks", "warning",
+                            f"{rel} is a symbolic link to {target}; Leafwise never reads or writes plan files "
+                            "through a link: replace it with the real file or folder",
+                            f"rm {quote(rel)}" if own else None))
+    if len(found) > 20:
+        checks.append(Check("symlinks", "warning", f"and {len(found) - 20} more symbolic link(s)"))
     return checks
 
 
@@ -371,8 +402,11 @@ def doctor(ctx: Ctx) -> Result:
     checks = _install_checks() + _plan_checks(ctx)
     counts = {s: sum(1 for c in checks if c.severity == s) for s in ("ok", "info", "warning", "error")}
     marks = {"ok": "ok  ", "info": "info", "warning": "WARN", "error": "FAIL"}
-    lines = [f"  {marks[c.severity]}  {c.name:16} {c.message}" + (f"\n        fix: {c.fix}" if c.fix else "")
-             for c in checks]
+    lines = []
+    for c in checks:  # one body line per line: text output shows a newline inside a line as ␊
+        lines.append(f"  {marks[c.severity]}  {c.name:16} {c.message}")
+        if c.fix:
+            lines.append(f"        fix: {c.fix}")
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
     worst = [c for sev in ("error", "warning") for c in checks if c.severity == sev and c.fix]
     own = next((c for c in worst if c.fix and c.fix.startswith("leafwise ")), None)
@@ -406,8 +440,8 @@ def _mismatched_id(path: Path) -> str | None:
     import yaml  # only repair reads raw files; keeps yaml off the CLI's start-up
 
     try:
-        data = parse_yaml(path.read_bytes())
-    except (OSError, yaml.YAMLError):
+        data = parse_yaml(read_bounded(path))
+    except (OSError, UnsafePath, yaml.YAMLError):
         return None
     inner = data.get("id") if isinstance(data, dict) else None
     if not isinstance(inner, str) or inner == path.stem or not ID_PATTERN.match(inner):

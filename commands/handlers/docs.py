@@ -23,6 +23,7 @@ from leafwise.commands.core.views import inherited_docs
 from leafwise.commands.handlers.shared import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Status
+from leafwise.store.loader import read_bounded
 from leafwise.store.paths import PLAN_DIR, UnsafePath
 from leafwise.store.writer import write_text
 
@@ -35,7 +36,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u
 def _read(plan, kind: str, rel: str, origin: str | None) -> dict[str, Any]:
     try:
         path = plan.paths.inside(rel)
-        text = path.read_text(errors="replace")[:MAX_DOC_CHARS]
+        # never a link, a FIFO or a device (a FIFO would hang the reader), never more than the limit
+        text = read_bounded(path, MAX_DOC_CHARS * 4).decode("utf-8", errors="replace")[:MAX_DOC_CHARS]
         return {"kind": kind, "path": rel, "text": text, "missing": False, "from": origin}
     except (UnsafePath, OSError):
         return {"kind": kind, "path": rel, "text": "", "missing": True, "from": origin}

@@ -169,11 +169,11 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         dup = near_duplicate(plan, title)
         if dup:
             dup_id, dup_title, score = dup
-            forced = _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt)
+            forced = _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt, force=True)
             raise CommandError(
                 "near_duplicate", f"{dup_id} {dup_title!r} is {score:g}% similar to {title!r}",
                 fix(ctx.cmd(f"show {dup_id}"), "reuse the existing node if it is the same work",
-                    or_=ctx.cmd(forced + " --force")),
+                    or_=ctx.cmd(forced)),
                 exit_code=EXIT_CONFLICT, category="conflict", source=("node", dup_id),
                 details={"duplicate": dup_id, "title": dup_title, "score": score},
                 mutation=Mutation("add_node", "add", False, "near-duplicate title"))
@@ -248,8 +248,10 @@ def reopen_ancestors(ctx: Ctx, plan: Plan, parent: str) -> list[dict[str, Any]]:
     return cascade
 
 
-def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt) -> str:
-    parts = ["add", quote(title)]
+def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_debt, force=False) -> str:
+    """The `add` line for these values; a title that reads as an option comes last, after `--`."""
+    dashed = clean(title).startswith("-")
+    parts = ["add"] if dashed else ["add", quote(title)]
     if parent:
         parts += ["--parent", parent]
     if release:
@@ -265,6 +267,10 @@ def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_d
         parts += ["--trigger", quote(trigger)]
     if follows:
         parts += ["--follows", follows]
+    if force:
+        parts.append("--force")
+    if dashed:
+        parts += ["--", quote(title)]
     return " ".join(parts)
 
 

@@ -12,6 +12,7 @@ from leafwise.commands.contract import (
     Result,
     fix,
     next_,
+    quote,
 )
 from leafwise.commands.core.merge_conflicts import MergeConflict, merge_conflict
 from leafwise.commands.handlers.agent_loop import ID
@@ -25,7 +26,10 @@ from leafwise.commands.handlers.shared import (
 from leafwise.commands.registry import Ctx, command
 from leafwise.store import Plan
 from leafwise.store import claims as leases
+from leafwise.store.loader import MAX_NODE_BYTES, read_bounded
 from leafwise.store.writer import Exists, atomic_write, create_numbered, locked, rewrite
+
+CONFLICT_BYTES = 2 * MAX_NODE_BYTES + 4096  # a file with merge markers holds both sides (never through a link)
 
 REFERENCE_FIELDS = ("parent", "depends_on", "follows")
 
@@ -37,7 +41,7 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
     paths = ctx.paths()
     plan = ctx.plan()
     try:
-        raw = paths.node_file(node_id).read_bytes()
+        raw = read_bounded(paths.node_file(node_id), CONFLICT_BYTES)
     except FileNotFoundError:
         raw = b""
     split = merge_conflict(raw, node_id, paths.node_file(node_id)) if raw else None
@@ -47,7 +51,7 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
     prefix = plan.project.id_prefix
     now = ctx.clock()
     with locked(paths, node_id):
-        raw = paths.node_file(node_id).read_bytes()
+        raw = read_bounded(paths.node_file(node_id), CONFLICT_BYTES)
         # A crashed renumber left its copy (renumbered_from: this id): finish that one.
         resumed = next((n.id for n in plan.nodes.values() if n.data.get("renumbered_from") == node_id
                         and n.id != node_id), None)
@@ -120,7 +124,7 @@ def _split(ctx: Ctx, plan: Plan, node_id: str, split: MergeConflict) -> Result:
                            mutation=Mutation("renumber_node", "renumber", False, "a conflict of one node"))
     now = ctx.clock()
     with locked(paths, node_id):
-        current = paths.node_file(node_id).read_bytes()
+        current = read_bounded(paths.node_file(node_id), CONFLICT_BYTES)
         if merge_conflict(current, node_id, paths.node_file(node_id)) != split:
             raise CommandError("conflict", f"{rel} changed while being split",
                                fix(ctx.cmd(f"renumber {node_id}"), "run it again"), exit_code=EXIT_CONFLICT,
@@ -148,7 +152,7 @@ def _split(ctx: Ctx, plan: Plan, node_id: str, split: MergeConflict) -> Result:
         value = new_id if field != "depends_on" else \
             "[" + ", ".join(new_id if d == node_id else d for d in first.depends_on) + "]"
         hint: NextAction = next_(ctx.cmd(f"show {first.id}"), f"check whether {first.id} meant {node_id} or {new_id}",
-                                 or_=ctx.cmd(f"edit {first.id} --set {field}={value}"))
+                                 or_=ctx.cmd(f"edit {first.id} --set " + quote(f"{field}={value}")))
     else:
         hint = next_(ctx.cmd("validate"), "both nodes now have their own id")
     return Result({"id": new_id, "from": node_id, "split": True, "check": referrers}, hint, lines,

@@ -249,12 +249,16 @@ def tool_call(line: str) -> tuple[str, dict[str, Any]]:
     positional = [p for p in spec.params if p.positional]
     flags = {p.cli_flag: p for p in spec.params if not p.positional}
     args: dict[str, Any] = {}
+    only_positional = False
     while rest:
         word = rest.pop(0)
-        if word == "--root":  # the server already serves one plan
+        if word == "--" and not only_positional:  # the end of options: a title like "--x" follows
+            only_positional = True
+            continue
+        if word == "--root" and not only_positional:  # the server already serves one plan
             rest = rest[1:]
             continue
-        if word.startswith("--"):
+        if word.startswith("--") and not only_positional:
             flag, _, inline = word.partition("=")
             p = flags.get(flag)
             if p is None:

@@ -15,6 +15,7 @@ from leafwise.commands.contract import clean
 from leafwise.commands.core.hints import command_line, node_hint, pick_hint
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.handlers.plan import _add_line
+from leafwise.commands.surfaces.mcp_server import tool_call
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.claims import Claim
 
@@ -47,8 +48,14 @@ def test_an_agent_name_is_one_argument(agent):
 def test_an_add_line_keeps_title_tags_and_trigger_whole(title, tags, trigger):
     line = "leafwise " + _add_line(title, "T-1", "R1", ("T-2",), tags, trigger, None, False)
     args = words(line)
-    assert args[:3] == ["leafwise", "add", clean(title)]
+    if clean(title).startswith("-"):  # a title that reads as an option comes last, after `--`
+        assert args[-2:] == ["--", clean(title)] and args[:2] == ["leafwise", "add"]
+        args = args[:-2]
+    else:
+        assert args[:3] == ["leafwise", "add", clean(title)]
+        args = [args[0], args[1], "<title>", *args[3:]]
     assert [args[i + 1] for i, a in enumerate(args) if a == "--tag"] == [clean(t) for t in tags]
     if trigger:
         assert args[args.index("--trigger") + 1] == clean(trigger)
+    assert tool_call(line)[1]["title"] == clean(title)
 
