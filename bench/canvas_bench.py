@@ -361,7 +361,11 @@ async def workbench(root: Path) -> dict[str, object]:
                 if time.perf_counter() > deadline:
                     raise TimeoutError(f"{key}: the view did not fill")
                 await asyncio.sleep(0.001)
-            shown = await next_frame(pilot, seen, time.perf_counter())
+            filled = time.perf_counter()
+            try:
+                shown = await next_frame(pilot, seen, filled, timeout=0.5)
+            except TimeoutError:  # the frame showing it went out before this loop looked: that one
+                shown = max(t for t in seen if t >= wall)
             first = {"wall_ms": round((shown - wall) * 1000, 1), "cpu_ms": round((time.process_time() - cpu) * 1000, 1)}
             screen = app.screen
             again = timed(screen.redraw if isinstance(screen, BoardScreen) else lambda: screen.redraw(app.state))
