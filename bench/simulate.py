@@ -35,6 +35,8 @@ logging.getLogger("watchfiles").setLevel(logging.WARNING)
 
 FILL = {"<summary>": "implemented with tests", "<reason>": "waiting for credentials"}
 MAX_FIX_CHAIN = 5
+LEASE = timedelta(minutes=60)  # the plan's lease (claims.DEFAULT_TTL_MINUTES)
+BEAT_EVERY = LEASE / 2  # a working agent renews its lease halfway, as the agent guide asks
 
 
 class Clock:
@@ -60,6 +62,8 @@ class Agent:
     fix_chain: int = 0
     calls: int = 0
     errors: int = 0
+    holding: str | None = None  # the task it started and works on
+    beat_at: datetime | None = None  # when it last started or heartbeat that task
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Stats:
     completed: int = 0
     violations: list[str] = field(default_factory=list)
     stalls: int = 0
+    wasted: dict[str, int] = field(default_factory=dict)  # "command: error code" -> how many
 
 
 def make_plan(root: Path, rng: random.Random) -> None:
@@ -110,6 +115,9 @@ class Sim:
         self.expect: dict[str, str] = {}  # node id -> a person's note the next starter must see
         self.holder: dict[str, str] = {}  # node id -> who started it last
         self.person_steps = 0
+        self.done_count: dict[str, int] = {}  # node id -> completions in its current round (journal)
+        self.journal_at = 0  # bytes of the journal already checked
+        self.reported_twice: list[str] = []
 
     # --- the surfaces ---------------------------------------------------------------------------
 
@@ -141,6 +149,8 @@ class Sim:
             if env.get("status") == "error":
                 agent.errors += 1
                 self.stats.errors += 1
+                key = f"{argv[0]}: {(env.get('error') or {}).get('code')}"
+                self.stats.wasted[key] = self.stats.wasted.get(key, 0) + 1
         return env
 
     # --- agents ------------------------------------------------------------------------------------
@@ -153,9 +163,20 @@ class Sim:
             del words[i:i + 2]
         return words
 
+    async def beat(self, agent: Agent) -> None:
+        """A live agent at work renews its lease when half of it has gone (one call, counted)."""
+        if agent.holding is None or agent.beat_at is None or self.clock.now - agent.beat_at < BEAT_EVERY:
+            return
+        env = await self.run(agent, ["heartbeat", agent.holding, "--agent", agent.name])
+        if env.get("status") == "ok":
+            agent.beat_at = self.clock.now
+        else:  # the lease is gone (a person's force, a clock jump while it was down): it stops holding
+            agent.holding = agent.beat_at = None
+
     async def agent_step(self, agent: Agent) -> None:
         if agent.finished:
             return
+        await self.beat(agent)
         line = agent.line
         words = self.argv(agent, line)
         if words[:1] == ["complete"] and self.rng.random() < 0.05:  # a strategic question instead
@@ -191,9 +212,12 @@ class Sim:
 
     def observe(self, agent: Agent, words: list[str], env: dict[str, Any]) -> None:
         result = env.get("result") or {}
+        if words[0] in ("complete", "block", "unclaim", "ask") and env.get("status") == "ok":
+            agent.holding = agent.beat_at = None
         if words[0] == "start" and env.get("status") == "ok" and result.get("task"):
             nid = result["task"]["id"]
             self.holder[nid] = agent.name
+            agent.holding, agent.beat_at = nid, self.clock.now
             note = self.expect.pop(nid, None)
             texts = " ".join(m.get("text", "") for m in result["task"].get("messages") or [])
             if note and note not in texts:
@@ -208,6 +232,7 @@ class Sim:
         agent = self.rng.choice(self.agents)
         agent.line = f"leafwise next --agent {agent.name}"  # a restarted agent knows nothing
         agent.finished, agent.waiting, agent.fix_chain = False, None, 0
+        agent.holding = agent.beat_at = None  # and renews nothing until it starts again
 
     # --- the person and the world -------------------------------------------------------------------
 
@@ -277,9 +302,16 @@ class Sim:
             if self.broken and (problem.node in self.broken or any(b in problem.message for b in self.broken)):
                 continue
             self.stats.violations.append(f"invalid plan: {problem.code} {problem.node}: {problem.message}")
-        seen: dict[str, int] = {}
+        seen = self.done_count
         journal = self.root / ".leafwise/journal.jsonl"
-        for line in journal.read_text().splitlines() if journal.exists() else []:
+        if not journal.exists():
+            return
+        with journal.open("rb") as fh:  # only the lines appended since the last check
+            fh.seek(self.journal_at)
+            chunk = fh.read()
+        complete = chunk.rfind(b"\n") + 1
+        self.journal_at += complete
+        for line in chunk[:complete].decode().splitlines():
             event = json.loads(line)
             if event.get("command") == "complete" and event.get("changes"):
                 seen[event["node"]] = seen.get(event["node"], 0) + 1
@@ -288,9 +320,10 @@ class Sim:
                     seen.pop(item.get("id"), None)
             if event.get("command") == "edit" and "status" in (event.get("changes") or {}):
                 seen.pop(event.get("node"), None)
-        twice = [nid for nid, count in seen.items() if count > 1]
-        if twice:
+        twice = sorted(nid for nid, count in seen.items() if count > 1)
+        if twice and twice != self.reported_twice:
             self.stats.violations.append(f"done twice: {twice}")
+            self.reported_twice = twice
 
     def real_wait(self, condition: str) -> bool:
         from leafwise.store import CLOSED, Status
@@ -339,8 +372,11 @@ async def _story(sim: Sim, steps: int) -> None:
             await sim.person_step()
         elif roll < 0.96:
             sim.crash()
-        else:
-            sim.clock.tick(61 * 60)  # past every lease
+        else:  # an hour passes: agents at work renew their leases on the way, a crashed one's lease lapses
+            sim.clock.tick(31 * 60)
+            for agent in sim.agents:
+                await sim.beat(agent)
+            sim.clock.tick(30 * 60)
         sim.check()
     # the end: the person repairs what is broken and answers everything; the agents run to an end
     while sim.broken:
@@ -397,32 +433,49 @@ def run_seed(seed: int, agents: int, steps: int = 120) -> Stats:
     return anyio.run(simulate, seed, agents, steps)
 
 
+def _one(job: tuple[int, int, int]) -> Stats:
+    seed, agents, steps = job
+    return run_seed(seed, agents, steps)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import multiprocessing
+    import os
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=1000)
     parser.add_argument("--agents", type=int, nargs="*", default=[1, 4, 8])
     parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1),
+                        help="worker processes (seeds run in parallel; each waits on its watcher at times)")
+    parser.add_argument("--wasted", action="store_true", help="also list the wasted calls by command and error")
     args = parser.parse_args(argv)
     print(f"{'agents':>6} {'seeds':>6} {'tasks':>7} {'calls/task':>10} {'wasted/task':>11} {'wasted %':>8} "
-          f"{'stalls':>6} {'violations':>10} {'seconds':>8}")
+          f"{'stalls':>6} {'violations':>10} {'seconds':>8}", flush=True)
     bad = 0
-    for n in args.agents:
-        total = Stats()
-        started = time.perf_counter()
-        for seed in range(args.seeds):
-            stats = run_seed(seed, n, args.steps)
-            total.calls += stats.calls
-            total.errors += stats.errors
-            total.completed += stats.completed
-            total.stalls += stats.stalls
-            total.violations += [f"seed {seed}: {v}" for v in stats.violations]
-        tasks = max(total.completed, 1)
-        print(f"{n:>6} {args.seeds:>6} {total.completed:>7} {total.calls / tasks:>10.2f} "
-              f"{total.errors / tasks:>11.3f} {100 * total.errors / max(total.calls, 1):>7.2f}% "
-              f"{total.stalls:>6} {len(total.violations):>10} {time.perf_counter() - started:>8.1f}")
-        for violation in total.violations[:10]:
-            print("   ", violation)
-        bad += len(total.violations)
+    with multiprocessing.get_context("fork").Pool(max(1, args.jobs)) as pool:
+        for n in args.agents:
+            total = Stats()
+            started = time.perf_counter()
+            jobs = [(seed, n, args.steps) for seed in range(args.seeds)]
+            for seed, stats in zip(range(args.seeds), pool.imap(_one, jobs, chunksize=4)):
+                total.calls += stats.calls
+                total.errors += stats.errors
+                total.completed += stats.completed
+                total.stalls += stats.stalls
+                total.violations += [f"seed {seed}: {v}" for v in stats.violations]
+                for key, count in stats.wasted.items():
+                    total.wasted[key] = total.wasted.get(key, 0) + count
+            tasks = max(total.completed, 1)
+            print(f"{n:>6} {args.seeds:>6} {total.completed:>7} {total.calls / tasks:>10.2f} "
+                  f"{total.errors / tasks:>11.3f} {100 * total.errors / max(total.calls, 1):>7.2f}% "
+                  f"{total.stalls:>6} {len(total.violations):>10} {time.perf_counter() - started:>8.1f}", flush=True)
+            for violation in total.violations[:10]:
+                print("   ", violation)
+            if args.wasted:
+                for key, count in sorted(total.wasted.items(), key=lambda kv: -kv[1]):
+                    print(f"       {count:>6}  {key}")
+            bad += len(total.violations)
     return 1 if bad else 0
 
 

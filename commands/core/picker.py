@@ -93,13 +93,14 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
          explain: bool = False, explain_limit: int = 10, exclude: frozenset[str] | set[str] = frozenset()) -> Pick:
     """Choose the next task for `agent`; `claims` are the holds from `effective_holds`.
 
-    `exclude`: parents that an unreadable node file names (a child we cannot see may be open).
+    `exclude`: nodes not to hand out: parents that an unreadable node file names (a child we cannot
+    see may be open), and tasks `start --next` just failed to claim (its own included).
     """
     key = order_key(plan)
     nodes = plan.nodes
     if agent:
         own = [n for n in nodes.values() if n.status == _IN_PROGRESS and not n.children
-               and holder(n, claims) == agent]
+               and holder(n, claims) == agent and n.id not in exclude]
         if own:
             node = min(own, key=key)
             return Pick(node, f"your task in progress: resume {node.id}", resumed=True,

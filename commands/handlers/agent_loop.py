@@ -191,9 +191,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
             for _ in range(50):
                 plan = ctx.plan(fresh=True)
                 claims = live_claims(ctx, plan)
-                for nid in skipped:
-                    claims.setdefault(nid, leases.Claim(nid, "another writer", "", "", ""))
-                chosen = pick(plan, claims, agent, exclude=unreadable_parents(plan) - {None})
+                chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped)
                 if chosen.node is None:
                     return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                    "claim": None, "cascade": []},

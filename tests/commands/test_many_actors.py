@@ -161,3 +161,17 @@ def test_init_writes_yaml_for_any_folder_name(tmp_path):
         assert run_cli("init", cwd=folder).code == 0
         assert yaml.safe_load((folder / ".leafwise/project.yaml").read_text())["name"] == name
         assert run_cli("validate", cwd=folder).code == 0
+
+
+def test_start_next_passes_over_an_own_task_whose_dependency_reopened(tmp_path):
+    """Found by the simulation: the picker resumed the agent's own task, the claim refused it (an open
+    dependency), and start --next retried the same task 50 times, answering lock_busy."""
+    root = write_plan(tmp_path, [node("HX-1", "First", "done", release="R1"),
+                                 node("HX-2", "Second", release="R1", depends_on=["HX-1"]),
+                                 node("HX-3", "Third", release="R1")], prefix="HX")
+    assert run_cli("start", "HX-2", "--agent", "A", cwd=root).code == 0
+    path = root / ".leafwise/nodes/HX-1.yaml"
+    path.write_text(path.read_text().replace('status: "done"', 'status: "draft"'))  # a person reopens it
+    res = run_cli("start", "--next", "--agent", "A", "--json", cwd=root)
+    assert res.code == 0, res.stderr
+    assert res.json["result"]["task"]["id"] in ("HX-1", "HX-3")
