@@ -104,6 +104,13 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     """What holds one node back, most fundamental first."""
     now = ctx.clock()
     broken = next((p for p in plan.problems if p.node == node_id), None)
+    if broken is not None and node_id not in plan.nodes and broken.code == "yaml_error":
+        from leafwise.commands.core.merge_conflicts import with_merge_conflicts
+
+        broken = next((p for p in with_merge_conflicts(plan, ctx.cmd) if p.node == node_id), broken)
+        if broken.code == "duplicate_id":  # two nodes, one id, from two branches: renumber splits them
+            return [Finding("invalid_plan", f"{broken.file} line {broken.line or 1}: {clean(broken.message, 300)}",
+                            next_(broken.fix, "give the second node its own id"), ("node", node_id), "error")]
     if broken is not None and node_id not in plan.nodes:
         where = f"{broken.file} line {broken.line or 1}"
         mismatch = bool(broken.file and _mismatched_id(plan.paths.repo / broken.file))
