@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, nargs="*", default=[1, 4, 8])
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1),
-                        help="worker processes (seeds run in parallel; each waits on its watcher at times)")
+                        help="worker processes (seeds run in parallel)")
     parser.add_argument("--wasted", action="store_true", help="also list the wasted calls by command and error")
     args = parser.parse_args(argv)
     print(f"{'agents':>6} {'seeds':>6} {'tasks':>7} {'calls/task':>10} {'wasted/task':>11} {'wasted %':>8} "
