@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from leafwise.canvas import bridge, look
@@ -77,10 +78,13 @@ class ProgressScreen(ViewScreen):
         drawn = False
         top = 0
         for item in self._forecasts:
-            if len(item.burnup) < 2 or item.release is None:
+            if not item.burnup or item.release is None:
                 continue
-            days = [d.isoformat() for d, _ in item.burnup[-120:]]
-            counts = [n for _, n in item.burnup[-120:]]
+            points = item.burnup[-120:]
+            if len(points) == len(item.burnup):  # the whole history: it starts from nothing done the day before
+                points = [(points[0][0] - timedelta(days=1), 0), *points]
+            days = [d.isoformat() for d, _ in points]
+            counts = [n for _, n in points]
             plt.plot(days, counts, label=f"{item.release} ({item.done}/{item.total})")
             top = max(top, *counts)
             drawn = True
