@@ -138,7 +138,11 @@ def screen(raw: bytes) -> None:
                 values += 1
                 if values > MAX_VALUES:
                     raise Refused(f"more than {MAX_VALUES:,} values in one file", line, "too_large")
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        if "nesting depth" in str(exc):  # PyYAML >= 6.0.4 stops deep nesting itself, in the scanner
+            mark = getattr(exc, "problem_mark", None)
+            raise Refused(f"values nest deeper than {MAX_DEPTH} levels", mark.line + 1 if mark else None,
+                          "too_deep") from None
         return  # the real parse reports it, with its line
 
 
