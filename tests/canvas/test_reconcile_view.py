@@ -117,6 +117,8 @@ async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_
                     timeout=READ_CODE_TIMEOUT)
         text = node_file(demo_plan, nid).read_text()
         assert f"closed by {PERSON}: checked by hand" in text and "evidence:" in text
+        # the journal line follows the node write: wait for it rather than race it
+        await until(pilot, lambda: [e["command"] for e in last_events(demo_plan, nid)][-1:] == ["complete"])
         events = last_events(demo_plan, nid)
         assert [(e["command"], e["actor"]) for e in events[-2:]] == [("reconcile", PERSON), ("complete", PERSON)]
         assert events[-2]["decision"] == "close"
