@@ -12,6 +12,7 @@ Only `leafwise mcp` imports this module (it pulls in the SDK, too heavy for
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 import threading
 from pathlib import Path
@@ -336,4 +337,6 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
 
 
 def serve(root: str | None = None) -> None:
+    # watchfiles logs every batch of changes at INFO on stderr, which MCP clients show as server noise
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
     build_server(root).run("stdio")
