@@ -496,6 +496,11 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     node_id = node.id
+    if node.open_decision is not None:  # unblocking would leave the question unanswered for good
+        raise CommandError("open_decision", f"{node_id} waits for a person's answer to its decision",
+                           fix(ctx.cmd(f"show {node_id}"),
+                               f"read the question, then answer it: leafwise decide {node_id} --option N"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
     note = clean(note, 1000) if note else None
     who = ctx.who(agent) if agent else ctx.person()
     now = ctx.clock()
