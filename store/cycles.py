@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from leafwise.store.loader import read_bounded, safe_load
 from leafwise.store.paths import PlanPaths, UnsafePath
@@ -29,6 +29,31 @@ STATUSES = ("running", "stopped", "escalated")
 class LedgerError(ValueError):
     """A ledger or cycle file that cannot be trusted (not a number, not a mapping)."""
 
+
+
+class CycleRow(TypedDict, total=False):
+    """One cycle as `cycle status` lists it (its `items`) and the canvas draws it.
+
+    A ledger that does not load is a row with only name, status "unreadable" and error.
+    """
+
+    name: str
+    kind: str
+    count: int | None  # iterations so far (the ledger file); None if the ledger is missing
+    cap: int
+    tokens_used: int
+    token_cap: int
+    status: str  # running | stopped | escalated | unreadable
+    finished: str | None
+    stop_reason: str | None
+    node: str | None
+    current: str | None
+    agent: str | None
+    verify: list[str]
+    off_limits: list[str]
+    items_done: list[str]
+    last_verify: dict[str, Any] | None
+    error: str
 
 @dataclass(slots=True)
 class Cycle:
@@ -56,7 +81,7 @@ class Cycle:
     def running(self) -> bool:
         return self.status == "running"
 
-    def row(self, count: int | None) -> dict[str, Any]:
+    def row(self, count: int | None) -> CycleRow:
         """The cycle as `cycle status` lists it and the canvas draws it."""
         return {
             "name": self.name, "kind": self.kind, "count": count, "cap": self.max_iterations,

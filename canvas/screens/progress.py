@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
@@ -12,6 +11,7 @@ from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.commands.core.forecast import forecast, read_lines
 from leafwise.commands.core.progress import Tally, compute
+from leafwise.store.cycles import CycleRow
 from textual import work
 from textual.binding import Binding
 from textual.content import Content
@@ -35,7 +35,7 @@ def tally_line(label: Content, tally: Tally, width: int = 24) -> Content:
                             *counts)
 
 
-def cycle_line(row: dict[str, Any]) -> Content:
+def cycle_line(row: CycleRow) -> Content:
     """One row of `cycle status` (the fields of `store.cycles.Cycle.row`, or a row saying it is unreadable)."""
     name = Content.styled(f"{row['name']:<18}", "bold")
     if row["status"] == "unreadable":

@@ -19,7 +19,7 @@ missing, reason), read by those keys only; every string in it is shown inertly.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Request
@@ -33,6 +33,9 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+if TYPE_CHECKING:  # types only: the engine loads when the view runs reconcile
+    from leafwise.commands.core.reconcile.engine import Evidence, Suggestion
+
 COMMAND = "reconcile"
 VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),
             "none": ("· none", "$text-muted")}
@@ -41,13 +44,13 @@ REASON_STYLE = {"shipped": "$text-muted", "partial": "$warning", "none": "$text-
 SETTLED_WORD = {"applied": "applied", "closed": "closed with a note"}
 
 
-def where_of(evidence: dict[str, Any]) -> str:
+def where_of(evidence: Evidence) -> str:
     """`path:line`, or the path alone (a commit's evidence has no line)."""
     line = evidence["line"]
     return f"{evidence['path']}:{line}" if line is not None else str(evidence["path"])
 
 
-def reason_of(item: dict[str, Any]) -> str:
+def reason_of(item: Suggestion) -> str:
     """Why the command says what it says (its `reason`), or what is missing."""
     reason = item.get("reason")
     if reason:
@@ -78,7 +81,7 @@ class ReconcileScreen(ViewScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.suggestions: list[dict[str, Any]] = []
+        self.suggestions: list[Suggestion] = []
         self.settled: dict[str, str] = {}  # id -> "applied" | "closed" | "rejected" (this run)
         self.hidden = 0  # rejected earlier, for the same evidence: the command leaves them out
         self.ran = False
@@ -109,7 +112,7 @@ class ReconcileScreen(ViewScreen):
             self.suggestions = []
         else:
             result = outcome.envelope["result"]
-            found: list[dict[str, Any]] = result["suggestions"]
+            found: list[Suggestion] = result["suggestions"]
             self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER[s["verdict"]], -s["confidence"]))
             self.hidden = len(result.get("rejected") or [])
             shipped = sum(1 for s in found if s["verdict"] == "shipped")

@@ -54,6 +54,7 @@ from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger
 from leafwise.store.claims import parse_time
+from leafwise.store.cycles import CycleRow
 from leafwise.store.writer import iso, locked
 
 GOAL_KINDS = ("until-goal", "refine-until-quality", "retry-with-backoff", "review")
@@ -607,14 +608,14 @@ def _add_verify_evidence(ctx: Ctx, target: Node, name: str, count: int, at: Any,
 
 # --- cycle status, cycle stop ------------------------------------------------------
 
-def status_rows(ctx: Ctx) -> list[dict[str, Any]]:
+def status_rows(ctx: Ctx) -> list[CycleRow]:
     """Every cycle as a row (the canvas draws these); a broken one is a row saying so."""
-    rows = []
+    rows: list[CycleRow] = []
     for name in ledger.names(ctx.paths()):
         try:
             cycle = _load(ctx, name)
         except CommandError as exc:
-            rows.append({"name": name, "status": "unreadable", "error": exc.message})
+            rows.append(CycleRow(name=name, status="unreadable", error=exc.message))
             continue
         rows.append(cycle.row(ledger.count_or_none(ctx.paths(), name)))
     return rows

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 from leafwise.commands.core.reconcile.checks import (
@@ -29,8 +29,8 @@ from leafwise.commands.core.reconcile.match import (
     weigh,
 )
 from leafwise.commands.core.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
-from leafwise.commands.core.reconcile.text import identifier_concepts
 from leafwise.commands.core.reconcile.scan import build_index
+from leafwise.commands.core.reconcile.text import identifier_concepts
 from leafwise.store import Node, Plan, Status
 
 DECLARED_WEIGHT = 1.0
@@ -42,9 +42,33 @@ CLOSING_COMMIT_WEIGHT = 0.8
 MENTION_COMMIT_WEIGHT = 0.3
 
 
+class Evidence(TypedDict, total=False):
+    """One piece of evidence: where (file and line; a commit has no line) and what it shows."""
+
+    kind: str  # definition, symbol, route, test, doc, string, declared, commit, ...
+    path: str
+    line: int | None
+    snippet: str
+    weight: float
+    name: str
+    matched: list[str]
+
+
+class Suggestion(TypedDict, total=False):
+    """What reconcile says of one draft leaf: the `suggestions` items of its answer, on every surface."""
+
+    id: str
+    title: str
+    verdict: str  # shipped | partial | none
+    confidence: float
+    evidence: list[Evidence]
+    missing: list[str]
+    reason: str
+
+
 @dataclass
 class Report:
-    suggestions: list[dict[str, Any]]
+    suggestions: list[Suggestion]
     scanned_files: int
     indexed: int  # artifacts found in those files
     seconds: float
@@ -104,7 +128,7 @@ def closed_by_commits(plan: Plan) -> list[Node]:
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],
          commits: list[Commit], run_commands: bool, paths: dict[str, frozenset[str]] | None = None,
-         explain: bool = False, rindex: RIndex | None = None) -> dict[str, Any]:
+         explain: bool = False, rindex: RIndex | None = None) -> Suggestion:
     description = node.data.get("description")
     description = description if isinstance(description, str) else ""
     query = parse_title(node.title, description)
@@ -206,16 +230,16 @@ def _combine(found: Assessment, checks: list[CheckResult], commits: list[Commit]
     return "none", 0.0, found.missing, exists
 
 
-def _found_evidence(f: Found) -> dict[str, Any]:
+def _found_evidence(f: Found) -> Evidence:
     return {"kind": f.art.kind, "path": f.art.path, "line": f.art.line, "snippet": f.art.snippet,
             "weight": round(f.coverage, 2), "name": f.art.name, "matched": sorted(f.matched)}
 
 
-def _check_evidence(c: CheckResult) -> dict[str, Any]:
+def _check_evidence(c: CheckResult) -> Evidence:
     return {"kind": "declared", "path": c.path, "line": c.line, "snippet": c.snippet or c.label,
             "weight": DECLARED_WEIGHT, "name": c.label}
 
 
-def _commit_evidence(c: Commit) -> dict[str, Any]:
+def _commit_evidence(c: Commit) -> Evidence:
     return {"kind": "commit", "path": f"git:{c.sha[:12]}", "line": None, "snippet": c.subject,
             "weight": CLOSING_COMMIT_WEIGHT if c.closes else MENTION_COMMIT_WEIGHT, "name": c.sha[:12]}
