@@ -376,7 +376,7 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     if task:
         add("show", lambda r: measure_cli(r, work, ["show", task], runs))
         add("start", lambda r: measure_cli(r, work, ["start", task, "--agent", "a"], runs, mutating=True))
-        add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s"], runs,
+        add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
                                               before=["start", task, "--agent", "a"], mutating=True))
     add("mcp get_next_task", lambda r: measure_mcp(r, work))
     if canvas and size == CANVAS_SIZE and (not only or any("canvas".startswith(o) for o in only)):
