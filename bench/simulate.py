@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import shlex
 import shutil
@@ -26,8 +27,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-
-import logging
 
 import anyio
 
@@ -123,7 +122,6 @@ class Sim:
 
     def cli(self, argv: list[str]) -> dict[str, Any]:
         from click.testing import CliRunner
-
         from leafwise.commands.surfaces import cli
 
         cli.CLOCK[:] = [self.clock]
@@ -337,9 +335,8 @@ class Sim:
 
 
 async def simulate(seed: int, agents: int, steps: int = 120) -> Stats:
-    from mcp import Client
-
     from leafwise.commands.surfaces.mcp_server import build_server
+    from mcp import Client
 
     tmp = Path(tempfile.mkdtemp(prefix=f"leafwise-sim-{seed}-"))
     try:

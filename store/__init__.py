@@ -4,17 +4,7 @@ Nothing here knows about hints, commands or the UI.
 """
 
 from leafwise.store.loader import LoadStats, load_plan
-from leafwise.store.model import (
-    CLOSED,
-    OPEN,
-    STATUSES,
-    Node,
-    Plan,
-    Problem,
-    Project,
-    Release,
-    Status,
-)
+from leafwise.store.model import CLOSED, OPEN, STATUSES, Node, Plan, Problem, Project, Release, Status
 from leafwise.store.paths import PlanNotFound, PlanPaths, UnsafePath, find_root
 
 __all__ = [

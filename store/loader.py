@@ -13,17 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store.cache import CACHE_NAME, Entry, NodeCache, StatKey
-from leafwise.store.model import (
-    CASCADE_MODES,
-    LIST_FIELDS,
-    STATUSES,
-    Node,
-    Plan,
-    Problem,
-    Project,
-    Release,
-    Status,
-)
+from leafwise.store.model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release, Status
 from leafwise.store.paths import ID_PATTERN, RELEASE_PATTERN, PlanPaths, UnsafePath, check_prefix
 
 # Bounded work: a plan file is untrusted input (docs/security.md). The limits are

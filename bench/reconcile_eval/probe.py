@@ -17,11 +17,10 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from real_eval import REAL, REPOS, ensure_repos, split  # noqa: E402
-
 from leafwise.commands.core.reconcile.match import Stats, weigh  # noqa: E402
 from leafwise.commands.core.reconcile.retrieve import RIndex, retrieve  # noqa: E402
 from leafwise.commands.core.reconcile.scan import build_index  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, split  # noqa: E402
 
 
 def main(names: list[str]) -> None:

@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from leafwise.canvas.look import (
-    ago,
-    blocked_for,
-    blocked_since,
-    clock,
-    has_open_decision,
-    mark,
-    one_line,
-    plain,
-)
+from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, has_open_decision, mark, one_line, plain
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from leafwise.canvas.look import (
-    BAR_WIDTH,
-    DECISION_MARK,
-    STATUS_WORD,
-    bar_cells,
-    has_open_decision,
-    one_line,
-)
+from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, has_open_decision, one_line
 from leafwise.canvas.model.state import Group
 from leafwise.commands.core.views import MARKS
 from leafwise.store import CLOSED, Node

@@ -22,7 +22,6 @@ from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
 from leafwise.commands.handlers.shared import (
-    unreadable_parents,
     change_list,
     get_node,
     live_claims,
@@ -30,6 +29,7 @@ from leafwise.commands.handlers.shared import (
     plain,
     record,
     set_fields,
+    unreadable_parents,
     write,
 )
 from leafwise.commands.handlers.validation import require_valid_for

@@ -7,14 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    Mutation,
-    Result,
-    fix,
-    next_,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, fix, next_
 from leafwise.commands.registry import REGISTRY, Ctx, Param, command
 from leafwise.commands.runner import execute
 from leafwise.store import Status

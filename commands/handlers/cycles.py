@@ -42,13 +42,7 @@ from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.core.picker import Pick, order_key
 from leafwise.commands.core.views import task_view
 from leafwise.commands.handlers.agent_loop import block
-from leafwise.commands.handlers.cycle_gates import (
-    FOR_EACH,
-    check_paths,
-    off_limits_for,
-    running_cycles,
-    scope_ids,
-)
+from leafwise.commands.handlers.cycle_gates import FOR_EACH, check_paths, off_limits_for, running_cycles, scope_ids
 from leafwise.commands.handlers.shared import get_node, pick_for, record, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Node, Plan, Status

@@ -4,27 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.commands.contract import (
-    EXIT_CONFLICT,
-    EXIT_USAGE,
-    CommandError,
-    Mutation,
-    Result,
-    clean,
-    fix,
-    next_,
-)
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.handlers.agent_loop import unblock
-from leafwise.commands.handlers.shared import (
-    change_list,
-    get_node,
-    pick_for,
-    plain,
-    record,
-    set_fields,
-    write,
-)
+from leafwise.commands.handlers.shared import change_list, get_node, pick_for, plain, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Status, claims
 from leafwise.store.model import open_decision

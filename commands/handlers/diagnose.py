@@ -16,48 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.contract import (
-    Mutation,
-    NextAction,
-    Result,
-    bounded,
-    clean,
-    next_,
-    quote,
-    wait,
-)
+from leafwise.commands.contract import Mutation, NextAction, Result, bounded, clean, next_, quote, wait
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, node_hint, pick_hint
 from leafwise.commands.core.picker import until
 from leafwise.commands.core.validate import find_problems
 from leafwise.commands.handlers.leases import give_back
-from leafwise.commands.handlers.shared import (
-    get_node,
-    live_claims,
-    pick_for,
-    record,
-    set_fields,
-    write,
-)
+from leafwise.commands.handlers.shared import get_node, live_claims, pick_for, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import (
-    CLOSED,
-    Plan,
-    PlanNotFound,
-    Problem,
-    Status,
-    find_root,
-    load_plan,
-)
+from leafwise.store import CLOSED, Plan, PlanNotFound, Problem, Status, find_root, load_plan
 from leafwise.store import claims as leases
-from leafwise.store.loader import (
-    PROJECT_KEY,
-    SchemaError,
-    cache_for,
-    check_node,
-    parse_yaml,
-    read_bounded,
-)
+from leafwise.store.loader import PROJECT_KEY, SchemaError, cache_for, check_node, parse_yaml, read_bounded
 from leafwise.store.paths import ID_PATTERN, PLAN_DIR, PlanPaths, UnsafePath
 from leafwise.store.writer import LockBusy, edit_node, locked, sweep_temp_files
 

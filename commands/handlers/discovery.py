@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    Result,
-    bounded,
-    clean,
-    fix,
-    next_,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded, clean, fix, next_
 from leafwise.commands.core.hints import node_hint
 from leafwise.commands.core.progress import leaf_progress
 from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, messages

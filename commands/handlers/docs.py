@@ -7,16 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    Mutation,
-    Result,
-    clean,
-    fix,
-    next_,
-    wait,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_, wait
 from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.core.picker import order_key
 from leafwise.commands.core.views import inherited_docs

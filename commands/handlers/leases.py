@@ -28,13 +28,7 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.core.hints import agent_arg
-from leafwise.commands.handlers.shared import (
-    change_list,
-    get_node,
-    record,
-    set_fields,
-    write,
-)
+from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases

@@ -17,31 +17,13 @@ from leafwise.commands.contract import (
     next_,
     quote,
 )
-from leafwise.commands.handlers.shared import (
-    change_list,
-    get_node,
-    live_claims,
-    record,
-    set_fields,
-    write,
-)
+from leafwise.commands.handlers.shared import change_list, get_node, live_claims, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, STATUSES, Plan, Status
 from leafwise.store.loader import parse_yaml
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
-from leafwise.store.paths import (
-    PLAN_DIR,
-    PlanPaths,
-    UnsafePath,
-    resolve_inside,
-)
-from leafwise.store.writer import (
-    Exists,
-    create_numbered,
-    iso,
-    render_new_node,
-    write_text,
-)
+from leafwise.store.paths import PLAN_DIR, PlanPaths, UnsafePath, resolve_inside
+from leafwise.store.writer import Exists, create_numbered, iso, render_new_node, write_text
 
 DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
 PREFIX_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*$")

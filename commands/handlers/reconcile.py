@@ -271,13 +271,7 @@ def _apply(ctx: Ctx, suggestions: list[dict[str, Any]], threshold: float, off_li
            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Close shipped suggestions through `complete`; note what partial ones miss."""
     from leafwise.commands.handlers.agent_loop import complete
-    from leafwise.commands.handlers.shared import (
-        change_list,
-        get_node,
-        record,
-        set_fields,
-        write,
-    )
+    from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, write
 
     applied: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []

@@ -49,10 +49,9 @@ def _bad_date(ctx: Ctx, target: str, retry: str) -> CommandError:
 
 def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
     """Load project.yaml round-trip under the project lock, let `change` edit it, write it back atomically."""
-    from ruamel.yaml.comments import CommentedMap
-
     from leafwise.store.loader import read_bounded
     from leafwise.store.writer import _yaml, atomic_write, locked
+    from ruamel.yaml.comments import CommentedMap
 
     paths = ctx.paths()
     with locked(paths, "project"):

@@ -5,14 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from leafwise.commands.contract import (
-    EXIT_CONFLICT,
-    EXIT_NOT_FOUND,
-    EXIT_USAGE,
-    CommandError,
-    fix,
-    wait,
-)
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, fix, wait
 from leafwise.commands.core.picker import Pick, effective_holds, pick
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, UnsafePath, journal

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from leafwise.commands.contract import (
-    EXIT_INVALID,
-    CommandError,
-    Result,
-    bounded,
-    fix,
-    next_,
-)
+from leafwise.commands.contract import EXIT_INVALID, CommandError, Result, bounded, fix, next_
 from leafwise.commands.core.validate import find_problems, first_error
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import Node, Plan, Problem
-
 
 PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conflict"}
 

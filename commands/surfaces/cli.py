@@ -11,16 +11,9 @@ import sys
 from typing import Any
 
 import click
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    envelope,
-    fix,
-    render_text,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, fix, render_text
 from leafwise.commands.registry import LAUNCHERS, Command, Ctx, load_all, load_word
 from leafwise.commands.runner import execute
-
 
 CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock here; empty: the wall clock
 

@@ -19,13 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    envelope,
-    fix,
-    render_text,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, fix, render_text
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root

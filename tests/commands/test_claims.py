@@ -16,21 +16,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from testkit import node, run_cli, write_plan
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (
-    RuleBasedStateMachine,
-    initialize,
-    invariant,
-    precondition,
-    rule,
-)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from leafwise.commands.core.merge_conflicts import conflict_sides, with_merge_conflicts
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store import claims as leases
+from testkit import node, run_cli, write_plan
 
 AGENTS = ("ann", "bob", "cy")
 TASKS = ("T-1", "T-2", "T-3")

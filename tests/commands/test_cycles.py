@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from testkit import node, run_cli, write_plan
 from leafwise.commands.contract import CommandError
 from leafwise.commands.handlers.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.store import cycles as ledger
+from testkit import node, run_cli, write_plan
 
 PY = shlex.quote(sys.executable)
 PASS = f'{PY} -c "import sys; sys.exit(0)"'

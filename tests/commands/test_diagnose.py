@@ -9,11 +9,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from testkit import node, run_cli, write_plan
 from leafwise.store import PlanPaths
 from leafwise.store import claims as leases
 from leafwise.store.loader import cache_for
 from leafwise.store.writer import utc_now
+from testkit import node, run_cli, write_plan
 
 
 def lease(root: Path, node_id: str, agent: str, minutes_from_now: float) -> None:

@@ -9,8 +9,6 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from testkit import node, write_plan
-
 from leafwise.commands.contract import clean
 from leafwise.commands.core.hints import command_line, node_hint, pick_hint
 from leafwise.commands.core.picker import Pick
@@ -18,6 +16,7 @@ from leafwise.commands.handlers.plan import _add_line
 from leafwise.commands.surfaces.mcp_server import tool_call
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.claims import Claim
+from testkit import node, write_plan
 
 _ROOT = Path(tempfile.mkdtemp(prefix="leafwise-quoting-"))
 write_plan(_ROOT, [node("T-1", "Epic", "in-progress", release="R1"),

@@ -10,13 +10,13 @@ from typing import Any
 
 import anyio
 import pytest
-from testkit import run_cli, write_plan
 from jsonschema import Draft202012Validator
 from leafwise.commands.handlers.diagnose import envelope_schema
 from leafwise.commands.registry import load_all
 from leafwise.commands.surfaces.mcp_server import INSTRUCTIONS, build_server, tool_call
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from testkit import run_cli, write_plan
 
 VALIDATOR = Draft202012Validator(envelope_schema())
 TOKEN_BUDGET = 8000

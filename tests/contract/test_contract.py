@@ -22,19 +22,18 @@ from typing import Any, Callable
 
 import anyio
 import pytest
-from testkit import DEMO_PLAN, run_cli
 from jsonschema import Draft202012Validator
 from leafwise.commands.contract import action_lines
 from leafwise.commands.handlers.diagnose import envelope_schema
 from leafwise.commands.registry import Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.commands.surfaces.mcp_server import build_server, tool_call
-from leafwise.store import PlanPaths
+from leafwise.store import PlanPaths, trust
 from leafwise.store import claims as leases
-from leafwise.store import trust
 from leafwise.store.paths import ID_PATTERN
 from leafwise.store.writer import utc_now
 from mcp import Client
+from testkit import DEMO_PLAN, run_cli
 
 VALIDATOR = Draft202012Validator(envelope_schema())
 PRIMARY = ("Next: ", "Wait: ", "Fix: ")

@@ -6,13 +6,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from testkit import node, write_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leafwise.commands.core.picker import pick
 from leafwise.store import CLOSED, load_plan
 from leafwise.store import claims as leases
 from leafwise.store.paths import PlanPaths
+from testkit import node, write_plan
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

@@ -12,11 +12,11 @@ import textwrap
 from pathlib import Path
 
 import yaml
-from testkit import node, run_cli, write_plan
 from leafwise.commands.core.reconcile.engine import closed_by_commits
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan
+from testkit import node, run_cli, write_plan
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}

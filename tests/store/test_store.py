@@ -13,16 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from testkit import node, run_cli, write_plan
 from leafwise.store import PlanPaths, journal, load_plan
 from leafwise.store.loader import LoadStats
-from leafwise.store.writer import (
-    TEMP_PREFIX,
-    Conflict,
-    atomic_write,
-    edit_node,
-    sweep_temp_files,
-)
+from leafwise.store.writer import TEMP_PREFIX, Conflict, atomic_write, edit_node, sweep_temp_files
+from testkit import node, run_cli, write_plan
 
 HAND_WRITTEN = """\
 # A hand-written node: comments, odd quoting, both list styles, unknown keys.

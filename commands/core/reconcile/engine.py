@@ -12,22 +12,8 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
-from leafwise.commands.core.reconcile.checks import (
-    CheckResult,
-    Commit,
-    commits_by_node,
-    declared,
-    run_checks,
-)
-from leafwise.commands.core.reconcile.match import (
-    Assessment,
-    Found,
-    Stats,
-    assess,
-    assess_meaning,
-    parse_title,
-    weigh,
-)
+from leafwise.commands.core.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
+from leafwise.commands.core.reconcile.match import Assessment, Found, Stats, assess, assess_meaning, parse_title, weigh
 from leafwise.commands.core.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
 from leafwise.commands.core.reconcile.scan import build_index
 from leafwise.commands.core.reconcile.text import identifier_concepts

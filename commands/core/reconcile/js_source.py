@@ -9,12 +9,7 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
-from leafwise.commands.core.reconcile.artifacts import (
-    Index,
-    Source,
-    join_route,
-    route_words,
-)
+from leafwise.commands.core.reconcile.artifacts import Index, Source, join_route, route_words
 from leafwise.commands.core.reconcile.text import identifier_concepts
 
 _APP_VAR = re.compile(

@@ -31,12 +31,12 @@ from typing import Callable
 from leafwise.commands.core.reconcile.artifacts import SURFACES, Artifact, Index
 from leafwise.commands.core.reconcile.text import (
     ACTORS,
-    identifier_concepts,
     GENERIC,
     NOISE,
     PHRASES,
     STOP,
     concept,
+    identifier_concepts,
     split_identifier,
     stem,
 )

@@ -288,7 +288,6 @@ def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: b
     if src.is_test:
         return
     import tree_sitter as ts
-
     from leafwise.commands.core.reconcile.documents import NEGATION
 
     side = "ui" if src.side() == "ui" else "text"
