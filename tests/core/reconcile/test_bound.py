@@ -5,10 +5,8 @@ settings constants are parsed, and WordNet's related words count (below the word
 
 from __future__ import annotations
 
-import json
-import subprocess
-
-from testkit import node, run_cli, write_plan
+from testkit import node, write_plan
+from testkit.repos import commit_all, reconcile, write_files
 
 FILLER = "".join(f"def convert_{u}_to_base(value):\n    return value\n\n\n" for u in (
     "gram", "ounce", "pound", "litre", "cup", "spoon", "pinch", "dash", "quart", "pint", "gallon", "stone",
@@ -16,31 +14,11 @@ FILLER = "".join(f"def convert_{u}_to_base(value):\n    return value\n\n\n" for 
     "kelvin", "celsius", "fahrenheit", "joule", "calorie", "watt"))
 
 
-def _files(root, files):
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-def _git(root):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
-        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
-
-
-def _run(tmp_path, *args):
-    res = run_cli("reconcile", "--json", *args, cwd=tmp_path)
-    assert res.code == 0, res.stderr
-    return {s["id"]: s for s in json.loads(res.stdout)["result"]["suggestions"]}
-
-
 def _repo(tmp_path, files):
-    _files(tmp_path, {"pkg/units.py": FILLER, **files})
+    write_files(tmp_path, {"pkg/units.py": FILLER, **files})
     write_plan(tmp_path, [node("T-1", "A public status page for customers", release="R1")])
-    _git(tmp_path)
-    return _run(tmp_path, "--node", "T-1", "--explain")["T-1"]
+    commit_all(tmp_path)
+    return reconcile(tmp_path, "--node", "T-1", "--explain")["T-1"]
 
 
 STATUS_DOCS = {
@@ -85,11 +63,11 @@ func (m model) update(key string) model {
 
 
 def test_a_switch_branch_is_bound_evidence_with_its_own_line(tmp_path):
-    _files(tmp_path, {"pkg/units.py": FILLER, "ui/pager.go": GO_PAGER,
+    write_files(tmp_path, {"pkg/units.py": FILLER, "ui/pager.go": GO_PAGER,
                       "README.md": "# glowish\n\nPress c to copy the document you are reading to the clipboard.\n"})
     write_plan(tmp_path, [node("T-1", "Copy the document to the clipboard", release="R1")])
-    _git(tmp_path)
-    got = _run(tmp_path, "--node", "T-1", "--explain")["T-1"]
+    commit_all(tmp_path)
+    got = reconcile(tmp_path, "--node", "T-1", "--explain")["T-1"]
     assert got["verdict"] == "shipped", got["explain"]["rules"]
     lead = got["evidence"][0]
     assert (lead["path"], lead["line"]) == ("ui/pager.go", 11) and lead["name"].startswith("update: case")
@@ -98,12 +76,12 @@ def test_a_switch_branch_is_bound_evidence_with_its_own_line(tmp_path):
 def test_vue_script_parts_and_settings_constants_are_definitions_at_their_lines(tmp_path):
     vue = ("<template>\n  <div>{{ total }}</div>\n</template>\n\n<script setup lang=\"ts\">\n"
            "function exportShoppingList(items: string[]) {\n  return items.join('\\n')\n}\n</script>\n")
-    _files(tmp_path, {"pkg/units.py": FILLER, "web/ShoppingList.vue": vue,
+    write_files(tmp_path, {"pkg/units.py": FILLER, "web/ShoppingList.vue": vue,
                       "pkg/settings.py": "import os\n\nSECURITY_MAX_LOGIN_ATTEMPTS = 5\n"})
     write_plan(tmp_path, [node("T-1", "Export a shopping list", release="R1"),
                           node("T-2", "Limit login attempts", release="R1")])
-    _git(tmp_path)
-    got = _run(tmp_path, "--explain")
+    commit_all(tmp_path)
+    got = reconcile(tmp_path, "--explain")
     code = {s["id"]: next(x for x in s["explain"]["sources"] if x["category"] == "code") for s in got.values()}
     assert (code["T-1"]["name"], code["T-1"]["path"], code["T-1"]["line"]) == (
         "exportShoppingList", "web/ShoppingList.vue", 6)
@@ -112,14 +90,14 @@ def test_vue_script_parts_and_settings_constants_are_definitions_at_their_lines(
 
 
 def test_a_wordnet_synonym_matches_below_the_word_itself(tmp_path):
-    _files(tmp_path, {"pkg/units.py": FILLER, "pkg/shop.py": (
+    write_files(tmp_path, {"pkg/units.py": FILLER, "pkg/shop.py": (
         "def buy_gift_card(amount):\n"
         '    """Buy a gift card for a friend."""\n'
         "    return amount\n")})
     write_plan(tmp_path, [node("T-1", "Purchase a gift card", release="R1"),
                           node("T-2", "Buy a gift card", release="R1")])
-    _git(tmp_path)
-    got = _run(tmp_path, "--explain")
+    commit_all(tmp_path)
+    got = reconcile(tmp_path, "--explain")
     concepts = {c["word"].lower(): c for c in got["T-1"]["explain"]["concepts"]}
     assert "buy" in concepts["purchase"]["lexical"], concepts
     code = {s["id"]: next(x for x in s["explain"]["sources"] if x["category"] == "code") for s in got.values()}

@@ -4,31 +4,8 @@ in two different places prove nothing; what docs say the project does not do is 
 
 from __future__ import annotations
 
-import json
-import subprocess
-
-from testkit import node, run_cli, write_plan
-
-
-def _files(root, files):
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
-def _git(root):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
-        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
-
-
-def _run(tmp_path, *args):
-    res = run_cli("reconcile", "--json", *args, cwd=tmp_path)
-    assert res.code == 0, res.stderr
-    return {s["id"]: s for s in json.loads(res.stdout)["result"]["suggestions"]}
-
+from testkit import node, write_plan
+from testkit.repos import commit_all, reconcile, write_files
 
 LIBRARY = {
     "pkg/limits.py": (
@@ -56,10 +33,10 @@ LIBRARY = {
 
 
 def test_a_library_definition_with_its_docstring_is_shipped_with_file_and_line(tmp_path):
-    _files(tmp_path, LIBRARY)
-    _git(tmp_path)
+    write_files(tmp_path, LIBRARY)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Throttle calls to a rate per second", release="R1")])
-    found = _run(tmp_path)["T-1"]
+    found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] == "shipped"
     assert ("pkg/limits.py", 4) in {(e["path"], e["line"]) for e in found["evidence"]}
     assert all(e["path"] and e["line"] for e in found["evidence"])
@@ -67,28 +44,28 @@ def test_a_library_definition_with_its_docstring_is_shipped_with_file_and_line(t
 
 def test_words_in_two_different_places_are_a_trap_not_a_shipped_feature(tmp_path):
     # "legacy" lives in an importer, "export" in an exporter: nothing exports to Legacy.
-    _files(tmp_path, LIBRARY)
-    _git(tmp_path)
+    write_files(tmp_path, LIBRARY)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Export recipes as a Legacy archive", release="R1")])
-    found = _run(tmp_path)["T-1"]
+    found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] != "shipped"
 
 
 def test_a_feature_only_the_docs_describe_is_partial_and_says_no_code_names_it(tmp_path):
-    _files(tmp_path, LIBRARY)
-    _git(tmp_path)
+    write_files(tmp_path, LIBRARY)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Automatic nightly backups of every collection", release="R1")])
-    found = _run(tmp_path)["T-1"]
+    found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] == "partial"
     assert any(e["path"] == "README.md" for e in found["evidence"])
     assert any("no code names" in m for m in found["missing"])
 
 
 def test_what_the_docs_say_the_project_does_not_do_is_no_evidence(tmp_path):
-    _files(tmp_path, LIBRARY)
-    _git(tmp_path)
+    write_files(tmp_path, LIBRARY)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Automatic cloud sync", release="R1")])
-    found = _run(tmp_path)["T-1"]
+    found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] == "none"
     assert not found["evidence"]
 
@@ -110,10 +87,10 @@ APP = {
 
 
 def test_a_route_with_its_test_and_ui_text_is_a_shipped_app_feature(tmp_path):
-    _files(tmp_path, APP)
-    _git(tmp_path)
+    write_files(tmp_path, APP)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Share a recipe with someone through a link", release="R1")])
-    found = _run(tmp_path)["T-1"]
+    found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] == "shipped"
     paths = {e["path"] for e in found["evidence"]}
     assert "server/routes/sharing.py" in paths
@@ -121,10 +98,10 @@ def test_a_route_with_its_test_and_ui_text_is_a_shipped_app_feature(tmp_path):
 
 
 def test_explain_lists_each_source_and_the_rule_that_decided(tmp_path):
-    _files(tmp_path, APP)
-    _git(tmp_path)
+    write_files(tmp_path, APP)
+    commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Share a recipe with someone through a link", release="R1")])
-    ex = _run(tmp_path, "--explain", "--node", "T-1")["T-1"]["explain"]
+    ex = reconcile(tmp_path, "--explain", "--node", "T-1")["T-1"]["explain"]
     cats = {s["category"] for s in ex["sources"]}
     assert {"code", "ui", "test"} <= cats
     assert any(r.startswith("sources: head concept") for r in ex["rules"])

@@ -1,0 +1,31 @@
+"""Small real repositories for reconcile tests: files written, committed with git, reconciled by the real CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from testkit import run_cli
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def commit_all(root: Path) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+
+
+def reconcile(root: Path, *args: str) -> dict[str, dict[str, Any]]:
+    """`leafwise reconcile --json` through the CLI: the suggestions by node id."""
+    res = run_cli("reconcile", "--json", *args, cwd=root)
+    assert res.code == 0, res.stderr
+    return {s["id"]: s for s in json.loads(res.stdout)["result"]["suggestions"]}
