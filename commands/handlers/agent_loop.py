@@ -25,6 +25,7 @@ from leafwise.commands.handlers.shared import (
     change_list,
     get_node,
     live_claims,
+    move_status,
     pick_for,
     plain,
     record,
@@ -285,14 +286,8 @@ def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
     """Mark draft ancestors in progress (each re-checked under its own lock)."""
     cascade: list[dict[str, Any]] = []
     for ancestor in plan.ancestors(node.id):
-        if ancestor.status != Status.DRAFT:
-            continue
-
-        def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            return set_fields(doc, {"status": Status.IN_PROGRESS}) if doc.get("status") == Status.DRAFT else {}
-
-        if write(ctx, ancestor, mark):
-            cascade.append({"id": ancestor.id, "title": ancestor.title, "from": Status.DRAFT, "to": Status.IN_PROGRESS})
+        if ancestor.status == Status.DRAFT and (moved := move_status(ctx, ancestor, Status.DRAFT, Status.IN_PROGRESS)):
+            cascade.append(moved)
     return cascade
 
 

@@ -17,7 +17,7 @@ from leafwise.commands.contract import (
     next_,
     quote,
 )
-from leafwise.commands.handlers.shared import change_list, get_node, live_claims, record, set_fields, write
+from leafwise.commands.handlers.shared import change_list, get_node, live_claims, move_status, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, STATUSES, Plan, Status
 from leafwise.store.loader import parse_yaml
@@ -221,12 +221,8 @@ def reopen_ancestors(ctx: Ctx, plan: Plan, parent: str) -> list[dict[str, Any]]:
     for target in [plan.nodes[parent], *plan.ancestors(parent)]:
         if target.status != Status.DONE:
             break
-
-        def reopen(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            return set_fields(doc, {"status": Status.IN_PROGRESS}) if doc.get("status") == Status.DONE else {}
-
-        if write(ctx, target, reopen):
-            cascade.append({"id": target.id, "title": target.title, "from": Status.DONE, "to": Status.IN_PROGRESS})
+        if moved := move_status(ctx, target, Status.DONE, Status.IN_PROGRESS):
+            cascade.append(moved)
     return cascade
 
 

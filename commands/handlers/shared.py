@@ -8,7 +8,7 @@ from typing import Any, Callable
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, fix, wait
 from leafwise.commands.core.picker import Pick, effective_holds, pick
 from leafwise.commands.registry import Ctx
-from leafwise.store import Node, Plan, UnsafePath, journal
+from leafwise.store import Node, Plan, Status, UnsafePath, journal
 from leafwise.store import claims as leases
 from leafwise.store.loader import SchemaError
 from leafwise.store.paths import check_id
@@ -171,4 +171,12 @@ def unreadable_parents(plan: Plan) -> set[str | None]:
     return out
 
 
+def move_status(ctx: Ctx, node: Node, from_status: Status, to_status: Status) -> dict[str, Any] | None:
+    """Move one node between statuses under its lock (nothing if it moved meanwhile): the cascade entry, or None."""
 
+    def step(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return set_fields(doc, {"status": to_status}) if doc.get("status") == from_status else {}
+
+    if write(ctx, node, step):
+        return {"id": node.id, "title": node.title, "from": from_status, "to": to_status}
+    return None
