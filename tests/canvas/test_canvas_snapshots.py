@@ -9,34 +9,14 @@ and look at the SVGs before committing them.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from leafwise.canvas.widgets.plan_tree import PlanTree
-from testkit.canvas import canvas
+from testkit.canvas import canvas, settled
 
 SIZE = (140, 40)
 
 
-
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-async def settled(pilot) -> None:
-    app = pilot.app
-    while app.state is None:
-        await pilot.pause(0.02)
-    await pilot.pause(0.3)  # the detail pane reads journal and docs once the cursor rests
-    await app.workers.wait_for_complete()
-    await pilot.pause(0.2)
-    for field in app.screen.query("Input"):
-        field.cursor_blink = False
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def after_keys(*keys: str):

@@ -6,37 +6,20 @@ pinned, a fixed size, the watcher off. Update with `--snapshot-update` and read 
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.themes import THEMES
-from testkit.canvas import canvas, until
+from testkit.canvas import canvas, settled, until
 
 SIZE = (140, 40)
 VIEWS = {"board": ("K", BoardScreen), "dependencies": ("i", DependenciesScreen), "agents": ("A", AgentsScreen),
          "progress": ("p", ProgressScreen)}
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
-async def settled(pilot) -> None:
-    app = pilot.app
-    while app.state is None:
-        await pilot.pause(0.02)
-    await pilot.pause(0.3)
-    await app.workers.wait_for_complete()
-    await pilot.pause(0.2)
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def open_view(view: str):

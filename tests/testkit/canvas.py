@@ -52,3 +52,12 @@ def notices(app: CanvasApp) -> list[str]:
 
 def node_file(root: Path, node_id: str) -> Path:
     return root / ".leafwise" / "nodes" / f"{node_id}.yaml"
+
+
+async def settled(pilot) -> None:
+    """The plan is loaded, the cursor has rested (the detail pane reads journal and docs then), workers are done."""
+    app = pilot.app
+    while app.state is None:
+        await pilot.pause(0.02)
+    await pilot.pause(0.3)
+    await app.workers.wait_for_complete()
