@@ -21,12 +21,16 @@ pytestmark = pytest.mark.anyio
 
 
 
-async def open_blocked(app, pilot):
-    """Press `b` and wait until the blocked view lists its tasks; returns the list."""
+async def open_blocked(app, pilot, row: str | None = None):
+    """Press `b`, wait until the blocked view lists its tasks, highlight `row` if given; returns the list."""
     await pilot.press("b")
     await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
                 and app.screen.query_one("#blocked-list").option_count > 0)
-    return app.screen.query_one("#blocked-list")
+    listing = app.screen.query_one("#blocked-list")
+    if row is not None:
+        listing.highlighted = listing.get_option_index(row)
+    return listing
+
 
 def palette_top(app) -> str:
     """The highlighted entry of the open command palette ("" until it has one)."""
@@ -156,9 +160,7 @@ async def test_answer_a_decision_by_option_number(demo_plan, tmp_path, monkeypat
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await open_blocked(app, pilot)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("SHOP-40")
+        await open_blocked(app, pilot, "SHOP-40")
         await pilot.press("2")  # asks to confirm first, showing the option, with a note
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         assert "answer" not in node_file(demo_plan, "SHOP-40").read_text()
@@ -181,9 +183,7 @@ async def test_u_on_an_open_decision_is_refused_with_a_hint(demo_plan, tmp_path)
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await open_blocked(app, pilot)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("SHOP-40")
+        await open_blocked(app, pilot, "SHOP-40")
         await pilot.press("u")
         await pilot.pause(0.3)
         assert "status: blocked" in node_file(demo_plan, "SHOP-40").read_text()
@@ -215,9 +215,7 @@ async def test_cancel_with_a_reason_through_the_dialog(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await open_blocked(app, pilot)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("SHOP-52")
+        await open_blocked(app, pilot, "SHOP-52")
         await pilot.press("x")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         await pilot.press("enter")  # an empty reason is refused
@@ -231,9 +229,7 @@ async def test_edit_the_reason_and_reassign(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await open_blocked(app, pilot)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("SHOP-62")
+        listing = await open_blocked(app, pilot, "SHOP-62")
         await pilot.press("e")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         field = app.screen.query_one("#prompt-input")
