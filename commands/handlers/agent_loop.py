@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, nullcontext
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -42,13 +44,6 @@ from leafwise.store.writer import LockBusy, locked
 
 ID = Param("node_id", "node id", positional=True, required=True)
 AGENT = Param("agent", "the agent's name (e.g. claude-1)")
-
-
-
-
-
-
-
 
 MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
 
@@ -176,7 +171,27 @@ def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | No
         return _start_next(ctx, agent, ttl)
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    return _claim(ctx, plan, node, agent, ttl)
+    if not node.children:
+        return _claim(ctx, plan, node, agent, ttl)
+    with _pick_lock(ctx):  # a parent: judge its children as they are once no cascade is half done
+        plan = ctx.plan(fresh=True)
+        return _claim(ctx, plan, get_node(ctx, node.id, plan), agent, ttl)
+
+
+@contextmanager
+def _pick_lock(ctx: Ctx) -> Iterator[None]:
+    """The plan's pick lock. `start --next` chooses under it, a parent is claimed under it and a
+    completion closes its ancestors under it: so no agent is handed a parent in the moment between
+    its last child's completion and the cascade that closes it."""
+    stack = ExitStack()
+    try:
+        stack.enter_context(locked(ctx.paths(), "pick"))
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait("the pick lock is free (a few seconds)",
+                                                       "other agents are taking or finishing work"),
+                           exit_code=EXIT_CONFLICT, category="conflict") from exc
+    with stack:
+        yield
 
 
 LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children",
@@ -185,30 +200,24 @@ LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "
 
 def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
     """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped."""
-    paths = ctx.paths()
     skipped: set[str] = set()
-    try:
-        with locked(paths, "pick"):
-            for _ in range(50):
-                plan = ctx.plan(fresh=True)
-                claims = live_claims(ctx, plan)
-                chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped)
-                if chosen.node is None:
-                    return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
-                                   "claim": None, "cascade": []},
-                                  pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
-                                  Mutation("start_task", "start", False, chosen.reason))
-                try:
-                    return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason)
-                except CommandError as exc:
-                    if exc.code not in LOST_RACE:
-                        raise
-                    skipped.add(chosen.node.id)
-                    ctx.forget()
-    except LockBusy as exc:
-        raise CommandError("lock_busy", str(exc), wait("the pick lock is free (a few seconds)",
-                                                       "other agents are taking work"),
-                           exit_code=EXIT_CONFLICT, category="conflict") from exc
+    with _pick_lock(ctx):
+        for _ in range(50):
+            plan = ctx.plan(fresh=True)
+            claims = live_claims(ctx, plan)
+            chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped)
+            if chosen.node is None:
+                return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
+                               "claim": None, "cascade": []},
+                              pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
+                              Mutation("start_task", "start", False, chosen.reason))
+            try:
+                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason)
+            except CommandError as exc:
+                if exc.code not in LOST_RACE:
+                    raise
+                skipped.add(chosen.node.id)
+                ctx.forget()
     raise CommandError("lock_busy", "every candidate changed while being claimed",
                        wait("the plan settles (a few seconds)", "many writers at once"),
                        exit_code=EXIT_CONFLICT, category="conflict")
@@ -402,10 +411,11 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
             values["blocked_reason"] = None
         return set_fields(doc, values)
 
-    changes = write(ctx, node, finish)
-    leases.remove(ctx.paths(), node_id)
-    _patch(plan, node_id, {"status": Status.DONE, "summary": summary})
-    cascade = _close_ancestors(ctx, plan, node)
+    with _pick_lock(ctx) if node.parent else nullcontext():  # the node and its cascade, seen as one step
+        changes = write(ctx, node, finish)
+        leases.remove(ctx.paths(), node_id)
+        _patch(plan, node_id, {"status": Status.DONE, "summary": summary})
+        cascade = _close_ancestors(ctx, plan, node)
     actor = agent or (ctx.person() if overridden else None)
     record(ctx, "complete", node_id, changes, actor=actor, cascade=cascade, summary=clean(summary, 500),
            forced_by=ctx.person() if overridden else None, holder=overridden[0] if overridden else None)
@@ -566,19 +576,21 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
         raise _conflict(ctx, "closed", f"{node_id} is done; done work is not cancelled", node, None, "cancel_node")
     targets = [node] + [d for d in plan.descendants(node_id) if d.status not in CLOSED]
     listed: list[dict[str, Any]] = []
-    for target in targets:
-        def drop(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            if doc.get("status") in CLOSED:
-                return {}
-            return set_fields(doc, {"status": Status.CANCELLED, "summary": f"Cancelled: {reason}"})
 
-        changes = write(ctx, target, drop)
-        if changes:
-            leases.remove(ctx.paths(), target.id)
-            _patch(plan, target.id, {"status": Status.CANCELLED})
-            record(ctx, "cancel", target.id, changes, reason=reason)
-            listed += change_list(target.id, changes)
-    cascade = _close_ancestors(ctx, plan, node)
+    def drop(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        if doc.get("status") in CLOSED:
+            return {}
+        return set_fields(doc, {"status": Status.CANCELLED, "summary": f"Cancelled: {reason}"})
+
+    with _pick_lock(ctx) if node.parent else nullcontext():  # as in complete: the cascade is part of the step
+        for target in targets:
+            changes = write(ctx, target, drop)
+            if changes:
+                leases.remove(ctx.paths(), target.id)
+                _patch(plan, target.id, {"status": Status.CANCELLED})
+                record(ctx, "cancel", target.id, changes, reason=reason)
+                listed += change_list(target.id, changes)
+        cascade = _close_ancestors(ctx, plan, node)
     if cascade:
         record(ctx, "cascade", node_id, {}, cascade=cascade)
     chosen = pick_for(ctx, None, plan)

@@ -342,3 +342,26 @@ if __name__ == "__main__":  # a worker process
         print(json.dumps(edit_loop(argv[0], argv[1], int(argv[2]))))
     elif mode == "kill":
         print(json.dumps(killer(argv[0], int(argv[1]), int(argv[2]))))
+
+
+def test_a_parent_is_never_handed_out_while_its_cascade_is_half_done(tmp_path: Path) -> None:
+    """CI caught it once in the eight-agent run: an agent claimed and "completed" an epic in the
+    moment between another agent writing the epic's last child done and closing the epic.
+    Here the test is that other agent: it holds the pick lock with the child done and the epic
+    still open, and `start EPIC` must wait for the cascade, then lose the race (exit 3)."""
+    from leafwise.store import PlanPaths
+    from leafwise.store.writer import locked
+
+    write_plan(tmp_path, {"T-1": "id: T-1\ntitle: Epic\nrelease: R1\nstatus: in-progress\n",
+                          "T-2": "id: T-2\ntitle: Last child\nparent: T-1\nstatus: done\nsummary: finished\n"})
+    epic = tmp_path / ".leafwise/nodes/T-1.yaml"
+    with locked(PlanPaths(tmp_path), "pick"):
+        late = subprocess.Popen([*CLI, "start", "T-1", "--agent", "b", "--json"], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert late.poll() is None, "start ran while a cascade held the pick lock"
+        epic.write_text(epic.read_text().replace("status: in-progress", "status: done"))
+    stdout, _ = late.communicate(timeout=60)
+    answer = json.loads(stdout)
+    assert late.returncode == 3 and answer["error"]["code"] == "closed", answer
+    assert "assignee" not in yaml.safe_load(epic.read_text())
