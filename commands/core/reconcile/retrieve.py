@@ -35,6 +35,14 @@ CODE_SHIP = 0.55  # or any code document (a function body too) covering this muc
 AGREE = 0.6  # ... and SOURCES other kinds of source (tests, UI text, docs, messages) naming this much of it
 SOURCES = 2
 PARTIAL = 0.4
+# Or the docs say it: a docs paragraph (README, docs page, changelog; affirmative sentences only)
+# names DOCS_SHIP of the title, and a code document that names the head concept names
+# DOCS_CODE of the title (bound: in its name or docstring, not only loose in a body) and DOCS_AGREE
+# of it in common with that paragraph.
+DOCS_SHIP = 0.9
+DOCS_CODE = 0.4
+DOCS_AGREE = 0.4
+DOCS_UI = 0.3  # ... and, for a user-facing item in a repository with a UI, UI text or a page naming this much
 BODY = 0.85  # a function's body names things less directly than its name and docstring
 BODY_B = 0.0  # BM25 length normalisation of bodies: measured at b = 0.3 and 0.5 on the tune half, it cost recall and removed no wrong proposal
 LOOSE_EXTRA = 1  # an unbound body lead needs this many more agreeing sources
@@ -204,6 +212,25 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     return _decide(weights, head, hits, best, needs_ui, unbound)
 
 
+def _docs_led(weights: dict[str, float], hits: list[Hit], needs_ui: bool, unbound: set[int] = frozenset()
+              ) -> tuple[Hit, Hit] | None:
+    """A docs paragraph that says nearly all of the title, and code naming the same: (paragraph, code)."""
+    total = sum(weights.values())
+    paragraphs = [h for h in hits if h.category == "docs" and h.score >= DOCS_SHIP][:5]
+    if not paragraphs:
+        return None
+    if needs_ui and not any((h.category == "ui" or h.doc.kind in ("page", "component")) and h.score >= DOCS_UI
+                            for h in hits):
+        return None
+    # the code must name the head concept in what it is called (a body counts when its definition does)
+    codes = [h for h in hits if h.category == "code" and h.score >= DOCS_CODE and id(h.doc) not in unbound][:10]
+    for para in paragraphs:
+        for code in codes:
+            if sum(weights[c] for c in para.covered & code.covered) / total >= DOCS_AGREE:
+                return para, code
+    return None
+
+
 def _is_case(doc: Artifact) -> bool:
     """A switch branch's document (tags._cases): all its words are its own, bound in a few lines."""
     return doc.kind == "body" and bool(doc.context) and doc.context == doc.words
@@ -246,6 +273,15 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
                     f"({', '.join(agreeing)}; >= {SOURCES} needed)")
         conf = round(min(0.95, 0.55 + 0.3 * lead.score + 0.03 * len(agreeing)), 2)
         return Retrieval("shipped", conf, head, evidence, reasons + [why], best)
+    by_docs = _docs_led(weights, hits, needs_ui, unbound)
+    if by_docs is not None:
+        para, lead = by_docs
+        why = (f"docs {para.doc.path}:{para.doc.line} say {para.score:.2f} of the title (>= {DOCS_SHIP}) and "
+               f"{lead.doc.kind} {lead.doc.name!r} names the same ({lead.score:.2f})")
+        conf = round(min(0.9, 0.5 + 0.2 * para.score + 0.2 * lead.score), 2)
+        return Retrieval("shipped", conf, head, [lead, para] + [h for h in (best.get("test"), best.get("ui"))
+                                                                  if h is not None][:1], reasons + [why], best)
+    reasons.append(f"not by docs: no docs paragraph says >= {DOCS_SHIP} of the title with code that names it")
     reasons.append(f"not by name: the best named definition covers {named.score if named else 0:.2f} < {NAME_SHIP}")
     reasons.append(f"not by sources: code covers {code.score:.2f} (needs {CODE_SHIP}) and {len(agreeing)} "
                    f"source(s) agree ({', '.join(agreeing) or 'none'}; needs {SOURCES} with overlap >= {AGREE})")
