@@ -60,14 +60,16 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
 
 def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
     """The newest `limit` events (oldest first), for one node or all; bad lines skipped."""
-    matching = (e for e in _iter_reverse(paths) if node is None or e.get("node") == node
+    # a line about the node holds its id as a JSON string: lines without it are never decoded
+    needle = json.dumps(node, ensure_ascii=False).encode() if node is not None else None
+    matching = (e for e in _iter_reverse(paths, needle) if node is None or e.get("node") == node
                 or any(c.get("id") == node for c in e.get("cascade") or []))
     events = list(islice(matching, limit))  # reads back from the end only as far as needed
     events.reverse()
     return events
 
 
-def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, Any]]:
+def _iter_reverse(paths: PlanPaths, needle: bytes | None = None, block: int = 65536) -> Iterator[dict[str, Any]]:
     try:
         fh = _open_read(paths)
     except FileNotFoundError:
@@ -93,10 +95,10 @@ def _iter_reverse(paths: PlanPaths, block: int = 65536) -> Iterator[dict[str, An
             if len(rest) > MAX_EVENT_BYTES:  # no event is this long: a planted line, skipped
                 rest, skipping = b"", True
             for line in reversed(lines):
-                event = _decode(line)
+                event = _decode(line) if needle is None or needle in line else None
                 if event is not None:
                     yield event
-        event = _decode(rest)
+        event = _decode(rest) if needle is None or needle in rest else None
         if event is not None:
             yield event
 
