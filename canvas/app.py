@@ -20,6 +20,7 @@ from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.look import safe, set_display_clock
 from leafwise.canvas.model.state import Delta, PlanState
+from leafwise.canvas.model.undo import Action, UndoPlan, involved, plan_undo, record_of
 from leafwise.canvas.palette import CanvasCommands, system_commands
 from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.blocked import BlockedScreen
@@ -105,6 +106,8 @@ class CanvasApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="plan.reload",
                 tooltip="Re-read every file (the live view does this by itself)"),
+        Binding("ctrl+z", "undo", "Undo", show=False, id="app.undo",
+                tooltip="Take back your last change in this session (any view)"),
     ]
 
     def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
@@ -123,7 +126,8 @@ class CanvasApp(App[int]):
         self.recent_events: list[dict[str, Any]] = []
         self.me = bridge.person(str(self.paths.repo))  # the person at the keyboard, the actor of every action
         self.notices: list[Notice] = []  # the toasts posted so far (the latest NOTICES_KEPT), oldest first
-        self.undo_stack: list[Any] = []  # editing.Undo entries for the changes made in this session
+        self.undo_stack: list[Action] = []  # the changes made in this session, the latest last (ctrl+z)
+        self._undoing = False
         self.attention_sent = 0  # bells / desktop notifications sent (a test reads it)
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
@@ -132,6 +136,7 @@ class CanvasApp(App[int]):
         self.plan_updated: Signal[PlanUpdate] = Signal(self, "plan-updated")
         self.journal_grew: Signal[list[dict[str, Any]]] = Signal(self, "journal-grew")
         self.plan_checked: Signal[PlanCheck] = Signal(self, "plan-checked")
+        self.undone: Signal[list[str]] = Signal(self, "undone")  # node ids an undo restored
         self.plan_check: PlanCheck | None = None  # None until the validator has run once
         self._check_timer: Any = None
         for theme in THEMES.values():
@@ -359,11 +364,90 @@ class CanvasApp(App[int]):
             self.notify(bridge.error_text(outcome), title=f"{request.label}: refused", severity="error",
                         timeout=12)
         else:
-            self.notify(outcome.text[0] if outcome.text else "done", title=request.label, timeout=4)
+            self._remember(request, outcome)
         # The watcher would see these writes too; reading them now makes the answer instant.
         await self.absorb(PlanChanges(nodes=bridge.touched_ids(outcome), journal=True, claims=True))
         if on_done is not None:
             on_done(outcome)
+
+    def _remember(self, request: Request, outcome: Outcome) -> None:
+        """Say what the command did, and keep how to take it back (or say at once that it cannot be)."""
+        said = outcome.text[0] if outcome.text else "done"
+        action = record_of(request.name, request.args, outcome.envelope, request.label,
+                           doc_before=request.doc_before)
+        if isinstance(action, str):
+            self.notify(f"{said}\nThis cannot be undone: {action}.", title=request.label, severity="warning",
+                        timeout=10)
+            return
+        if action is not None:
+            self.undo_stack.append(action)
+            said += "\nctrl+z takes it back"
+        self.notify(said, title=request.label, timeout=4)
+
+    # --- undo ----------------------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        """Take back the last change made in this session, through the commands that restore it."""
+        if self._undoing:
+            self.notify("Still taking back the previous change…", timeout=3)
+            return
+        if not self.undo_stack:
+            self.notify("Nothing to undo: no change was made in this canvas session", timeout=3)
+            return
+        if self.state is None:
+            return
+        self._undoing = True
+        self.call_later(self._undo, self.undo_stack.pop())
+
+    async def _undo(self, action: Action) -> None:
+        state = self.state
+        if state is None:
+            self._undoing = False
+            return
+        # The files as they are now, not as the watcher last reported them: an agent may have just written.
+        await self.absorb(PlanChanges(nodes=involved(state.nodes, action), journal=True, claims=True))
+        plan = plan_undo(state.nodes, action, self.me)
+        if plan.refused or not plan.steps:
+            self._undoing = False
+        if plan.refused:
+            more = " ctrl+z again takes back the change before it." if self.undo_stack else ""
+            self.notify(f"Not undone: {plan.refused}.{more}", title=f"Undo “{action.label}”", severity="warning",
+                        timeout=12)
+            return
+        if not plan.steps:
+            self.notify(f"Nothing left to take back for “{action.label}”." + "".join(f"\n{c}" for c in plan.caveats),
+                        title="Undo", timeout=6)
+            return
+        self._run_undo(action, plan)
+
+    @work(thread=True, group="commands")
+    def _run_undo(self, action: Action, plan: UndoPlan) -> None:
+        outcomes: list[Outcome] = []
+        for step in plan.steps:
+            outcome = bridge.run(self.paths.repo, Request(step.command, step.args, f"Undo: {action.label}"),
+                                 actor=self.me)
+            outcomes.append(outcome)
+            if outcome.exit_code:
+                break
+        self.call_from_thread(self._undo_done, action, plan, outcomes)
+
+    async def _undo_done(self, action: Action, plan: UndoPlan, outcomes: list[Outcome]) -> None:
+        self._undoing = False
+        done = [step.says for step, outcome in zip(plan.steps, outcomes) if not outcome.exit_code]
+        failed = outcomes[-1] if outcomes and outcomes[-1].exit_code else None
+        if failed is None:
+            lines = [f"Took back “{action.label}”:", *[f"  {line}" for line in done], *plan.caveats]
+            self.notify("\n".join(lines), title="Undone", timeout=8)
+        else:
+            step = plan.steps[len(outcomes) - 1]
+            lines = [f"Stopped at: {step.says}", bridge.error_text(failed)]
+            lines += ["Taken back before it:", *[f"  {line}" for line in done]] if done else ["Nothing was changed."]
+            self.notify("\n".join(lines), title=f"Undo “{action.label}”: refused", severity="error", timeout=15)
+        touched: set[str] = set()
+        for outcome in outcomes:
+            touched |= bridge.touched_ids(outcome)
+        await self.absorb(PlanChanges(nodes=touched, journal=True, claims=True))
+        self.undone.publish(list(plan.touched))
 
     # --- views, help, themes, palette, toasts -------------------------------------------------
 
@@ -437,9 +521,6 @@ class CanvasApp(App[int]):
         screen = self.screen
         if isinstance(screen, BoardScreen):
             screen.set_scope(scope)
-
-    def action_undo(self) -> None:
-        self.call_later(self._on_plan_screen, "action_undo")
 
     def open_node_next(self) -> None:
         self.call_later(self._on_plan_screen, "action_next_task")

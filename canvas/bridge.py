@@ -28,6 +28,7 @@ class Request:
     args: dict[str, Any]
     label: str  # e.g. "Unblock SHOP-32"
     node: str | None = None
+    doc_before: str | None = None  # write-doc: the text it replaces (what an undo writes back)
 
 
 PERSON_ENV = "LEAFWISE_USER"
@@ -84,6 +85,9 @@ def touched_ids(outcome: Outcome) -> set[str]:
     mutation = outcome.envelope.get("mutation") or {}
     ids = {c["id"] for c in mutation.get("changes") or [] if isinstance(c, dict) and c.get("id")}
     result = outcome.envelope.get("result")
-    if isinstance(result, dict) and isinstance(result.get("id"), str):
-        ids.add(result["id"])
+    if isinstance(result, dict):
+        if isinstance(result.get("id"), str):
+            ids.add(result["id"])
+        # A cancel's cascade is only in its result.
+        ids.update(c["id"] for c in result.get("cascade") or [] if isinstance(c, dict) and isinstance(c.get("id"), str))
     return ids

@@ -2,8 +2,8 @@
 
 Add a child or a sibling, rename, describe, set priority, move to another
 parent or release (with a picker), add or remove a dependency, open the node's
-doc in $EDITOR, and undo the last change made in this canvas session (an
-`edit` back to the old values, or cancelling a node added here).
+doc in $EDITOR. Every change is remembered by the app for ctrl+z (see
+`canvas/model/undo.py`), from the core's own report of what it changed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 import shlex
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,19 +38,10 @@ EDIT_BINDINGS = [
     Binding("minus", "remove_dependency", "Remove dependency", show=False, id="edit.remove_dep",
             tooltip="It no longer waits on a node"),
     Binding("E", "open_doc", "Edit doc", show=False, id="edit.doc", tooltip="Open the node's doc in $EDITOR"),
-    Binding("ctrl+z", "undo", "Undo", show=False, id="edit.undo", tooltip="Undo your last change in this session"),
 ]
 EDIT_ACTIONS = ("add_child", "add_sibling", "rename", "describe", "priority", "move_parent", "move_release",
-                "add_dependency", "remove_dependency", "open_doc", "undo")
+                "add_dependency", "remove_dependency", "open_doc")
 PRIORITIES = ("high", "normal", "low")
-
-
-@dataclass(frozen=True, slots=True)
-class Undo:
-    """How to take back one change: a request to run, and what to call it."""
-
-    request: Request
-    what: str
 
 
 def _value(value: Any) -> str:
@@ -74,25 +64,14 @@ class Editing:
     def edit_allowed(self, action: str) -> bool | None:
         if action not in EDIT_ACTIONS:
             return True
-        if action == "undo":
-            return True if self.app.undo_stack else None
         return True if self.edit_target() is not None else None
 
     # --- helpers ----------------------------------------------------------------------
 
     def _edit(self, node: Node, fields: dict[str, Any], label: str) -> None:
-        """Run `edit ID --set f=v…`, remembering the old values for undo."""
+        """Run `edit ID --set f=v…` (the app keeps the old values for undo, from the core's answer)."""
         sets = tuple(f"{key}={_value(value)}" for key, value in fields.items())
-        before = tuple(f"{key}={_value(node.data.get(key))}" for key in fields)
-        undo = Undo(Request("edit", {"node_id": node.id, "set": before}, f"Undo: {label}", node.id), label)
-        self.app.run_request(Request("edit", {"node_id": node.id, "set": sets}, label, node.id),
-                             self._remember(undo))
-
-    def _remember(self, undo: Undo | None):
-        def done(outcome: Outcome) -> None:
-            if not outcome.exit_code and undo is not None:
-                self.app.undo_stack.append(undo)
-        return done
+        self.app.run_request(Request("edit", {"node_id": node.id, "set": sets}, label, node.id))
 
     def _ask_text(self, title: str, prompt: str, value: str, then, *, required: bool = True) -> None:
         def done(text: str | None) -> None:
@@ -114,9 +93,6 @@ class Editing:
                 result = outcome.envelope.get("result")
                 new_id = result.get("id") if isinstance(result, dict) else None
                 if not outcome.exit_code and new_id:
-                    self.app.undo_stack.append(Undo(Request(
-                        "cancel", {"node_id": new_id, "reason": "added by mistake (undone in the canvas)"},
-                        f"Undo: add {new_id}", new_id), f"add {new_id}"))
                     self.app.open_node(new_id)
             self.app.run_request(Request("add", args, f"Add {where}", parent), added)
 
@@ -249,11 +225,4 @@ class Editing:
             after = scratch.read_text()
         if after.strip() and after != before:
             self.app.run_request(Request("write-doc", {"node_id": node.id, "content": after},
-                                         f"Doc of {node.id}", node.id))
-
-    def action_undo(self) -> None:
-        if not self.app.undo_stack:
-            self.app.notify("Nothing to undo: no change was made in this canvas session", timeout=3)
-            return
-        undo = self.app.undo_stack.pop()
-        self.app.run_request(undo.request)
+                                         f"Doc of {node.id}", node.id, doc_before=before))
