@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from leafwise.store import Plan, Problem
-from leafwise.store.loader import check_node, parse_yaml
+from leafwise.store.loader import Refused, check_node, parse_yaml, read_bounded
 
 CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
 
@@ -108,8 +108,8 @@ def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]
         if problem.code == "yaml_error" and problem.node and problem.file:
             try:
                 path = plan.paths.repo / problem.file
-                found = merge_conflict(path.read_bytes(), problem.node, path)
-            except OSError:
+                found = merge_conflict(read_bounded(path), problem.node, path)
+            except (OSError, Refused):  # gone, a link or not a file: the load problem stands as it is
                 found = None
         if found is None:
             out.append(problem)
