@@ -85,6 +85,12 @@ class ReconcileScreen(ViewScreen):
         self.settled: dict[str, str] = {}  # id -> "applied" | "closed" | "rejected" (this run)
         self.hidden = 0  # rejected earlier, for the same evidence: the command leaves them out
         self.ran = False
+        self.app.undone.subscribe(self, self._undone)
+
+    def _undone(self, node_ids: list[str]) -> None:
+        """An undo took back an accept or a reject made here: the row is open again."""
+        if any(self.settled.pop(nid, None) for nid in node_ids) and self.is_mounted:
+            self._fill()
 
     def redraw(self, state: PlanState) -> None:
         if not self.ran:

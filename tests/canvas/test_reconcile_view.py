@@ -191,3 +191,33 @@ async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
         assert "\u241b[2J" in shown and "\u202e" not in shown  # ESC as its control picture; no bidi override
         side = str(app.screen.query_one("#reconcile-detail").render())
         assert "[bold red]loud[/]" in side and "\x1b" not in side and "\u202e" not in side
+
+
+async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan, tmp_path):
+    found = cli_suggestions(demo_plan)
+    shipped = first(found, "shipped")["id"]
+    other = next(s["id"] for s in found if s["verdict"] != "none" and s["id"] != shipped)
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot)
+        await highlight(app, pilot, shipped)
+        await pilot.press("a")
+        await until(pilot, lambda: "applied" in row(app, shipped), timeout=READ_CODE_TIMEOUT)
+        assert "status: done" in node_file(demo_plan, shipped).read_text()
+        events = len(last_events(demo_plan, shipped))
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: "status: draft" in node_file(demo_plan, shipped).read_text())
+        await until(pilot, lambda: "applied" not in row(app, shipped))  # the row is open again
+        data = run_cli("show", shipped, "--json", cwd=demo_plan).json["result"]
+        assert data["status"] == "draft" and not data.get("summary") and not data.get("evidence")
+        taken_back = last_events(demo_plan, shipped)[events:]
+        assert [(e["command"], e["actor"]) for e in taken_back] == [("edit", PERSON)]
+        assert "title" not in taken_back[0]["changes"]
+        # A rejection hides the row; undoing it clears the mark and shows the row again.
+        await highlight(app, pilot, other)
+        await pilot.press("x")
+        await until(pilot, lambda: other not in {o.id for o in listing(app).options})
+        assert "reconcile_rejected" in node_file(demo_plan, other).read_text()
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: other in {o.id for o in listing(app).options})
+        assert run_cli("show", other, "--json", cwd=demo_plan).json["result"].get("reconcile_rejected") is None
