@@ -15,7 +15,7 @@ score its suggestions against labels.yaml: precision and recall of `shipped`
 3-way confusion matrix. Then generate a synthetic repository of about
 --files files (Python routers, services, models and tests; an Express API;
 React pages, components and tests) with a 300-leaf plan, and time the same
-command on it (goal: under 5 s). Results go to RESULTS.md beside this file.
+command on it (goal: under 5 s). Results go to RESULTS-synthetic.md beside this file.
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ def render(results: list[dict], ablation: list[dict], timing: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=2000, help="size of the synthetic repository")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS-synthetic.md alone")
     parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune",
                         help="real repositories: the tune half (default), the held-out half, or both")
     parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
@@ -325,7 +325,7 @@ def main() -> None:
     report = render(results, ablation, timing)
     print(report)
     if not args.no_write:
-        (HERE / "RESULTS.md").write_text(report)
+        (HERE / "RESULTS-synthetic.md").write_text(report)  # RESULTS.md is the real eval (written by hand from run.py)
 
 
 if __name__ == "__main__":
