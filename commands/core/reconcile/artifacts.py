@@ -51,11 +51,19 @@ class Index:
 class Source:
     """A file's text with fast offset → line lookups."""
 
+    __slots__ = ("rel", "text", "path", "_line_starts")
+
     def __init__(self, rel: str, text: str):
         self.rel = rel
         self.text = text
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.path = PurePosixPath(rel)
+        self._line_starts: list[int] | None = None  # built on the first line lookup
+
+    @property
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return self._line_starts
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self._starts, offset)

@@ -1,6 +1,7 @@
 """JavaScript/TypeScript artifacts for reconcile: Express-style routes with their
-mount prefixes, Next.js file routes, React Router / Vue client routes, UI
-components, jest/vitest/mocha tests, CLI scripts, models, symbols."""
+mount prefixes, React Router / Vue client routes, UI
+components, jest/vitest/mocha tests, CLI scripts, models, symbols. File-based routes
+(Next.js, Remix, SvelteKit, Nuxt, TanStack Router) are `file_routes.py`'s."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
+from leafwise.commands.core.reconcile import file_routes
 from leafwise.commands.core.reconcile.artifacts import Index, Source, join_route, route_words
 from leafwise.commands.core.reconcile.text import identifier_concepts
 
@@ -23,7 +25,6 @@ _ROUTE = re.compile(r"""\b(\w+)\.(get|post|put|patch|delete|all)\(\s*(['"`])(/[^
 _CHAIN = re.compile(r"""\b(\w+)\.route\(\s*['"`](/[^'"`]*)['"`]\s*\)((?:\s*\.(?:get|post|put|patch|delete)\([^;]*)+)""")
 _CHAIN_METHOD = re.compile(r"\.(get|post|put|patch|delete)\(")
 _HANDLER = re.compile(r""",\s*(?:require\(\s*['"]([^'"]+)['"]\s*\)|([A-Za-z_$][\w.$]*))\s*\)\s*;?\s*$""")
-_NEXT_METHOD = re.compile(r"export\s+(?:async\s+)?(?:function|const)\s+(GET|POST|PUT|PATCH|DELETE)\b")
 _ROUTE_TAG = re.compile(r"<Route\b([^<>]*?(?:<[^<>]*>[^<>]*?)*?)/?>", re.S)
 _PATH_ATTR = re.compile(r"""\bpath\s*[=:]\s*\{?\s*['"`]([^'"`]*)['"`]""")
 _ELEMENT = re.compile(r"""(?:element\s*[=:]\s*\{?\s*<|[Cc]omponent\s*[=:]\s*\{?\s*)([A-Z]\w*)""")
@@ -46,28 +47,42 @@ LIFECYCLE = frozenset({"test", "build", "dev", "start", "lint", "format", "prepa
                        "preinstall", "install", "serve", "watch", "typecheck", "clean", "preview", "coverage"})
 
 
-def scan(index: Index, sources: list[Source]) -> None:
+def scan(index: Index, sources: list[Source], files: list[str] | None = None) -> None:
+    """Every JS/TS artifact of `sources` (the index builder does the same per file, with a cache)."""
     by_rel = {s.rel: s for s in sources}
-    mounts = _mounts(sources, by_rel)
+    mounts = mount_prefixes(sources, by_rel)
+    routes = file_routes.Context.of([s for s in sources if s.path.name == "package.json"],
+                                    files if files is not None else list(by_rel))
     routed: dict[str, list[str]] = {}
-    uses_next = any(s.path.name == "package.json" and re.search(r'"next"\s*:', s.text) for s in sources)
     for src in sources:
         if src.path.name == "package.json":
-            _package(index, src, by_rel)
+            package(index, src, by_rel)
             continue
-        if src.is_test:
-            _tests(index, src)
-            continue
-        _server_routes(index, src, mounts.get(src.rel, [""]))
-        if uses_next:
-            _next_routes(index, src)
-        _client_routes(index, src, routed)
-        _components(index, src)
-        _symbols(index, src)
-        _cli(index, src)
-        for m in _MODEL.finditer(src.text):
-            src.add(index, "model", m.group(1), m.start(1), identifier_concepts(m.group(1)))
-    # A component that a client route renders is a page: it gets the route's words.
+        for comp, path in scan_file(index, src, mounts.get(src.rel, [""])):
+            routed.setdefault(comp, []).append(path)
+        file_routes.scan_file(index, src, routes)
+    pages_of_routes(index, routed)
+
+
+def scan_file(index: Index, src: Source, prefixes: list[str]) -> list[tuple[str, str]]:
+    """One file's own artifacts (its routes mounted under `prefixes`); returns the (component,
+    path) pairs of the client routes it declares, for `pages_of_routes`."""
+    if src.is_test:
+        _tests(index, src)
+        return []
+    routed: list[tuple[str, str]] = []
+    _server_routes(index, src, prefixes)
+    _client_routes(index, src, routed)
+    _components(index, src)
+    _symbols(index, src)
+    _cli(index, src)
+    for m in _MODEL.finditer(src.text):
+        src.add(index, "model", m.group(1), m.start(1), identifier_concepts(m.group(1)))
+    return routed
+
+
+def pages_of_routes(index: Index, routed: dict[str, list[str]]) -> None:
+    """A component that a client route renders is a page: it gets the route's words."""
     for art in index.artifacts:
         if art.kind == "component" and art.name in routed:
             art.kind = "page"
@@ -86,7 +101,7 @@ def _resolve(src: Source, spec: str, by_rel: dict[str, Source]) -> str | None:
     return None
 
 
-def _mounts(sources: list[Source], by_rel: dict[str, Source]) -> dict[str, list[str]]:
+def mount_prefixes(sources: list[Source], by_rel: dict[str, Source]) -> dict[str, list[str]]:
     """`app.use('/api/tasks', require('./routes/tasks'))` → {'server/routes/tasks.js': ['/api/tasks']}."""
     found: dict[str, list[str]] = {}
     for src in sources:
@@ -136,43 +151,17 @@ def _server_routes(index: Index, src: Source, prefixes: list[str]) -> None:
                         side="server", method=verb.upper(), route=full)
 
 
-def _next_routes(index: Index, src: Source) -> None:
-    parts = src.path.parts
-    if "pages" in parts:
-        tail = list(parts[parts.index("pages") + 1:])
-        if not tail or tail[-1].startswith("_"):
-            return
-        tail[-1] = PurePosixPath(tail[-1]).stem
-        if tail[-1] == "index":
-            tail.pop()
-        route = "/" + "/".join(tail)
-        if tail and tail[0] == "api":
-            src.add(index, "route", f"ANY {route}", 0, route_words("ANY", route), side="server",
-                    method="ANY", route=route)
-        elif src.path.suffix in (".jsx", ".tsx", ".js", ".ts"):
-            src.add(index, "page", route, 0, identifier_concepts(route), side="ui", route=route)
-    elif "app" in parts and src.path.stem in ("page", "route") and src.path.suffix != ".py":
-        segs = [p for p in parts[parts.index("app") + 1:-1] if not (p.startswith("(") and p.endswith(")"))]
-        route = "/" + "/".join(segs)
-        if src.path.stem == "page":
-            src.add(index, "page", route, 0, identifier_concepts(route), side="ui", route=route)
-        else:
-            for m in _NEXT_METHOD.finditer(src.text):
-                src.add(index, "route", f"{m.group(1)} {route}", m.start(1), route_words(m.group(1), route),
-                        side="server", method=m.group(1), route=route)
-
-
-def _client_routes(index: Index, src: Source, routed: dict[str, list[str]]) -> None:
+def _client_routes(index: Index, src: Source, routed: list[tuple[str, str]]) -> None:
     text = src.text
     if "<Route" in text:
         for m in _ROUTE_TAG.finditer(text):
             path = _PATH_ATTR.search(m.group(1))
             comps = [c for c in re.findall(r"<([A-Z]\w*)", m.group(1))] or _ELEMENT.findall(m.group(1))
             if path and comps:
-                routed.setdefault(comps[-1], []).append(path.group(1))
+                routed.append((comps[-1], path.group(1)))
     if "path:" in text and ("element:" in text or "omponent:" in text):
         for m in _ROUTE_OBJ.finditer(text):
-            routed.setdefault(m.group(2), []).append(m.group(1))
+            routed.append((m.group(2), m.group(1)))
 
 
 def _components(index: Index, src: Source) -> None:
@@ -225,7 +214,8 @@ def _tests(index: Index, src: Source) -> None:
         src.add(index, "test", title, m.start(3), identifier_concepts(title), file_words | describe)
 
 
-def _package(index: Index, src: Source, by_rel: dict[str, Source]) -> None:
+def package(index: Index, src: Source, by_rel: dict[str, Source]) -> None:
+    """Its `bin` entries and the scripts that run a file: CLI commands (at the file they run, when it is scanned)."""
     try:
         data = json.loads(src.text)
     except ValueError:

@@ -29,22 +29,32 @@ MODEL_BASES = re.compile(r"\b(Base|DeclarativeBase|Model|SQLModel|Document|BaseM
 
 
 def scan(index: Index, sources: list[Source]) -> None:
-    prefixes = _mount_prefixes(sources)
+    prefixes = mount_prefixes(sources)
     for src in sources:
-        if src.path.name == "pyproject.toml":
-            _pyproject(index, src)
-            continue
-        if src.is_test:
-            _tests(index, src)
-            continue
-        _routes(index, src, prefixes)
-        if src.path.name == "urls.py":
-            _django(index, src)
-        _cli(index, src)
-        _classes_and_defs(index, src)
+        scan_file(index, src, mounted(src, prefixes))
 
 
-def _mount_prefixes(sources: list[Source]) -> dict[str, str]:
+def mounted(src: Source, prefixes: dict[str, str]) -> str:
+    """The prefix this file's routers are mounted under (the only thing its artifacts take from other files)."""
+    return prefixes.get(src.path.stem, "")
+
+
+def scan_file(index: Index, src: Source, mount: str) -> None:
+    """One file's artifacts; `mount` from `mounted()`."""
+    if src.path.name == "pyproject.toml":
+        _pyproject(index, src)
+        return
+    if src.is_test:
+        _tests(index, src)
+        return
+    _routes(index, src, mount)
+    if src.path.name == "urls.py":
+        _django(index, src)
+    _cli(index, src)
+    _classes_and_defs(index, src)
+
+
+def mount_prefixes(sources: list[Source]) -> dict[str, str]:
     """Prefixes given where a router is mounted: module or variable name → prefix."""
     found: dict[str, str] = {}
     for src in sources:
@@ -56,7 +66,7 @@ def _mount_prefixes(sources: list[Source]) -> dict[str, str]:
     return found
 
 
-def _routes(index: Index, src: Source, mounts: dict[str, str]) -> None:
+def _routes(index: Index, src: Source, mount: str) -> None:
     text = src.text
     if "@" not in text or not any(k in text for k in ("APIRouter", "FastAPI", "Flask", "Blueprint", ".route(")):
         return
@@ -66,7 +76,6 @@ def _routes(index: Index, src: Source, mounts: dict[str, str]) -> None:
         prefixes[m.group(1)] = pm.group(1) if pm else ""
         tm = _TAGS.search(m.group(3))
         tags[m.group(1)] = tm.group(1) if tm else ""
-    mounted = mounts.get(src.path.stem, "")
     for m in _DECORATOR.finditer(text):
         owner, verb, path = m.groups()
         after = _NEXT_DEF.search(text, m.end())
@@ -82,7 +91,7 @@ def _routes(index: Index, src: Source, mounts: dict[str, str]) -> None:
             methods = re.findall(r"\w+", mm.group(1).upper()) if mm else ["GET"]
         elif verb == "websocket":
             methods = ["WS"]
-        full = join_route(mounted + prefixes.get(owner, ""), path)
+        full = join_route(mount + prefixes.get(owner, ""), path)
         for method in methods:
             src.add(index, "route", f"{method} {full}", m.start(3), route_words(method, full, func, route_tags),
                     method=method, route=full)

@@ -291,8 +291,10 @@ def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: b
     from leafwise.commands.core.reconcile.documents import NEGATION
 
     side = "ui" if src.side() == "ui" else "text"
-    for cap, nodes in ts.QueryCursor(query).captures(tree.root_node).items():
-        for node in nodes:
+    found = ts.QueryCursor(query).captures(tree.root_node)
+    for cap, node in sorted(((cap, node) for cap, nodes in found.items() for node in nodes),
+                            key=lambda c: c[1].start_byte):  # in the order of the file, run after run
+        if True:
             if lang == "python" and node.parent is not None and node.parent.type == "expression_statement":
                 continue  # a docstring: its definition's document has it
             raw = node.text.decode("utf-8", "replace")

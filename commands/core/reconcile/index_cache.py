@@ -1,0 +1,137 @@
+"""The reconcile index cache: what each file yielded the last time, so a second `reconcile`
+parses only what changed.
+
+One file, `.leafwise/.cache/reconcile-index.marshal` (derived, git-ignored, safe to delete),
+written atomically (a temporary file, then `os.replace`) and never through a symbolic link.
+An entry is keyed by the file's path, the BLAKE2 digest of its bytes and the little it takes
+from other files (the prefix its routers are mounted under), so it is used only for exactly
+the content it was made from; the whole file is keyed by a digest of the scanners' own source
+and the grammar versions, so a new Leafwise (or an edited scanner) starts afresh. Entries hold
+plain values only (marshal: several times faster than pickle of objects). Each write keeps the
+entries of the current tree only, and none at all past `MAX_BYTES`. Any failure to read or
+write costs a re-parse, never a wrong answer: results are the same with and without it
+(tests/core/reconcile/test_index_cache.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.core.reconcile.artifacts import Artifact
+
+FORMAT = 1
+CACHE_NAME = "reconcile-index.marshal"
+PLAN_DIR = ".leafwise"
+CACHE_DIR = ".cache"
+MAX_BYTES = 96 * 1024 * 1024
+ENV = "LEAFWISE_RECONCILE_CACHE"  # "0": neither read nor write it
+GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript", "tree-sitter-typescript",
+            "tree-sitter-go", "tree-sitter-ruby")
+
+Packed = tuple  # an Artifact's fields, in order
+Key = tuple[str, bytes, Any]  # (path, digest of its bytes, what it takes from other files)
+# (language artifacts, client-route pairs, tags artifacts, tags documents, documents, module artifacts)
+Entry = tuple[tuple[Packed, ...], tuple[tuple[str, str], ...], tuple[Packed, ...], tuple[Packed, ...],
+              tuple[Packed, ...], tuple[Packed, ...]]
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def pack(art: Artifact) -> Packed:
+    return (art.kind, art.name, art.path, art.line, art.snippet, art.words, art.context, art.side, art.method,
+            art.route)
+
+
+def unpack(part: tuple[Packed, ...]) -> list[Artifact]:
+    """Artifacts from packed fields; TypeError or ValueError when they are not what `pack` writes."""
+    arts = [Artifact(*packed) for packed in part]
+    for art in arts[:1]:  # marshal gives back only what was written; a foreign file fails here or in the key
+        if not (isinstance(art.words, frozenset) and isinstance(art.line, int) and isinstance(art.path, str)):
+            raise TypeError("not an artifact")
+    return arts
+
+
+@lru_cache(maxsize=1)
+def version() -> bytes:
+    """What every entry depends on besides its file: the scanners' code and the grammars."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{FORMAT} {sys.version_info[:2]}".encode())
+    here = Path(__file__).parent
+    for path in sorted(here.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    try:
+        from importlib import metadata
+
+        for dist in GRAMMARS:
+            try:
+                h.update(f"{dist}={metadata.version(dist)}".encode())
+            except metadata.PackageNotFoundError:
+                h.update(f"{dist}=-".encode())
+    except ImportError:
+        pass
+    return h.digest()
+
+
+class IndexCache:
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def for_repo(cls, root: Path) -> IndexCache | None:
+        """The cache of the plan at `root`, or None: no plan folder there, a link, or turned off."""
+        if os.environ.get(ENV, "1") == "0":
+            return None
+        plan = root / PLAN_DIR
+        if plan.is_symlink() or not plan.is_dir():
+            return None
+        return cls(plan / CACHE_DIR / CACHE_NAME)
+
+    def read(self) -> dict[Key, Entry]:
+        try:
+            if self.path.is_symlink() or self.path.parent.is_symlink():
+                return {}
+            with open(self.path, "rb") as fh:
+                payload = marshal.loads(fh.read())
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        if not isinstance(payload, tuple) or len(payload) != 2 or payload[0] != version() \
+                or not isinstance(payload[1], dict):
+            return {}
+        return payload[1]
+
+    def write(self, entries: dict[Key, Entry]) -> None:
+        try:
+            data = marshal.dumps((version(), entries))
+            if len(data) > MAX_BYTES:
+                data = marshal.dumps((version(), {}))
+            folder = self.path.parent
+            if folder.is_symlink() or folder.parent.is_symlink():
+                return  # never write through a committed link
+            folder.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".reconcile-index.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except (OSError, ValueError):
+            pass  # a read-only checkout still works, only slower
+
+    def clear(self) -> bool:
+        try:
+            self.path.unlink()
+            return True
+        except FileNotFoundError:
+            return False
