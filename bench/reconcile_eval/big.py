@@ -27,7 +27,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from real_eval import GOALS, REAL, REPOS, ensure_repos, run_reconcile, write_plan  # noqa: E402
+from real_eval import GOALS, REAL, REPOS, ensure_repos, run_reconcile, write_plan
 
 TREES = ("mealie", "healthchecks")
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
@@ -74,7 +74,7 @@ def main(copies: int, repeat: int, keep: Path | None) -> None:
         same = [s["verdict"] for s in cold["result"]["suggestions"]] == \
                [s["verdict"] for s in warm["result"]["suggestions"]]
         goal = GOALS["seconds"]
-        print(f"| files | drafts | indexed | cold wall s | cold cpu s | warm wall s | warm cpu s | goal |")
+        print("| files | drafts | indexed | cold wall s | cold cpu s | warm wall s | warm cpu s | goal |")
         print("|---|---|---|---|---|---|---|---|")
         print(f"| {files} | {len(drafts)} | {cold['result']['indexed']} | {cold_wall:.2f} | {cold_cpu:.2f} "
               f"| {warm_wall:.2f} | {warm_cpu:.2f} | <= {goal:.0f} s: cold {'met' if cold_wall <= goal else 'NOT met'}, "

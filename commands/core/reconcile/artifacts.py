@@ -51,7 +51,7 @@ class Index:
 class Source:
     """A file's text with fast offset → line lookups."""
 
-    __slots__ = ("rel", "text", "path", "_line_starts")
+    __slots__ = ("_line_starts", "path", "rel", "text")
 
     def __init__(self, rel: str, text: str):
         self.rel = rel

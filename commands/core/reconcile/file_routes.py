@@ -34,11 +34,11 @@ FRAMEWORKS = {"next": "next", "nuxt": "nuxt", "nuxt3": "nuxt", "nuxt-edge": "nux
               "@tanstack/solid-router": "tanstack", "@tanstack/react-start": "tanstack"}
 SCRIPT_EXT = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs"})
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-_DEFAULT = re.compile(r"^[ \t]*export\s+default\b", re.M)
+_DEFAULT = re.compile(r"^[ \t]*export\s+default\b", re.MULTILINE)
 _METHOD_EXPORT = re.compile(r"^[ \t]*export\s+(?:async\s+)?(?:function|const|let|var)\s+(GET|POST|PUT|PATCH|DELETE)\b",
-                            re.M)
-_REMIX_EXPORT = re.compile(r"^[ \t]*export\s+(?:async\s+)?(?:function|const|let|var)\s+(loader|action)\b", re.M)
-_ACTIONS = re.compile(r"^[ \t]*export\s+(?:const|let|var)\s+actions\b", re.M)
+                            re.MULTILINE)
+_REMIX_EXPORT = re.compile(r"^[ \t]*export\s+(?:async\s+)?(?:function|const|let|var)\s+(loader|action)\b", re.MULTILINE)
+_ACTIONS = re.compile(r"^[ \t]*export\s+(?:const|let|var)\s+actions\b", re.MULTILINE)
 _TANSTACK = re.compile(r"""\bcreate(?:Lazy)?FileRoute\(\s*['"`](/[^'"`]*)['"`]""")
 HOME = "home"
 
@@ -139,7 +139,7 @@ def _next(index: Index, src: Source, parts: tuple[str, ...]) -> None:
         stem = src.path.stem
         if stem not in ("page", "route"):
             return
-        if any(f.startswith("_") or f.startswith(("(.)", "(..)", "(...)")) for f in folders):
+        if any(f.startswith(("_", "(.)", "(..)", "(...)")) for f in folders):
             return  # private folders and intercepting routes are not routes of their own
         route = _join([f for f in folders if not (f.startswith("(") and f.endswith(")")) and not f.startswith("@")])
         if stem == "page":

@@ -7,7 +7,8 @@ An entry is keyed by the file's path, the BLAKE2 digest of its bytes and the lit
 from other files (the prefix its routers are mounted under), so it is used only for exactly
 the content it was made from; the whole file is keyed by a digest of the scanners' own source
 and the grammar versions, so a new Leafwise (or an edited scanner) starts afresh. Entries hold
-plain values only (marshal: several times faster than pickle of objects). Each write keeps the
+plain values only (marshal: several times faster than pickle of objects), each file's marshalled
+on its own, so a run re-writes what it read without encoding it again. Each write keeps the
 entries of the current tree only, and none at all past `MAX_BYTES`. Any failure to read or
 write costs a re-parse, never a wrong answer: results are the same with and without it
 (tests/core/reconcile/test_index_cache.py).
@@ -37,6 +38,7 @@ GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript", "tree
 
 Packed = tuple  # an Artifact's fields, in order
 Key = tuple[str, bytes, Any]  # (path, digest of its bytes, what it takes from other files)
+# What a file yields, marshalled on its own (so a warm run re-writes the cache without re-encoding it):
 # (language artifacts, client-route pairs, tags artifacts, tags documents, documents, module artifacts)
 Entry = tuple[tuple[Packed, ...], tuple[tuple[str, str], ...], tuple[Packed, ...], tuple[Packed, ...],
               tuple[Packed, ...], tuple[Packed, ...]]
@@ -96,7 +98,7 @@ class IndexCache:
             return None
         return cls(plan / CACHE_DIR / CACHE_NAME)
 
-    def read(self) -> dict[Key, Entry]:
+    def read(self) -> dict[Key, bytes]:
         try:
             if self.path.is_symlink() or self.path.parent.is_symlink():
                 return {}
@@ -109,7 +111,7 @@ class IndexCache:
             return {}
         return payload[1]
 
-    def write(self, entries: dict[Key, Entry]) -> None:
+    def write(self, entries: dict[Key, bytes]) -> None:
         try:
             data = marshal.dumps((version(), entries))
             if len(data) > MAX_BYTES:

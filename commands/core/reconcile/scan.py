@@ -27,8 +27,7 @@ import threading
 from pathlib import Path, PurePosixPath
 
 from leafwise.commands.core.reconcile import documents as reconcile_docs
-from leafwise.commands.core.reconcile import file_routes
-from leafwise.commands.core.reconcile import index_cache
+from leafwise.commands.core.reconcile import file_routes, index_cache
 from leafwise.commands.core.reconcile import js_source as reconcile_js
 from leafwise.commands.core.reconcile import python_source as reconcile_py
 from leafwise.commands.core.reconcile import tags as reconcile_tags
@@ -163,8 +162,8 @@ def _scan_one(job: Job) -> index_cache.Entry:
     return (lang_arts, routed, tag_arts, tag_docs, doc_docs, module)
 
 
-def _scan_many(jobs: list[Job]) -> bytes:
-    return marshal.dumps([_scan_one(job) for job in jobs])
+def _scan_many(jobs: list[Job]) -> list[bytes]:
+    return [marshal.dumps(_scan_one(job)) for job in jobs]
 
 
 def _workers() -> int:
@@ -175,11 +174,12 @@ def _workers() -> int:
     return max(1, min(wanted, os.cpu_count() or 1, 2))
 
 
-def _scan_all(jobs: list[Job]) -> list[index_cache.Entry]:
-    """Entries for `jobs`, in order: half in a forked worker when there are many and forking is safe
-    (no other thread in this process: a fork copies locks other threads may hold)."""
+def _scan_all(jobs: list[Job]) -> list[bytes]:
+    """Each job's entry as the cache holds it (marshalled), in order: half of them in a forked worker
+    when there are many and forking is safe (no other thread in this process: a fork copies locks
+    other threads may hold)."""
     if len(jobs) < PARALLEL_FILES or _workers() < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
-        return [_scan_one(job) for job in jobs]
+        return _scan_many(jobs)
     import multiprocessing
 
     order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][1]))
@@ -191,14 +191,14 @@ def _scan_all(jobs: list[Job]) -> list[index_cache.Entry]:
     try:
         pool = multiprocessing.get_context("fork").Pool(1)
     except (OSError, ValueError):
-        return [_scan_one(job) for job in jobs]
+        return _scan_many(jobs)
     with pool:
         pending = pool.apply_async(_scan_many, ([jobs[k] for k in theirs],))
-        got = {k: _scan_one(jobs[k]) for k in mine}
+        got = dict(zip(mine, _scan_many([jobs[k] for k in mine])))
         try:
-            got.update(zip(theirs, marshal.loads(pending.get(timeout=600))))
+            got.update(zip(theirs, pending.get(timeout=600)))
         except Exception:  # a worker that died or timed out: parse its half here
-            got.update((k, _scan_one(jobs[k])) for k in theirs)
+            got.update(zip(theirs, _scan_many([jobs[k] for k in theirs])))
     return [got[k] for k in range(len(jobs))]
 
 
@@ -260,26 +260,26 @@ def build_index(root: Path, use_cache: bool = True) -> Index:
 
     scanned = [rel for rel in files if rel in digests]
     keys = {rel: (rel, digests[rel], context(rel)) for rel in scanned}
-    entries: dict[str, index_cache.Entry] = {}
+    blobs: dict[str, bytes] = {}
     artifacts: dict[str, tuple] = {}
     missing: list[str] = []
     for rel in scanned:
-        entry = cached.get(keys[rel])
-        if entry is not None:
+        blob = cached.get(keys[rel])
+        if isinstance(blob, bytes):
             try:
-                artifacts[rel] = _unpack(entry)
-                entries[rel] = entry
+                artifacts[rel] = _unpack(marshal.loads(blob))
+                blobs[rel] = blob
                 continue
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, EOFError):
                 pass  # not what this version writes: parse again
         missing.append(rel)
     jobs = [(rel, by_rel[rel].text if rel in by_rel else doc_only[rel], langs.get(rel, ""), doc_kinds.get(rel),
              context(rel)) for rel in missing]
-    for rel, entry in zip(missing, _scan_all(jobs)):
-        entries[rel] = entry
-        artifacts[rel] = _unpack(entry)
-    if cache is not None and (missing or len(entries) != len(cached)):
-        cache.write({keys[rel]: entry for rel, entry in entries.items()})
+    for rel, blob in zip(missing, _scan_all(jobs)):
+        blobs[rel] = blob
+        artifacts[rel] = _unpack(marshal.loads(blob))
+    if cache is not None and (missing or len(blobs) != len(cached)):
+        cache.write({keys[rel]: blob for rel, blob in blobs.items()})
     _assemble(index, sources, langs, artifacts, by_rel, routes, doc_kinds, scanned)
     return index
 
