@@ -20,6 +20,7 @@ What needs the whole repository (mount prefixes, frameworks, file-based routes,
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import subprocess
@@ -211,6 +212,16 @@ def _unpack(entry: index_cache.Entry) -> tuple:
 def build_index(root: Path, use_cache: bool = True) -> Index:
     """The index of the repository at `root`; the cache under its plan folder (if any) speeds it up
     and never changes it (`use_cache=False` or LEAFWISE_RECONCILE_CACHE=0 to go without)."""
+    collecting = gc.isenabled()
+    gc.disable()  # ~100k small objects and no cycles: the cyclic collector would only walk them again and again
+    try:
+        return _build_index(root, use_cache)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build_index(root: Path, use_cache: bool) -> Index:
     files, in_git = list_files(root)
     index = Index(root, files, in_git=in_git)
     cache = index_cache.IndexCache.for_repo(root) if use_cache else None

@@ -80,6 +80,7 @@ CASES = {"python": "(case_clause) @case", "javascript": "(switch_case) @case", "
          "tsx": "(switch_case) @case", "go": "[(expression_case) (type_case) (communication_case)] @case",
          "ruby": "(when) @case"}
 MAX_CASES = 400  # per file
+CASE_WORDS = {"ruby": b"when"}  # the keyword every branch of CASES holds ("case" for the others)
 MAX_CASE = 1500
 _HUMAN = re.compile(r"^[A-Za-z][\w'’,.:;!?()\-/&%$+ ]*$")
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -173,7 +174,8 @@ def scan(index: Index, sources: list[Source]) -> None:
                                   side="cli" if kind == "flag" else None)
                     _document(index, src, art, node, kind, name, offsets, data, bodies)
         _strings(index, src, strings, tree, name, offsets, data)
-        _cases(index, src, cases, tree, bodies, offsets, data)
+        if CASE_WORDS.get(name, b"case") in data:  # no branch without its keyword: skip the query
+            _cases(index, src, cases, tree, bodies, offsets, data)
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
