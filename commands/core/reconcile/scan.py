@@ -175,32 +175,57 @@ def _workers() -> int:
     return max(1, min(wanted, os.cpu_count() or 1, 2))
 
 
+_SHARED: tuple[list[Job], object] | None = None  # the jobs and the next-chunk counter a forked worker inherits
+CHUNK = 8
+
+
+def _take(chunk: int) -> dict[int, bytes]:
+    """Chunks of the shared jobs (largest first) until none are left, each taken by whoever is free."""
+    assert _SHARED is not None
+    jobs, counter = _SHARED
+    out: dict[int, bytes] = {}
+    while True:
+        with counter.get_lock():  # type: ignore[attr-defined]
+            start = counter.value  # type: ignore[attr-defined]
+            counter.value = start + chunk  # type: ignore[attr-defined]
+        if start >= len(jobs):
+            return out
+        for k in range(start, min(start + chunk, len(jobs))):
+            out[k] = marshal.dumps(_scan_one(jobs[k]))
+
+
 def _scan_all(jobs: list[Job]) -> list[bytes]:
-    """Each job's entry as the cache holds it (marshalled), in order: half of them in a forked worker
+    """Each job's entry as the cache holds it (marshalled), in order: shared with a forked worker
     when there are many and forking is safe (no other thread in this process: a fork copies locks
-    other threads may hold)."""
+    other threads may hold). Both take chunks from one counter, so neither waits for the other."""
+    global _SHARED
     if len(jobs) < PARALLEL_FILES or _workers() < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
         return _scan_many(jobs)
     import multiprocessing
 
-    order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][1]))
-    mine, theirs, load = [], [], [0, 0]
-    for k in order:  # the largest first, each to the lighter half
-        side = 0 if load[0] <= load[1] else 1
-        (mine if side == 0 else theirs).append(k)
-        load[side] += len(jobs[k][1]) + 2000
+    order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][1]))  # the largest first: the last chunks are small
+    ctx = multiprocessing.get_context("fork")
     try:
-        pool = multiprocessing.get_context("fork").Pool(1)
+        _SHARED = ([jobs[k] for k in order], ctx.Value("q", 0))
+        pool = ctx.Pool(1)  # forks now: the worker inherits _SHARED, nothing is sent to it
     except (OSError, ValueError):
+        _SHARED = None
         return _scan_many(jobs)
-    with pool:
-        pending = pool.apply_async(_scan_many, ([jobs[k] for k in theirs],))
-        got = dict(zip(mine, _scan_many([jobs[k] for k in mine])))
-        try:
-            got.update(zip(theirs, pending.get(timeout=600)))
-        except Exception:  # a worker that died or timed out: parse its half here
-            got.update(zip(theirs, _scan_many([jobs[k] for k in theirs])))
-    return [got[k] for k in range(len(jobs))]
+    try:
+        with pool:
+            pending = pool.apply_async(_take, (CHUNK,))
+            got = _take(CHUNK)
+            try:
+                got.update(pending.get(timeout=600))
+            except Exception:  # a worker that died or timed out: what it took is parsed here
+                pass
+    finally:
+        _SHARED = None
+    blobs = [b""] * len(jobs)
+    for pos, k in enumerate(order):
+        blob = got.get(pos)
+        blobs[k] = blob if blob is not None else marshal.dumps(_scan_one(jobs[k]))
+    return blobs
 
 
 def _unpack(entry: index_cache.Entry) -> tuple:
