@@ -51,13 +51,19 @@ class Index:
 class Source:
     """A file's text with fast offset → line lookups."""
 
-    __slots__ = ("_line_starts", "path", "rel", "text")
+    __slots__ = ("_line_starts", "_path", "rel", "text")
 
     def __init__(self, rel: str, text: str):
         self.rel = rel
         self.text = text
-        self.path = PurePosixPath(rel)
+        self._path: PurePosixPath | None = None
         self._line_starts: list[int] | None = None  # built on the first line lookup
+
+    @property
+    def path(self) -> PurePosixPath:
+        if self._path is None:
+            self._path = PurePosixPath(self.rel)
+        return self._path
 
     @property
     def _starts(self) -> list[int]:

@@ -25,7 +25,7 @@ import marshal
 import os
 import subprocess
 import threading
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from leafwise.commands.core.reconcile import documents as reconcile_docs
 from leafwise.commands.core.reconcile import file_routes, index_cache
@@ -257,8 +257,9 @@ def _build_index(root: Path, use_cache: bool) -> Index:
     digests: dict[str, bytes] = {}
     doc_only: dict[str, str] = {}
     for rel in files:
-        path = PurePosixPath(rel)
-        suffix, name = path.suffix, path.name
+        name = rel.rpartition("/")[2]
+        dot = name.rfind(".")
+        suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # as PurePosixPath(rel).suffix
         lang = "py" if suffix in PY_EXT or name == "pyproject.toml" else \
             "js" if suffix in JS_EXT or name == "package.json" else "other" if suffix in OTHER_EXT else ""
         doc_kind = reconcile_docs.kind_of(rel)

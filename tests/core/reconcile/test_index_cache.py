@@ -221,3 +221,24 @@ def test_the_cli_answers_the_same_with_the_cache_turned_off(tmp_path):
     assert (root / CACHE).exists()
     warm = answer({})
     assert off == cold == warm
+
+
+def test_the_cache_version_covers_every_module_the_scan_imports():
+    """An edit to any module that decides what a file yields must start the cache afresh."""
+    import ast
+
+    from leafwise.commands.core.reconcile import index_cache
+
+    package = Path(index_cache.__file__).parent
+    prefix = "leafwise.commands.core.reconcile"
+    seen, todo = set(), ["scan"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for item in ast.walk(ast.parse((package / f"{name}.py").read_text())):
+            if isinstance(item, ast.ImportFrom) and item.module and item.module.startswith(prefix):
+                rest = item.module[len(prefix):].lstrip(".")
+                todo += [rest] if rest else [a.name for a in item.names]
+    assert seen == set(index_cache.SCANNERS)
