@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 from leafwise.commands.core.reconcile.artifacts import SURFACES, Artifact, Index
@@ -37,6 +38,7 @@ from leafwise.commands.core.reconcile.text import (
     STOP,
     concept,
     identifier_concepts,
+    noun_then_article,
     split_identifier,
     stem,
 )
@@ -107,7 +109,7 @@ def parse_title(title: str, description: str = "") -> Query:
         size, value = 1, None
         for n in range(3, 1, -1):
             key = tuple(stems[i:i + n])
-            if len(key) == n and key in _PHRASE_KEYS:
+            if len(key) == n and key in _PHRASE_KEYS and not noun_then_article(words, i, n):
                 size, value = n, _PHRASE_KEYS[key]
                 break
         word = " ".join(words[i:i + size])
@@ -153,6 +155,26 @@ class Stats:
             df.update(art.words)
         top = frozenset(c for c, _ in df.most_common(12)) | project_names(index)
         return cls(len(index.artifacts), df, top)
+
+    @cached_property
+    def by_key(self) -> tuple[Counter, frozenset[str]]:
+        """Document frequency by matching key (installation, installed, install: one key), and the top keys."""
+        from leafwise.commands.core.reconcile.retrieve import key
+
+        kdf: Counter = Counter()
+        for c, n in self.df.items():
+            kdf[key(c)] += n
+        return kdf, frozenset(key(c) for c in self.top)
+
+    def background(self, concept_: str) -> bool:
+        """On many named things, or one of the most named, under any of its forms."""
+        from leafwise.commands.core.reconcile.meaning import BACKGROUND_SHARE
+        from leafwise.commands.core.reconcile.retrieve import key
+
+        kdf, top = self.by_key
+        k = key(concept_)
+        df = max(self.df.get(concept_, 0), kdf.get(k, 0))
+        return bool(self.total) and (df / self.total > BACKGROUND_SHARE or concept_ in self.top or k in top)
 
     def idf(self, concept_: str) -> float:
         return math.log((self.total + 1) / (self.df.get(concept_, 0) + 0.5))
@@ -382,7 +404,6 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
     from leafwise.commands.core.reconcile.meaning import (
         ABSENT_FACTOR,
         BACKGROUND_FACTOR,
-        BACKGROUND_SHARE,
         lexical,
         related,
         specificity,
@@ -404,7 +425,7 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
         if df == 0 and not soft[t.concept] and not any(stats.df.get(c) for c in lex[t.concept]):
             w *= ABSENT_FACTOR
             reasons.append("the code never names it (half weight, no veto)")
-        elif stats.total and (df / stats.total > BACKGROUND_SHARE or t.concept in stats.top):
+        elif stats.background(t.concept):
             w *= BACKGROUND_FACTOR
             reasons.append(f"on {df} of {stats.total} named things: the repository's background")
         if t.location:
@@ -466,7 +487,12 @@ def assess_meaning(w: Weighed, by_concept: dict[str, list[Artifact]], paths: dic
     absent = sum(v for c, v in w.weights.items() if "never names" in w.why[c]) / w.total
     if absent > MEANING_ABSENT:
         reasons.append(f"words the code never names carry {absent:.2f} of the weight (> {MEANING_ABSENT})")
-    if best.score >= MEANING_SHIP and best.own >= MEANING_OWN and ok_heavy and absent <= MEANING_ABSENT:
+    from leafwise.commands.core.reconcile.retrieve import one_word
+
+    single = one_word(w.weights, covered)
+    if single:
+        reasons.append("it names one word of the title: one word is not the feature")
+    if best.score >= MEANING_SHIP and best.own >= MEANING_OWN and ok_heavy and absent <= MEANING_ABSENT and not single:
         return "shipped", round(min(0.95, 0.5 + 0.5 * best.score), 2), ranked[:5], reasons
     if not ok_heavy:
         reasons.append(f"it does not name {w.words.get(heavy, heavy)!r}, the title's most specific word")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from leafwise.commands.core.reconcile.text import concept, split_identifier, stem
+from leafwise.commands.core.reconcile.text import concept, noun_then_article, split_identifier, stem
 
 MAX_WEIGHT = 5.0
 MIN_WEIGHT = 0.4
@@ -71,7 +71,7 @@ def product_phrases(words: list[str]) -> list[str]:
     while i < len(words):
         for n in (2,):
             key = tuple(stems[i:i + n])
-            if len(key) == n and key in _PHRASES:
+            if len(key) == n and key in _PHRASES and not noun_then_article(words, i, n):
                 out.append(_PHRASES[key])
                 i += n
                 break

@@ -47,6 +47,18 @@ BODY = 0.85  # a function's body names things less directly than its name and do
 BODY_B = 0.0  # BM25 length normalisation of bodies: measured at b = 0.3 and 0.5 on the tune half, it cost recall and removed no wrong proposal
 LOOSE_EXTRA = 1  # an unbound body lead needs this many more agreeing sources
 UNBOUND = 0.9  # a body whose definition (name, docstring) does not name the head
+# One word is not a feature: in a title of MANY concepts or more, the lead code document must name
+# at least two of them (round 5: "Timestamps in the server's local time zone" is not `timestamp`,
+# "Search PyPI for applications" is not `valid_pypi_name`). DOCS_TWO: the docs rule's code and
+# paragraph must also have two in common.
+MANY = 3
+DERIVED = True  # a derived word of the same Snowball stem counts SOFT
+DOCS_TWO = True
+
+
+def one_word(weights: dict[str, float], covered: frozenset[str] | set[str]) -> bool:
+    """Does a document name only one of a title of MANY or more concepts?"""
+    return len(weights) >= MANY and len(set(covered) & weights.keys()) < 2
 CODE_KINDS = frozenset({"body", "definition", "symbol", "option", "flag", "route", "cli", "page", "component", "model",
                         "field"})
 
@@ -190,7 +202,10 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     for i in candidates:
         ks = rindex.keys[i]
         ex = frozenset(c for c in weights if exact[c] in ks)
-        sf = frozenset(c for c in weights if c not in ex and softer[c] & ks)
+        if DERIVED:
+            words = rindex.docs[i].words
+            ex = frozenset(c for c in ex if c in words or _inflected(c, exact[c], words))
+        sf = frozenset(c for c in weights if c not in ex and (softer[c] & ks or exact[c] in ks))
         lx = frozenset(c for c in weights if c not in ex and c not in sf and lexer[c] & ks)
         if head not in ex and head not in sf and head not in lx:
             continue
@@ -212,6 +227,19 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     return _decide(weights, head, hits, best, needs_ui, unbound)
 
 
+def _inflected(c: str, k: str, words: frozenset[str]) -> bool:
+    """Does the document name `c` in another inflection (not only a derived word of the same stem)?
+
+    Snowball gives "requirements" and "required", "installation" and "installed" one stem; a
+    derived word means something else, so it counts as a related word (SOFT), not as the word."""
+    return any(abs(len(w) - len(c)) <= 2 and key(w) == k for w in words)
+
+
+def _common(weights: dict[str, float], a: Hit, b: Hit) -> float:
+    """The weight of the title's concepts two documents both name (exactly or softly)."""
+    return sum(weights[c] for c in a.covered & b.covered)
+
+
 def _docs_led(weights: dict[str, float], hits: list[Hit], needs_ui: bool, unbound: set[int] = frozenset()
               ) -> tuple[Hit, Hit] | None:
     """A docs paragraph that says nearly all of the title, and code naming the same: (paragraph, code)."""
@@ -226,7 +254,9 @@ def _docs_led(weights: dict[str, float], hits: list[Hit], needs_ui: bool, unboun
     codes = [h for h in hits if h.category == "code" and h.score >= DOCS_CODE and id(h.doc) not in unbound][:10]
     for para in paragraphs:
         for code in codes:
-            if sum(weights[c] for c in para.covered & code.covered) / total >= DOCS_AGREE:
+            if DOCS_TWO and one_word(weights, para.covered & code.covered):
+                continue
+            if _common(weights, para, code) / total >= DOCS_AGREE:
                 return para, code
     return None
 
@@ -253,13 +283,15 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
         return Retrieval("none", 0.0, head, [], reasons, best)
     # named: a definition, route, flag ... or one branch of a switch (what one key or message does)
     named = next((h for h in hits if h.category == "code" and (h.doc.kind != "body" or _is_case(h.doc))), None)
+    if named is not None and one_word(weights, named.covered):
+        named = None
     # A source agrees when it names what the code document names (its overlap with it).
-    overlap = {cat: sum(weights[c] for c in h.covered & code.covered) / total
-               for cat, h in best.items() if cat != "code"}
+    overlap = {cat: _common(weights, h, code) / total for cat, h in best.items() if cat != "code"}
     agreeing = sorted((cat for cat, o in overlap.items() if o >= AGREE), key=lambda c: -overlap[c])
     by_name = named is not None and named.score >= NAME_SHIP and max(overlap.values(), default=0) >= NAME_AGREE
     loose = id(code.doc) in unbound  # the head concept is only somewhere in a function's body
-    by_sources = code.score >= CODE_SHIP and len(agreeing) >= SOURCES + (LOOSE_EXTRA if loose else 0)
+    by_sources = code.score >= CODE_SHIP and len(agreeing) >= SOURCES + (LOOSE_EXTRA if loose else 0) \
+        and not one_word(weights, code.covered)
     on_screen = "ui" in agreeing or any(h.doc.kind in ("page", "component") and h.score >= AGREE for h in hits)
     if (by_name or by_sources) and needs_ui and not on_screen:
         reasons.append("the repository has a UI and nothing on it (page, component, UI text) names this")

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 _CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")  # URLs, IDs: one word
 _WORDS = re.compile(r"[A-Za-z0-9]+")
+_BRAND = re.compile(r"^(?:[A-Z][a-z]{1,2}|[a-z]{1,3})[A-Z]{2,}$")  # a name in mixed case whose camel parts are fragments
 
 # Words that carry no meaning of their own in a backlog title or an identifier.
 STOP = frozenset("""
@@ -130,6 +131,8 @@ def split_identifier(text: str) -> list[str]:
 
 @lru_cache(maxsize=131072)
 def _parts(chunk: str) -> tuple[str, ...]:
+    if _BRAND.match(chunk):  # PyPI, iOS, macOS: one name, not "py" + "pi"
+        return (chunk.lower(),)
     return tuple(part.lower() for part in _CAMEL.findall(chunk))
 
 
@@ -184,6 +187,16 @@ def concept(word: str) -> str:
     return _SYN.get(s, s)
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
+
+def noun_then_article(words: list[str], i: int, size: int) -> bool:
+    """"logs in a separate thread": a plural noun, then a preposition and an article, is no
+    phrasal verb ("log in"), whatever their stems say."""
+    return (size == 2 and words[i].lower().endswith("s") and not words[i].lower().endswith("ss")
+            and i + 2 < len(words) and words[i + 2].lower() in ARTICLES)
+
+
 def concepts_of(words: list[str]) -> list[str]:
     """Concepts of a word sequence, phrases joined, stop words dropped, order kept."""
     stems = [stem(w) for w in words]
@@ -194,7 +207,7 @@ def concepts_of(words: list[str]) -> list[str]:
         if stems[i] in _PHRASE_FIRST:
             for size in range(_PHRASE_MAX, 1, -1):
                 key = tuple(stems[i:i + size])
-                if len(key) == size and key in _PHRASE_KEYS:
+                if len(key) == size and key in _PHRASE_KEYS and not noun_then_article(words, i, size):
                     out.append(concept(_PHRASE_KEYS[key]))
                     i += size
                     break

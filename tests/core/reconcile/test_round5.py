@@ -1,0 +1,69 @@
+"""Round 5 of retrieve.py (issue 15, the tune half's new JS library, CLI and Next.js app): one word
+of a longer title is not the feature; a mixed-case name (PyPI) is one word; "logs in a thread" is
+no "log in"; a word the repository names under another form (installed → installation) is its
+background. Small real repositories through the real CLI, and the real text functions."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from testkit import node, write_plan
+from testkit.repos import commit_all, reconcile, write_files
+
+from leafwise.commands.core.reconcile.match import Stats, weigh
+from leafwise.commands.core.reconcile.text import identifier_concepts
+
+# A real package names more than a handful of things: enough that "timestamp" is not its background.
+FILLER = "".join(f"def {verb}_{w}(value):\n    return value\n\n\n" for verb in ("format", "parse", "render", "check")
+                 for w in ("title", "author", "date", "footer", "header", "link", "image", "quote", "table", "price",
+                           "colour", "width", "height", "margin", "border", "shadow", "font", "size", "gram", "cup"))
+LOGGER = {
+    "logkit/format.py": FILLER,
+    "logkit/time.py": (
+        "def timestamp(record):\n"
+        '    """The timestamp of a record, in UTC."""\n'
+        "    return record.created\n"),
+    "tests/test_time.py": "def test_timestamp_of_a_record():\n    assert True\n",
+    "README.md": "# logkit\n\nEvery record carries a timestamp.\n\nTimestamps are epoch milliseconds.\n",
+}
+
+
+def _verdict(root, files: dict[str, str], title: str) -> dict:
+    write_files(root, files)
+    write_plan(root, [node("T-1", title, release="R1")])
+    commit_all(root)
+    return reconcile(root, "--node", "T-1", "--explain")["T-1"]
+
+
+def test_one_word_of_a_longer_title_is_not_the_feature(tmp_path):
+    got = _verdict(tmp_path / "zone", LOGGER, "Timestamps in the server's local time zone")
+    assert got["verdict"] != "shipped", got["explain"]["rules"]
+    # the same code ships the title it is about: the rule does not silence a one-concept title
+    short = _verdict(tmp_path / "short", LOGGER, "Timestamps on every record")
+    assert short["verdict"] == "shipped", short["explain"]["rules"]
+    assert short["evidence"][0]["path"] == "logkit/time.py"
+
+
+def test_a_mixed_case_name_is_one_word():
+    assert identifier_concepts("PyPI") == frozenset({"pypi"})
+    assert identifier_concepts("macOS iOS") == identifier_concepts("macos ios")  # not "mac" + "os"
+    assert identifier_concepts("pypi_package_url") >= {"pypi", "url"}
+    # camel case still splits where its parts are words
+    assert identifier_concepts("GitHub attachAuthUser") == identifier_concepts("git hub attach auth user")
+
+
+def test_a_plural_noun_before_in_a_is_no_phrasal_verb():
+    assert "login" not in identifier_concepts("Process logs in a separate worker thread")
+    assert "login" in identifier_concepts("Log in with an emailed link")
+    stats = Stats(100, Counter({"log": 3, "worker": 2}))
+    assert "login" not in weigh("Process logs in a separate worker thread", "", stats).weights
+    assert "login" in weigh("Log in with a link", "", stats).weights
+
+
+def test_a_word_named_often_under_another_form_is_background():
+    df = Counter({"instal": 40, **{f"w{i}": 1 for i in range(60)}})
+    stats = Stats(100, df, frozenset({"instal"}))
+    assert stats.background("installation")
+    assert not stats.background("thread")
+    w = weigh("Move the installation to another folder", "", stats)
+    assert "background" in w.why["installation"]
