@@ -24,6 +24,7 @@ import gc
 import marshal
 import os
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -199,7 +200,8 @@ def _scan_all(jobs: list[Job]) -> list[bytes]:
     when there are many and forking is safe (no other thread in this process: a fork copies locks
     other threads may hold). Both take chunks from one counter, so neither waits for the other."""
     global _SHARED
-    if len(jobs) < PARALLEL_FILES or _workers() < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
+    if len(jobs) < PARALLEL_FILES or _workers() < 2 or threading.active_count() > 1 \
+            or not sys.platform.startswith("linux"):  # macOS system libraries are not safe across a bare fork
         return _scan_many(jobs)
     import multiprocessing
 
@@ -208,7 +210,7 @@ def _scan_all(jobs: list[Job]) -> list[bytes]:
     try:
         _SHARED = ([jobs[k] for k in order], ctx.Value("q", 0))
         pool = ctx.Pool(1)  # forks now: the worker inherits _SHARED, nothing is sent to it
-    except (OSError, ValueError):
+    except Exception:  # no fork here (a daemonic process, no semaphores, out of processes): one process
         _SHARED = None
         return _scan_many(jobs)
     try:
