@@ -45,10 +45,21 @@ _JSON_OPEN = re.compile(r'^\s*"([^"\\]+)"\s*:\s*\{')
 _RENO_SECTION = re.compile(r"^(features|fixes|upgrade|other|deprecations|prelude|security|issues)\s*:", re.M)
 
 
+# Pages about developing the project, not about what it does: how to contribute, report a
+# vulnerability, release; issue and pull-request templates (round 5: "edit any notification
+# integration" was agreed by CONTRIBUTING.md's how-to-add-an-integration steps).
+PROCESS_DOC = re.compile(r"^(contributing|code_of_conduct|security|hacking|development|developing|releasing|"
+                         r"release|maintainers|maintaining|governance|support|pull_request_template|"
+                         r"issue_template|agents|claude)(\.|$)", re.I)
+PROCESS_DIRS = frozenset({".github", ".gitlab", ".changeset"})
+
+
 def kind_of(rel: str) -> str | None:
     """Which document source a file is, by its name: docs, locale, markup or None."""
     p = PurePosixPath(rel)
     name = p.name
+    if PROCESS_DOC.match(name) or PROCESS_DIRS.intersection(p.parts[:-1]):
+        return None
     if LOCALE.match(name):
         return "locale"
     if p.suffix.lower() in DOC_EXT or CHANGELOG.match(name):

@@ -124,6 +124,7 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
     meaning = assess_meaning(weighed, by_concept, paths or {}) if wanted else ("none", 0.0, [], ["not asked"])
     by_entry_points = found
     if found.verdict != "shipped" and meaning[0] == "shipped" and meaning[2][0].art.kind in MEANING_LEADS \
+            and not _constant(meaning[2][0].art) \
             and not (index.has_ui and not query.headless):
         # A definition (function, class, option, flag, route ...) whose own name carries the
         # title's meaning: shipped, with its file and line as the evidence.
@@ -159,6 +160,11 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         "commits": [{"sha": c.sha[:12], "subject": c.subject, "closes": c.closes} for c in commits[:5]],
         **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched)} if explain else {}),
     }
+
+
+def _constant(art: Artifact) -> bool:
+    """A module constant (`ENVIRONMENT_VARIABLES = [...]`): data or a setting, not a feature on its own name."""
+    return art.kind == "definition" and art.name.isupper() and len(art.name) > 2
 
 
 def _hit_found(h: Hit) -> Found:

@@ -65,7 +65,7 @@ CODE_KINDS = frozenset({"body", "definition", "symbol", "option", "flag", "route
 
 def category(doc: Artifact) -> str:
     if doc.kind == "test":
-        return "test"
+        return "test" if is_test_case(doc) else "other"
     if doc.kind == "doc":
         return "docs"
     if doc.kind == "string":
@@ -73,6 +73,18 @@ def category(doc: Artifact) -> str:
     if doc.kind in CODE_KINDS:
         return "code"
     return "other"
+
+
+AGREEING = ("test", "ui", "docs", "text")  # the kinds of source that may agree with a code document
+
+
+def is_test_case(doc: Artifact) -> bool:
+    """A test, not a helper of the tests: a Python fixture or helper in a test file (`pipx_temp_env`
+    in conftest.py) says how the tests are set up, not what behaviour they check (round 5)."""
+    if not doc.path.endswith(".py"):
+        return True
+    last = doc.name.rsplit(".", 1)[-1]
+    return last.startswith(("test", "Test")) or last.endswith("_test")
 
 
 @lru_cache(maxsize=1)
@@ -144,6 +156,7 @@ class Hit:
     score: float
     exact: frozenset[str]  # title concepts it names
     soft: frozenset[str]  # title concepts it names through a related word or a prefix
+    derived: frozenset[str] = frozenset()  # ... of which only through a derived word of the same stem
 
     @property
     def category(self) -> str:
@@ -202,9 +215,11 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     for i in candidates:
         ks = rindex.keys[i]
         ex = frozenset(c for c in weights if exact[c] in ks)
+        derived: frozenset[str] = frozenset()
         if DERIVED:
             words = rindex.docs[i].words
-            ex = frozenset(c for c in ex if c in words or _inflected(c, exact[c], words))
+            derived = frozenset(c for c in ex if c not in words and not _inflected(c, exact[c], words))
+            ex -= derived
         sf = frozenset(c for c in weights if c not in ex and (softer[c] & ks or exact[c] in ks))
         lx = frozenset(c for c in weights if c not in ex and c not in sf and lexer[c] & ks)
         if head not in ex and head not in sf and head not in lx:
@@ -219,7 +234,7 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
             if exact[head] not in own and not (softer[head] & own):
                 score *= UNBOUND
                 unbound.add(id(rindex.docs[i]))
-        hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf | lx))
+        hits.append(Hit(rindex.docs[i], round(score, 3), ex, sf | lx, derived))
     hits.sort(key=lambda h: (-h.score, h.doc.path, h.doc.line))
     best: dict[str, Hit] = {}
     for h in hits:
@@ -236,8 +251,9 @@ def _inflected(c: str, k: str, words: frozenset[str]) -> bool:
 
 
 def _common(weights: dict[str, float], a: Hit, b: Hit) -> float:
-    """The weight of the title's concepts two documents both name (exactly or softly)."""
-    return sum(weights[c] for c in a.covered & b.covered)
+    """The weight of the title's concepts two documents both name; a concept one of them names only
+    through a derived word ("required" for "requirements") counts SOFT."""
+    return sum(weights[c] * (SOFT if c in a.derived or c in b.derived else 1.0) for c in a.covered & b.covered)
 
 
 def _docs_led(weights: dict[str, float], hits: list[Hit], needs_ui: bool, unbound: set[int] = frozenset()
@@ -286,7 +302,7 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
     if named is not None and one_word(weights, named.covered):
         named = None
     # A source agrees when it names what the code document names (its overlap with it).
-    overlap = {cat: _common(weights, h, code) / total for cat, h in best.items() if cat != "code"}
+    overlap = {cat: _common(weights, h, code) / total for cat, h in best.items() if cat in AGREEING}
     agreeing = sorted((cat for cat, o in overlap.items() if o >= AGREE), key=lambda c: -overlap[c])
     by_name = named is not None and named.score >= NAME_SHIP and max(overlap.values(), default=0) >= NAME_AGREE
     loose = id(code.doc) in unbound  # the head concept is only somewhere in a function's body

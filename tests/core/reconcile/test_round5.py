@@ -67,3 +67,25 @@ def test_a_word_named_often_under_another_form_is_background():
     assert not stats.background("thread")
     w = weigh("Move the installation to another folder", "", stats)
     assert "background" in w.why["installation"]
+
+
+def test_pages_about_developing_the_project_are_not_feature_docs():
+    from leafwise.commands.core.reconcile.documents import kind_of
+
+    assert kind_of("README.md") == "docs" and kind_of("docs/usage.md") == "docs"
+    for rel in ("CONTRIBUTING.md", "SECURITY.md", "docs/CODE_OF_CONDUCT.md", ".github/ISSUE_TEMPLATE/bug.md",
+                ".github/pull_request_template.md"):
+        assert kind_of(rel) is None, rel
+
+
+def test_a_fixture_of_the_tests_does_not_agree_as_a_test(tmp_path):
+    from leafwise.commands.core.reconcile.artifacts import Artifact
+    from leafwise.commands.core.reconcile.retrieve import category
+
+    def doc(name: str, path: str) -> Artifact:
+        return Artifact("test", name, path, 1, "", frozenset({"environment"}))
+
+    assert category(doc("test_env_vars", "tests/test_env.py")) == "test"
+    assert category(doc("TestEnv.test_it", "tests/test_env.py")) == "test"
+    assert category(doc("pipx_temp_env", "tests/conftest.py")) == "other"
+    assert category(doc("sets env vars for the child", "test/env.test.js")) == "test"
