@@ -19,7 +19,9 @@ writes no bytes to a terminal):
   ranking (`b`) and the progress view's forecast (`p`) from a journal grown
   to 50,000 lines, each from the key press to the first frame that shows it,
   and the core functions under them alone (board_cards, rank_stuck, forecast
-  with the journal read).
+  with the journal read); twice: as the canvas runs (the views built in the
+  background after opening, visited once that is done), and with each view
+  built on its first visit (a key pressed before the background build).
 
 A "frame" is the app's compositor handing an update to the driver: the bench
 wraps `App._display` to see it (the only private hook used, bench-only).
@@ -326,8 +328,11 @@ def timed(fn, repeat: int = 5) -> dict[str, float]:
     return {"wall_ms": round(statistics.median(walls), 1), "cpu_ms": round(statistics.median(cpus), 1)}
 
 
-async def workbench(root: Path) -> dict[str, object]:
-    from leafwise.canvas.app import make_canvas
+async def workbench(root: Path, prebuild: bool = True) -> dict[str, object]:
+    """The views' figures; `prebuild`: as the canvas runs (the views built in the background after
+    opening, and visited once that is done), or each view built on its first visit (a key pressed at
+    once, before the background build)."""
+    from leafwise.canvas.app import PREBUILT_VIEWS, make_canvas
     from leafwise.canvas.screens.blocked import BlockedScreen
     from leafwise.canvas.screens.board import BoardScreen, board_cards
     from leafwise.canvas.screens.progress import ProgressScreen
@@ -335,13 +340,18 @@ async def workbench(root: Path) -> dict[str, object]:
     from leafwise.commands.core.impact import rank_stuck
 
     lines = grow_journal(root)
-    app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json")
+    app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json", prebuild=prebuild)
     seen = frames(app)
     report: dict[str, object] = {"journal_lines": lines}
     async with app.run_test(size=SIZE) as pilot:
         while app.state is None:
             await asyncio.sleep(0.01)
+        shown = time.perf_counter()
         await pilot.pause(1.5)  # the first frames and the validator's first verdict
+        if prebuild:
+            while not app.prebuilt >= set(PREBUILT_VIEWS) and time.perf_counter() < shown + 30:
+                await asyncio.sleep(0.01)
+            report["views_built_in_background_s_after_load"] = round(time.perf_counter() - shown, 2)
         state = app.state
         report["core_ms"] = {
             "board_cards (whole plan)": timed(lambda: board_cards(state, None)),
@@ -410,6 +420,7 @@ def main() -> int:
     if not args.workbench_only:
         report.update(asyncio.run(live(root, args.writes, args.burst)))
     report["workbench"] = asyncio.run(workbench(root))
+    report["workbench_views_built_on_first_visit"] = asyncio.run(workbench(root, prebuild=False))["views_ms"]
     print(json.dumps(report, indent=1))
     if not args.dir:
         shutil.rmtree(folder, ignore_errors=True)

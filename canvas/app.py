@@ -49,6 +49,8 @@ NOTICES_KEPT = 200  # toasts remembered in `CanvasApp.notices`
 REPLACED_SYSTEM_COMMANDS = frozenset({"Theme", "Keys", "Quit"})
 ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summary
 CHECK_DELAY = 0.5  # a burst of writes re-runs the validator once (0.1-0.2 s on 11,100 nodes, in a thread)
+PREBUILT_VIEWS = ("board", "blocked", "progress")  # built while the person reads the tree (see _prebuild_views)
+PREBUILD_DELAY = 0.8  # seconds after the plan is shown: after the first frames and the validator's first run
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +114,9 @@ class CanvasApp(App[int]):
 
     def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
                  settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, prebuild: bool = True) -> None:
         super().__init__()
+        self.prebuild = prebuild  # build the main views in the background after opening (see _prebuild_views)
         set_display_clock(clock)
         self.paths = plan_root if isinstance(plan_root, PlanPaths) else find_root(explicit=plan_root)
         self.watch_enabled = watch
@@ -129,6 +132,7 @@ class CanvasApp(App[int]):
         self.undo_stack: list[Action] = []  # the changes made in this session, the latest last (ctrl+z)
         self._undoing = False
         self.attention_sent = 0  # bells / desktop notifications sent (a test reads it)
+        self.prebuilt: set[str] = set()  # views built in the background before their first visit
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
         self._stop_watch: asyncio.Event | None = None
@@ -174,6 +178,59 @@ class CanvasApp(App[int]):
         self._schedule_check()  # after the first frames: the validator's walk would compete with them
         if self.watch_enabled:
             self._watch_files()
+        if self.prebuild:
+            self.set_timer(PREBUILD_DELAY, self._prebuild_views)
+
+    @work(exclusive=True, group="prebuild")
+    async def _prebuild_views(self) -> None:
+        """Build the board, blocked and progress views in the background, one after the other, so their
+        first visit costs what a return visit does (tens of ms instead of 0.3-0.5 s on 11,100 nodes).
+
+        A Textual mode's screen is otherwise built on the first `switch_mode`: composing it, styling
+        its widgets, refreshing the whole app's CSS, laying out and drawing, all between the key and the
+        frame. This does those steps as `App._init_mode` does (the same private calls, Textual 8.2,
+        which pyproject pins), without making the screen current: the view fills its lists, hidden,
+        and is laid out and drawn once, unseen. On a Textual without these calls nothing is built early
+        and each view is built on its first visit, as before. A key pressed before a view is built
+        builds it then.
+        """
+        for mode in PREBUILT_VIEWS:
+            if self._exit or not self._running:  # closing: Textual is taking the screens down
+                return
+            if mode in self._screen_stacks or self.current_mode == mode:
+                continue
+            try:
+                screen, mounted = self._get_screen(self.MODES[mode]())
+                self._load_screen_css(screen)
+            except (AttributeError, TypeError):  # another Textual: build on the first visit
+                return
+            try:
+                await mounted
+                await asyncio.sleep(0.05)  # its lists fill after its first (hidden) refresh
+                if self._exit or not self._running:
+                    return
+                if mode in self._screen_stacks:  # visited meanwhile: Textual built it then; drop this one
+                    await self._prune(screen)
+                    continue
+            except ScreenStackError:  # the app closed meanwhile
+                return
+            # Only a fully built view becomes the mode's screen: a visit during the build builds its own.
+            self._screen_stacks[mode] = [screen]
+            try:
+                # Lay it out and render it once, unseen: its widgets keep the lines they drew, so the
+                # visit's first frame only composes them (the lists would otherwise lay out every
+                # option then). Its widgets were styled as they mounted and its CSS is the app's: no
+                # full CSS refresh on the visit either.
+                if screen.AUTO_FOCUS and screen.focused is None:  # focus styles drawn now, not on the visit
+                    screen.set_focus(screen.query_one(screen.AUTO_FOCUS), scroll_visible=False)
+                    await asyncio.sleep(0.02)
+                screen._refresh_layout(self.size)
+                screen._compositor.render_update(full=True)
+                screen._css_update_count = self._css_update_count
+            except (AttributeError, TypeError, ScreenStackError):
+                pass
+            self.prebuilt.add(mode)
+            await asyncio.sleep(0.05)  # keys and frames go first between two views
 
     @work(exclusive=True, group="watch")
     async def _watch_files(self) -> None:

@@ -119,6 +119,9 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
             if assignment(name, old) is None:
                 return (f"the old {name} of {nid} ({_short(old)}) is a value the core's edit cannot write back "
                         "as it was")
+    if command == "decide":
+        action.caveats.append(f"the question on {action.node} is open again; an agent that already read "
+                              "the answer has read it")
     forced = result.get("forced_from") or (args.get("force") and command in ("block", "complete"))
     if forced:
         holder = result.get("forced_from") or "the agent that held it"

@@ -3,8 +3,9 @@
 Cards are the leaves in scope: id, priority, assignee and title. Moving a card
 runs the command the CLI would (start, unblock, block, complete, edit), as the
 person; a refused move shows the core's error and its fix. Each column lists
-at most CARDS_SHOWN cards and says how many more there are, so an 11,100-node
-plan draws as fast as a small one.
+CARDS_SHOWN cards and says how many more there are; moving onto the last one
+shows the next CARDS_SHOWN. So an 11,100-node plan draws as fast as a small one
+(a list lays out every option it holds, visible or not).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from leafwise.canvas.look import STATUS_VAR, STATUS_WORD, one_line, plain
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.triage import held_by_other
+from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.views import MARKS
@@ -25,14 +27,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp, PlanUpdate
 
 COLUMNS = ("draft", "in-progress", "blocked", "done")
-CARDS_SHOWN = 150  # per column; the rest are counted ("+N more")
+CARDS_SHOWN = 40  # per column at first; reaching the last one shows CARDS_SHOWN more ("+N more" counts the rest)
 REFRESH_DELAY = 0.3
 PRIORITY_MARK = {"high": ("▲ high", "bold $status-blocked"), "low": ("▽ low", "$text-muted")}
 
@@ -94,6 +96,7 @@ class BoardScreen(Screen):
         super().__init__()
         self.scope = scope
         self._cards: dict[str, list[Node]] = {}
+        self._shown: dict[str, int] = {}  # cards listed per column (grows as the cursor reaches the end)
 
     def compose(self) -> ComposeResult:
         yield PlanHeader("Board", id="header")
@@ -103,15 +106,19 @@ class BoardScreen(Screen):
                 with Vertical(classes="board-column"):
                     yield Static(id=f"board-head-{status}", classes="board-head")
                     yield Listing(id=f"board-{status}", classes="board-list")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._pending = None
         self._drawn_version: object = None  # the plan version last drawn (a resume redraws only after a change)
         self.app.plan_loaded.subscribe(self, lambda _state: self._changed())
         self.app.plan_updated.subscribe(self, self.plan_updated)
+        self.call_after_refresh(self._redraw_if_changed)  # also when built in the background before a visit
 
     def on_screen_resume(self) -> None:
+        self._redraw_if_changed()
+
+    def _redraw_if_changed(self) -> None:
         state = self.app.state
         if state is None or state.version is not self._drawn_version:
             self.redraw()
@@ -149,16 +156,42 @@ class BoardScreen(Screen):
             symbol = MARKS.get(status, "·")
             self.query_one(f"#board-head-{status}", Static).update(Content.assemble(
                 (f"{symbol} {STATUS_WORD[status]}", f"bold {STATUS_VAR[status]}"), (f"  {len(cards)}", "$text-muted")))
-            listing = self.query_one(f"#board-{status}", Listing)
-            keep = listing.highlighted_option.id if listing.highlighted_option else None
-            options: list[Option | None] = [Option(card(n), id=n.id) for n in cards[:CARDS_SHOWN]]
-            if len(cards) > CARDS_SHOWN:
-                options.append(Option(Content.styled(f"+{len(cards) - CARDS_SHOWN} more", "$text-muted"),
+            self._fill(status)
+
+    def _fill(self, status: str) -> None:
+        """List a column's first cards (as many as the cursor has reached, at least CARDS_SHOWN)."""
+        cards = self._cards.get(status, [])
+        listing = self.query_one(f"#board-{status}", Listing)
+        keep = listing.highlighted_option.id if listing.highlighted_option else None
+        shown = max(CARDS_SHOWN, self._shown.get(status, 0))
+        if keep in {n.id for n in cards[shown:]}:
+            shown = next(i for i, n in enumerate(cards) if n.id == keep) + CARDS_SHOWN
+        self._shown[status] = shown
+        options: list[Option | None] = [Option(card(n), id=n.id) for n in cards[:shown]]
+        if len(cards) > shown:
+            options.append(Option(Content.styled(f"+{len(cards) - shown} more (move down to list them)",
+                                                 "$text-muted"), id=f"+{status}", disabled=True))
+        listing.set_options(options)
+        ids = [n.id for n in cards[:shown]]
+        if ids:
+            listing.highlighted = ids.index(keep) if keep in ids else 0
+
+    def on_option_list_option_highlighted(self, event: Listing.OptionHighlighted) -> None:
+        """The cursor on a column's last listed card: list the next CARDS_SHOWN."""
+        listing = event.option_list
+        status = (listing.id or "").removeprefix("board-")
+        cards = self._cards.get(status)
+        shown = self._shown.get(status, 0)
+        if cards is None or len(cards) <= shown or event.option_index < shown - 1:
+            return
+        more = cards[shown:shown + CARDS_SHOWN]
+        self._shown[status] = shown + len(more)
+        rest = len(cards) - self._shown[status]
+        listing.remove_option(f"+{status}")
+        listing.add_options([Option(card(n), id=n.id) for n in more])
+        if rest > 0:
+            listing.add_option(Option(Content.styled(f"+{rest} more (move down to list them)", "$text-muted"),
                                       id=f"+{status}", disabled=True))
-            listing.set_options(options)
-            ids = [n.id for n in cards[:CARDS_SHOWN]]
-            if ids:
-                listing.highlighted = ids.index(keep) if keep in ids else 0
 
     # --- the focused card --------------------------------------------------------
 
@@ -188,10 +221,12 @@ class BoardScreen(Screen):
         scopes: list[str | None] = [None, *[f"@{r.id}" for r in state.plan.project.releases]]
         current = scopes.index(self.scope) if self.scope in scopes else -1
         self.scope = scopes[(current + 1) % len(scopes)]
+        self._shown.clear()
         self.redraw()
 
     def set_scope(self, scope: str | None) -> None:
         self.scope = scope
+        self._shown.clear()
         if self.is_mounted:
             self.redraw()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.look import mark, one_line, safe
+from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.impact import Impact, Link, critical_path, waited_on_by, waits_on
 from leafwise.store import CLOSED, Node
@@ -15,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp
@@ -44,7 +45,7 @@ class DependenciesScreen(Screen):
         yield PlanHeader("Dependencies", id="header")
         yield Static(id="deps-summary", classes="view-summary")
         yield Tree(Text("dependencies"), id="deps-tree")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.redraw()

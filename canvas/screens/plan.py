@@ -8,6 +8,7 @@ from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.editing import EDIT_ACTIONS, EDIT_BINDINGS, Editing
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.widgets.activity_feed import ActivityFeed
+from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.canvas.widgets.plan_header import PlanHeader
@@ -18,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp, PlanUpdate
@@ -55,7 +56,7 @@ class PlanScreen(Editing, Triage, Screen):
             yield NodeDetail(id="detail")
         yield NextTaskBar(id="next")
         yield ActivityFeed(id="feed")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#filter-bar").display = False

@@ -7,9 +7,10 @@ from datetime import timedelta
 from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import bar, clock, mark, one_line, percent
+from leafwise.canvas.model.journal_tail import DoneLines
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.core.forecast import forecast, read_lines
+from leafwise.commands.core.forecast import forecast
 from leafwise.commands.core.progress import Tally, compute
 from leafwise.store.cycles import CycleRow
 from textual import work
@@ -61,6 +62,7 @@ class ProgressScreen(ViewScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self._done_lines = DoneLines(self.app.paths.journal)
         chart = PlotextPlot(id="forecast-chart")
         self.mount(chart, before=self.query_one("#progress-list"))
 
@@ -107,7 +109,7 @@ class ProgressScreen(ViewScreen):
             label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
                                      f"{(titles.get(tally.id or '') or tally.title)[:22]:<24}")
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
-        forecasts = forecast(state.plan, read_lines(state.paths.journal), look.display_now())
+        forecasts = forecast(state.plan, self._done_lines.read(), look.display_now())
         self._forecasts = forecasts
         options.append(self._header("Forecast  (leaves done per day, last 7 / 14 days → projected finish)"))
         for item in forecasts:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.model.state import PlanState
+from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp, PlanUpdate
@@ -41,7 +42,7 @@ class ViewScreen(Screen):
                     yield Static(id=f"{name}-detail")
         else:
             yield Listing(id=f"{name}-list", classes="view-list")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._pending = None

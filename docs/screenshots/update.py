@@ -44,7 +44,7 @@ async def settle(app, pilot) -> None:
 async def shoot(plan: Path, name: str, keys: tuple[str, ...], title: str, out: Path, settings: Path) -> Path:
     from leafwise.canvas.app import make_canvas
 
-    app = make_canvas(plan, watch=False, settings_path=settings, clock=lambda: NOW)
+    app = make_canvas(plan, watch=False, settings_path=settings, clock=lambda: NOW, prebuild=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         if keys:

@@ -150,7 +150,9 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         assert (t2["status"], t2["blocked_reason"], t2["blocked_since"], t2["blocked_from"]) == (
             "blocked", "waiting for the staging keys", SINCE, "in-progress")
         # A new reason (e), then undo: the old reason again.
+        await until(pilot, lambda: "T-2" in {o.id for o in listing.options})  # the list redraws after a change
         listing.highlighted = listing.get_option_index("T-2")
+        await pilot.pause()
         await pilot.press("e")
         await answer_prompt(app, pilot, "keys promised for Monday")
         await until(pilot, lambda: fields(root, "T-2")["blocked_reason"] == "keys promised for Monday")
