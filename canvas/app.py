@@ -408,30 +408,34 @@ class CanvasApp(App[int]):
 
     def run_request(self, request: Request, on_done: Callable[[Outcome], object] | None = None) -> None:
         """Run a registry command for the person at the keyboard, in a worker thread."""
-        self._run_request(request, on_done)
+        node = self.state.nodes.get(request.node or "") if self.state is not None else None
+        before = dict(node.data) if node is not None else {}  # what undo may need that the answer does not say
+        self._run_request(request, on_done, before)
 
     @work(thread=True, group="commands")
-    def _run_request(self, request: Request, on_done: Callable[[Outcome], object] | None) -> None:
+    def _run_request(self, request: Request, on_done: Callable[[Outcome], object] | None,
+                     before: dict[str, Any] | None = None) -> None:
         outcome = bridge.run(self.paths.repo, request, actor=self.me)
-        self.call_from_thread(self._request_done, request, outcome, on_done)
+        self.call_from_thread(self._request_done, request, outcome, on_done, before)
 
     async def _request_done(self, request: Request, outcome: Outcome,
-                            on_done: Callable[[Outcome], object] | None) -> None:
+                            on_done: Callable[[Outcome], object] | None, before: dict[str, Any] | None = None
+                            ) -> None:
         if outcome.exit_code:
             self.notify(bridge.error_text(outcome), title=f"{request.label}: refused", severity="error",
                         timeout=12)
         else:
-            self._remember(request, outcome)
+            self._remember(request, outcome, before)
         # The watcher would see these writes too; reading them now makes the answer instant.
         await self.absorb(PlanChanges(nodes=bridge.touched_ids(outcome), journal=True, claims=True))
         if on_done is not None:
             on_done(outcome)
 
-    def _remember(self, request: Request, outcome: Outcome) -> None:
+    def _remember(self, request: Request, outcome: Outcome, before: dict[str, Any] | None = None) -> None:
         """Say what the command did, and keep how to take it back (or say at once that it cannot be)."""
         said = outcome.text[0] if outcome.text else "done"
         action = record_of(request.name, request.args, outcome.envelope, request.label,
-                           doc_before=request.doc_before)
+                           doc_before=request.doc_before, before=before)
         if isinstance(action, str):
             self.notify(f"{said}\nThis cannot be undone: {action}.", title=request.label, severity="warning",
                         timeout=10)

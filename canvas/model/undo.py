@@ -65,6 +65,7 @@ class Action:
     new_node: str | None = None  # `add`: the node it created
     doc_before: str | None = None  # `write-doc`: the text it replaced
     caveats: list[str] = field(default_factory=list)  # what undoing it will not restore
+    before: dict[str, Any] = field(default_factory=dict)  # the target node's fields as the canvas held them before
 
 
 @dataclass(slots=True)
@@ -79,7 +80,7 @@ class UndoPlan:
 
 
 def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any], label: str, *,
-              doc_before: str | None = None) -> Action | str | None:
+              doc_before: str | None = None, before: Mapping[str, Any] | None = None) -> Action | str | None:
     """The `Action` to undo a finished command later; a reason when it cannot be undone; None when it
     changed nothing (a refused or idempotent call)."""
     if envelope.get("status") != "ok":
@@ -89,7 +90,7 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
         return None
     result = envelope.get("result") if isinstance(envelope.get("result"), dict) else {}
     node = args.get("node_id") or args.get("node") or args.get("close") or args.get("reject") or result.get("id")
-    action = Action(label, command, str(node) if node else None)
+    action = Action(label, command, str(node) if node else None, before=dict(before or {}))
     if command == "add":
         action.new_node = str(result.get("id")) if result.get("id") else None
         return action if action.new_node else "the core did not say which node it added"
@@ -265,7 +266,7 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
             steps.append(_edit(nid, plain, f"{nid} {_named(plain)} restored"))
         return steps
     if old_status == "blocked":
-        return _reblock(node, fields, plain)
+        return _reblock(node, fields, plain, action.before if nid == action.node else {})
     if old_status in CLOSED_STATUSES and old_status != new_status:
         return f"{nid} would have to go back to {old_status}, which only its own command does"
     values = dict(plain)
@@ -279,12 +280,18 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
     return [_edit(nid, values, f"{nid} " + ", ".join(said))]
 
 
-def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any]) -> list[Step]:
-    """Blocked again with the old reason (then when it was blocked, and an answered decision reopened)."""
+def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any],
+             before: Mapping[str, Any]) -> list[Step]:
+    """Blocked again with the old reason (then when it was blocked, and an answered decision reopened).
+
+    A task blocked without a `blocked_since` (by hand, by an older leafwise) was shown as blocked since
+    its last update: that moment becomes its `blocked_since`, so it does not read "blocked just now".
+    """
     nid = node.id
     data = node.data
     reason = fields.get("blocked_reason", (data.get("blocked_reason"), None))[0] or NO_REASON
-    since = fields.get("blocked_since", (data.get("blocked_since"), None))[0]
+    since = fields.get("blocked_since", (data.get("blocked_since"), None))[0] \
+        or before.get("blocked_since") or before.get("updated")
     steps: list[Step] = []
     first = dict(plain)
     if node.status in CLOSED_STATUSES:  # a closed task cannot be blocked: reopen it first, as it was before

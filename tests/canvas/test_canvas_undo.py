@@ -297,3 +297,26 @@ def test_an_old_title_edit_cannot_write_back_is_said_at_once(tmp_path):
     out = run_cli("edit", "T-1", "--set", "title=Checkout", "--json", cwd=root)
     why = record_of("edit", {"node_id": "T-1"}, json.loads(out.stdout), "Rename T-1")
     assert isinstance(why, str) and "title" in why and "cannot write back" in why
+
+
+async def test_undo_an_unblock_keeps_the_age_of_a_block_with_no_recorded_start(tmp_path, monkeypatch):
+    """Blocked by hand, with no `blocked_since`: it showed as blocked since its last update, and still does."""
+    monkeypatch.setenv("LEAFWISE_USER", "pat")
+    root = write_plan(tmp_path / "repo", [
+        node("T-1", "Old block", "blocked", blocked_reason="waiting on legal", updated="2026-10-01T08:00:00Z")])
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
+                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await pilot.press("u")
+        await until(pilot, lambda: fields(root, "T-1")["status"] == "draft")
+        await undo(app, pilot, len(app.notices))
+        t1 = fields(root, "T-1")
+        assert (t1["status"], t1["blocked_reason"], t1["blocked_since"]) == (
+            "blocked", "waiting on legal", "2026-10-01T08:00:00Z")
+        listing = app.screen.query_one("#blocked-list")
+        # It read "blocked for ≥ 59d" (since its last update); now its start is recorded: "for 59d", not "just now".
+        await until(pilot, lambda: "T-1" in {o.id for o in listing.options}
+                    and "blocked for 59d" in listing.get_option("T-1").prompt.plain)
