@@ -57,14 +57,15 @@ def worker(root: str, agent: str, cli: bool) -> dict[str, Any]:
         if cli:
             argv = [sys.executable, "-m", "leafwise.commands.surfaces.cli", *name.split(), "--json", "--root", root]
             for key, value in args.items():
-                argv += ([value] if key == "node_id" else [f"--{key}", str(value)])
+                argv += [value] if key == "node_id" else [f"--{key}"] if value is True else [f"--{key}", str(value)]
             proc = subprocess.run(argv, capture_output=True, text=True)
             return proc.returncode, json.loads(proc.stdout)
         out = execute(REGISTRY[name], Ctx(root=root), args)
         return out.exit_code, out.envelope
 
+    NEXT = "--next"  # noqa: N806 - the follow-up is `start --next`, not an id
     stats: dict[str, Any] = {"agent": agent, "done": 0, "commands": 0, "lost": 0, "waits": 0, "errors": []}
-    follow: str | None = None  # a lost race answers `Or: leafwise start <next free id>`: take it
+    follow: str | None = None  # a lost race answers `Or: leafwise start --next …` (or an id): take it
     while True:
         if follow is None:
             code, env = run("next", agent=agent)
@@ -77,13 +78,17 @@ def worker(root: str, agent: str, cli: bool) -> dict[str, Any]:
                 time.sleep(0.01)
                 continue
             follow = task["id"]
-        code, env = run("start", node_id=follow, agent=agent)
+        code, env = run("start", next=True, agent=agent) if follow == NEXT else run("start", node_id=follow, agent=agent)
         stats["commands"] += 1
-        task, follow = {"id": follow}, None
+        task = env["result"]["task"] if code == 0 and follow == NEXT else {"id": follow}
+        follow = None
+        if task is None:  # `start --next` found nothing to hand out: back to `next` for the reason
+            continue
         if code == 3:
             stats["lost"] += 1
             alternative = env["_next_action"]["or"] or ""
-            follow = alternative.split()[2] if alternative.startswith("leafwise start ") else None
+            words = alternative.split()
+            follow = (NEXT if words[2:3] == ["--next"] else words[2]) if words[:2] == ["leafwise", "start"] else None
             continue
         if code == 0:
             code, env = run("complete", node_id=task["id"], summary=f"done by {agent}", agent=agent)
