@@ -6,6 +6,7 @@ turns its report into the envelope and applies what is shipped.
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,19 @@ def _id_key(node_id: str) -> tuple[str, int]:
 def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
             run_commands: bool = True, explain: bool = False) -> Report:
     """Suggestions for `nodes`; `off_limits` is only reported (reading is allowed, --apply checks writes)."""
+    # the index is hundreds of thousands of small objects that live until the answer: the cyclic
+    # collector would walk them again and again while they are built, and free none of them
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _suggest(plan, nodes, off_limits, run_commands, explain)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None,
+             run_commands: bool, explain: bool) -> Report:
     started = time.perf_counter()
     index = build_index(Path(plan.paths.repo))
     stats = Stats.of(index)

@@ -205,14 +205,13 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
                or lexer[c]}
     pool = [c for c in weights if c in present] or list(weights)
     head = max(pool, key=lambda c: (weights[c], c))
-    candidates: set[int] = set()
-    for c in weights:
-        candidates.update(rindex.by_key.get(exact[c], ()))
-        for k in softer[c] | lexer[c]:
-            candidates.update(rindex.by_key.get(k, ()))
+    # only documents holding one of the head's keys can pass the head test below
+    candidates: set[int] = set(rindex.by_key.get(exact[head], ()))
+    for k in softer[head] | lexer[head]:
+        candidates.update(rindex.by_key.get(k, ()))
     hits: list[Hit] = []
     unbound: set[int] = set()
-    for i in candidates:
+    for i in sorted(candidates):  # ties below keep the documents' order: fixed, richer kinds first
         ks = rindex.keys[i]
         ex = frozenset(c for c in weights if exact[c] in ks)
         derived: frozenset[str] = frozenset()
