@@ -2,7 +2,7 @@
 
 Plain Python (no Textual). `record_of()` turns a finished command's envelope into an `Action`:
 the fields it changed, node by node, with their old and new values, as the core reported them
-(the mutation's changes, plus a cancel's cascade, which only its result lists). `plan_undo()`
+(the mutation's changes, a cascade's status moves included). `plan_undo()`
 first checks that the plan still shows what the action left (an agent may have moved on since;
 then nothing is touched), and answers the commands that restore the old values, each one the
 command the CLI runs, with its checks and journal entry:
@@ -105,10 +105,6 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
         if isinstance(change, dict) and change.get("id") and change.get("field"):
             action.changes.setdefault(str(change["id"]), {})[str(change["field"])] = (change.get("from"),
                                                                                      change.get("to"))
-    for moved in result.get("cascade") or []:  # a cancel lists its cascade only here
-        if isinstance(moved, dict) and moved.get("id"):
-            fields = action.changes.setdefault(str(moved["id"]), {})
-            fields.setdefault("status", (moved.get("from"), moved.get("to")))
     moved_by = [result] + [a for a in result.get("applied") or [] if isinstance(a, dict)]  # reconcile --apply
     action.cascade = [c["id"] for r in moved_by for c in r.get("cascade") or [] if isinstance(c, dict) and c.get("id")]
     if not action.changes:

@@ -24,6 +24,7 @@ from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
 from leafwise.commands.handlers.shared import (
+    cascade_changes,
     change_list,
     get_node,
     live_claims,
@@ -287,8 +288,7 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
     lines += _task_lines(view)
     return Result({"task": view, "claim": new_claim.as_dict(), "cascade": cascade}, hint, lines,
                   Mutation("start_task", "start", True, "claimed and started",
-                           listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]}
-                                     for c in cascade]))
+                           listed + cascade_changes(cascade)))
 
 
 def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
@@ -436,7 +436,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
          "forced_from": overridden[0] if overridden else None},
         hint, lines,
         Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
-                 listed + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
+                 listed + cascade_changes(cascade)))
 
 
 def _next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
@@ -599,5 +599,5 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
                   [f"Cancelled {node_id}" + (f" and {len(targets) - 1} open descendant(s)" if len(targets) > 1 else "")
                    + f": {reason}"] + [f"  cascade: {c['id']} {c['from']} → {c['to']}" for c in cascade],
                   Mutation("cancel_node", "cancel", bool(listed), "cancelled" if listed else "already closed",
-                           listed, safe=False))
+                           listed + cascade_changes(cascade), safe=False))
 

@@ -17,7 +17,16 @@ from leafwise.commands.contract import (
     next_,
     quote,
 )
-from leafwise.commands.handlers.shared import change_list, get_node, live_claims, move_status, record, set_fields, write
+from leafwise.commands.handlers.shared import (
+    cascade_changes,
+    change_list,
+    get_node,
+    live_claims,
+    move_status,
+    record,
+    set_fields,
+    write,
+)
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, STATUSES, Plan, Status
 from leafwise.store.loader import parse_yaml
@@ -196,7 +205,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         + [f"  reopened: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']}" for c in cascade],
         Mutation("add_node", "add", True, f"{kind} created" + (" (closed parents reopened)" if cascade else ""),
                  [{"id": node_id, "field": "status", "from": None, "to": Status.DRAFT}]
-                 + [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]))
+                 + cascade_changes(cascade)))
 
 
 def _refuse_cancelled(ctx: Ctx, plan: Plan, parent: str, title: str) -> None:
@@ -268,6 +277,9 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", key):
         raise ValueError(f"{key!r} is not a field name")
     raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[0] not in raw[1:-1]:
+        inner = raw[1:-1]  # quoted: the text as it is ("[WIP] x", "null", "~", "")
+        return key, ([inner] if inner else []) if key in LIST_FIELDS else inner
     if raw in ("", "null", "~"):
         return key, None
     if key in LIST_FIELDS:
@@ -281,7 +293,9 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         try:
             return key, parse_yaml(raw)
         except Exception as exc:  # noqa: BLE001 - any YAML error is a usage error here
-            raise ValueError(f"{key}: {exc}") from exc
+            raise ValueError(f"{key}: a value starting with [ or {{ is read as YAML, and this one is not valid "
+                             f"({str(exc).splitlines()[0]}); to keep the text as written, put it in quotes: "
+                             f"{key}=\"...\"") from exc
     return key, raw
 
 
@@ -291,7 +305,8 @@ KNOWN_FIELDS = ("id", "title", "parent", "release", "status", "assignee", "block
 PRIORITIES = ("high", "normal", "low")
 
 
-@command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears); "
+@command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears; a value in quotes "
+         "is kept as written); "
          "--add/--remove one value of a list field.",
          mutating=True, tool="edit_node", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),

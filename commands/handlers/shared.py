@@ -139,6 +139,11 @@ def change_list(node_id: str, changes: dict[str, tuple[Any, Any]]) -> list[dict[
             if k != "updated"]
 
 
+def cascade_changes(cascade: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A cascade's status moves as a mutation's change list (what the canvas's undo restores)."""
+    return [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in cascade]
+
+
 def live_claims(ctx: Ctx, plan: Plan | None = None) -> dict[str, leases.Claim]:
     """Who holds what now: live leases and lease-less assignments (see effective_holds)."""
     return effective_holds(plan or ctx.plan(), leases.read_all(ctx.paths()), ctx.clock())

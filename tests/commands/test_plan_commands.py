@@ -78,6 +78,19 @@ def test_edit_keeps_the_rest_and_refuses_lifecycle_statuses(tmp_path: Path) -> N
     assert run_cli("show", "../../x", cwd=tmp_path).code == 2
 
 
+def test_a_quoted_value_is_kept_as_written(tmp_path: Path) -> None:
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    unquoted = run_cli("edit", "T-1", "--set", "title=[WIP] x", cwd=tmp_path)
+    assert unquoted.code == 2 and 'put it in quotes: title="..."' in unquoted.stderr
+    for raw, kept in (('"[WIP] x"', "[WIP] x"), ("'null'", "null"), ('"{a: b}"', "{a: b}"), ('"~"', "~")):
+        assert run_cli("edit", "T-1", "--set", f"title={raw}", cwd=tmp_path).code == 0
+        assert load(tmp_path, "T-1")["title"] == kept
+    assert run_cli("edit", "T-1", "--set", 'tags="a, b"', cwd=tmp_path).code == 0
+    assert load(tmp_path, "T-1")["tags"] == ["a, b"]
+    assert run_cli("edit", "T-1", "--set", 'title="say "hi" twice"', cwd=tmp_path).code == 0
+    assert load(tmp_path, "T-1")["title"] == '"say "hi" twice"'  # inner quotes: not one quoted value
+
+
 def test_doc_write_and_read(tmp_path: Path) -> None:
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     res = run_cli("doc", "T-1", cwd=tmp_path)
