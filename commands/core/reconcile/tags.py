@@ -18,6 +18,7 @@ from leafwise.commands.core.reconcile.text import identifier_concepts
 
 LANG_OF = {".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
            ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rb": "ruby"}
+_LONG_FLAG = re.compile(r"--([A-Za-z][\w-]*)")
 FLAG_FUNCS = ("Bool", "String", "Int", "Uint", "Float", "Duration", "StringSlice", "Count")
 
 QUERIES = {
@@ -28,7 +29,9 @@ QUERIES = {
   parameters: (parameters [(default_parameter name: (identifier) @option)
                            (typed_default_parameter name: (identifier) @option)]))
 (call function: (attribute attribute: (identifier) @_f)
-  arguments: (argument_list . (string) @flag) (#eq? @_f "add_argument"))
+  arguments: (argument_list . (string) @flag) (#any-of? @_f "add_argument" "option"))
+(call function: (attribute attribute: (identifier) @_c)
+  arguments: (argument_list . (string) @command) (#eq? @_c "add_parser"))
 (module (expression_statement (assignment left: (identifier) @def.constant)) (#match? @def.constant "^[A-Z][A-Z0-9_]{3,}$"))
 """,
     "javascript": """
@@ -36,6 +39,8 @@ QUERIES = {
 (function_declaration name: (identifier) @def.function)
 (method_definition name: (property_identifier) @def.method)
 (variable_declarator name: (identifier) @def.function value: [(arrow_function) (function_expression)])
+(call_expression function: (member_expression property: (property_identifier) @_f)
+  arguments: (arguments . (string) @flag) (#any-of? @_f "option" "requiredOption"))
 """,
     "typescript": """
 (class_declaration name: (type_identifier) @def.class)
@@ -45,6 +50,8 @@ QUERIES = {
 (interface_declaration name: (type_identifier) @def.type)
 (type_alias_declaration name: (type_identifier) @def.type)
 (property_signature name: (property_identifier) @option)
+(call_expression function: (member_expression property: (property_identifier) @_f)
+  arguments: (arguments . (string) @flag) (#any-of? @_f "option" "requiredOption"))
 """,
     "go": """
 (function_declaration name: (identifier) @def.function)
@@ -155,18 +162,27 @@ def scan(index: Index, sources: list[Source]) -> None:
                     continue
                 if cap == "flag" and "_f" in caps and name == "go" and not _is_flag(caps["_f"][0].text):
                     continue
-                for node in nodes[:1] if cap == "flag" else nodes:
+                for node in nodes[:1] if cap in ("flag", "command") else nodes:
                     text = node.text.decode("utf-8", "replace").strip("\"'`")
                     if cap == "flag":
-                        if name == "python" and not text.startswith("-"):
+                        if name != "go" and not text.startswith("-"):
                             continue
-                        text = text.lstrip("-")
+                        longs = _LONG_FLAG.findall(text)  # "-d, --debug <level>", "--dry-run/--no-dry-run"
+                        text = longs[0] if longs else text.lstrip("-")
                         if not text or " " in text or len(text) > 40:
                             continue
+                    elif cap == "command" and (not text or " " in text or len(text) > 40):
+                        continue
                     words = identifier_concepts(text)
                     if not words:
                         continue
                     start = node.start_byte if offsets else len(data[:node.start_byte].decode("utf-8", "replace"))
+                    if cap == "command":
+                        # python_source.py names the subcommand; here it gets its help and description
+                        line = src.line_of(start)
+                        cmd = Artifact("cli", text, src.rel, line, src.snippet(line), words, side="cli")
+                        _document(index, src, cmd, node, "cli", name, offsets, data)
+                        continue
                     kind = "test" if test and cap.startswith("def") else (
                         "definition" if cap.startswith("def") else "option" if cap == "option" else "flag")
                     art = src.add(index, kind, text, start, words,
@@ -221,6 +237,8 @@ def _doc_text(node, lang: str) -> str:
         anchor = anchor.parent
     comments = []
     prev = anchor.prev_sibling
+    while prev is not None and not prev.is_named and prev.type in (",", ";"):
+        prev = prev.prev_sibling  # an interface property after the separator of the one before
     while prev is not None and prev.type == "comment" and len(comments) < 12:
         comments.append(prev.text.decode("utf-8", "replace"))
         prev = prev.prev_sibling
@@ -240,8 +258,20 @@ def _document(index: Index, src: Source, art, node, kind: str, lang: str, offset
             help_text += " " + " ".join(k.text.decode("utf-8", "replace") for k in args.named_children
                                         if k.type == "keyword_argument" and k.text.startswith(b"help"))
         text = help_text
+    elif kind == "cli":
+        # an argparse subcommand: its help= and description= when they are written out
+        args = node.parent
+        text = " ".join(v.text.decode("utf-8", "replace").strip("\"'") for k in (args.named_children if args else ())
+                        if k.type == "keyword_argument" and (n := k.child_by_field_name("name")) is not None
+                        and n.text in (b"help", b"description") and (v := k.child_by_field_name("value")) is not None
+                        and v.type == "string")
+        if not text:
+            return
     elif kind in ("definition", "test"):
         text = _doc_text(node, lang)
+    elif kind == "option":
+        # what the option is for: the comment above it, without its JSDoc tags (@param, @typeParam …)
+        text = " ".join(ln for ln in _doc_text(node, lang).splitlines() if not ln.lstrip(" */").startswith("@"))
     else:
         return
     text = affirmative(text) if text else ""
