@@ -26,10 +26,11 @@ removes no file), and an old value the core's `edit --set` cannot write back as 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from leafwise.commands.handlers.plan import format_assignment
 
 OPEN_STATUSES = ("draft", "in-progress")
 CLOSED_STATUSES = ("done", "cancelled")
@@ -113,7 +114,7 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
         for name, (old, _new) in fields.items():
             if name in SKIPPED or name in BLOCK_FIELDS:
                 continue
-            if assignment(name, old) is None:
+            if format_assignment(name, old) is None:
                 return (f"the old {name} of {nid} ({_short(old)}) is a value the core's edit cannot write back "
                         "as it was")
     if command == "decide":
@@ -125,19 +126,6 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
         action.caveats.append(f"{holder}'s lease on {action.node} ended with your change and is not renewed: "
                               "the task goes back to them as its assignee, without an expiry")
     return action
-
-
-def assignment(name: str, value: Any) -> str | None:
-    """`name=value` as `edit --set` reads it back to the same value; None when it cannot."""
-    if value is None:
-        return f"{name}=null"
-    if isinstance(value, (list, dict)):
-        return f"{name}=" + json.dumps(value, ensure_ascii=False)
-    if not isinstance(value, str):
-        return None  # a number or a boolean would come back as text
-    if not value or value != value.strip() or value in ("null", "~") or value[:1] in "[{":
-        return None
-    return f"{name}={value}"
 
 
 # --- what to run now ------------------------------------------------------------------------------
@@ -310,7 +298,7 @@ def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any
 
 
 def _edit(nid: str, values: dict[str, Any], says: str) -> Step:
-    sets = tuple(a for k, v in values.items() if (a := assignment(k, v)) is not None)
+    sets = tuple(a for k, v in values.items() if (a := format_assignment(k, v)) is not None)
     return Step("edit", {"node_id": nid, "set": sets}, says)
 
 

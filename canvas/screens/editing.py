@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.look import one_line
 from leafwise.canvas.screens.dialogs import PickPrompt, TextPrompt
+from leafwise.commands.handlers.plan import format_assignment
 from leafwise.store import CLOSED, Node
 from textual.binding import Binding
 
@@ -44,15 +45,6 @@ EDIT_ACTIONS = ("add_child", "add_sibling", "rename", "describe", "priority", "m
 PRIORITIES = ("high", "normal", "low")
 
 
-def _value(value: Any) -> str:
-    """A field's old value as an `edit --set` value (lists as [a, b], nothing as null)."""
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return str(value)
-
-
 class Editing:
     """Mixed into a Screen: `edit_target()` names the node the keys act on."""
 
@@ -70,7 +62,7 @@ class Editing:
 
     def _edit(self, node: Node, fields: dict[str, Any], label: str) -> None:
         """Run `edit ID --set f=v…` (the app keeps the old values for undo, from the core's answer)."""
-        sets = tuple(f"{key}={_value(value)}" for key, value in fields.items())
+        sets = tuple(filter(None, (format_assignment(key, value) for key, value in fields.items())))
         self.app.run_request(Request("edit", {"node_id": node.id, "set": sets}, label, node.id))
 
     def _ask_text(self, title: str, prompt: str, value: str, then, *, required: bool = True) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -297,6 +298,25 @@ def parse_assignment(text: str) -> tuple[str, Any]:
                              f"({str(exc).splitlines()[0]}); to keep the text as written, put it in quotes: "
                              f"{key}=\"...\"") from exc
     return key, raw
+
+
+def format_assignment(key: str, value: Any) -> str | None:
+    """`key=value` that `parse_assignment` reads back to the same value; None when none does
+    (a number or a boolean would come back as text; a text holding both kinds of quote that reads
+    as something else unquoted)."""
+    if value is None:
+        return f"{key}=null"
+    if isinstance(value, (list, dict)):
+        return f"{key}=" + json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, str):
+        return None
+    for mark in "\"'":
+        if mark not in value:
+            return f"{key}={mark}{value}{mark}"
+    if key in LIST_FIELDS or value[:1] in "[{":
+        return None
+    line = f"{key}={value}"  # both kinds of quote: as it is, when that reads back the same
+    return line if parse_assignment(line) == (key, value) else None
 
 
 KNOWN_FIELDS = ("id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",

@@ -292,11 +292,17 @@ def test_a_new_doc_cannot_be_undone_and_says_why(tmp_path):
 
 
 def test_an_old_title_edit_cannot_write_back_is_said_at_once(tmp_path):
-    """`edit --set title=[WIP] …` is read as YAML by the core: a rename away from such a title has no undo."""
-    root = write_plan(tmp_path / "repo", [node("T-1", "[WIP] Checkout")])
-    out = run_cli("edit", "T-1", "--set", "title=Checkout", "--json", cwd=root)
-    why = record_of("edit", {"node_id": "T-1"}, json.loads(out.stdout), "Rename T-1")
+    """`[it's "odd"]` has no `--set` form that reads back as it was (quoted or as YAML): no undo is kept.
+    A `[WIP] …` title has one (quoted), and its undo restores it through the real CLI."""
+    root = write_plan(tmp_path / "repo", [node("T-1", "[WIP] Checkout"), node("T-2", "[it's \"odd\"]")])
+    out = run_cli("edit", "T-2", "--set", "title=Odd", "--json", cwd=root)
+    why = record_of("edit", {"node_id": "T-2"}, json.loads(out.stdout), "Rename T-2")
     assert isinstance(why, str) and "title" in why and "cannot write back" in why
+    out = run_cli("edit", "T-1", "--set", "title=Checkout", "--json", cwd=root)
+    action = record_of("edit", {"node_id": "T-1"}, json.loads(out.stdout), "Rename T-1")
+    [step] = plan_undo(load_plan(find_root(explicit=root)).nodes, action, "pat").steps
+    assert run_cli(step.command, step.args["node_id"], *(f"--set={a}" for a in step.args["set"]), cwd=root).code == 0
+    assert load_plan(find_root(explicit=root)).nodes["T-1"].title == "[WIP] Checkout"
 
 
 async def test_undo_an_unblock_keeps_the_age_of_a_block_with_no_recorded_start(tmp_path, monkeypatch):
