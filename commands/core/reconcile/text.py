@@ -58,6 +58,8 @@ PHRASES = {
     "drag and drop": "drag", "command line": "cli", "real time": "realtime", "dark mode": "theme",
     "to do": "todo", "web socket": "websocket", "gift card": "giftcard", "wish list": "wishlist",
     "sub task": "subtask", "service worker": "serviceworker",
+    # compounds code spells in either form (`line-numbers`, `showLineNumbers`, `frontmatter`)
+    "line number": "linenumber", "front matter": "frontmatter", "time out": "timeout", "back off": "backoff",
 }
 
 # Product words and the code words that mean the same (first word names the group).

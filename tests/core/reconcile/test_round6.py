@@ -5,6 +5,8 @@ from __future__ import annotations
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
+from leafwise.commands.core.reconcile.text import identifier_concepts
+
 TYPES = (
     "export interface LoggerOptions {\n"
     "  /**\n"
@@ -92,3 +94,13 @@ def test_a_page_is_a_document_with_its_own_ui_text_and_class_lists_are_no_text(t
     # "font-semibold text-xl dark:text-zinc-50" is styling: no UI text, no page words (only the body has it)
     assert not [x for x in got["T-2"]["explain"]["sources"] if x["category"] == "ui" or x["kind"] == "page"], \
         got["T-2"]["explain"]["sources"]
+
+
+def test_a_compound_is_one_concept_however_the_code_spells_it():
+    # the title's "line numbers" meets glow's `--line-numbers` flag and `showLineNumbers`
+    assert identifier_concepts("Show line numbers") >= {"linenumber"}
+    for spelled in ("line-numbers", "showLineNumbers", "line_numbers", "linenumbers"):
+        assert "linenumber" in identifier_concepts(spelled), spelled
+    assert identifier_concepts("frontMatter") == identifier_concepts("front matter") == frozenset({"frontmatter"})
+    # only the two words side by side: "number of lines" stays two words
+    assert "linenumber" not in identifier_concepts("the number of lines")
