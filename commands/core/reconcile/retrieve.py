@@ -54,7 +54,6 @@ UNBOUND = 0.9  # a body whose definition (name, docstring) does not name the hea
 MANY = 3
 DERIVED = True  # a derived word of the same Snowball stem counts SOFT
 DOCS_TWO = True
-CODE_HEAD = True  # round 6: the head concept is one the code names when the title has one
 
 
 def one_word(weights: dict[str, float], covered: frozenset[str] | set[str]) -> bool:
@@ -148,7 +147,6 @@ class RIndex:
     files: dict[str, list[int]] = field(default_factory=dict)
     body_len: float = 1.0  # the average number of concepts in a function body
     own: dict[int, frozenset[str]] = field(default_factory=dict)  # body → keys of its definition's name + docstring
-    code_keys: frozenset[str] = frozenset()  # keys some code document names
 
     @classmethod
     def of(cls, index: Index) -> RIndex:
@@ -171,8 +169,7 @@ class RIndex:
         bodies = [i for i, d in enumerate(docs) if d.kind == "body"]
         body_len = sum(len(keys[i]) for i in bodies) / len(bodies) if bodies else 1.0
         own = {i: frozenset(key(w) for w in docs[i].context) for i in bodies}
-        code_keys = frozenset(k for i in (j for ids in files.values() for j in ids) for k in keys[i])
-        return cls(docs, by_key, by_prefix, keys, files, body_len, own, code_keys)
+        return cls(docs, by_key, by_prefix, keys, files, body_len, own)
 
 
 @dataclass
@@ -229,10 +226,6 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     present = {c for c in weights if exact[c] in rindex.by_key or any(k in rindex.by_key for k in softer[c])
                or lexer[c]}
     pool = [c for c in weights if c in present] or list(weights)
-    if CODE_HEAD:
-        # what the title is about must be something the code names, not only its docs ("tab")
-        coded = [c for c in pool if exact[c] in rindex.code_keys or softer[c] & rindex.code_keys]
-        pool = coded or pool
     head = max(pool, key=lambda c: (weights[c], c))
     # only documents holding one of the head's keys can pass the head test below
     candidates: set[int] = set(rindex.by_key.get(exact[head], ()))
@@ -314,7 +307,7 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
             unbound: set[int] = frozenset()) -> Retrieval:
     code = best.get("code")
     total = sum(weights.values())
-    reasons = [f"head concept: {head!r} (the title's most specific word the code names, else the repository)"]
+    reasons = [f"head concept: {head!r} (the title's most specific word the repository names)"]
     for cat in ("code", "test", "ui", "docs", "text"):
         h = best.get(cat)
         reasons.append(f"best {cat}: " + (f"{h.doc.kind} {h.doc.name!r} ({h.doc.path}:{h.doc.line}) covers "

@@ -104,18 +104,3 @@ def test_a_compound_is_one_concept_however_the_code_spells_it():
     assert identifier_concepts("frontMatter") == identifier_concepts("front matter") == frozenset({"frontmatter"})
     # only the two words side by side: "number of lines" stays two words
     assert "linenumber" not in identifier_concepts("the number of lines")
-
-
-def test_the_head_concept_is_one_the_code_names_when_there_is_one(tmp_path):
-    # "stylesheet" is only in the README; what the title is about, for the code, is the style
-    main = ('package main\n\nfunc init() {\n'
-            '\trootCmd.Flags().StringVarP(&style, "style", "s", "auto", "style name or JSON path")\n}\n')
-    write_files(tmp_path, {"main.go": main, "go.mod": "module example.com/mdview\n",
-                           "README.md": "# mdview\n\nYou can supply a custom JSON stylesheet with `--style`.\n"})
-    write_plan(tmp_path, [node("T-1", "Use my own JSON stylesheet", release="R1")])
-    commit_all(tmp_path)
-    got = reconcile(tmp_path, "--node", "T-1", "--explain")["T-1"]
-    heads = [r for r in got["explain"]["rules"] if "head concept" in r]
-    assert heads and "'stylesheet'" not in heads[0], heads
-    code = next(x for x in got["explain"]["sources"] if x["category"] == "code")
-    assert (code["kind"], code["name"], code["path"], code["line"]) == ("flag", "style", "main.go", 4), code
