@@ -114,28 +114,6 @@ def prefix(k: str) -> str | None:
     return k[:5] if len(k) >= 5 else None
 
 
-PAGE_TEXTS = 40  # UI strings of one page file read into its document
-
-
-def page_documents(index: Index) -> list[Artifact]:
-    """A page (a file-based route, a routed component) with the UI text of its own file: what the
-    screen at that address says ("Create an account with your email and password" on /register)."""
-    pages = [a for a in index.artifacts if a.kind == "page"]
-    if not pages:
-        return []
-    texts: dict[str, list[frozenset[str]]] = {}
-    for d in index.docs:
-        if d.kind == "string" and d.side == "ui":
-            texts.setdefault(d.path, []).append(d.words)
-    out = []
-    for page in pages:
-        said = texts.get(page.path, [])[:PAGE_TEXTS]
-        if said:
-            out.append(Artifact("page", page.name, page.path, page.line, page.snippet,
-                                page.words.union(*said), page.words, "ui", page.method, page.route))
-    return out
-
-
 @dataclass
 class RIndex:
     """Every document by matching key, and by 5-letter prefix for the soft match."""
@@ -150,7 +128,7 @@ class RIndex:
 
     @classmethod
     def of(cls, index: Index) -> RIndex:
-        docs = [a for a in index.artifacts if a.kind != "module"] + index.docs + page_documents(index)
+        docs = [a for a in index.artifacts if a.kind != "module"] + index.docs
         by_key: dict[str, list[int]] = {}
         keys: list[frozenset[str]] = []
         files: dict[str, list[int]] = {}

@@ -315,22 +315,6 @@ def _cases(index: Index, src: Source, query, tree, bodies: list[tuple[int, int, 
             found += 1
 
 
-_UTILITY = re.compile(r"[a-z0-9\[\]/.%#()_>&*=@!-]*:\S+|\S*\d\S*|(?:flex|grid|block|inline|hidden|relative|absolute|"
-                      r"fixed|sticky|truncate|underline|italic|uppercase|items|justify|self|content|place|text|bg|"
-                      r"font|leading|tracking|rounded|border|ring|shadow|opacity|gap|space|[pm][xytblrse]?|[wh]|size|"
-                      r"min|max|overflow|z|inset|top|left|right|bottom|col|row|order|transition|duration|ease|"
-                      r"cursor|select|pointer|sr|outline|fill|stroke|animate|backdrop|blur|dark|group|peer|"
-                      r"whitespace|break|line|list|object|aspect|shrink|grow|basis)(?:-[a-z0-9\[\]/.%#-]+)?")
-
-
-def _class_list(text: str) -> bool:
-    """A list of CSS classes (Tailwind utilities): most of its tokens are utility class names."""
-    tokens = text.split()
-    utilities = sum(bool(_UTILITY.fullmatch(t)) for t in tokens)
-    return utilities >= 2 and 3 * utilities >= 2 * len(tokens) and any(
-        "-" in t or ":" in t or any(ch.isdigit() for ch in t) for t in tokens)
-
-
 def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: bytes) -> None:
     """Human-text string literals and JSX text: `ui` in UI files, `text` elsewhere; none from tests."""
     if src.is_test:
@@ -343,14 +327,12 @@ def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: b
     for cap, node in sorted(((cap, node) for cap, nodes in found.items() for node in nodes),
                             key=lambda c: c[1].start_byte):  # in the order of the file, run after run
         if True:
-            if node.parent is not None and node.parent.type == "expression_statement":
-                continue  # a docstring (its definition's document has it) or a directive ('use client')
+            if lang == "python" and node.parent is not None and node.parent.type == "expression_statement":
+                continue  # a docstring: its definition's document has it
             raw = node.text.decode("utf-8", "replace")
             text = raw.strip().strip("\"'`").strip() if cap == "str" else raw.strip()
             if not (6 <= len(text) <= 400) or " " not in text or len(_WORD.findall(text)) < 2:
                 continue
-            if cap == "str" and _class_list(text):
-                continue  # "flex h-dvh w-screen dark:text-zinc-400": styling, not words
             if not _HUMAN.match(text.replace("\n", " ")[:200]) or NEGATION.search(text):
                 continue
             words = identifier_concepts(text)

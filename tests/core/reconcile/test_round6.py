@@ -68,34 +68,6 @@ def test_a_subcommand_and_a_flag_carry_their_help_text(tmp_path):
         "flag", "dry-run", "bin/copy.js", 2), code["T-2"]
 
 
-REGISTER = (
-    "'use client'\n"
-    "export default function Page() {\n"
-    "  return (\n"
-    "    <div className=\"flex h-dvh w-screen items-start justify-center bg-background md:pt-0\">\n"
-    "      <h3 className=\"font-semibold text-xl dark:text-zinc-50\">Sign Up</h3>\n"
-    "      <p className=\"text-gray-500 text-sm dark:text-zinc-400\">{'Create an account with your email and password'}</p>\n"
-    "    </div>\n"
-    "  )\n"
-    "}\n"
-)
-
-
-def test_a_page_is_a_document_with_its_own_ui_text_and_class_lists_are_no_text(tmp_path):
-    write_files(tmp_path, {"package.json": '{"dependencies": {"next": "14.1.0", "react": "18.2.0"}}',
-                           "app/(auth)/register/page.tsx": REGISTER})
-    write_plan(tmp_path, [node("T-1", "Create an account with a password", release="R1"),
-                          node("T-2", "Zinc text on a dark background", release="R1")])
-    commit_all(tmp_path)
-    got = reconcile(tmp_path, "--explain")
-    code = next(x for x in got["T-1"]["explain"]["sources"] if x["category"] == "code")
-    assert (code["kind"], code["name"], code["line"]) == ("page", "/register", 2), code
-    assert {"account", "password"} <= set(code["matched"]), code
-    # "font-semibold text-xl dark:text-zinc-50" is styling: no UI text, no page words (only the body has it)
-    assert not [x for x in got["T-2"]["explain"]["sources"] if x["category"] == "ui" or x["kind"] == "page"], \
-        got["T-2"]["explain"]["sources"]
-
-
 def test_a_compound_is_one_concept_however_the_code_spells_it():
     # the title's "line numbers" meets glow's `--line-numbers` flag and `showLineNumbers`
     assert identifier_concepts("Show line numbers") >= {"linenumber"}
