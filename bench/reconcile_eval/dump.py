@@ -18,13 +18,13 @@ sys.path.insert(0, str(HERE))
 
 from leafwise.commands.core.reconcile.engine import draft_leaves, suggest  # noqa: E402
 from leafwise.store import find_root, load_plan  # noqa: E402
-from real_eval import REAL, REPOS, ensure_repos, split, write_plan  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, split, write_plan  # noqa: E402
 
 
 def main(out: str, names: list[str]) -> None:
     halves = split()
     names = names or halves["tune"]
-    if set(names) & set(halves["heldout"]):
+    if set(names) & not_for_tuning():
         raise SystemExit("held-out repositories are not for tuning")
     ensure_repos(names)
     with open(out, "w") as f:

@@ -20,13 +20,13 @@ sys.path.insert(0, str(HERE))
 from leafwise.commands.core.reconcile.match import Stats, weigh  # noqa: E402
 from leafwise.commands.core.reconcile.retrieve import RIndex, retrieve  # noqa: E402
 from leafwise.commands.core.reconcile.scan import build_index  # noqa: E402
-from real_eval import REAL, REPOS, ensure_repos, split  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, split  # noqa: E402
 
 
 def main(names: list[str]) -> None:
     halves = split()
     names = names or halves["tune"]
-    if set(names) & set(halves["heldout"]):
+    if set(names) & not_for_tuning():
         raise SystemExit("held-out repositories are not for tuning")
     ensure_repos(names)
     for name in names:

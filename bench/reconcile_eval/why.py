@@ -20,12 +20,12 @@ sys.path.insert(0, str(HERE))
 
 from leafwise.commands.core.reconcile.engine import draft_leaves, suggest  # noqa: E402
 from leafwise.store import find_root, load_plan  # noqa: E402
-from real_eval import REAL, REPOS, ensure_repos, split, write_plan  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, write_plan  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
     name, rest = argv[0], argv[1:]
-    if name in split()["heldout"]:
+    if name in not_for_tuning():
         raise SystemExit("held-out repositories are not for tuning")
     ensure_repos([name])
     wrong_only = "--wrong" in rest
