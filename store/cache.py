@@ -32,13 +32,7 @@ class NodeCache:
         self._snapshot: Snapshot | None = None
 
     def read(self) -> dict[str, Entry]:
-        try:
-            if self.path.is_symlink() or self.path.parent.is_symlink():
-                return {}
-            with open(self.path, "rb") as fh:
-                payload = marshal.loads(fh.read())  # load(fh) reads in tiny pieces: 6x slower
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
+        payload = read_marshal(self.path)
         if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != CACHE_VERSION:
             return {}
         self._snapshot = payload[2]
@@ -50,23 +44,47 @@ class NodeCache:
 
     def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
         try:
-            if self.path.parent.is_symlink() or self.path.parent.parent.is_symlink():
-                return  # never write through a committed symlink
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".nodes.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(marshal.dumps((CACHE_VERSION, entries, snapshot)))
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except (OSError, ValueError):
-            pass  # a read-only checkout still works, only slower; unmarshallable data is re-parsed
+            write_atomic(self.path, marshal.dumps((CACHE_VERSION, entries, snapshot)))
+        except ValueError:
+            pass  # unmarshallable data is re-parsed next time
 
     def clear(self) -> bool:
+        return clear(self.path)
+
+
+def read_marshal(path: Path) -> Any:
+    """A derived cache file's payload, or None: missing, unreadable, corrupt or behind a link."""
+    try:
+        if path.is_symlink() or path.parent.is_symlink():
+            return None
+        with open(path, "rb") as fh:
+            return marshal.loads(fh.read())  # load(fh) reads in tiny pieces: 6x slower
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace a derived cache file at once (a temporary file, then `os.replace`), never through a
+    committed link; a failure leaves the old file and only costs a re-parse next time."""
+    try:
+        if path.parent.is_symlink() or path.parent.parent.is_symlink():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
         try:
-            self.path.unlink()
-            return True
-        except FileNotFoundError:
-            return False
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass  # a read-only checkout still works, only slower
+
+
+def clear(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False

@@ -20,12 +20,12 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from leafwise.commands.core.reconcile.artifacts import Artifact
+from leafwise.store.cache import read_marshal, write_atomic
 
 FORMAT = 1
 CACHE_NAME = "reconcile-index.marshal"
@@ -103,13 +103,7 @@ class IndexCache:
         return cls(plan / CACHE_DIR / CACHE_NAME)
 
     def read(self) -> dict[Key, bytes]:
-        try:
-            if self.path.is_symlink() or self.path.parent.is_symlink():
-                return {}
-            with open(self.path, "rb") as fh:
-                payload = marshal.loads(fh.read())
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
+        payload = read_marshal(self.path)
         if not isinstance(payload, tuple) or len(payload) != 2 or payload[0] != version() \
                 or not isinstance(payload[1], dict):
             return {}
@@ -118,26 +112,6 @@ class IndexCache:
     def write(self, entries: dict[Key, bytes]) -> None:
         try:
             data = marshal.dumps((version(), entries))
-            if len(data) > MAX_BYTES:
-                data = marshal.dumps((version(), {}))
-            folder = self.path.parent
-            if folder.is_symlink() or folder.parent.is_symlink():
-                return  # never write through a committed link
-            folder.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".reconcile-index.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except (OSError, ValueError):
-            pass  # a read-only checkout still works, only slower
-
-    def clear(self) -> bool:
-        try:
-            self.path.unlink()
-            return True
-        except FileNotFoundError:
-            return False
+        except ValueError:
+            return  # unmarshallable: parsed again next time
+        write_atomic(self.path, data if len(data) <= MAX_BYTES else marshal.dumps((version(), {})))
