@@ -15,21 +15,10 @@ from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, ready, row_text, tree, until
+from testkit.canvas import canvas, node_file, notices, open_blocked, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 
-
-
-async def open_blocked(app, pilot, row: str | None = None):
-    """Press `b`, wait until the blocked view lists its tasks, highlight `row` if given; returns the list."""
-    await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                and app.screen.query_one("#blocked-list").option_count > 0)
-    listing = app.screen.query_one("#blocked-list")
-    if row is not None:
-        listing.highlighted = listing.get_option_index(row)
-    return listing
 
 
 def palette_top(app) -> str:

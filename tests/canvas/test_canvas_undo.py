@@ -15,7 +15,7 @@ from leafwise.canvas.screens.board import BoardScreen
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, ready, until
+from testkit.canvas import canvas, node_file, notices, open_blocked, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -136,11 +136,7 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("T-2")
+        listing = await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
         await until(pilot, lambda: fields(root, "T-2")["status"] == "in-progress")
         assert "blocked_since" not in fields(root, "T-2")
@@ -182,11 +178,7 @@ async def test_undo_an_answer_reopens_the_decision(tmp_path, monkeypatch):
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("T-6")
+        await open_blocked(app, pilot, "T-6")
         await pilot.press("2")
         await answer_prompt(app, pilot, "cheaper in the EU")
         await until(pilot, lambda: fields(root, "T-6")["status"] == "draft")
@@ -230,11 +222,7 @@ async def test_undo_refuses_when_an_agent_moved_the_task_since(tmp_path, monkeyp
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
-        listing = app.screen.query_one("#blocked-list")
-        listing.highlighted = listing.get_option_index("T-2")
+        await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
         await until(pilot, lambda: fields(root, "T-2")["status"] == "in-progress")
         # An agent finishes the task meanwhile (another process, through the CLI).
@@ -313,9 +301,7 @@ async def test_undo_an_unblock_keeps_the_age_of_a_block_with_no_recorded_start(t
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 0)
+        await open_blocked(app, pilot)
         await pilot.press("u")
         await until(pilot, lambda: fields(root, "T-1")["status"] == "draft")
         await undo(app, pilot, len(app.notices))

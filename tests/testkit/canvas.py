@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from leafwise.canvas.app import CanvasApp, make_canvas
+from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.widgets.plan_tree import PlanTree
 
 # The display clock the snapshots and age checks use: a day after the demo plan's last journal event.
@@ -61,3 +62,14 @@ async def settled(pilot) -> None:
         await pilot.pause(0.02)
     await pilot.pause(0.3)
     await app.workers.wait_for_complete()
+
+
+async def open_blocked(app, pilot, row: str | None = None):
+    """Press `b`, wait until the blocked view lists its tasks, highlight `row` if given; returns the list."""
+    await pilot.press("b")
+    await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
+                and app.screen.query_one("#blocked-list").option_count > 0)
+    listing = app.screen.query_one("#blocked-list")
+    if row is not None:
+        listing.highlighted = listing.get_option_index(row)
+    return listing
