@@ -3,6 +3,7 @@
     python bench/reconcile_eval/run.py                 # the tune half
     python bench/reconcile_eval/run.py --half heldout  # the held-out half (rarely: nobody tunes on it)
     python bench/reconcile_eval/run.py --half fresh    # the fresh held-out set: once per engine release
+    python bench/reconcile_eval/run.py --half fresh2   # the second fresh held-out set: likewise
     python bench/reconcile_eval/run.py --half all --show-misses
 
 Labels live in real/<name>.yaml (written by another engineer before any engine ran
@@ -168,14 +169,15 @@ def misses(results: list[dict]) -> list[str]:
 
 
 def not_for_tuning() -> set[str]:
-    """The held-out and the fresh held-out repositories: the tuning aids refuse them."""
+    """The held-out and both fresh held-out sets: the tuning aids refuse them."""
     halves = split()
-    return set(halves.get("heldout") or []) | set(halves.get("fresh") or [])
+    return (set(halves.get("heldout") or []) | set(halves.get("fresh") or [])
+            | set(halves.get("fresh2") or []))
 
 
 def main(half: str, show_misses: bool) -> list[str]:
     halves = split()
-    chosen = [h for h in ("tune", "heldout", "fresh") if halves.get(h)] if half == "all" else [half]
+    chosen = [h for h in ("tune", "heldout", "fresh", "fresh2") if halves.get(h)] if half == "all" else [half]
     lines: list[str] = []
     for h in chosen:
         names = halves[h]
