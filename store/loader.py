@@ -61,6 +61,11 @@ def _loader():
             if isinstance(node, yaml.MappingNode):
                 seen: set[tuple[str, str]] = set()
                 for key_node, _value in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` pastes keys no reader sees as set
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", node.start_mark,
+                            "merge keys (<<) are not allowed in a plan file (write the keys out)",
+                            key_node.start_mark)
                     if isinstance(key_node, yaml.ScalarNode):
                         key = (key_node.tag, key_node.value)
                         if key in seen:

@@ -70,7 +70,8 @@ def test_links_resolve_only_under_docs_and_diagrams(tmp_path):
 def test_parse_yaml_turns_every_failure_into_a_yaml_error_with_a_line():
     import yaml
 
-    for text, line in (("a: 1\nx: !!int abc\n", 2), ("a: 1\na: 2\n", 2), ("x: !!set {a}\n", 1)):
+    for text, line in (("a: 1\nx: !!int abc\n", 2), ("a: 1\na: 2\n", 2), ("x: !!set {a}\n", 1),
+                       ("a: 1\n<<: {status: done}\n", 2)):
         with pytest.raises(yaml.YAMLError) as info:
             parse_yaml(text)
         assert info.value.problem_mark.line + 1 == line, text
