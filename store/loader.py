@@ -312,7 +312,7 @@ def check_node(data: Any, stem: str) -> dict[str, Any]:
                           "set `id:` to a valid id equal to the file name")
     if node_id != stem:
         raise SchemaError(f"id {node_id!r} does not match the file name {stem}.yaml", "id",
-                          f"leafwise repair  (or rename the file to {node_id}.yaml)")
+                          f"run leafwise repair, or rename the file to {node_id}.yaml")
     if not isinstance(data["title"], str):
         raise SchemaError("title must be text", "title", "quote the title")
     if data["status"] not in STATUSES:
