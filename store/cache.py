@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5  # bump whenever the loader accepts, refuses or words a file differently (5: merge keys refused)
 CACHE_NAME = "nodes.marshal"
 StatKey = tuple[int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)
