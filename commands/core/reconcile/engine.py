@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from leafwise.commands.core.reconcile import transition
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 from leafwise.commands.core.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
 from leafwise.commands.core.reconcile.match import Assessment, Found, Stats, assess, assess_meaning, parse_title, weigh
@@ -160,6 +161,11 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         found = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
                            [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
                            [searched.reasons[-1]])
+    change = transition.parse(node.title)
+    judged = transition.judge(change, lambda part: weigh(part, "", stats).weights, rindex or RIndex.of(index),
+                              Path(index.root)) if change else None
+    if judged is not None:
+        found = _transition(found, judged)
     checks = run_checks(declared(node.data), index, allow_commands=run_commands)
     verdict, confidence, missing, exists = _combine(found, checks, commits)
     evidence = [_check_evidence(c) for c in checks if c.passed]
@@ -172,8 +178,31 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         "checks": [{"check": c.label, "passed": c.passed, "path": c.path, "line": c.line, "detail": c.snippet}
                    for c in checks],
         "commits": [{"sha": c.sha[:12], "subject": c.subject, "closes": c.closes} for c in commits[:5]],
-        **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched)} if explain else {}),
+        **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched, judged)}
+           if explain else {}),
     }
+
+
+def _transition(found: Assessment, judged: transition.Judgement) -> Assessment:
+    """A rename or replacement ships only when the new thing is in the code and the old one is gone or
+    deprecated; evidence of the old name is evidence that it has not happened."""
+    new_at, old_at, deprecated_at = judged.new_at, judged.old_at, judged.deprecated_at
+    if judged.happened and (found.verdict == "shipped" or deprecated_at is not None or judged.new_also is not None):
+        pieces = [a for a in (new_at, deprecated_at, judged.new_also) if a is not None]
+        evidence = [Found(a, a.words & judged.concepts, 1.0, 1.0) for a in pieces]
+        evidence += [f for f in found.evidence if f.art not in pieces] if found.verdict == "shipped" else []
+        confidence = found.confidence if found.verdict == "shipped" else (0.85 if deprecated_at else 0.8)
+        return Assessment("shipped", confidence, evidence[:4],
+                          [f"{a.kind} {a.name} ({a.path}:{a.line})" for a in pieces],
+                          [] if deprecated_at or old_at is None else judged.reasons)
+    exists = [f"{what}: {a.kind} {a.name} ({a.path}:{a.line})" for what, a in
+              (("the new name", new_at), ("the old name", old_at)) if a is not None]
+    if new_at is None and old_at is not None:
+        return Assessment("none", 0.0, [], exists, judged.reasons)
+    if new_at is None and found.verdict == "none":
+        return found
+    evidence = [Found(a, a.words & judged.concepts, 0.5, 0.5) for a in (new_at, old_at) if a is not None]
+    return Assessment("partial", 0.5 if new_at is not None else 0.3, evidence, exists, judged.reasons)
 
 
 def _constant(art: Artifact) -> bool:
@@ -185,8 +214,8 @@ def _hit_found(h: Hit) -> Found:
     return Found(h.doc, h.covered, h.score, h.score)
 
 
-def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResult], searched: Retrieval
-             ) -> dict[str, Any]:
+def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResult], searched: Retrieval,
+             judged: transition.Judgement | None = None) -> dict[str, Any]:
     """The concepts, the candidate evidence and why each rule passed or failed."""
     return {
         "concepts": [{"concept": c, "word": weighed.words.get(c, c), "weight": w, "why": weighed.why[c],
@@ -202,7 +231,9 @@ def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResul
         "rules": [f"sources: {searched.verdict}"] + [f"sources: {r}" for r in searched.reasons]
                  + [f"meaning: {meaning[0]}"] + [f"meaning: {r}" for r in meaning[3]]
                  + [f"entry points and tests: {found.verdict}"] + [f"entry points and tests: {m}" for m in found.missing]
-                 + [f"declared check {'passes' if c.passed else 'fails (vetoes shipped)'}: {c.label}" for c in checks],
+                 + [f"declared check {'passes' if c.passed else 'fails (vetoes shipped)'}: {c.label}" for c in checks]
+                 + ([f"rename/replace: {'happened' if judged.happened else 'not happened'}"]
+                    + [f"rename/replace: {r}" for r in judged.reasons] if judged is not None else []),
     }
 
 
