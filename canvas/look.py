@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_left
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from leafwise.commands.contract import HIDDEN, shown, visible
 from leafwise.commands.core.views import MARKS
 from leafwise.store import Node
-from textual.content import Content
+from textual.content import Content, Span
 
 # The CSS variable that colours each status (declared in themes/).
 STATUS_VAR = {
@@ -21,45 +22,51 @@ STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "block
 BAR_WIDTH = 8
 
 
-# C0 and C1 controls (ESC, DEL…), zero-width characters, bidi embeddings, overrides and isolates,
-# line/paragraph separators and the byte-order mark: never sent to the terminal as they are.
-_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␛ for ESC, ␀ for NUL: the Unicode control pictures
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return f"⟨U+{code:04X}⟩"
-
-
 def safe(text: Any, *, newlines: bool = True) -> str:
     """Text from a plan file, made inert: control and invisible characters shown, tabs as spaces.
 
-    The one sanitiser of the canvas. Its result still must not be parsed as markup: put it in a
-    widget as `Content(...)` (or `Text`), never as a markup string.
+    The one sanitiser of the canvas, with the CLI's rule and symbols (`commands.contract.shown`):
+    ␛ for ESC, \\x9b for a C1 control, <U+202E> for a bidi override or a zero-width character.
+    Its result still must not be parsed as markup: put it in a widget as `Content(...)` (or
+    `Text`), never as a markup string.
     """
     out = str(text if text is not None else "").replace("\t", "    ").replace("\r\n", "\n")
     if not newlines:
         out = out.replace("\n", " ")
-    return _HIDDEN.sub(_visible, out)
-
-
-# One visible character per hidden one, so styled Content keeps its spans (`inert`).
-_ONE_FOR_ONE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x0A,)}, 0x7F: 0x2421,
-                **{c: 0xFFFD for c in range(0x80, 0xA0)},
-                **{c: 0x2E2E for c in (0x061C, *range(0x200B, 0x2010), *range(0x2028, 0x202F),
-                                       *range(0x2060, 0x2070), 0xFEFF)}}
+    return shown(out, "\n")
 
 
 def inert(content: Content) -> Content:
-    """Already built Content with any hidden character swapped for a visible one (same length, same spans)."""
+    """Already built Content with every hidden character shown as `safe` shows it, spans kept.
+
+    A replacement is longer than the character it stands for, so each span is moved to cover
+    the same characters it covered before.
+    """
     text = content.plain
-    if not _HIDDEN.search(text):
+    found = [m for m in HIDDEN.finditer(text) if m.group() != "\n"]
+    if not found:
         return content
-    return Content(text.translate(_ONE_FOR_ONE), content.spans)
+    pieces: list[str] = []
+    starts: list[int] = []  # where each replaced character was
+    grown: list[int] = []  # how much longer the text is after it
+    last, extra = 0, 0
+    for match in found:
+        at = match.start()
+        char = match.group()
+        shown_as = "    " if char == "\t" else visible(char)
+        pieces += [text[last:at], shown_as]
+        extra += len(shown_as) - 1
+        starts.append(at)
+        grown.append(extra)
+        last = at + 1
+    pieces.append(text[last:])
+
+    def moved(offset: int) -> int:
+        before = bisect_left(starts, offset)  # replaced characters strictly before `offset`
+        return offset + (grown[before - 1] if before else 0)
+
+    spans = [Span(moved(span.start), moved(span.end), span.style) for span in content.spans]
+    return Content("".join(pieces), spans)
 
 
 def plain(text: Any, style: str = "") -> Content:
@@ -68,13 +75,13 @@ def plain(text: Any, style: str = "") -> Content:
 
 
 def has_open_decision(node: Node) -> bool:
-    decision = node.data.get("decision")
-    return isinstance(decision, dict) and bool(decision.get("question")) and not decision.get("answer")
+    """Kept for callers not yet moved: the rule lives in `Node.open_decision` (store/model.py)."""
+    return node.open_decision is not None
 
 
 def mark(node: Node) -> tuple[str, str]:
     """(symbol, style) for a node's status; an open decision gets its own mark."""
-    if node.status == "blocked" and has_open_decision(node):
+    if node.status == "blocked" and node.open_decision is not None:
         return DECISION_MARK, "bold $status-decision"
     return MARKS.get(node.status, "·"), STATUS_VAR.get(node.status, "")
 

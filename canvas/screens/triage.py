@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import has_open_decision, one_line, plain
+from leafwise.canvas.look import one_line, plain
 from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt
 from leafwise.store import CLOSED, Node
 from textual.binding import Binding
@@ -59,7 +59,7 @@ class Triage:
         allowed = {
             "unblock": node.status == "blocked",
             "edit_reason": node.status == "blocked",
-            "answer": has_open_decision(node),
+            "answer": node.open_decision is not None,
             "block_task": node.status in ("draft", "in-progress"),  # a blocked one: edit its reason
             "cancel_task": node.status not in CLOSED,
             "reassign": node.status not in CLOSED,
@@ -70,7 +70,7 @@ class Triage:
         node = self.triage_target()
         if node is None:
             return
-        if has_open_decision(node):
+        if node.open_decision is not None:
             # Unblocking would leave the question unanswered and the agent without its answer.
             self.app.notify(f"{node.id} waits for a decision: press a (or the option's number) to answer it; "
                             "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
@@ -109,7 +109,7 @@ class Triage:
 
     def action_answer(self) -> None:
         node = self.triage_target()
-        if node is None or not has_open_decision(node):
+        if node is None or node.open_decision is None:
             return
         decision = node.data["decision"]
 

@@ -19,7 +19,6 @@ from leafwise.canvas.look import (
     bar,
     blocked_for,
     clock,
-    has_open_decision,
     inert,
     mark,
     one_line,
@@ -186,9 +185,9 @@ class NodeDetail(VerticalScroll):
         lines = [Content.assemble(("⊘ Blocked", "bold $status-blocked"),
                                   (f"  {blocked_for(node)}", "$text-muted"))]
         decision = node.data.get("decision")
-        if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
+        if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
             lines.append(Content(node.blocked_reason or "No reason given (the validator flags this)"))
-        if has_open_decision(node):
+        if node.open_decision is not None:
             lines.append(Content.assemble(("Decision needed", "bold $status-decision"),
                                           (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
             lines.append(Content.styled(str(decision.get("question")), "bold"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, has_open_decision, one_line
+from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, one_line
 from leafwise.canvas.model.state import Group
 from leafwise.commands.core.views import MARKS
 from leafwise.store import CLOSED, Node
@@ -39,7 +39,7 @@ class RowPainter:
 
     def node(self, node: Node, counts: tuple[int, int], width: int) -> Text:
         closed = node.status in CLOSED
-        decision = node.status == "blocked" and has_open_decision(node)
+        decision = node.status == "blocked" and node.open_decision is not None
         status_style = self._style("decision" if decision else STATUS_CLASS.get(node.status, "draft"))
         left = Text()
         left.append(DECISION_MARK if decision else MARKS.get(node.status, "·"), status_style)

@@ -6,12 +6,20 @@ else is a registry command answering with the envelope (text or `--json`).
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
-from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, fix, render_text
+from leafwise.commands.contract import (
+    EXIT_USAGE,
+    CommandError,
+    action_lines,
+    envelope,
+    fix,
+    inert,
+    json_text,
+    render_text,
+)
 from leafwise.commands.registry import LAUNCHERS, Command, Ctx, load_all, load_word
 from leafwise.commands.runner import execute
 
@@ -20,18 +28,16 @@ CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock 
 
 def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | None) -> None:
     if as_json:
-        click.echo(json.dumps(env, ensure_ascii=False, indent=None, default=str))
+        click.echo(json_text(env))
         return
     if bare and env["status"] == "ok":
         items = env["result"]["items"]
         if bare == "jsonl":
             for item in items:
-                click.echo(json.dumps(item, ensure_ascii=False, default=str))
+                click.echo(json_text(item))
         else:
-            click.echo(json.dumps(items, ensure_ascii=False, default=str))
-        from leafwise.commands.contract import action_lines
-
-        click.echo("\n".join(action_lines(env)), err=True)
+            click.echo(json_text(items))
+        click.echo("\n".join(inert(line) for line in action_lines(env)), err=True)
         return
     out, err = render_text(env, body)
     if out:
