@@ -387,7 +387,7 @@ async def workbench(root: Path, prebuild: bool = True) -> dict[str, object]:
                                     lambda s: s.query_one("#board-draft").option_count > 0),
             "blocked, ranked by impact (b)": await view("b", BlockedScreen,
                                                         lambda s: s.query_one("#blocked-list").option_count > 0),
-            "progress + forecast (p)": await view("p", ProgressScreen, lambda s: bool(s._forecasts)),
+            "progress + forecast (p)": await view("p", ProgressScreen, lambda s: bool(s.forecasts)),
         }
         app.exit()
     return report

@@ -51,6 +51,8 @@ ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summa
 CHECK_DELAY = 0.5  # a burst of writes re-runs the validator once (0.1-0.2 s on 11,100 nodes, in a thread)
 PREBUILT_VIEWS = ("board", "blocked", "progress")  # built while the person reads the tree (see _prebuild_views)
 PREBUILD_DELAY = 0.8  # seconds after the plan is shown: after the first frames and the validator's first run
+PREBUILD_GAP = 0.05  # seconds between two views' background builds
+PREBUILD_REFRESHES = 2  # refreshes awaited while a view is built unseen: it fills, then it is laid out and drawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,7 @@ class CanvasApp(App[int]):
         self._undoing = False
         self.attention_sent = 0  # bells / desktop notifications sent (a test reads it)
         self.prebuilt: set[str] = set()  # views built in the background before their first visit
+        self.entered: set[str] = set()  # the modes switched to so far, seen or built unseen: their screens exist
         self._journal_offset = 0
         self._absorbing = asyncio.Lock()
         self._stop_watch: asyncio.Event | None = None
@@ -153,6 +156,7 @@ class CanvasApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.mode_change_signal.subscribe(self, self._mode_entered)
         self._load()
 
     # --- loading and watching ---------------------------------------------------------
@@ -179,58 +183,49 @@ class CanvasApp(App[int]):
         if self.watch_enabled:
             self._watch_files()
         if self.prebuild:
-            self.set_timer(PREBUILD_DELAY, self._prebuild_views)
+            self.set_timer(PREBUILD_DELAY, self._prebuild_next)
 
-    @work(exclusive=True, group="prebuild")
-    async def _prebuild_views(self) -> None:
-        """Build the board, blocked and progress views in the background, one after the other, so their
-        first visit costs what a return visit does (tens of ms instead of 0.3-0.5 s on 11,100 nodes).
+    def _mode_entered(self, mode: str) -> None:
+        self.entered.add(mode)
 
-        A Textual mode's screen is otherwise built on the first `switch_mode`: composing it, styling
-        its widgets, refreshing the whole app's CSS, laying out and drawing, all between the key and the
-        frame. This does those steps as `App._init_mode` does (the same private calls, Textual 8.2,
-        which pyproject pins), without making the screen current: the view fills its lists, hidden,
-        and is laid out and drawn once, unseen. On a Textual without these calls nothing is built early
-        and each view is built on its first visit, as before. A key pressed before a view is built
-        builds it then.
+    def _prebuild_next(self) -> None:
+        """Build the next view not built yet (see `_prebuild_view`), from the app's own message queue."""
+        self.call_later(self._prebuild_view)
+
+    async def _prebuild_view(self) -> None:
+        """Build one of the board, blocked and progress views unseen, so that its first visit costs what a
+        return visit does (tens of ms instead of 0.4-0.8 s on 11,100 nodes); then schedule the next.
+
+        A Textual mode's screen is built on its first `switch_mode`: composed, styled, the whole app's
+        CSS refreshed, filled, laid out and drawn, all between the key and the frame. This does that
+        switch while the person reads the tree, inside `batch_update()` (no frame is shown while it
+        lasts) and switches back at once: the view is composed, filled, laid out and drawn into its
+        widgets' caches, unseen. It runs in the app's message queue, so a key pressed meanwhile waits
+        for it (at most one view's build) and then goes to the screen the person sees. Public Textual
+        calls only: `switch_mode`, `batch_update`, `wait_for_refresh`.
         """
-        for mode in PREBUILT_VIEWS:
-            if self._exit or not self._running:  # closing: Textual is taking the screens down
-                return
-            if mode in self._screen_stacks or self.current_mode == mode:
-                continue
-            try:
-                screen, mounted = self._get_screen(self.MODES[mode]())
-                self._load_screen_css(screen)
-            except (AttributeError, TypeError):  # another Textual: build on the first visit
-                return
-            try:
-                await mounted
-                await asyncio.sleep(0.05)  # its lists fill after its first (hidden) refresh
-                if self._exit or not self._running:
-                    return
-                if mode in self._screen_stacks:  # visited meanwhile: Textual built it then; drop this one
-                    await self._prune(screen)
-                    continue
-            except ScreenStackError:  # the app closed meanwhile
-                return
-            # Only a fully built view becomes the mode's screen: a visit during the build builds its own.
-            self._screen_stacks[mode] = [screen]
-            try:
-                # Lay it out and render it once, unseen: its widgets keep the lines they drew, so the
-                # visit's first frame only composes them (the lists would otherwise lay out every
-                # option then). Its widgets were styled as they mounted and its CSS is the app's: no
-                # full CSS refresh on the visit either.
-                if screen.AUTO_FOCUS and screen.focused is None:  # focus styles drawn now, not on the visit
-                    screen.set_focus(screen.query_one(screen.AUTO_FOCUS), scroll_visible=False)
-                    await asyncio.sleep(0.02)
-                screen._refresh_layout(self.size)
-                screen._compositor.render_update(full=True)
-                screen._css_update_count = self._css_update_count
-            except (AttributeError, TypeError, ScreenStackError):
-                pass
-            self.prebuilt.add(mode)
-            await asyncio.sleep(0.05)  # keys and frames go first between two views
+        todo = [mode for mode in PREBUILT_VIEWS if mode not in self.prebuilt and mode not in self.entered]
+        if not todo or not self.is_running:
+            return
+        if len(self.screen_stack) > 1:  # a dialog or the help is open: not now
+            self.set_timer(PREBUILD_GAP * 4, self._prebuild_next)
+            return
+        mode, back = todo[0], self.current_mode
+        try:
+            with self.batch_update():
+                await self.switch_mode(mode)
+                screen = self.screen
+                self.refresh_css(animate=False)  # styled as the app is now: no CSS refresh on the visit
+                for _ in range(PREBUILD_REFRESHES):  # filled, then laid out and drawn (unseen)
+                    if not screen.is_attached:
+                        return
+                    await screen.wait_for_refresh()
+                await self.switch_mode(back)
+        except ScreenStackError:  # the app is closing
+            return
+        self.prebuilt.add(mode)
+        if len(todo) > 1:
+            self.set_timer(PREBUILD_GAP, self._prebuild_next)  # keys and frames go first between two views
 
     @work(exclusive=True, group="watch")
     async def _watch_files(self) -> None:

@@ -108,6 +108,10 @@ class BoardScreen(Screen):
                     yield Listing(id=f"board-{status}", classes="board-list")
         yield KeysFooter()
 
+    def cards(self, status: str) -> tuple[Node, ...]:
+        """The cards of a column as last drawn, listed or not yet (empty before the first draw)."""
+        return tuple(self._cards.get(status, ()))
+
     def on_mount(self) -> None:
         self._pending = None
         self._drawn_version: object = None  # the plan version last drawn (a resume redraws only after a change)

@@ -10,7 +10,7 @@ from leafwise.canvas.look import bar, clock, mark, one_line, percent
 from leafwise.canvas.model.journal_tail import DoneLines
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.core.forecast import forecast
+from leafwise.commands.core.forecast import ReleaseForecast, forecast
 from leafwise.commands.core.progress import Tally, compute
 from leafwise.store.cycles import CycleRow
 from textual import work
@@ -58,7 +58,14 @@ class ProgressScreen(ViewScreen):
     BINDINGS = [Binding("o,enter", "open", "Open", id="progress.open", priority=True,
                         tooltip="Show the epic or task in the tree")]
 
-    _forecasts: list = []
+    def __init__(self) -> None:
+        super().__init__()
+        self._forecasts: tuple[ReleaseForecast, ...] = ()
+
+    @property
+    def forecasts(self) -> tuple[ReleaseForecast, ...]:
+        """Each release's forecast as last drawn (empty until the view has drawn once)."""
+        return self._forecasts
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -110,7 +117,7 @@ class ProgressScreen(ViewScreen):
                                      f"{(titles.get(tally.id or '') or tally.title)[:22]:<24}")
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
         forecasts = forecast(state.plan, self._done_lines.read(), look.display_now())
-        self._forecasts = forecasts
+        self._forecasts = tuple(forecasts)
         options.append(self._header("Forecast  (leaves done per day, last 7 / 14 days → projected finish)"))
         for item in forecasts:
             verdict_style = ("$status-done" if item.verdict in ("on track", "done")

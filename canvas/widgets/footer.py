@@ -9,19 +9,27 @@ the rebuild when they are the same. It looks exactly like `Footer`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Footer
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
 class KeysFooter(Footer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: object = None
+        self._ready = False  # the screen has said its bindings once (before that, Footer draws no keys)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._ready = True
+        super().bindings_changed(screen)
 
     def _keys(self) -> object:
         """What `Footer.compose` would draw now: every shown binding with its state, and the palette key."""
-        if not self._bindings_ready:
+        if not self._ready:
             return None
         return (self.compact, self.show_command_palette, tuple(
             (binding.key, binding.action, binding.description, binding.key_display, str(binding.group), enabled, tooltip)

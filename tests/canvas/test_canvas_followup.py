@@ -202,7 +202,7 @@ async def test_epic_board_from_the_tree_and_back_to_the_whole_plan(demo_plan, tm
         board = app.screen
         in_epic = {n.id for n in app.state.plan.descendants("SHOP-2")}
         shown = {o.id for status in ("draft", "in-progress", "blocked", "done")
-                 for o in board.query_one(f"#board-{status}")._options if o.id and not o.id.startswith("+")}
+                 for o in board.query_one(f"#board-{status}").options if o.id and not o.id.startswith("+")}
         assert shown and shown <= in_epic
         assert "SHOP-2" in board.query_one("#board-summary").render().plain
         await pilot.press("e")  # from an epic back to the whole plan

@@ -35,7 +35,7 @@ async def test_views_built_in_the_background_show_the_plan_as_it_is_when_visited
         await until(pilot, lambda: draft in {o.id for o in app.screen.query_one("#board-blocked").options})
         assert draft not in {o.id for o in app.screen.query_one("#board-draft").options}
         await pilot.press("escape", "p")
-        await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen._forecasts)
+        await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen.forecasts)
 
 
 async def test_no_background_build_when_turned_off(demo_plan, tmp_path):
@@ -69,7 +69,7 @@ async def test_a_long_column_lists_the_next_cards_as_the_cursor_reaches_its_end(
         await until(pilot, lambda: column.option_count == count)  # all listed: no "+N more" left
         assert column.highlighted == 2 * CARDS_SHOWN - 1
         await pilot.press("end")
-        assert column.highlighted_option.id == app.screen._cards["draft"][-1].id
+        assert column.highlighted_option.id == app.screen.cards("draft")[-1].id
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo_plan, tmp_path):

@@ -109,7 +109,7 @@ async def test_dependencies_agents_and_forecast_views(demo_plan, tmp_path):
                     and app.screen.query_one("#agents-list").option_count > 0)
         assert "claude-1" in str(app.screen.query_one("#agents-list").get_option_at_index(0).prompt)
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen._forecasts)
+        await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen.forecasts)
         listing = app.screen.query_one("#progress-list")
         rows = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         assert any("on track" in r and r.startswith("R1") for r in rows)
