@@ -9,6 +9,7 @@ file changes) and `journal_grew` (new journal events for the feed).
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import os
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from leafwise.themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
 from textual import work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
@@ -134,6 +136,7 @@ class CanvasApp(App[int]):
         self.undo_stack: list[Action] = []  # the changes made in this session, the latest last (ctrl+z)
         self._undoing = False
         self.attention_sent = 0  # bells / desktop notifications sent (a test reads it)
+        self.terminal: Driver | None = None  # the driver writing to the terminal, once running (get_driver_class)
         self.prebuilt: set[str] = set()  # views built in the background before their first visit
         self.entered: set[str] = set()  # the modes switched to so far, seen or built unseen: their screens exist
         self._journal_offset = 0
@@ -150,6 +153,11 @@ class CanvasApp(App[int]):
             self.register_theme(theme)
         wanted = self.settings.theme
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform, which tells the app it is the one in use (`terminal`, where
+        `attention` writes its desktop notification)."""
+        return announcing(super().get_driver_class())
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
@@ -359,7 +367,7 @@ class CanvasApp(App[int]):
             return
         self.attention_sent += 1
         self.bell()
-        driver = self._driver
+        driver = self.terminal
         if driver is not None and not self.is_headless:
             title = "Leafwise: an agent needs you"
             driver.write(f"\x1b]9;{title}\x07\x1b]777;notify;Leafwise;{title}\x07")
@@ -604,6 +612,20 @@ class CanvasApp(App[int]):
 
     def save_settings(self) -> None:
         self.settings.write(self.settings_path)
+
+
+@functools.cache
+def announcing(base: type[Driver]) -> type[Driver]:
+    """`base`, telling a `CanvasApp` that it is its terminal when it starts."""
+
+    class Announcing(base):  # type: ignore[misc, valid-type]
+        def __init__(self, app: App[Any], *args: Any, **kwargs: Any) -> None:
+            super().__init__(app, *args, **kwargs)
+            if isinstance(app, CanvasApp):
+                app.terminal = self
+
+    Announcing.__name__ = Announcing.__qualname__ = f"Announcing{base.__name__}"
+    return Announcing
 
 
 def epic_of(state: PlanState, node_id: str) -> str:

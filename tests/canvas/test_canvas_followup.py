@@ -231,3 +231,58 @@ async def test_a_block_by_the_person_on_bobs_task_is_journaled_as_the_person(tmp
     assert len(blocks) == 1 and blocks[0]["actor"] == "pat" and blocks[0]["node"] == "T-2"
     assert blocks[0]["holder"] == "bob"  # the dialog said it takes bob's hold; the journal says so too
     assert 'assignee: "bob"' in node_file(root, "T-2").read_text()  # the task stays bob's
+
+
+def test_an_agent_blocking_rings_the_terminal_and_raises_a_desktop_notification(tmp_path):
+    """The real canvas in a real terminal (a pty): an agent's block reaches it as the bell, OSC 9 and OSC 777,
+    written through the driver Textual started (the app learns it from `get_driver_class`)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import subprocess
+    import sys
+    import termios
+    import time
+
+    root = write_plan(tmp_path / "repo", [node("T-1", "Pick a database")])
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 160, 0, 0))
+    env = {**os.environ, "LEAFWISE_SETTINGS": str(tmp_path / "settings.json"), "LEAFWISE_USER": "ana",
+           "TERM": "xterm-256color"}
+    env.pop("LEAFWISE_ROOT", None)
+    proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli"], cwd=root, env=env,
+                            stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+    seen = b""
+
+    def read_until(predicate, timeout: float) -> bool:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate(seen):
+                return True
+            ready_fds, _, _ = select.select([master], [], [], 0.1)
+            if ready_fds:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    return predicate(seen)
+        return predicate(seen)
+
+    try:
+        assert read_until(lambda out: b"Pick a database" in out, 30), seen[-2000:]
+        time.sleep(1.0)  # the watcher starts after the first frames
+        assert run_cli("block", "T-1", "--reason", "which database?", "--agent", "claude-1", cwd=root).code == 0
+        title = b"Leafwise: an agent needs you"
+        assert read_until(lambda out: b"\x1b]9;" + title + b"\x07" in out, 20), seen[-2000:]
+        assert b"\x1b]777;notify;Leafwise;" + title in seen and b"\x07" in seen
+    finally:
+        os.write(master, b"q")
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
