@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from leafwise.canvas.look import STATUS_VAR, clock, one_line
+from leafwise.canvas.look import STATUS_VAR, clock, inert, one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.messages import NodeRequest
@@ -30,7 +30,7 @@ def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
     node = state.nodes.get(node_id) if state is not None and node_id else None
     title = node.title if node is not None else str(event.get("title") or "")
     parts = [Content.styled(f"{clock(event.get('time')):>12}", "$text-muted"),
-             Content.styled(f" {str(event.get('actor') or '?')[:14]:<14} ", "bold"),
+             Content.styled(f" {one_line(event.get('actor') or '?', 14):<14} ", "bold"),
              Content.styled(f"{symbol} {command:<8} ", style)]
     if node_id:
         parts.append(Content.styled(f"{node_id} ", "$text-muted"))
@@ -43,7 +43,7 @@ def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
     if cascade:
         parts.append(Content.styled("  ⇡ " + ", ".join(f"{c.get('id')} {c.get('to')}" for c in cascade),
                                     STATUS_VAR["done"]))
-    return Content.assemble(*parts)
+    return inert(Content.assemble(*parts))  # the command, ids and cascade come from the journal too
 
 
 class ActivityFeed(Listing):

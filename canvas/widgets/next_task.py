@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leafwise.canvas.look import STATUS_VAR, clock
+from leafwise.canvas.look import STATUS_VAR, clock, inert
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.commands.core.hints import command_line, pick_hint
@@ -68,7 +68,7 @@ class NextTaskBar(Static):
         if decisions:
             second.append(Content.styled(f"   ? {decisions} decision{'s' if decisions > 1 else ''} for you",
                                          "bold $status-decision"))
-        self.update(Content("\n").join([first, Content.assemble(*second)]), layout=False)  # always two lines
+        self.update(inert(Content("\n").join([first, Content.assemble(*second)])), layout=False)  # always two lines
 
     def on_click(self) -> None:
         if self.next_id:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.canvas.look import bar, percent
+from leafwise.canvas.look import bar, one_line, percent
 from leafwise.canvas.model.state import PlanState
 from textual.content import Content
 from textual.widgets import Static
@@ -35,7 +35,7 @@ class PlanHeader(Static):
         tally_done = sum(g.tally.done for g in state.groups)
         tally_total = sum(g.tally.total for g in state.groups)
         blocked = sum(g.tally.blocked for g in state.groups)
-        parts += [Content.styled(f" {state.plan.project.name}", "bold"),
+        parts += [Content.styled(f" {one_line(state.plan.project.name, 80)}", "bold"),
                   Content.styled(f"  {self.view}" if self.view else "", "$accent"),
                   Content.styled(f"   {len(state.nodes):,} nodes   ", "$text-muted"),
                   bar(tally_done, tally_total, 12), Content(f" {percent(tally_done, tally_total)}")]

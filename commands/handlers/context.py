@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from leafwise.commands.contract import Result, bounded
+from leafwise.commands.contract import Result, bounded, clean
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.progress import compute
 from leafwise.commands.core.views import task_view
@@ -65,12 +65,13 @@ def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:
     }
     lines = [f"{plan.project.name} ({plan.project.pid}) — {len(plan.nodes)} nodes, "
              f"{report.overall.percent or 0}% of leaves done",
-             "Releases: " + ", ".join(f"{r['id']} {r['title']} {r['percent'] or 0}%" for r in result["releases"]),
+             "Releases: " + ", ".join(f"{r['id']} {clean(r['title'], 80)} {r['percent'] or 0}%"
+                                     for r in result["releases"]),
              "Status: " + ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES)]
     if result["blocked"]:
         lines.append("Blocked: " + "; ".join(f"{b['id']} ({b['reason']})" for b in result["blocked"][:5]))
     if plan.problems:
         lines.append(f"{len(plan.problems)} file(s) do not load — run leafwise validate")
     if chosen.node:
-        lines.append(f"Next task: {chosen.node.id} {chosen.node.title}")
+        lines.append(f"Next task: {chosen.node.id} {clean(chosen.node.title)}")
     return Result(result, pick_hint(ctx.cmd, chosen, agent), lines)

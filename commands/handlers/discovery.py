@@ -126,9 +126,9 @@ def list_nodes(ctx: Ctx, status: str | None = None, release: str | None = None, 
                    key=lambda n: (key(n)[0], n.id.split("-")[0], int(n.id.rsplit("-", 1)[1])))
     items = [row(plan, n) for n in found]
     page = bounded(items, limit)
-    lines = [f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {i['release'] or '-':6} {i['title']}"
-             + (f"  [{i['assignee']}]" if i["assignee"] else "")
-             + (f"  — {i['blocked_reason']}" if i["blocked_reason"] else "") for i in page["items"]]
+    lines = [f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {clean(i['release'] or '-', 64):6} "
+             f"{clean(i['title'])}" + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
+             + (f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else "") for i in page["items"]]
     lines.append(f"{page['total']} node(s)" + (f", first {limit} shown" if page["truncated"] else ""))
     hint = next_(ctx.cmd(f"show {found[0].id}"), "look at the first one") if len(found) == 1 else \
         next_(ctx.cmd("next"), "the picker chooses among them")
@@ -167,10 +167,10 @@ def tree(ctx: Ctx, node_id: str | None = None, depth: int | None = None, limit: 
         if not node_id and r["level"] == 0 and r["release"] != current_release:
             current_release = r["release"]
             title = next((x.title for x in plan.project.releases if x.id == r["release"]), "no release")
-            lines.append(f"[{r['release'] or '-'}] {title}")
+            lines.append(f"[{clean(r['release'] or '-', 64)}] {clean(title)}")
         pct = f"  {r['done']}/{r['total']}" if r["total"] and r["total"] > 1 or r["level"] == 0 else ""
-        lines.append("  " * (r["level"] + 1) + f"{MARKS[r['status']]} {r['id']} {r['title']}{pct}"
-                     + (f"  [{r['assignee']}]" if r["assignee"] and r["status"] not in CLOSED else ""))
+        lines.append("  " * (r["level"] + 1) + f"{MARKS[r['status']]} {r['id']} {clean(r['title'])}{pct}"
+                     + (f"  [{clean(r['assignee'], 80)}]" if r["assignee"] and r["status"] not in CLOSED else ""))
     if page["truncated"]:
         lines.append(f"… {page['total'] - len(page['items'])} more rows (use --limit or tree ID)")
     return Result(page, next_(ctx.cmd("next"), "the picker chooses the next task"), lines)

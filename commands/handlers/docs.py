@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,6 @@ from leafwise.store.writer import write_text
 MAX_DOC_CHARS = 200_000
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _read(plan, kind: str, rel: str, origin: str | None) -> dict[str, Any]:
@@ -68,7 +66,8 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
     for item in docs:
         origin = f" (from {item['from']})" if item["from"] else ""
         lines.append(f"── {clean(item['path'])}{origin}" + (" (missing)" if item["missing"] else ""))
-        lines += _CONTROL.sub("", item["text"].rstrip("\n")).splitlines()
+        # each line shown as written: render_text makes hidden characters visible (never dropped)
+        lines += item["text"].replace("\r\n", "\n").rstrip("\n").split("\n")
     holder = node.assignee if node.status == Status.IN_PROGRESS else None
     agent = clean(agent, 80) if agent else None
     mine = f" --agent {agent_arg(agent or holder)}" if agent or holder else ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leafwise.commands.contract import Result, next_
+from leafwise.commands.contract import Result, clean, next_
 from leafwise.commands.core.forecast import forecast, read_lines
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.progress import bar, compute
@@ -31,7 +31,7 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
              f"({report.overall.percent or 0}%)", "", "Releases"]
     for t in report.releases:
         lines.append(f"  {t.id or '-':6} {bar(t.percent)} {t.percent if t.percent is not None else '-':>3}%  "
-                     f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {t.title}")
+                     f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {clean(t.title)}")
     forecasts = forecast(plan, read_lines(ctx.paths().journal), ctx.clock())
     lines += ["", "Forecast (from the journal: leaves done per day over 7 and 14 days)"]
     for f in forecasts:
@@ -42,15 +42,15 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
     lines += ["", "Epics"]
     for t in report.epics[:50]:
         lines.append(f"  {t.id:10} {bar(t.percent, 10)} {t.percent if t.percent is not None else '-':>3}%  "
-                     f"{t.done}/{t.total}  {t.title}")
+                     f"{t.done}/{t.total}  {clean(t.title)}")
     if report.in_flight:
         lines += ["", "In progress"]
         for item in report.in_flight[:30]:
-            who = f" [{item['assignee']}]" if item["assignee"] else ""
+            who = f" [{clean(item['assignee'], 80)}]" if item["assignee"] else ""
             left = "" if item["leaf"] else f" — {item['open_leaves_left']} open leaves left"
-            lines.append(f"  {item['id']:10} {item['title']}{who}{left}")
+            lines.append(f"  {item['id']:10} {clean(item['title'])}{who}{left}")
     if chosen.node:
-        lines += ["", f"Next task: {chosen.node.id} {chosen.node.title}"]
+        lines += ["", f"Next task: {chosen.node.id} {clean(chosen.node.title)}"]
     hint = pick_hint(ctx.cmd, chosen, agent)
     if report.reconcile_release:
         hint = next_(ctx.cmd(f"reconcile --release {report.reconcile_release}"),

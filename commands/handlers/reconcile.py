@@ -354,7 +354,7 @@ def _text(items: list[dict[str, Any]], report, applied: list[dict[str, Any]], re
     for s in items:
         if s["verdict"] == "none":
             continue
-        lines.append(f"  {s['verdict']:8} {s['id']:10} {s['title']}  ({s['confidence']})")
+        lines.append(f"  {s['verdict']:8} {s['id']:10} {clean(s['title'])}  ({s['confidence']})")
         for ev in s["evidence"][:4]:
             where = f"{ev['path']}:{ev['line']}" if ev.get("line") else ev["path"]
             lines.append(f"           {ev['kind']:9} {clean(ev.get('name') or ev['snippet'], 70)}  {where}")

@@ -214,7 +214,8 @@ def release_list(ctx: Ctx) -> Result:
         used = [n for n in plan.nodes.values() if n.release == rel.id]
         items.append({"id": rel.id, "title": rel.title, "target": rel.target, "position": position,
                       "nodes": len(used), "open": sum(1 for n in used if n.status not in CLOSED)})
-    lines = [f"{i['position']:>2}. {i['id']:8} {i['title']}" + (f"  (target {i['target']})" if i["target"] else "")
+    lines = [f"{i['position']:>2}. {i['id']:8} {clean(i['title'])}"
+             + (f"  (target {i['target']})" if i["target"] else "")
              + f"  — {i['open']} open of {i['nodes']}" for i in items]
     lines.append(f"{len(items)} release(s)")
     hint = next_(ctx.cmd("next"), "work goes release by release") if items else \
@@ -278,7 +279,7 @@ def release_edit(ctx: Ctx, release_id: str, title: str | None = None, target: st
     rel = next(r for r in ctx.plan().project.releases if r.id == release_id)
     return Result({"id": rel.id, "title": rel.title, "target": rel.target, "changed": sorted(changes)},
                   next_(ctx.cmd("release list"), "the releases in order"),
-                  [f"Release {rel.id}: {rel.title}" + (f" (target {rel.target})" if rel.target else "")
+                  [f"Release {rel.id}: {clean(rel.title)}" + (f" (target {rel.target})" if rel.target else "")
                    + ("" if changes else " — nothing changed")], tool)
 
 
