@@ -20,6 +20,9 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+from textual.screen import Screen
+from textual.widgets import Footer
+
 REPO = Path(__file__).resolve().parents[2]
 # The standard library's documented underscore names a test may use.
 STDLIB_PRIVATE = frozenset({("os", "_exit"), ("sys", "_getframe")})
@@ -168,17 +171,22 @@ def test_the_scan_sees_what_it_forbids(tmp_path):
         "canvas/app.py:6", "canvas/app.py:7", "canvas/app.py:8"]
 
 
+class Shadowing(Footer):
+    """What the override scan must find (two Textual privates redefined), beside what it must not."""
+
+    _bindings_ready = True
+    _own = 1
+
+    def _refresh_scroll(self) -> None:
+        pass
+
+    def bindings_changed(self, screen: Screen) -> None:
+        pass
+
+
 def test_the_override_scan_sees_a_textual_private_overridden():
-    source = ("from textual.widgets import Footer\n"
-              "class Mine(Footer):\n"
-              "    _bindings_ready = True\n"
-              "    _own = 1\n"
-              "    def _refresh_scroll(self):\n"
-              "        pass\n"
-              "    def bindings_changed(self, screen):\n"
-              "        pass\n")
-    namespace: dict[str, object] = {}
-    exec(compile(source, "mine.py", "exec"), namespace)
-    assert private_overrides(ast.parse(source), namespace, "mine.py") == [
-        "mine.py:2 Mine._bindings_ready overrides a Textual private",
-        "mine.py:2 Mine._refresh_scroll overrides a Textual private"]
+    here = Path(__file__)
+    line = next(n.lineno for n in ast.parse(here.read_text()).body if isinstance(n, ast.ClassDef))
+    assert private_overrides(ast.parse(here.read_text()), globals(), "here") == [
+        f"here:{line} Shadowing._bindings_ready overrides a Textual private",
+        f"here:{line} Shadowing._refresh_scroll overrides a Textual private"]
