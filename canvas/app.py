@@ -51,10 +51,11 @@ NOTICES_KEPT = 200  # toasts remembered in `CanvasApp.notices`
 REPLACED_SYSTEM_COMMANDS = frozenset({"Theme", "Keys", "Quit"})
 ANNOUNCE_LIMIT = 3  # more announcements than this in one batch become one summary
 CHECK_DELAY = 0.5  # a burst of writes re-runs the validator once (0.1-0.2 s on 11,100 nodes, in a thread)
-PREBUILT_VIEWS = ("board", "blocked", "progress")  # built while the person reads the tree (see _prebuild_views)
+PREBUILT_VIEWS = ("board", "blocked", "progress")  # built while the person reads the tree (see _prebuild_view)
 PREBUILD_DELAY = 0.8  # seconds after the plan is shown: after the first frames and the validator's first run
 PREBUILD_GAP = 0.05  # seconds between two views' background builds
 PREBUILD_REFRESHES = 2  # refreshes awaited while a view is built unseen: it fills, then it is laid out and drawn
+PREBUILD_WAIT = 1.0  # seconds one of those refreshes may take before the build gives up
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +119,11 @@ class CanvasApp(App[int]):
 
     def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
                  settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5,
-                 clock: Callable[[], datetime] | None = None, prebuild: bool = True) -> None:
+                 clock: Callable[[], datetime] | None = None, prebuild: bool = False) -> None:
         super().__init__()
-        self.prebuild = prebuild  # build the main views in the background after opening (see _prebuild_views)
+        # Build the main views unseen after opening (see _prebuild_view). Off by default: while a view is
+        # built, `app.screen` is that hidden view for code running beside the app's queue.
+        self.prebuild = prebuild
         set_display_clock(clock)
         self.paths = plan_root if isinstance(plan_root, PlanPaths) else find_root(explicit=plan_root)
         self.watch_enabled = watch
@@ -226,10 +229,13 @@ class CanvasApp(App[int]):
                 self.refresh_css(animate=False)  # styled as the app is now: no CSS refresh on the visit
                 for _ in range(PREBUILD_REFRESHES):  # filled, then laid out and drawn (unseen)
                     if not screen.is_attached:
-                        return
-                    await screen.wait_for_refresh()
+                        break
+                    await asyncio.wait_for(screen.wait_for_refresh(), PREBUILD_WAIT)
                 await self.switch_mode(back)
         except ScreenStackError:  # the app is closing
+            return
+        except asyncio.TimeoutError:  # never keep the person's keys waiting: back to the view they see
+            await self.switch_mode(back)
             return
         self.prebuilt.add(mode)
         if len(todo) > 1:

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_views_built_in_the_background_show_the_plan_as_it_is_when_visited(demo_plan, tmp_path):
-    app = canvas(demo_plan, tmp_path, watch=True)
+    app = canvas(demo_plan, tmp_path, watch=True, prebuild=True)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
         await until(pilot, lambda: app.prebuilt >= set(PREBUILT_VIEWS))
