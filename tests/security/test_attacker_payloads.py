@@ -9,6 +9,7 @@ MCP and the canvas. And the one rule: every surface shows a hidden character the
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -160,7 +161,7 @@ async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
                 tree(app).move_cursor_to(key)
                 await pilot.pause(0.4)
                 assert app.is_running, key
-                screen = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+                screen = html.unescape(app.export_screenshot())  # the screen's text, as drawn
                 bad = RAW.search(screen)
                 assert bad is None, f"{key}: raw {bad.group()!r} on screen: {screen[max(0, bad.start() - 80):bad.end() + 20]!r}"
                 if key == "P-4":  # was: ⸮ and U+FFFD in the detail pane, ⟨U+202E⟩ in dialogs
