@@ -13,6 +13,7 @@ import html
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import anyio
@@ -67,6 +68,13 @@ def plan(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return root, env
 
 
+def _copy(plan: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the payload plan for a test that writes (the others read the shared one)."""
+    root, env = plan
+    shutil.copytree(root, tmp_path / "plan", symlinks=True)
+    return tmp_path / "plan", env
+
+
 def text(root: Path, env: dict[str, str], *args: str) -> str:
     res = run_cli(*args, cwd=root, env=env, timeout=30)
     out = res.stdout + res.stderr
@@ -101,7 +109,7 @@ def test_a_title_of_60000_zero_width_joiners_is_one_bounded_line(plan):
 
 
 def test_a_reason_given_on_the_command_line_is_stored_and_shown_visibly(plan, tmp_path):
-    root, env = plan
+    root, env = _copy(plan, tmp_path)
     text(root, env, "add", "Leaf", "--parent", "P-1")
     added = max(int(p.stem.split("-")[1]) for p in (root / ".leafwise/nodes").glob("P-[0-9]*.yaml"))
     leaf = f"P-{added}"
@@ -122,11 +130,39 @@ def test_json_is_exact_and_never_carries_a_raw_c1_bidi_or_tag_character(plan):
     assert run_cli("show", "P-3", "--json", cwd=root, env=env).json["result"]["docs"][1] == "docs/bad\x1b[2Jname\u202e.md"
 
 
-def test_mcp_is_exact_and_bounded(plan):
+@pytest.mark.anyio
+async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
+    from leafwise.canvas.widgets.plan_tree import PlanTree
+    from testkit.canvas import canvas, ready, row_text, tree, until
+
+    root, env = plan
+    os.environ["LEAFWISE_CONFIG_DIR"] = env["LEAFWISE_CONFIG_DIR"]
+    try:
+        app = canvas(root, tmp_path)
+        async with app.run_test(size=(160, 45)) as pilot:
+            await ready(app, pilot)
+            assert "Fix login<U+E0072>" in row_text(app, "P-2")  # was: raw tag characters
+            plan_tree = tree(app)
+            for key in plan_tree.visible_keys():
+                plan_tree.move_cursor_to(key)
+                await pilot.pause(0.4)
+                assert app.is_running, key
+                # the canvas builds its views in the background after opening: read the main screen
+                await until(pilot, lambda: bool(app.screen.query(PlanTree)))
+                screen = html.unescape(app.export_screenshot())  # the screen's text, as drawn
+                bad = RAW.search(screen)
+                assert bad is None, f"{key}: raw {bad.group()!r} on screen: {screen[max(0, bad.start() - 80):bad.end() + 20]!r}"
+                if key == "P-4":  # was: ⸮ and U+FFFD in the detail pane, ⟨U+202E⟩ in dialogs
+                    assert "q␛[2J?" in screen and "⸮" not in screen and "\ufffd" not in screen
+    finally:
+        os.environ.pop("LEAFWISE_CONFIG_DIR", None)
+
+
+def test_mcp_is_exact_and_bounded(plan, tmp_path):
     from leafwise.commands.surfaces.mcp_server import build_server
     from mcp import Client
 
-    root, env = plan
+    root, env = _copy(plan, tmp_path)
     os.environ["LEAFWISE_CONFIG_DIR"] = env["LEAFWISE_CONFIG_DIR"]
 
     async def go():
@@ -144,30 +180,6 @@ def test_mcp_is_exact_and_bounded(plan):
     assert title == "Fix login" + SMUGGLED
     assert huge["status"] == "ok" and (root / ".leafwise/nodes/P-1.yaml").stat().st_size < 4096  # cut to 1,000
     assert folder["error"]["code"] == "node_unreadable"
-
-
-@pytest.mark.anyio
-async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
-    from testkit.canvas import canvas, ready, row_text, tree
-
-    root, env = plan
-    os.environ["LEAFWISE_CONFIG_DIR"] = env["LEAFWISE_CONFIG_DIR"]
-    try:
-        app = canvas(root, tmp_path)
-        async with app.run_test(size=(160, 45)) as pilot:
-            await ready(app, pilot)
-            assert "Fix login<U+E0072>" in row_text(app, "P-2")  # was: raw tag characters
-            for key in tree(app).visible_keys():
-                tree(app).move_cursor_to(key)
-                await pilot.pause(0.4)
-                assert app.is_running, key
-                screen = html.unescape(app.export_screenshot())  # the screen's text, as drawn
-                bad = RAW.search(screen)
-                assert bad is None, f"{key}: raw {bad.group()!r} on screen: {screen[max(0, bad.start() - 80):bad.end() + 20]!r}"
-                if key == "P-4":  # was: ⸮ and U+FFFD in the detail pane, ⟨U+202E⟩ in dialogs
-                    assert "q␛[2J?" in screen and "⸮" not in screen and "\ufffd" not in screen
-    finally:
-        os.environ.pop("LEAFWISE_CONFIG_DIR", None)
 
 
 # --- one rule: the same visible form everywhere ------------------------------------------------
