@@ -145,7 +145,7 @@ def test_size_limits_are_refused_on_write_naming_the_limit(tmp_path, config):
 # --- one file's error is that file's problem --------------------------------------------
 
 @pytest.mark.parametrize("body", ["x: !!int abc", "x: !!timestamp 2026-13-45", "x: " + "9" * 4301,
-                                  "title: twice", "x: !!binary aGk="])
+                                  "title: twice", "x: !!binary aGk=", "<<: {summary: forged by a merge key}"])
 def test_a_bad_scalar_is_that_files_problem(tmp_path, config, body):
     write_plan(tmp_path, {"T-1": "id: T-1\ntitle: fine\nstatus: draft\n",
                           "T-2": f"id: T-2\ntitle: x\nstatus: draft\n{body}\n"})
