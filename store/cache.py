@@ -12,10 +12,15 @@ from __future__ import annotations
 import marshal
 import os
 import tempfile
+import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-CACHE_VERSION = 5  # bump whenever the loader accepts, refuses or words a file differently (5: merge keys refused)
+CACHE_FORMAT = 5  # the layout of the payload below
+# What a cached entry depends on besides its file: the code that parses, checks and words it. A change
+# to any of these modules (a new refusal, a reworded error) makes every cached entry stale at once.
+LOADER_MODULES = ("cache", "loader", "model", "paths")
 CACHE_NAME = "nodes.marshal"
 StatKey = tuple[int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)
@@ -26,6 +31,16 @@ Entry = tuple[StatKey, Any, str, Any]
 Snapshot = dict[str, tuple[list[str], int, Any]]
 
 
+@lru_cache(maxsize=1)
+def cache_version() -> tuple[int, int]:
+    """(format, a checksum of the loader's code): a stored cache with another version is ignored."""
+    here = Path(__file__).parent
+    try:
+        return CACHE_FORMAT, zlib.crc32(b"".join((here / f"{name}.py").read_bytes() for name in LOADER_MODULES))
+    except OSError:  # installed without sources: the format alone
+        return CACHE_FORMAT, 0
+
+
 class NodeCache:
     def __init__(self, path: Path):
         self.path = path
@@ -33,7 +48,7 @@ class NodeCache:
 
     def read(self) -> dict[str, Entry]:
         payload = read_marshal(self.path)
-        if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != CACHE_VERSION:
+        if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != cache_version():
             return {}
         self._snapshot = payload[2]
         return payload[1]
@@ -44,7 +59,7 @@ class NodeCache:
 
     def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
         try:
-            write_atomic(self.path, marshal.dumps((CACHE_VERSION, entries, snapshot)))
+            write_atomic(self.path, marshal.dumps((cache_version(), entries, snapshot)))
         except ValueError:
             pass  # unmarshallable data is re-parsed next time
 

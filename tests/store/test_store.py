@@ -149,6 +149,26 @@ def test_the_cache_reparses_only_the_file_that_changed(tmp_path: Path) -> None:
     assert after.parsed == 1 and plan.nodes["T-7"].title == "Renamed"
 
 
+def test_a_cache_written_by_other_loader_code_is_read_again(tmp_path: Path, monkeypatch) -> None:
+    """A file the loader now refuses (here: a merge key) is not served from a cache made before."""
+    from leafwise.store import cache
+
+    write_plan(tmp_path, [node("T-1", "fine"), node("T-2", "merged")])
+    merged = tmp_path / ".leafwise" / "nodes" / "T-2.yaml"
+    merged.write_text(merged.read_text() + "<<: {summary: pasted}\n")
+    monkeypatch.setattr(cache, "cache_version", lambda: (cache.CACHE_FORMAT, 1))  # an older loader's cache
+    paths = PlanPaths(tmp_path)
+    stale = load_plan(paths)
+    assert stale.problems and "T-2" not in stale.nodes  # refused by today's loader either way
+    monkeypatch.undo()
+    fresh = LoadStats()
+    plan = load_plan(paths, stats=fresh)
+    assert fresh.parsed == 2 and "T-2" not in plan.nodes and "merge keys" in str(plan.problems[0].message)
+    again = LoadStats()
+    load_plan(paths, stats=again)
+    assert again.parsed == 0  # the cache written under today's code is used
+
+
 # --- crash-safety primitives --------------------------------------------------
 
 def test_atomic_write_leaves_no_temp_file_and_exclusive_never_overwrites(tmp_path: Path) -> None:
