@@ -23,7 +23,7 @@ def messages(node: Node) -> list[dict[str, Any]]:
                     "question": clean(decision.get("question") or "", 500),
                     "option": answer.get("option"), "choice": clean(answer.get("choice") or "", 500),
                     "note": note,
-                    "text": f"decided: {clean(answer.get('choice') or '', 500)}" + (f" — {note}" if note else "")})
+                    "text": clean(answer.get("choice") or "", 500) + (f" — {note}" if note else "")})
     comments = node.data.get("comments")
     for item in comments if isinstance(comments, list) else []:
         if isinstance(item, dict) and item.get("text"):

@@ -61,7 +61,7 @@ def test_a_persons_word_reaches_the_next_agent(tmp_path):
     run_cli("comment", "HX-2", "--text", "mind the $(old) clients", cwd=root)
     nxt = run_cli("next", "--agent", "B", "--json", cwd=root).json
     texts = [m["text"] for m in nxt["result"]["task"]["messages"]]
-    assert texts == ["decided: B: keep — keep compat", "mind the $(old) clients"]
+    assert texts == ["B: keep — keep compat", "mind the $(old) clients"]
     started = run_cli("start", "--next", "--agent", "B", cwd=root)
     assert "keep compat" in started.stdout and "mind the $(old) clients" in started.stdout
     context = run_cli("context", "--agent", "B", "--json", cwd=root).json
