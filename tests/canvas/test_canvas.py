@@ -15,7 +15,7 @@ from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, open_blocked, ready, row_text, tree, until
+from testkit.canvas import canvas, node_file, notices, open_blocked, open_view, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 
@@ -286,10 +286,7 @@ async def test_progress_view_matches_the_progress_command(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, ProgressScreen)
-                    and app.screen.query_one("#progress-list").option_count > 0)
-        listing = app.screen.query_one("#progress-list")
+        listing = await open_view(app, pilot, "p", ProgressScreen, "progress-list")
         report = compute(load_plan(PlanPaths(demo_plan)))
         for tally in report.releases:
             text = str(listing.get_option(f"@{tally.id}").prompt)

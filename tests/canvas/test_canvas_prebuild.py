@@ -11,7 +11,7 @@ from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.footer import KeysFooter
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, ready, until
+from testkit.canvas import canvas, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -39,26 +39,21 @@ async def test_views_built_in_the_background_show_the_plan_as_it_is_when_visited
 
 
 async def test_no_background_build_when_turned_off(demo_plan, tmp_path):
-    app = canvas(demo_plan, tmp_path, prebuild=False)
+    app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
         await pilot.pause(1.5)
         assert not app.prebuilt
-        await pilot.press("K")
-        await until(pilot, lambda: isinstance(app.screen, BoardScreen)
-                    and app.screen.query_one("#board-draft").option_count > 0)
+        await open_view(app, pilot, "K", BoardScreen, "board-draft")
 
 
 async def test_a_long_column_lists_the_next_cards_as_the_cursor_reaches_its_end(tmp_path):
     count = CARDS_SHOWN * 2 + 5
     root = write_plan(tmp_path / "repo", [node(f"T-{i}", f"Task {i:03}") for i in range(1, count + 1)])
-    app = canvas(root, tmp_path, prebuild=False)
+    app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("K")
-        await until(pilot, lambda: isinstance(app.screen, BoardScreen)
-                    and app.screen.query_one("#board-draft").option_count > 0)
-        column = app.screen.query_one("#board-draft")
+        column = await open_view(app, pilot, "K", BoardScreen, "board-draft")
         assert column.option_count == CARDS_SHOWN + 1  # and "+N more"
         assert f"+{count - CARDS_SHOWN} more" in str(column.get_option_at_index(CARDS_SHOWN).prompt)
         await pilot.press("end")  # the last listed card: the next ones are listed
@@ -73,12 +68,10 @@ async def test_a_long_column_lists_the_next_cards_as_the_cursor_reaches_its_end(
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo_plan, tmp_path):
-    app = canvas(demo_plan, tmp_path, prebuild=False)
+    app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                    and app.screen.query_one("#blocked-list").option_count > 2)
+        await open_view(app, pilot, "b", BlockedScreen, "blocked-list", more_than=2)
         await pilot.pause(0.3)
         footer = app.screen.query_one(KeysFooter)
         assert any(getattr(k, "description", "") == "Unblock" for k in footer.children)

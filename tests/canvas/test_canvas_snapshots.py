@@ -16,9 +16,8 @@ from testkit.canvas import canvas, settled
 SIZE = (140, 40)
 
 
-# Snapshots run without the background build of the views (CanvasApp(prebuild=False)): it starts at
-# a moment that varies with the machine's load and competes with the steps a snapshot times, and it
-# draws nothing visible; tests/canvas/test_canvas_prebuild.py covers it.
+# Snapshots run as the canvas does by default, without the opt-in background build of the views
+# (CanvasApp(prebuild=True)): it draws nothing visible; tests/canvas/test_canvas_prebuild.py covers it.
 pytestmark = pytest.mark.usefixtures("utc")
 
 
@@ -33,7 +32,7 @@ def after_keys(*keys: str):
 
 
 def test_plan_screen(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=settled)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
 
 
 def test_plan_screen_on_a_blocked_decision(snap_compare, demo_plan, tmp_path):
@@ -42,32 +41,32 @@ def test_plan_screen_on_a_blocked_decision(snap_compare, demo_plan, tmp_path):
         pilot.app.screen.query_one(PlanTree).reveal("SHOP-40")
         await settled(pilot)
 
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=on_decision)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=on_decision)
 
 
 def test_blocked_view(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=after_keys("b"))
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("b"))
 
 
 def test_progress_view(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=after_keys("p"))
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("p"))
 
 
 def test_filter(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE,
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE,
                         run_before=after_keys("slash", *"status:blocked"))
 
 
 def test_help(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=after_keys("question_mark"))
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("question_mark"))
 
 
 def test_light_theme(snap_compare, demo_plan, tmp_path):
     (tmp_path / "settings.json").write_text('{"theme": "leafwise-light"}')
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=settled)
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=settled)
 
 
 def test_high_contrast_blocked_view(snap_compare, demo_plan, tmp_path):
     (tmp_path / "settings.json").write_text('{"theme": "leafwise-contrast"}')
 
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=after_keys("b"))
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("b"))

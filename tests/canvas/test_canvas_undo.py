@@ -15,7 +15,7 @@ from leafwise.canvas.screens.board import BoardScreen
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, open_blocked, ready, until
+from testkit.canvas import canvas, node_file, notices, open_blocked, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -53,10 +53,7 @@ def plan(tmp_path):
 
 
 async def open_board(app, pilot, column: str, card: str):
-    await pilot.press("K")
-    await until(pilot, lambda: isinstance(app.screen, BoardScreen)
-                and app.screen.query_one(f"#board-{column}").option_count > 0)
-    listing = app.screen.query_one(f"#board-{column}")
+    listing = await open_view(app, pilot, "K", BoardScreen, f"board-{column}")
     listing.focus()
     await pilot.pause()
     listing.highlighted = listing.get_option_index(card)

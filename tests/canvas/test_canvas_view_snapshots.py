@@ -19,9 +19,8 @@ VIEWS = {"board": ("K", BoardScreen), "dependencies": ("i", DependenciesScreen),
          "progress": ("p", ProgressScreen)}
 
 
-# Snapshots run without the background build of the views (CanvasApp(prebuild=False)): it starts at
-# a moment that varies with the machine's load and competes with the steps a snapshot times, and it
-# draws nothing visible; tests/canvas/test_canvas_prebuild.py covers it.
+# Snapshots run as the canvas does by default, without the opt-in background build of the views
+# (CanvasApp(prebuild=True)): it draws nothing visible; tests/canvas/test_canvas_prebuild.py covers it.
 pytestmark = pytest.mark.usefixtures("utc")
 
 
@@ -44,4 +43,4 @@ def open_view(view: str):
 @pytest.mark.parametrize("view", sorted(VIEWS))
 def test_view(snap_compare, demo_plan, tmp_path, view, theme):
     (tmp_path / "settings.json").write_text(f'{{"theme": "{theme}"}}')
-    assert snap_compare(canvas(demo_plan, tmp_path, prebuild=False), terminal_size=SIZE, run_before=open_view(view))
+    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=open_view(view))

@@ -11,7 +11,7 @@ from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from testkit import node, write_plan
-from testkit.canvas import canvas, node_file, notices, ready, until
+from testkit.canvas import canvas, node_file, notices, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -28,9 +28,7 @@ async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.press("K")
-        await until(pilot, lambda: isinstance(app.screen, BoardScreen)
-                    and app.screen.query_one("#board-draft").option_count > 0)
+        await open_view(app, pilot, "K", BoardScreen, "board-draft")
         card = app.screen.selected()
         assert card is not None and card.status == "draft"
         await pilot.press("greater_than_sign")
@@ -104,10 +102,8 @@ async def test_dependencies_agents_and_forecast_views(demo_plan, tmp_path):
         labels = [str(n.label) for n in app.screen.query_one("#deps-tree").root.children]
         assert labels == ["Waits on", "Waited on by"]
         await pilot.press("escape")
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, AgentsScreen)
-                    and app.screen.query_one("#agents-list").option_count > 0)
-        assert "claude-1" in str(app.screen.query_one("#agents-list").get_option_at_index(0).prompt)
+        agents = await open_view(app, pilot, "A", AgentsScreen, "agents-list")
+        assert "claude-1" in str(agents.get_option_at_index(0).prompt)
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen.forecasts)
         listing = app.screen.query_one("#progress-list")

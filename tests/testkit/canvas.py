@@ -64,12 +64,18 @@ async def settled(pilot) -> None:
     await app.workers.wait_for_complete()
 
 
+async def open_view(app, pilot, key: str, screen_type: type, listing: str, more_than: int = 0):
+    """Press `key`, wait until the screen is a `screen_type` whose list `#listing` holds more than
+    `more_than` options; returns that list."""
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, screen_type)
+                and app.screen.query_one(f"#{listing}").option_count > more_than)
+    return app.screen.query_one(f"#{listing}")
+
+
 async def open_blocked(app, pilot, row: str | None = None):
     """Press `b`, wait until the blocked view lists its tasks, highlight `row` if given; returns the list."""
-    await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, BlockedScreen)
-                and app.screen.query_one("#blocked-list").option_count > 0)
-    listing = app.screen.query_one("#blocked-list")
+    listing = await open_view(app, pilot, "b", BlockedScreen, "blocked-list")
     if row is not None:
         listing.highlighted = listing.get_option_index(row)
     return listing
