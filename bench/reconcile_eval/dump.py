@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tuning aid (tune half only): every labelled draft's suggestion with --explain, as JSON lines.
+"""Tuning aid (development half only): every labelled draft's suggestion with --explain, as JSON lines.
 
     python bench/reconcile_eval/dump.py OUT.jsonl [repo ...]
 """
@@ -18,12 +18,11 @@ sys.path.insert(0, str(HERE))
 
 from leafwise.commands.core.reconcile.engine import draft_leaves, suggest  # noqa: E402
 from leafwise.store import find_root, load_plan  # noqa: E402
-from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, split, write_plan  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, names_of, not_for_tuning, write_plan  # noqa: E402
 
 
 def main(out: str, names: list[str]) -> None:
-    halves = split()
-    names = names or halves["tune"]
+    names = names or names_of("dev")
     if set(names) & not_for_tuning():
         raise SystemExit("held-out repositories are not for tuning")
     ensure_repos(names)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tuning aid (tune half only): the retrieval features of every labelled draft, in-process.
+"""Tuning aid (development half only): the retrieval features of every labelled draft, in-process.
 
     python bench/reconcile_eval/probe.py [repo ...]
 
@@ -20,12 +20,11 @@ sys.path.insert(0, str(HERE))
 from leafwise.commands.core.reconcile.match import Stats, weigh  # noqa: E402
 from leafwise.commands.core.reconcile.retrieve import RIndex, retrieve  # noqa: E402
 from leafwise.commands.core.reconcile.scan import build_index  # noqa: E402
-from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, split  # noqa: E402
+from real_eval import REAL, REPOS, ensure_repos, names_of, not_for_tuning  # noqa: E402
 
 
 def main(names: list[str]) -> None:
-    halves = split()
-    names = names or halves["tune"]
+    names = names or names_of("dev")
     if set(names) & not_for_tuning():
         raise SystemExit("held-out repositories are not for tuning")
     ensure_repos(names)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure `leafwise reconcile` on the labelled cases and time it on a large repository.
 
-    python bench/reconcile_eval/run.py [--half tune|heldout|fresh|fresh2|all] [--show-misses]
+    python bench/reconcile_eval/run.py [--half dev|clean|all|SET] [--show-misses]
     python bench/reconcile_eval/run.py --synthetic [--no-write] [--files 2000]
 
 Without --synthetic: the real eval (real_eval.py: 8 public repositories, labelled
@@ -306,9 +306,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=2000, help="size of the synthetic repository")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS-synthetic.md alone")
-    parser.add_argument("--half", choices=("tune", "heldout", "fresh", "fresh2", "all"), default="tune",
-                        help="real repositories: the tune half (default), the held-out half, the fresh "
-                             "held-out set, the second fresh held-out set (fresh2), or all")
+    parser.add_argument("--half", default="dev",
+                        help="real repositories: dev (default: tune, heldout, fresh, open for development), "
+                             "clean (the held-out half: fresh2, fresh3), all, or one set of real/SPLIT.yaml")
     parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
     parser.add_argument("--synthetic", action="store_true",
                         help="the small synthetic cases in cases/ and the synthetic timing run instead")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tuning aid (tune half only): the engine's verdict, evidence and rules for each labelled draft, in-process.
+"""Tuning aid (development half only): the engine's verdict, evidence and rules for each labelled draft, in-process.
 
     python bench/reconcile_eval/why.py REPO [SUBSTRING ...]     # drafts whose title contains a substring
     python bench/reconcile_eval/why.py REPO --wrong             # only the wrong ones
