@@ -3,6 +3,8 @@
 
     python bench/reconcile_eval/dump.py /tmp/dev.jsonl        # every development-half draft with --explain
     python bench/reconcile_eval/ceiling.py /tmp/dev.jsonl      # needs numpy (pip install -e '.[bench]')
+    python bench/reconcile_eval/ceiling.py /tmp/dev.jsonl --extra SIMS.json   # more features per draft
+                                                               # (sentence_sims.py: a sentence model's)
 
 The engine's rules turn what it found (each kind of source's best document and its coverage,
 what they have in common, the lead's kind, the title's concepts and weights) into a verdict by
@@ -79,13 +81,15 @@ def line(name: str, chosen, y, traps) -> str:
             f"| {right / max(1, int((y == 1).sum())):.2f} | {int((chosen & traps).sum())} |")
 
 
-def main(path: str) -> None:
+def main(path: str, extra: str | None = None) -> None:
     try:
         import numpy as np
     except ImportError:
         raise SystemExit("ceiling.py needs numpy: pip install -e '.[bench]'") from None
     rows = [json.loads(s) for s in open(path, encoding="utf-8") if s.strip()]
     table = [features(r) for r in rows]
+    if extra:  # one object of numbers per draft, in the dump's order
+        table = [{**f, **more} for f, more in zip(table, json.load(open(extra, encoding="utf-8")), strict=True)]
     names = sorted(table[0])
     x = np.array([[f[n] for n in names] for f in table])
     y = np.array([r["label"] == "shipped" for r in rows], dtype=float)
@@ -105,4 +109,5 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    main(args[0], args[args.index("--extra") + 1] if "--extra" in args else None)
