@@ -3,8 +3,9 @@
 The `reconcile` command runs in a worker (it reads the code). Every decision is
 one registry command, journaled with the person as its actor:
 
-- `a` on a shipped suggestion: `reconcile --apply --node ID` (the evidence is
-  recorded and the node completed);
+- `a` on a shipped suggestion: `reconcile --apply --node ID --min-confidence 0`
+  (the evidence is recorded and the node completed: the person is the check
+  the threshold stands in for);
 - `a` on a partial one: a dialog says why it cannot be applied (what is
   missing) and asks for a note; confirmed, `reconcile --close ID --note TEXT`
   closes it anyway as the person's decision;
@@ -220,7 +221,9 @@ class ReconcileScreen(ViewScreen):
             return
         node_id = item["id"]
         if item["verdict"] == "shipped":
-            self.app.run_request(Request(COMMAND, {"apply": True, "node": node_id}, f"Reconcile {node_id}", node_id),
+            # the person's `a` is the confirmation that --min-confidence stands in for when nobody looks
+            self.app.run_request(Request(COMMAND, {"apply": True, "node": node_id, "min_confidence": 0.0},
+                                         f"Reconcile {node_id}", node_id),
                                  on_done=self._settle(node_id, "applied"))
             return
         self._close_anyway(item)

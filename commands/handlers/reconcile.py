@@ -337,10 +337,14 @@ def _hint(ctx: Ctx, items: list[dict[str, Any]], applied: list[dict[str, Any]], 
         return next_(ctx.cmd(f"reconcile --apply --node {first['id']}"),
                      f"{first['id']} looks shipped ({first['confidence']}): close it with its evidence",
                      or_=rest if len(pending) > 1 else None)
+    below = [s for s in items if s["verdict"] == "shipped" and s["id"] not in done and s["confidence"] < threshold]
     if applied:
         reason = f"closed {len(applied)} shipped node(s); take the next task"
     elif did_apply and pending:
         reason = "nothing could be closed (see refused); take the next task"
+    elif below:
+        reason = (f"{len(below)} look(s) shipped below --min-confidence {threshold}: a person confirms them "
+                  f"(canvas: r, then a); take the next task")
     else:
         reason = "nothing looks shipped; take the next task"
     return next_(ctx.cmd("next"), reason)

@@ -9,11 +9,16 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
-from testkit import run_cli
+from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
+from testkit import node, run_cli, write_plan
 from testkit.canvas import canvas, node_file, ready, until
+from testkit.repos import commit_all, write_files
+
+from core.reconcile.test_sources import LIBRARY
 
 pytestmark = pytest.mark.anyio
 
@@ -93,6 +98,25 @@ async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
         assert [e["actor"] for e in last_events(demo_plan, nid)[-2:]] == [PERSON, PERSON]
         await pilot.press("escape")
         assert isinstance(app.screen, PlanScreen)
+
+
+async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp_path):
+    # The many-sources rules report their measured confidence, below `--apply`'s default: `reconcile
+    # --apply` alone leaves such a node to a person, and the person's `a` is that confirmation.
+    project = tmp_path / "project"
+    write_files(project, LIBRARY)
+    commit_all(project)
+    write_plan(project, [node("T-1", "Throttle calls to a rate per second", release="R1")])
+    [found] = cli_suggestions(project)
+    assert found["verdict"] == "shipped" and found["confidence"] < DEFAULT_MIN_CONFIDENCE
+    app = canvas(project, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_view(app, pilot, 1)
+        await pilot.press("a")
+        await until(pilot, lambda: yaml.safe_load(node_file(project, "T-1").read_text())["status"] == "done",
+                    timeout=READ_CODE_TIMEOUT)
+        await until(pilot, lambda: "applied" in row(app, "T-1"), timeout=READ_CODE_TIMEOUT)
+        assert last_events(project, "T-1")[-1]["actor"] == PERSON
 
 
 async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_path):
