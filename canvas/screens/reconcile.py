@@ -182,7 +182,7 @@ class ReconcileScreen(ViewScreen):
                                   (one_line(item["title"], 300), "bold")),
                  Content.styled(one_line(reason_of(item), 300), REASON_STYLE[item["verdict"]]), Content("")]
         for ev in item["evidence"]:
-            lines.append(Content.assemble((f"{one_line(ev['kind'], 12):<10}", "$accent"),
+            lines.append(Content.assemble((f"{one_line(ev['kind'], 12):<10} ", "$accent"),  # "definition" fills 10
                                           (one_line(where_of(ev), 200), "$secondary"),
                                           (f"  weight {ev['weight']}", "$text-muted")))
             if ev["snippet"]:

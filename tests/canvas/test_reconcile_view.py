@@ -112,6 +112,7 @@ async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp
     app = canvas(project, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_view(app, pilot, 1)
+        assert "definition pkg/limits.py:4" in str(app.screen.query_one("#reconcile-detail").render())
         await pilot.press("a")
         await until(pilot, lambda: yaml.safe_load(node_file(project, "T-1").read_text())["status"] == "done",
                     timeout=READ_CODE_TIMEOUT)
