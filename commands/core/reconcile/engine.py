@@ -161,7 +161,7 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
     elif found.verdict == "none" and searched.verdict == "partial":
         found = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
                            [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
-                           [searched.reasons[-1]])
+                           [searched.missing or searched.reasons[-1]])
     change = transition.parse(node.title)
     judged = transition.judge(change, lambda part: weigh(part, "", stats).weights, rindex or RIndex.of(index),
                               Path(index.root)) if change else None

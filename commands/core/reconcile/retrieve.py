@@ -184,6 +184,7 @@ class Retrieval:
     evidence: list[Hit]
     reasons: list[str]
     best: dict[str, Hit]
+    missing: str | None = None  # a partial's gap in a person's words (the rules stay in `reasons`)
 
 
 def _title_keys(weights: dict[str, float], soft: dict[str, frozenset[str]], rindex: RIndex
@@ -380,5 +381,19 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
                    f"source(s) agree ({', '.join(agreeing) or 'none'}; needs {SOURCES} with overlap >= {AGREE})")
     if max(h.score for h in best.values()) >= PARTIAL:
         return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * code.score), 2), head,
-                         [code] + [best[c] for c in agreeing[:2]], reasons, best)
+                         [code] + [best[c] for c in agreeing[:2]], reasons, best, _short_of(code, agreeing))
     return Retrieval("none", 0.0, head, [], reasons, best)
+
+
+SOURCE_NAMES = {"test": "a test", "ui": "UI text", "docs": "the docs", "text": "a message"}
+
+
+def _short_of(code: Hit, agreeing: list[str]) -> str:
+    """What a partial row tells a person: where the code names the item and what it lacks to ship."""
+    where = f"{code.doc.kind} {code.doc.name} ({code.doc.path}:{code.doc.line}) names {code.score:.0%} of the title"
+    if code.score < CODE_SHIP:
+        return f"{where}: too little to call it shipped"
+    if not agreeing:
+        return f"{where}, but no test, UI text or docs say the same"
+    return (f"{where} and only {' and '.join(SOURCE_NAMES[c] for c in agreeing)} say the same: "
+            f"one more kind of source (a test, UI text or docs) would make it shipped")

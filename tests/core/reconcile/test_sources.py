@@ -106,3 +106,17 @@ def test_explain_lists_each_source_and_the_rule_that_decided(tmp_path):
     assert {"code", "ui", "test"} <= cats
     assert any(r.startswith("sources: head concept") for r in ex["rules"])
     assert ex["rules"][0] == "sources: shipped"
+
+
+def test_a_partial_tells_a_person_where_the_code_names_it_and_what_would_make_it_shipped(tmp_path):
+    # the words meet in a function's body (not its name), and nothing else says the same
+    write_files(tmp_path, {**LIBRARY, "pkg/jobs.py": (
+        "def run_job(store):\n"
+        "    archive = store.compress_archive(level=9)\n"
+        "    store.schedule_nightly(archive)\n")})
+    commit_all(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Compress the nightly archive", release="R1")])
+    found = reconcile(tmp_path)["T-1"]
+    assert found["verdict"] == "partial"
+    assert found["missing"] == ["body run_job (pkg/jobs.py:1) names 76% of the title, "
+                                "but no test, UI text or docs say the same"]
