@@ -381,16 +381,19 @@ def _decide(weights: dict[str, float], head: str, hits: list[Hit], best: dict[st
                    f"source(s) agree ({', '.join(agreeing) or 'none'}; needs {SOURCES} with overlap >= {AGREE})")
     if max(h.score for h in best.values()) >= PARTIAL:
         return Retrieval("partial", round(min(0.6, 0.2 + 0.4 * code.score), 2), head,
-                         [code] + [best[c] for c in agreeing[:2]], reasons, best, _short_of(code, agreeing))
+                         [code] + [best[c] for c in agreeing[:2]], reasons, best,
+                         _short_of(code, agreeing, one_word(weights, code.covered)))
     return Retrieval("none", 0.0, head, [], reasons, best)
 
 
 SOURCE_NAMES = {"test": "a test", "ui": "UI text", "docs": "the docs", "text": "a message"}
 
 
-def _short_of(code: Hit, agreeing: list[str]) -> str:
+def _short_of(code: Hit, agreeing: list[str], only_one_word: bool) -> str:
     """What a partial row tells a person: where the code names the item and what it lacks to ship."""
     where = f"{code.doc.kind} {code.doc.name} ({code.doc.path}:{code.doc.line}) names {code.score:.0%} of the title"
+    if only_one_word:
+        return f"{where}, but only one of its words: one word is not the feature"
     if code.score < CODE_SHIP:
         return f"{where}: too little to call it shipped"
     if not agreeing:
