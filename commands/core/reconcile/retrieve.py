@@ -390,13 +390,14 @@ SOURCE_NAMES = {"test": "a test", "ui": "UI text", "docs": "the docs", "text": "
 
 
 def _short_of(code: Hit, agreeing: list[str], only_one_word: bool) -> str:
-    """What a partial row tells a person: where the code names the item and what it lacks to ship."""
+    """What a partial row tells a person: what it lacks to ship first (a row is cut at its width), then
+    where the code names the item."""
     where = f"{code.doc.kind} {code.doc.name} ({code.doc.path}:{code.doc.line}) names {code.score:.0%} of the title"
     if only_one_word:
-        return f"{where}, but only one of its words: one word is not the feature"
+        return f"only one of the title's words is there: {where}"
     if code.score < CODE_SHIP:
-        return f"{where}: too little to call it shipped"
+        return f"too little of the title in the code: {where}"
     if not agreeing:
-        return f"{where}, but no test, UI text or docs say the same"
-    return (f"{where} and only {' and '.join(SOURCE_NAMES[c] for c in agreeing)} say the same: "
-            f"one more kind of source (a test, UI text or docs) would make it shipped")
+        return f"no test, UI text or docs say the same: {where}"
+    return (f"only {' and '.join(SOURCE_NAMES[c] for c in agreeing)} say the same, one more kind of source "
+            f"(a test, UI text or docs) would make it shipped: {where}")

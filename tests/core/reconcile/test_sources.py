@@ -118,13 +118,13 @@ def test_a_partial_tells_a_person_where_the_code_names_it_and_what_would_make_it
     write_plan(tmp_path, [node("T-1", "Compress the nightly archive", release="R1")])
     found = reconcile(tmp_path)["T-1"]
     assert found["verdict"] == "partial"
-    assert found["missing"] == ["body run_job (pkg/jobs.py:1) names 76% of the title, "
-                                "but no test, UI text or docs say the same"]
+    assert found["missing"] == ["no test, UI text or docs say the same: "
+                                "body run_job (pkg/jobs.py:1) names 76% of the title"]
 
 
 def test_a_partial_on_one_word_of_the_title_says_so(demo_plan):
     # the demo shop's wishlist DELETE route names "delete" of "Delete my account (GDPR)", nothing else
     found = reconcile(demo_plan)["SHOP-18"]
     assert found["verdict"] == "partial"
-    assert found["missing"] == ["route DELETE /api/wishlist/{product_id} (backend/app/routers/wishlist.py:26) "
-                                "names 46% of the title, but only one of its words: one word is not the feature"]
+    assert found["missing"] == ["only one of the title's words is there: route DELETE /api/wishlist/{product_id} "
+                                "(backend/app/routers/wishlist.py:26) names 46% of the title"]
