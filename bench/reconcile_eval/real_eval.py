@@ -172,12 +172,16 @@ DEV = ("tune", "heldout", "fresh")
 CLEAN = ("fresh2", "fresh3")
 
 
+def sets_of(half: str) -> tuple[str, ...]:
+    """The sets of SPLIT.yaml a name stands for: `dev`, `clean`, `all`, or one set."""
+    return {"dev": DEV, "clean": CLEAN, "all": DEV + CLEAN}.get(half, (half,))
+
+
 def names_of(half: str) -> list[str]:
     """The repositories of a set of SPLIT.yaml, of `dev` (the development half), `clean` (the held-out
     half) or `all`."""
     halves = split()
-    sets = {"dev": DEV, "clean": CLEAN, "all": DEV + CLEAN}.get(half, (half,))
-    return [n for h in sets for n in halves.get(h) or []]
+    return [n for h in sets_of(half) for n in halves.get(h) or []]
 
 
 def not_for_tuning() -> set[str]:
@@ -187,8 +191,7 @@ def not_for_tuning() -> set[str]:
 
 def main(half: str, show_misses: bool) -> list[str]:
     halves = split()
-    groups = {"dev": DEV, "clean": CLEAN, "all": DEV + CLEAN}.get(half, (half,))
-    chosen = [h for h in groups if halves.get(h)]
+    chosen = [h for h in sets_of(half) if halves.get(h)]
     lines: list[str] = []
     everything: list[dict] = []
     for h in chosen:
