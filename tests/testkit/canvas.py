@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from leafwise.canvas.app import CanvasApp, make_canvas
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.widgets.plan_tree import PlanTree
+from textual.widgets import Input
 
 # The display clock the snapshots and age checks use: a day after the demo plan's last journal event.
-FIXED_NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+FIXED_NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def canvas(root: Path, tmp_path: Path, *, watch: bool = False, **options) -> CanvasApp:
@@ -55,13 +56,30 @@ def node_file(root: Path, node_id: str) -> Path:
     return root / ".leafwise" / "nodes" / f"{node_id}.yaml"
 
 
-async def settled(pilot) -> None:
-    """The plan is loaded, the cursor has rested (the detail pane reads journal and docs then), workers are done."""
+async def settled(pilot, timeout: float = 30.0) -> None:
+    """The plan is loaded, text cursors stop blinking, workers are done and two screenshots 0.3 s apart agree.
+
+    A fixed 0.3 s pause once passed only because it is shorter than the cursor's 0.5 s blink: on a
+    loaded CI machine the filter snapshot caught the cursor off. What a snapshot needs is a screen
+    that stands still.
+    """
     app = pilot.app
     while app.state is None:
         await pilot.pause(0.02)
-    await pilot.pause(0.3)
-    await app.workers.wait_for_complete()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    before = None
+    while True:
+        for field in app.screen.query(Input):
+            field.cursor_blink = False  # the cursor shows, steadily
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        now = app.export_screenshot()
+        if now == before:
+            return
+        if loop.time() > deadline:
+            raise AssertionError("the canvas kept changing; it never settled")
+        before = now
 
 
 async def open_view(app, pilot, key: str, screen_type: type, listing: str, more_than: int = 0):
