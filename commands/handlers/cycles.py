@@ -11,13 +11,8 @@ an exit code on record, not a claim.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from dataclasses import replace
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, Iterable
 
 from leafwise.commands.contract import (
@@ -41,9 +36,10 @@ from leafwise.commands.contract import (
 from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.core.picker import Pick, order_key
 from leafwise.commands.core.views import task_view
+from leafwise.commands.handlers import cycle_runs as runs
 from leafwise.commands.handlers.agent_loop import block
 from leafwise.commands.handlers.cycle_gates import FOR_EACH, check_paths, off_limits_for, running_cycles, scope_ids
-from leafwise.commands.handlers.shared import get_node, pick_for, record, write
+from leafwise.commands.handlers.shared import get_node, pick_for, record
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger
@@ -230,7 +226,7 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
                                exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                                mutation=Mutation("cycle_start", "cycle_exists", False, message))
         ledger.create(paths, cycle)
-    _consent(paths, verify)
+    runs.consent(paths, verify)
     record(ctx, "cycle start", node, {}, actor=agent, cycle=name, kind=kind, cap=max_iterations,
            token_cap=token_cap, verify=list(verify), off_limits=list(off_limits))
     lines = [f"Started cycle {name} ({kind}): at most {max_iterations} iterations, {token_cap} tokens; "
@@ -455,57 +451,6 @@ def _iteration(ctx: Ctx, plan: Plan, cycle: ledger.Cycle, count: int, target: No
 
 # --- cycle verify --------------------------------------------------------------
 
-def _consent(paths: Any, verify: Iterable[str]) -> None:
-    """The verify commands given to `cycle start` are the caller's own words: approved for this plan.
-
-    A cycle file that arrives any other way (a merge, an agent's edit) holds
-    commands nobody approved: `cycle verify` refuses those (see `_check_trusted`).
-    """
-    from leafwise.store import trust
-
-    if verify:
-        try:
-            trust.allow(paths.repo, list(verify))
-        except OSError:
-            pass  # no writable config folder: `cycle verify` will ask for `leafwise trust`
-
-
-def _check_trusted(ctx: Ctx, cycle: ledger.Cycle) -> None:
-    """Refuse to run a verify command from the cycle file that the person never approved."""
-    from leafwise.store import trust
-
-    repo = ctx.paths().repo
-    untrusted = [c for c in cycle.verify if not trust.is_trusted(repo, c)]
-    if not untrusted:
-        return
-    keys = [trust.short(trust.digest(repo, c)) for c in untrusted]
-    message = (f"cycle {cycle.name} would run {len(untrusted)} command(s) from its file that you have not "
-               f"approved for this plan: {untrusted[0]!r}; nothing was run")
-    raise CommandError("untrusted_command", message,
-                       fix(ctx.cmd("trust " + " ".join(f"--allow {k}" for k in keys)),
-                           "read the command first; approve it only if you would run it yourself"),
-                       exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
-                       details={"untrusted": [{"command": c, "hash": k} for c, k in zip(untrusted, keys)]},
-                       mutation=Mutation("cycle_verify", "untrusted_command", False, message))
-
-def _run(command_line: str, cwd: Path, timeout: float) -> dict[str, Any]:
-    """Run one verify command in its own process group; a timeout kills the whole group."""
-    began = time.monotonic()
-    proc = subprocess.Popen(command_line, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    timed_out = False
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-    code = 124 if timed_out else proc.returncode  # 124: what timeout(1) answers
-    tail = out.decode(errors="replace").strip().splitlines()[-5:]
-    return {"command": command_line, "exit_code": code, "timed_out": timed_out,
-            "seconds": round(time.monotonic() - began, 2), "output": clean(" | ".join(tail), 400)}
-
-
 @command("cycle verify", "Run the cycle's verify commands (real exit codes, a timeout); record them as evidence.",
          mutating=True, tool="cycle_verify", example="cycle verify fix-bugs",
          params=(NAME, Param("timeout", f"seconds each command may run (default {VERIFY_TIMEOUT:g})", type=float)))
@@ -536,9 +481,9 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
                            wait(f"until {cycle.not_before}; then run {ctx.cmd(f'cycle verify {name}')}", "back-off"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                            mutation=Mutation("cycle_verify", "backing_off", False, message))
-    _check_trusted(ctx, cycle)
+    runs.check_trusted(ctx, cycle)
     limit = timeout if timeout and timeout > 0 else VERIFY_TIMEOUT
-    results = [_run(c, paths.repo, limit) for c in cycle.verify]  # outside the lock: they may take minutes
+    results = [runs.run(c, paths.repo, limit) for c in cycle.verify]  # outside the lock: they may take minutes
     green = all(r["exit_code"] == 0 for r in results)
     codes = [r["exit_code"] for r in results]
     at = ctx.clock()
@@ -558,7 +503,7 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
                                "cycle_verify")
     changes = [{"id": name, "field": "last_verify", "from": None, "to": "green" if green else "red"}]
     if target is not None:
-        changes.append(_add_verify_evidence(ctx, target, name, count, at, results))
+        changes.append(runs.add_verify_evidence(ctx, target, name, count, at, results))
     lines = [f"Verify of cycle {name}, iteration {count}" + (f", on {target_id}" if target else "") + ":"]
     lines += [f"  exit {r['exit_code']}{' (timed out)' if r['timed_out'] else ''}  {r['command']}  "
               f"({r['seconds']}s)" + (f"  → {r['output']}" if r["exit_code"] and r["output"] else "")
@@ -582,22 +527,6 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
     else:
         action = next_(ctx.cmd(f"cycle tick {name}"), "verify is green; the next tick moves on")
     return Result(result, action, lines, mutation)
-
-
-def _add_verify_evidence(ctx: Ctx, target: Node, name: str, count: int, at: Any,
-                         results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Record each verify command's outcome as evidence on the cycle's task; the change, listed."""
-    entries = [{"kind": "verify", "command": r["command"], "exit_code": r["exit_code"], "at": at,
-                "cycle": name, "iteration": count, "seconds": r["seconds"],
-                **({"timed_out": True} if r["timed_out"] else {}),
-                **({"note": r["output"]} if r["exit_code"] != 0 and r["output"] else {})} for r in results]
-
-    def add(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        doc["evidence"] = [*(doc.get("evidence") or []), *entries]
-        return {"evidence": (None, f"+{len(entries)} verify")}
-
-    write(ctx, target, add)
-    return {"id": target.id, "field": "evidence", "from": None, "to": f"+{len(entries)} verify"}
 
 
 # --- cycle status, cycle stop ------------------------------------------------------
