@@ -8,7 +8,7 @@ from typing import Any
 from leafwise.commands.contract import quote
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.store import CLOSED, Plan, Problem, Status
-from leafwise.store.paths import UnsafePath, resolve_inside
+from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
 
@@ -138,34 +138,49 @@ class PlanCommand:
 
 
 def plan_commands(plan: Plan) -> list[PlanCommand]:
-    """Every command the plan's files would have Leafwise run, with whether the person approved it."""
-    from leafwise.commands.core.reconcile.checks import declared
-    from leafwise.store import cycles as ledger
+    """Every command the plan's files would have Leafwise run, with whether the person approved it.
+
+    Every `complete` validates, so what most plans lack (done_when checks, cycles) is imported only
+    when it is there."""
+    found: list[tuple[str, str, str, str]] = []
+    for node in plan.nodes.values():
+        if "done_when" in node.data:
+            from leafwise.commands.core.reconcile.checks import declared
+
+            found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
+                      if kind == "command"]
+    found += _cycle_commands(plan.paths)
+    if not found:
+        return []
     from leafwise.store import trust
 
     repo = plan.paths.repo
     allowed = trust.allowed()
-    found: list[tuple[str, str, str, str]] = []
-    for node in plan.nodes.values():
-        if "done_when" in node.data:
-            found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
-                      if kind == "command"]
-    try:
-        names = ledger.names(plan.paths)
-    except (OSError, ValueError):
-        names = []
-    for name in names:
-        try:
-            cycle = ledger.read(plan.paths, name)
-        except (ledger.LedgerError, OSError, ValueError, TypeError):
-            continue
-        if cycle is not None:
-            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
     out = []
     for command, source, owner, file in found:
         key = trust.digest(repo, command)
         out.append(PlanCommand(command, source, owner, file, key, key in allowed))
     return sorted(out, key=lambda c: (c.source, c.owner, c.command))
+
+
+def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
+    if not paths.cycles.is_dir():
+        return []
+    from leafwise.store import cycles as ledger
+
+    try:
+        names = ledger.names(paths)
+    except (OSError, ValueError):
+        return []
+    found = []
+    for name in names:
+        try:
+            cycle = ledger.read(paths, name)
+        except (ledger.LedgerError, OSError, ValueError, TypeError):
+            continue
+        if cycle is not None:
+            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
+    return found
 
 
 def _untrusted(plan: Plan, cmd) -> list[Problem]:
