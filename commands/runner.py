@@ -38,7 +38,8 @@ def _check_arguments(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> N
     if unknown or missing:
         what = f"unknown argument {unknown[0]!r}" if unknown else f"missing argument {missing[0].name!r}"
         raise CommandError("missing_argument" if missing and not unknown else "unknown_argument",
-                           f"{command.name}: {what}", fix(ctx.cmd(f"{command.name} --help"), "see its arguments"),
+                           f"{command.name}: {what}",
+                           command.usage_fix(ctx.cmd, arguments, missing[0].name if missing and not unknown else None),
                            exit_code=EXIT_USAGE, category="usage", source=("command", command.name))
 
 
@@ -58,6 +59,12 @@ def _upper_ids(arguments: dict[str, Any]) -> dict[str, Any]:
     return {k: up(v) if k in ID_ARGUMENTS else v for k, v in arguments.items()}
 
 
+def _longest(arguments: dict[str, Any]) -> frozenset[str]:
+    """The text argument that was too large: the longest one."""
+    texts = {k: len(v) for k, v in arguments.items() if isinstance(v, str)}
+    return frozenset([max(texts, key=texts.__getitem__)]) if texts else frozenset()
+
+
 def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
     try:
         _check_arguments(command, ctx, arguments)
@@ -66,8 +73,8 @@ def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
     except CommandError as exc:
         outcome = exc
     except TooLarge as exc:
-        outcome = CommandError("too_large", str(exc), fix(ctx.cmd(f"{command.name} --help"), "send less: "
-                                                          "split the text or keep the details in a doc"),
+        outcome = CommandError("too_large", str(exc), fix(ctx.cmd(command.usage(arguments, _longest(arguments))),
+                                                          "send less: split the text or keep the details in a doc"),
                                exit_code=EXIT_USAGE, category="usage")
     except UnsafePath as exc:
         outcome = CommandError("unsafe_path", str(exc), fix(ctx.cmd(f"{command.name} --help"), "use a plan id or path"),

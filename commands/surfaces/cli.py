@@ -20,7 +20,7 @@ from leafwise.commands.contract import (
     json_text,
     render_text,
 )
-from leafwise.commands.registry import LAUNCHERS, Command, Ctx, load_all, load_word
+from leafwise.commands.registry import LAUNCHERS, REGISTRY, Command, Ctx, load_all, load_word
 from leafwise.commands.runner import execute
 
 CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock here; empty: the wall clock
@@ -192,8 +192,14 @@ def _command_path(cli: click.Group, argv: list[str]) -> list[str]:
 
 def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -> int:
     path = " ".join(_command_path(cli, argv))
-    help_cmd = f"leafwise {path} --help" if path else "leafwise commands"
-    err = CommandError("usage", exc.format_message(), fix(help_cmd, "see the command's arguments"),
+    spec = REGISTRY.get(path)
+    if spec is not None:  # the line again, with what was given and a placeholder where it went wrong
+        wrong = getattr(getattr(exc, "param", None), "name", None)
+        way = spec.usage_fix(lambda rest: f"leafwise {rest}",
+                             spec.read_words(root_last(argv)[len(path.split()):], strict=False), wrong)
+    else:
+        way = fix(f"leafwise {path} --help" if path else "leafwise commands", "see the command's arguments")
+    err = CommandError("usage", exc.format_message(), way,
                        exit_code=EXIT_USAGE, category="usage", source=("command", path or None))
     env = envelope(f"leafwise {path}".strip(), err)
     _emit(env, [], as_json="--json" in argv, bare=None)

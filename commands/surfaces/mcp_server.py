@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, fix, render_text
+from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, render_text
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
@@ -92,29 +92,30 @@ def description(spec: Command) -> str:
     return f"{spec.summary} [{' '.join(words)}]"
 
 
-def _check(spec: Command, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """Arguments as the handler takes them (lists as tuples), or the first thing wrong with them."""
+def _check(spec: Command, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None, str | None]:
+    """Arguments as the handler takes them (lists as tuples), or the first thing wrong with them and
+    the argument it is about."""
     params = {p.name: p for p in tool_params(spec)}
     unknown = sorted(set(arguments) - set(params))
     if unknown:
-        return {}, f"unknown argument {unknown[0]!r}; {spec.tool} takes: {', '.join(params) or 'nothing'}"
+        return {}, f"unknown argument {unknown[0]!r}; {spec.tool} takes: {', '.join(params) or 'nothing'}", None
     out: dict[str, Any] = {}
     for name, p in params.items():
         value = arguments.get(name)
         if value is None or value == [] or value == "":
             if p.required:
-                return {}, f"missing {name!r}: {p.help}"
+                return {}, f"missing {name!r}: {p.help}", name
             continue
         values = value if p.multiple and isinstance(value, list) else [value]
         for v in values:
             ok = isinstance(v, p.type) and not (p.type is not bool and isinstance(v, bool)) \
                 or p.type is float and isinstance(v, int) and not isinstance(v, bool)
             if not ok:
-                return {}, f"{name!r} must be {'a list of ' if p.multiple else ''}{JSON_TYPES[p.type]}"
+                return {}, f"{name!r} must be {'a list of ' if p.multiple else ''}{JSON_TYPES[p.type]}", name
             if p.choices and v not in p.choices:
-                return {}, f"{name!r} must be one of {', '.join(p.choices)}"
+                return {}, f"{name!r} must be one of {', '.join(p.choices)}", name
         out[name] = tuple(values) if p.multiple else value
-    return out, None
+    return out, None, None
 
 
 class Session:
@@ -176,9 +177,9 @@ class Session:
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
         ctx = self.ctx(spec)
-        args, problem = _check(spec, arguments)
+        args, problem, wrong = _check(spec, arguments)
         if problem:
-            err = CommandError("usage", problem, fix(ctx.cmd(f"{spec.name} --help"), "see the command's arguments"),
+            err = CommandError("usage", problem, spec.usage_fix(ctx.cmd, arguments, wrong),
                                exit_code=EXIT_USAGE, category="usage", source=("command", spec.name))
             outcome = Outcome(envelope(spec.full, err), [], EXIT_USAGE)
         else:
@@ -240,39 +241,7 @@ def tool_call(line: str) -> tuple[str, dict[str, Any]]:
     spec = next((registry[" ".join(words[1:n])] for n in (3, 2) if " ".join(words[1:n]) in registry), None)
     if spec is None:
         raise ValueError(f"no command in {line!r}")
-    rest = words[1 + len(spec.name.split()):]
-    positional = [p for p in spec.params if p.positional]
-    flags = {p.cli_flag: p for p in spec.params if not p.positional}
-    args: dict[str, Any] = {}
-    only_positional = False
-    while rest:
-        word = rest.pop(0)
-        if word == "--" and not only_positional:  # the end of options: a title like "--x" follows
-            only_positional = True
-            continue
-        if word == "--root" and not only_positional:  # the server already serves one plan
-            rest = rest[1:]
-            continue
-        if word.startswith("--") and not only_positional:
-            flag, _, inline = word.partition("=")
-            p = flags.get(flag)
-            if p is None:
-                raise ValueError(f"{spec.full} has no {flag}")
-            if p.type is bool:
-                args[p.name] = True
-                continue
-            raw = inline or (rest.pop(0) if rest else "")
-        elif positional:
-            p, raw = positional.pop(0), word
-        else:
-            raise ValueError(f"unexpected {word!r} in {line!r}")
-        if p.cli_only:
-            raise ValueError(f"{p.cli_flag} is CLI-only")
-        value = p.type(raw)
-        if p.multiple:
-            args.setdefault(p.name, []).append(value)
-        else:
-            args[p.name] = value
+    args = spec.read_words(words[1 + len(spec.name.split()):])
     return spec.tool, args
 
 

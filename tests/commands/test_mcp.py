@@ -105,20 +105,29 @@ def test_a_domain_error_is_an_is_error_result_carrying_the_envelope(demo_plan):
     assert text[0].startswith("Error: SHOP-1 has") and text[1] == f"Fix: {env['_next_action']['command']}"
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ({"node_id": "SHOP-18", "agent": "a", "bogus": 1}, "unknown argument 'bogus'"),
-    ({"node_id": "SHOP-18"}, "missing 'agent'"),
-    ({"node_id": "SHOP-18", "agent": "a", "ttl": "soon"}, "'ttl' must be number"),
-    ({"node_id": 18, "agent": "a"}, "'node_id' must be string"),
+@pytest.mark.parametrize(("arguments", "message", "fix_line"), [
+    ({"node_id": "SHOP-18", "agent": "a", "bogus": 1}, "unknown argument 'bogus'", "leafwise start SHOP-18 --agent a"),
+    ({"node_id": "SHOP-18"}, "missing 'agent'", 'leafwise start SHOP-18 --agent "<agent>"'),
+    ({"node_id": "SHOP-18", "agent": "a", "ttl": "soon"}, "'ttl' must be number",
+     "leafwise start SHOP-18 --agent a --ttl <ttl>"),
+    ({"node_id": 18, "agent": "a"}, "'node_id' must be string", 'leafwise start "<node_id>" --agent a'),
 ])
-def test_bad_arguments_are_usage_errors_with_the_envelope(demo_plan, arguments, message):
+def test_bad_arguments_are_usage_errors_whose_fix_is_the_call_again(demo_plan, arguments, message, fix_line):
     result = call(demo_plan, "start_task", arguments)
     env = result.structured_content
     assert result.is_error is True and VALIDATOR.is_valid(env)
     assert env["error"]["exit_code"] == 2 and env["root_cause"]["category"] == "usage"
     assert message in env["error"]["message"]
-    assert env["_next_action"]["command"] == "leafwise start --help"
+    assert env["_next_action"]["command"] == fix_line
     assert run_cli("show", "SHOP-18", "--json", cwd=demo_plan).json["result"]["status"] == "draft"
+
+
+def test_a_missing_reason_is_answered_with_a_tool_call_the_agent_can_make(demo_plan):
+    for arguments in ({"node_id": "SHOP-18", "agent": "a"}, {"node_id": "SHOP-18", "reason": "", "agent": "a"}):
+        result = call(demo_plan, "block_task", arguments)
+        assert result.structured_content["_next_action"]["command"] == 'leafwise block SHOP-18 --reason "<reason>" --agent a'
+        assert result.meta["leafwise/next_tool"] == {"name": "block_task",
+                                                     "arguments": {"node_id": "SHOP-18", "reason": "<reason>", "agent": "a"}}
 
 
 def test_choices_and_lists_are_checked(demo_plan):

@@ -41,7 +41,9 @@ MARKER = re.compile(r"^(Next: |Wait: |Fix: |Or: |Error: |Done\.$)")
 # Values an agent supplies itself; anything else in <…> is a placeholder where a real value belongs.
 PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting", "<title>": "A title",
                 "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true", "<text>": "a note",
-                "<content>": "# Notes"}
+                "<content>": "# Notes",
+                # a usage error's Fix repeats the call with the missing argument's name in <…>
+                "<kind>": "for-each", "<node_id>": "SHOP-18"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
 
 
@@ -415,9 +417,9 @@ def test_an_unknown_option_is_a_usage_error_with_the_envelope(demo_plan, as_json
         env = res.json
         check_envelope(env, 2, demo_plan)
         assert env["error"]["code"] == "usage" and env["root_cause"]["category"] == "usage"
-        assert env["_next_action"]["command"] == "leafwise next --help"
+        assert env["_next_action"]["command"] == "leafwise next"
     else:
-        assert check_text(res.code, res.stdout, res.stderr) == ["Fix: leafwise next --help"]
+        assert check_text(res.code, res.stdout, res.stderr) == ["Fix: leafwise next"]
 
 
 def test_the_schema_rejects_an_envelope_that_breaks_the_contract(demo_plan):
@@ -441,7 +443,9 @@ def test_an_unreadable_file_is_answered_with_a_runnable_fix(demo_plan):
 
 @pytest.mark.parametrize(("args", "fix_line"), [
     (("nosuch",), "leafwise commands"),
-    (("cycle", "start", "x", "--bogus"), "leafwise cycle start --help"),
+    (("cycle", "start", "x", "--bogus"), 'leafwise cycle start x --kind "<kind>"'),
+    (("block", "SHOP-18", "--agent", "a"), 'leafwise block SHOP-18 --reason "<reason>" --agent a'),
+    (("add",), 'leafwise add "<title>"'),
 ])
 def test_a_usage_error_names_a_command_that_exists(demo_plan, args, fix_line):
     res = run_cli(*args, "--json", cwd=demo_plan)
