@@ -16,7 +16,8 @@ command the CLI runs, with its checks and journal entry:
 - closed ancestors a complete or cancel cascaded: reopened to their old status, farthest first;
   draft ancestors a start moved to in progress go back to draft only while nothing else under
   them is under way;
-- a node the person added: `cancel` (the core deletes no node: its file stays, cancelled);
+- a node the person added: `cancel` (the core deletes no node: its file stays, cancelled), moved out
+  from under its parent first when the cancel's cascade would otherwise close the parent;
 - a doc the person rewrote: `write-doc` with the old text.
 
 What cannot be taken back is said when the person acts (`record_of` answers the reason instead
@@ -30,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.handlers.plan import format_assignment
 
 OPEN_STATUSES = ("draft", "in-progress")
@@ -94,6 +96,10 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
     action = Action(label, command, str(node) if node else None, before=dict(before or {}))
     if command == "add":
         action.new_node = str(result.get("id")) if result.get("id") else None
+        for moved in result.get("cascade") or []:  # done ancestors the add reopened
+            if isinstance(moved, dict) and moved.get("id"):
+                action.cascade.append(str(moved["id"]))
+                action.changes.setdefault(str(moved["id"]), {})["status"] = (moved.get("from"), moved.get("to"))
         return action if action.new_node else "the core did not say which node it added"
     if command == "write-doc":
         if not doc_before:
@@ -138,6 +144,10 @@ def involved(nodes: Mapping[str, Any], action: Action) -> set[str]:
     for nid in action.cascade:
         node = nodes.get(nid)
         ids.update(node.children if node is not None else ())
+    if action.new_node:  # undoing an add weighs what cancelling it would close above it
+        for ancestor in _ancestors(nodes, action.new_node):
+            ids.add(ancestor.id)
+            ids.update(ancestor.children)
     return {str(i) for i in ids}
 
 
@@ -306,7 +316,44 @@ def _named(values: Mapping[str, Any]) -> str:
     return ", ".join(values)
 
 
+def _ancestors(nodes: Mapping[str, Any], nid: str) -> list[Any]:
+    """The ancestors of `nid` in `nodes`, nearest first (a loop or a missing parent ends the walk)."""
+    out: list[Any] = []
+    seen = {nid}
+    node = nodes.get(nid)
+    while node is not None and node.parent and node.parent not in seen and node.parent in nodes:
+        seen.add(node.parent)
+        node = nodes[node.parent]
+        out.append(node)
+    return out
+
+
+def _cancel_would_close(nodes: Mapping[str, Any], nid: str) -> list[tuple[Any, str]]:
+    """The ancestors the core's cancel of `nid` would close by its cascade, nearest first, with the status
+    each would get (the rule of `commands.core.cascade`: a parent closes when all its children are closed)."""
+    status = {nid: "cancelled"}
+    closed: list[tuple[Any, str]] = []
+    for ancestor in _ancestors(nodes, nid):
+        if not cascades(ancestor):
+            break
+        target = closing_status(status.get(c, nodes[c].status if c in nodes else "draft") for c in ancestor.children)
+        if target is None:
+            break
+        status[ancestor.id] = str(target)
+        closed.append((ancestor, str(target)))
+    return closed
+
+
 def _undo_add(nodes: Mapping[str, Any], action: Action) -> UndoPlan:
+    """Cancel the node the person added, leaving everything above it as it was before the add.
+
+    The core deletes no node, and cancelling the new node under its parent would let the cascade close
+    the parent (a blocked leaf that got its first child would be cancelled with it). So the cascade is
+    weighed first: when it would close an ancestor to anything but the status it had before the add
+    (a done epic the add reopened closes to done again: that is the add taken back), the new node is
+    first moved out from under its parent (`edit --set parent=null`, which writes only its own file),
+    then cancelled where no parent can close with it.
+    """
     nid = action.new_node or ""
     node = nodes.get(nid)
     if node is None:
@@ -316,6 +363,22 @@ def _undo_add(nodes: Mapping[str, Any], action: Action) -> UndoPlan:
                                 "(someone took it up since)")
     if any(nodes[c].status != "cancelled" for c in node.children if c in nodes):
         return UndoPlan(refused=f"{nid} has work under it now (added since)")
-    return UndoPlan([Step("cancel", {"node_id": nid, "reason": "added by mistake (undone in the canvas)"},
-                          f"{nid} cancelled (the core deletes no node: its file stays, cancelled)")],
-                    touched=[nid])
+    reopened = {aid: f["status"][0] for aid, f in action.changes.items() if "status" in f}  # by the add: done
+    closes = _cancel_would_close(nodes, nid)
+    harmless = all(reopened.get(a.id) == target and a.status == "in-progress" for a, target in closes)
+    cancel = Step("cancel", {"node_id": nid, "reason": "added by mistake (undone in the canvas)"},
+                  f"{nid} cancelled (the core deletes no node: its file stays, cancelled)")
+    plan = UndoPlan(touched=[nid])
+    if harmless:
+        plan.steps = [cancel]
+        plan.touched += [a.id for a, _ in closes]
+        left = [aid for aid in reopened if aid not in {a.id for a, _ in closes}]
+    else:
+        parent = node.parent
+        plan.steps = [_edit(nid, {"parent": None}, f"{nid} taken out from under {parent}, which stays as it was"),
+                      cancel]
+        left = list(reopened)
+    for aid in left:
+        plan.caveats.append(f"{aid} stays in progress: adding under it reopened it, and only its own "
+                            "command closes it")
+    return plan
