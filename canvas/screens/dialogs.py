@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from leafwise.canvas.look import one_line, plain
+from leafwise.canvas.look import one_line, plain, safe
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,8 +33,21 @@ DIALOG_CSS = """
 """
 
 
+def shown_in_input(text: str) -> str:
+    """Plan text as an input field shows it: inert, as the tree shows it (ESC as ␛, a zero-width or bidi
+    character as <U+200B>, a line break as a space). Textual's `Input` draws its value as it is, so a raw
+    ESC in it would reach the terminal."""
+    return safe(text, newlines=False)
+
+
 class TextPrompt(ModalScreen[str | None]):
-    """Ask for one line of text; Enter answers, Esc goes back. Empty text is refused when required."""
+    """Ask for one line of text; Enter answers, Esc goes back. Empty text is refused when required.
+
+    `value` (plan text, untrusted) is shown inert (`shown_in_input`). Enter on the text as shown, not
+    changed, answers `value` itself, exactly: the visible stand-ins for hidden characters never
+    overwrite the real text, and a caller comparing the answer with `value` writes nothing. Once the
+    person changes the text, the answer is what they typed.
+    """
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt", border="$primary")
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
@@ -45,6 +58,7 @@ class TextPrompt(ModalScreen[str | None]):
         self.title_text = title
         self.prompt = prompt
         self.value = value
+        self.shown = shown_in_input(value)
         self.placeholder = placeholder
         self.required = required
 
@@ -52,13 +66,19 @@ class TextPrompt(ModalScreen[str | None]):
         with Vertical():
             yield Label(plain(self.title_text), classes="prompt-title")
             yield Static(plain(self.prompt), classes="prompt-question")
-            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield Input(self.shown, placeholder=self.placeholder, id="prompt-input")
+            if self.shown != self.value:
+                yield Static("Hidden characters are shown visibly here; Enter without a change keeps the text "
+                             "as it is.", classes="prompt-hint")
             yield Static("Please write something: it is recorded with the change.", classes="prompt-error")
             yield Static(Content("Enter to confirm · Esc to go back without a change"), classes="prompt-hint")
 
     @on(Input.Submitted)
     def submit(self, event: Input.Submitted) -> None:
         event.stop()
+        if self.value and event.value == self.shown:  # not changed: the text as it is, never its visible stand-ins
+            self.dismiss(self.value)
+            return
         text = event.value.strip()
         if self.required and not text:
             self.query_one(".prompt-error").add_class("-shown")
