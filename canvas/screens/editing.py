@@ -163,7 +163,10 @@ class Editing:
         state = self.app.state
         if node is None or state is None:
             return
-        have = set(node.depends_on) | {node.id}
+        # Not itself, nor what it already waits on, nor its ancestors or descendants: a parent is done only
+        # when its children are, so a child waiting on its ancestor (or a parent on its child) never moves.
+        have = (set(node.depends_on) | {node.id} | {a.id for a in state.plan.ancestors(node.id)}
+                | {d.id for d in state.plan.descendants(node.id)})
         items = [(n.id, f"{n.id} {one_line(n.title, 100)}") for n in state.nodes.values()
                  if n.id not in have and n.status not in CLOSED]
 
@@ -205,9 +208,10 @@ class Editing:
         except (OSError, ValueError) as exc:
             self.app.notify(f"{node.id}'s doc cannot be read: {exc}", severity="error")
             return
+        start = before or f"# {one_line(node.title, 200)}\n\n"  # a new doc starts from its title
         with tempfile.TemporaryDirectory(prefix="leafwise-doc-") as folder:
             scratch = Path(folder) / f"{node.id}.md"
-            scratch.write_text(before or f"# {one_line(node.title, 200)}\n\n")
+            scratch.write_text(start)
             try:
                 with self.app.suspend():
                     subprocess.run([*shlex.split(editor), str(scratch)], check=False)
@@ -215,6 +219,14 @@ class Editing:
                 self.app.notify(f"Could not open {editor}: {exc}", severity="error")
                 return
             after = scratch.read_text()
-        if after.strip() and after != before:
-            self.app.run_request(Request("write-doc", {"node_id": node.id, "content": after},
-                                         f"Doc of {node.id}", node.id, doc_before=before))
+        if after == start:  # discarded (`:q!`, an editor that fails), or saved as it was: nothing is written
+            self.app.notify(f"No changes: {node.id}'s doc " + ("was not created" if not before else "is as it was"),
+                            title=f"Doc of {node.id}", timeout=4)
+            return
+        if not after.strip():
+            self.app.notify(f"Not written: the doc was left empty; {node.id}'s doc "
+                            + ("was not created" if not before else "is as it was"),
+                            title=f"Doc of {node.id}", severity="warning", timeout=6)
+            return
+        self.app.run_request(Request("write-doc", {"node_id": node.id, "content": after},
+                                     f"Doc of {node.id}", node.id, doc_before=before))
