@@ -41,6 +41,7 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 HISTORY_LIMIT = 8
+AGAIN = "|"  # in a link's option id, before the count of a node shown in a second section ("go:T-1|2")
 EXTRAS_DELAY = 0.12  # seconds the cursor rests before the journal and docs are read
 SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
               "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created",
@@ -253,8 +254,16 @@ class NodeDetail(VerticalScroll):
         return Content("\n").join(lines)
 
     def _link_options(self, state: PlanState, node: Node) -> list[Option]:
+        """Parent, dependencies, dependants: one row per link to jump along.
+
+        A plan may list a dependency twice, or its own parent as a dependency (the validator reports
+        both): a section shows each node once, in the order written, and a node shown in two sections
+        (the parent that is also a dependency) gets a row in each, with an option id of its own
+        (`go:ID`, then `go:ID|2`…): OptionList refuses two options with one id.
+        """
         options: list[Option] = []
         nodes = state.nodes
+        shown: dict[str, int] = {}  # node id -> rows linking to it so far
 
         def add_header(text: str) -> None:
             options.append(Option(Content.styled(text, "bold $text-muted"), disabled=True))
@@ -267,18 +276,21 @@ class NodeDetail(VerticalScroll):
                                       disabled=True))
                 return
             symbol, style = mark(target)
+            shown[nid] = shown.get(nid, 0) + 1
+            option_id = f"go:{nid}" if shown[nid] == 1 else f"go:{nid}{AGAIN}{shown[nid]}"
             options.append(Option(Content.assemble(prefix, (symbol, style), " ", (nid, "$text-muted"), " ",
-                                                   one_line(target.title, 200)), id=f"go:{nid}"))
+                                                   one_line(target.title, 200)), id=option_id))
 
         if node.parent:
             add_header("Parent")
             add_node(node.parent, "")
-        if node.depends_on:
-            waiting = [d for d in node.depends_on if d not in nodes or nodes[d].status not in CLOSED]
+        depends_on = list(dict.fromkeys(node.depends_on))  # each once, in the order written
+        if depends_on:
+            waiting = [d for d in depends_on if d not in nodes or nodes[d].status not in CLOSED]
             add_header(f"Depends on ({len(waiting)} open)" if waiting else "Depends on (all closed)")
-            for dep in node.depends_on:
+            for dep in depends_on:
                 add_node(dep, "")
-        needed_by = state.needed_by(node.id)
+        needed_by = list(dict.fromkeys(state.needed_by(node.id)))
         if needed_by:
             add_header("Needed by")
             for nid in needed_by[:30]:
@@ -295,7 +307,7 @@ class NodeDetail(VerticalScroll):
         event.stop()
         option_id = event.option.id or ""
         if option_id.startswith("go:"):
-            self.post_message(self.OpenNode(option_id[3:]))
+            self.post_message(self.OpenNode(option_id[3:].partition(AGAIN)[0]))
 
     # --- journal and docs, off the main thread -------------------------------------
 
