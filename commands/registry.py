@@ -110,6 +110,8 @@ class Command:
                     args[p.name] = True
                     continue
                 raw = inline or (rest.pop(0) if rest else "")
+                if not raw and not strict:
+                    continue
             elif positional:
                 p, raw = positional.pop(0), word
             elif strict:

@@ -33,6 +33,10 @@ def _line(plan: Plan, node, key: str) -> int | None:
 
 
 
+PROJECT_FILE = ".leafwise/project.yaml"
+PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
+
+
 def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
     """All problems of the plan, errors first, then by file and line: deterministic."""
     # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
@@ -64,6 +68,16 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
                                cmd(f'release add {node.release} --title "<title>"'), node,
                                _line(plan, node, "release")))
         deps = node.depends_on
+        if len(set(deps)) < len(deps):
+            problems.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
+                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{', '.join(dict.fromkeys(deps))}]")),
+                               node, _line(plan, node, "depends_on")))
+        above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None) if deps else None
+        if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
+            problems.append(_p("dependency_on_ancestor", "error",
+                               f"depends on {above}, which contains it: neither can ever close",
+                               cmd(f"edit {node.id} --set " + _list_value("depends_on", deps, above)), node,
+                               _line(plan, node, "depends_on")))
         missing = [d for d in deps if d not in nodes]
         if missing:
             keep = ", ".join(d for d in deps if d in nodes)
@@ -112,8 +126,18 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
     problems.extend(_hierarchy_cycles(plan, cmd))
     problems.extend(_dependency_cycles(plan, cmd))
     problems.extend(_untrusted(plan, cmd))
-    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file or "", p.line or 0, p.code))
+    if any(p.file == PROJECT_FILE and p.severity == "error" for p in problems):
+        # Releases and the id prefix come from project.yaml: with it unreadable, "unknown release" on
+        # every node and "foreign prefix" are echoes of the one problem, which must come first.
+        problems = [p for p in problems if p.code not in PROJECT_ECHOES]
+    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file != PROJECT_FILE, p.file or "",
+                                 p.line or 0, p.code))
     return problems
+
+
+def project_unreadable(plan: Plan) -> Problem | None:
+    """project.yaml's first error, if it has one: then releases, prefix and settings are guesses."""
+    return next((p for p in plan.problems if p.file == PROJECT_FILE and p.severity == "error"), None)
 
 
 

@@ -23,6 +23,7 @@ from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
+from leafwise.commands.handlers.leases import ttl_minutes
 from leafwise.commands.handlers.shared import (
     cascade_changes,
     change_list,
@@ -32,6 +33,7 @@ from leafwise.commands.handlers.shared import (
     pick_for,
     plain,
     record,
+    require_project,
     set_fields,
     unreadable_parents,
     write,
@@ -55,6 +57,21 @@ def _conflict(ctx: Ctx, code: str, message: str, node: Node, agent: str | None, 
     return CommandError(code, message, action or fix(alt, "take another task"),
                         exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id),
                         mutation=Mutation(tool, code, False, message))
+
+
+ONE_LINE_LIMIT = 1000  # characters of a block reason, cancel reason or unblock note
+
+
+def one_line(ctx: Ctx, text: str | None, what: str, again: str, node_id: str) -> str:
+    """A reason or note as stored: one line, every hidden character shown; refused rather than cut
+    when it is longer than a row can carry (details belong in a comment or a doc)."""
+    value = clean(text, len(str(text)) * 8 + 1) if text else ""  # never cut here
+    if len(value) > ONE_LINE_LIMIT:
+        raise CommandError("too_long", f"the {what} is {len(value):,} characters; a {what} is at most "
+                           f"{ONE_LINE_LIMIT:,} (put the details in a comment or a doc)",
+                           fix(ctx.cmd(again), f"a shorter {what}"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    return value
 
 
 def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str,
@@ -226,6 +243,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
 
 def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
     node_id = node.id
+    require_project(ctx, plan, f"start {node_id}")  # complete would refuse the work later
     ttl = ttl or float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
@@ -389,6 +407,14 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
         raise _held(ctx, node, leases.Claim(node_id, str(node.assignee), "", "", ""), agent, "complete_task",
                     forced_line)
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
+    open_deps = [d for d in node.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED]
+    if open_deps and agent and not force:  # work out of order: the dependency's outcome may change it
+        anyway = ctx.cmd(f'complete {node_id} --summary "<summary>" --force')
+        raise _conflict(ctx, "dependency_open", f"{node_id} depends on {clean(open_deps[0])}, which is not "
+                        f"closed; a person may complete it anyway ({anyway})", node, agent, "complete_task")
+    warnings += [{"code": "dependency_open", "severity": "warning", "node": node_id, "file": None, "line": None,
+                  "message": f"{node_id} depends on {clean(d)}, which is not closed", "fix": ctx.cmd(f"show {d}")}
+                 for d in open_deps[:3]]
     from leafwise.commands.handlers.cycle_gates import (  # a cycle may require a green verify first
         check_complete,
         owning_cycle,
@@ -451,11 +477,11 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
     node = get_node(ctx, node_id, plan)
     node_id = node.id
     agent = clean(agent, 80) if agent else None
-    reason = clean(reason, 1000) if reason else ""
+    again = f'block {node_id} --reason "<reason>"' + (f" --agent {agent_arg(agent)}" if agent else "")
+    reason = one_line(ctx, reason, "reason", again, node_id)
     if not reason:
         raise CommandError("empty_reason", "block needs a reason a person can act on",
-                           fix(ctx.cmd(f'block {node_id} --reason "<reason>"'
-                                       + (f" --agent {agent_arg(agent)}" if agent else "")), "say what is missing"),
+                           fix(ctx.cmd(again), "say what is missing"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work cannot be blocked",
@@ -506,7 +532,7 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
                            fix(ctx.cmd(f"show {node_id}"),
                                f"read the question, then answer it: leafwise decide {node_id} --option N"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
-    note = clean(note, 1000) if note else None
+    note = one_line(ctx, note, "note", f'unblock {node_id} --note "<text>"', node_id) or None
     who = ctx.who(agent) if agent else ctx.person()
     now = ctx.clock()
 
@@ -524,19 +550,25 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
         return changed
 
     changes = write(ctx, node, clear)
-    if changes:
-        record(ctx, "unblock", node_id, changes, actor=who, note=note)
-    listed = change_list(node_id, changes)
     status = changes.get("status", (None, node.status))[1]
-    if status == Status.IN_PROGRESS:
-        holder = node.assignee
-        if holder:
-            hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>" --agent {agent_arg(holder)}'),
-                         f"back in progress for {holder}", or_=ctx.cmd(f"start --next --agent {agent_arg(None)}"))
-        else:
-            hint = next_(ctx.cmd(f"start {node_id} --agent <agent>"), "back in progress, held by no one")
+    holder = node.assignee if status == Status.IN_PROGRESS else None
+    # Block gave the lease up; back in progress, the holder gets a fresh one, so the task returns to
+    # the pool by itself if that agent is gone (a lease-less assignment would hold it for good).
+    claim = leases.write(ctx.paths(), node_id, holder, now, ttl_minutes(plan, None)) if holder and changes \
+        else leases.read(ctx.paths(), node_id)
+    if changes:
+        record(ctx, "unblock", node_id, changes, actor=who, note=note,
+               claim_expires=claim.expires if claim and holder else None)
+    listed = change_list(node_id, changes)
+    other = ctx.cmd(f"start --next --agent {agent_arg(agent)}")
+    if holder:
+        hint = next_(ctx.cmd(f'complete {node_id} --summary "<summary>" --agent {agent_arg(holder)}'),
+                     f"back in progress for {holder}" + (f" (lease until {claim.expires})" if claim else ""),
+                     or_=other)
+    elif status == Status.IN_PROGRESS:
+        hint = next_(ctx.cmd(f"start {node_id} --agent {agent_arg(agent)}"), "back in progress, held by no one")
     else:
-        hint = next_(ctx.cmd("start --next --agent <agent>"), "the task is available again")
+        hint = next_(other, "the task is available again")
     lines = [f"Unblocked {node_id} → {status}" if listed else f"{node_id} was not blocked"]
     if note and listed:
         lines.append(f"  note for the agent: {note}")
@@ -567,7 +599,7 @@ def add_comment(doc: dict[str, Any], item: dict[str, Any]) -> dict[str, tuple[An
 def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    reason = clean(reason, 1000) if reason else ""
+    reason = one_line(ctx, reason, "reason", f'cancel {node.id} --reason "<reason>"', node.id)
     if not reason:
         raise CommandError("empty_reason", "cancel needs a reason",
                            fix(ctx.cmd(f'cancel {node_id} --reason "<reason>"'), "say why it is dropped"),

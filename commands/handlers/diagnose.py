@@ -20,7 +20,7 @@ from leafwise.commands.contract import Mutation, NextAction, Result, bounded, cl
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, node_hint, pick_hint
 from leafwise.commands.core.picker import until
-from leafwise.commands.core.validate import find_problems
+from leafwise.commands.core.validate import PROJECT_FILE, find_problems
 from leafwise.commands.handlers.leases import give_back
 from leafwise.commands.handlers.shared import get_node, live_claims, pick_for, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
@@ -150,6 +150,10 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
 
 def _problem_action(ctx: Ctx, problem: Problem) -> NextAction:
     """A validator problem's fix as a next action; a file that does not load is diagnosed instead."""
+    if problem.file == PROJECT_FILE and problem.code not in ("missing_project",):
+        # only a person's text edit repairs project.yaml: the chain of fixes ends here
+        return wait(f"a person fixes {problem.file} line {problem.line or 1} ({clean(problem.message, 160)})",
+                    "the project file needs a text edit")
     if problem.fix.startswith("leafwise "):
         return next_(problem.fix, problem.code)
     return next_(ctx.cmd(f"diagnose {problem.node}") if problem.node else ctx.cmd("validate"),

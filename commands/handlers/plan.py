@@ -25,6 +25,7 @@ from leafwise.commands.handlers.shared import (
     live_claims,
     move_status,
     record,
+    require_project,
     set_fields,
     write,
 )
@@ -129,6 +130,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
         trigger: str | None = None, follows: str | None = None, force: bool = False) -> Result:
     paths = ctx.paths()
     plan = ctx.plan()
+    require_project(ctx, plan, "add")
     title = " ".join(str(title).split())
     if not title:
         raise CommandError("empty_title", "a node needs a title",

@@ -7,7 +7,7 @@ from typing import Any
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, NextAction, Result, fix, next_, quote
 from leafwise.commands.core.merge_conflicts import MergeConflict, merge_conflict
 from leafwise.commands.handlers.agent_loop import ID
-from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, write
+from leafwise.commands.handlers.shared import change_list, get_node, record, require_project, set_fields, write
 from leafwise.commands.registry import Ctx, command
 from leafwise.store import Plan
 from leafwise.store import claims as leases
@@ -33,6 +33,7 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
     if split is not None:
         return _split(ctx, plan, node_id, split)
     node = get_node(ctx, node_id, plan)
+    require_project(ctx, plan, f"renumber {node_id}")
     prefix = plan.project.id_prefix
     now = ctx.clock()
     with locked(paths, node_id):

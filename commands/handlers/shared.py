@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from leafwise.commands.contract import EXIT_CONFLICT, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, fix, wait
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, fix, wait
 from leafwise.commands.core.picker import Pick, effective_holds, pick
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Status, UnsafePath, journal
@@ -13,6 +13,19 @@ from leafwise.store import claims as leases
 from leafwise.store.loader import SchemaError
 from leafwise.store.paths import check_id
 from leafwise.store.writer import Conflict, LockBusy, edit_node, iso
+
+
+def require_project(ctx: Ctx, plan: Plan, doing: str) -> None:
+    """Refuse a step that takes the id prefix or releases from project.yaml while that file does not load."""
+    from leafwise.commands.core.validate import project_unreadable
+
+    broken = project_unreadable(plan)
+    if broken is not None:
+        where = f"{broken.file}:{broken.line or 1}"
+        raise CommandError("project_unreadable", f"{doing} refused: {where} does not load ({broken.message}); "
+                           "its releases, id prefix and settings are unknown until a person fixes it",
+                           fix(ctx.cmd("diagnose"), "diagnose names the line"),
+                           exit_code=EXIT_INVALID, category="invalid_plan", source=("project", None))
 
 
 def get_node(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:

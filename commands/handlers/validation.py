@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leafwise.commands.contract import EXIT_INVALID, CommandError, Result, bounded, fix, next_
-from leafwise.commands.core.validate import find_problems, first_error
+from leafwise.commands.core.validate import PROJECT_FILE, find_problems, first_error
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import Node, Plan, Problem
 
@@ -12,7 +12,7 @@ PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conf
 
 def touches(plan: Plan, node: Node, problem: Problem) -> bool:
     """Whether a problem concerns the task: in it, its ancestors, its dependencies, or the whole plan."""
-    if problem.code in PLAN_WIDE or problem.node is None:
+    if problem.code in PLAN_WIDE or problem.node is None or problem.file == PROJECT_FILE:
         return True
     scope = {node.id, *(a.id for a in plan.ancestors(node.id)), *node.depends_on}
     if problem.node in scope:

@@ -194,7 +194,8 @@ def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -
     path = " ".join(_command_path(cli, argv))
     spec = REGISTRY.get(path)
     if spec is not None:  # the line again, with what was given and a placeholder where it went wrong
-        wrong = getattr(getattr(exc, "param", None), "name", None)
+        flags = {p.cli_flag: p.name for p in spec.params}
+        wrong = getattr(getattr(exc, "param", None), "name", None) or flags.get(getattr(exc, "option_name", ""))
         way = spec.usage_fix(lambda rest: f"leafwise {rest}",
                              spec.read_words(root_last(argv)[len(path.split()):], strict=False), wrong)
     else:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, render_text
+from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, render_text, shown
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
@@ -258,8 +258,9 @@ def _read_docs(session: Session, node_id: str) -> str:
     docs = env["result"]["docs"]
     if not docs:
         return f"{node_id} has no docs.\n"
-    return "\n\n".join(f"<!-- {d['kind']}: {d['path']}{' (missing)' if d['missing'] else ''} -->\n{d['text']}"
-                       for d in docs)
+    # what the get_doc tool's text shows: every hidden character visible, lines and tabs kept
+    return "\n\n".join(shown(f"<!-- {d['kind']}: {d['path']}{' (missing)' if d['missing'] else ''} -->\n"
+                             f"{d['text']}", "\t\n") for d in docs)
 
 
 def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -> MCPServer:

@@ -157,6 +157,18 @@ def test_resources_serve_the_context_and_node_docs(demo_plan):
     assert json.loads(schema) == envelope_schema()
 
 
+def test_the_docs_resource_shows_hidden_characters_as_the_get_doc_tool_does(demo_plan):
+    doc = demo_plan / ".leafwise/docs/SHOP-12.md"
+    doc.write_text("# Title\n\tclear \x1b[2J, clipboard \x1b]52;c;ZXZpbA==\x07, \u202eevil\n")
+
+    async def steps(client):
+        return (await client.read_resource("leafwise://nodes/SHOP-12/docs")).contents[0].text
+
+    text = session(demo_plan, steps)
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "\n\tclear ␛[2J" in text and "<U+202E>evil" in text
+
+
 def test_a_long_session_sees_what_other_processes_write(demo_plan):
     """The server keeps no stale plan: a change made by another agent shows in the next call."""
     async def steps(client):
