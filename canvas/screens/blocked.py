@@ -11,6 +11,7 @@ from leafwise.store import Node
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -128,8 +129,13 @@ class BlockedScreen(Triage, ViewScreen):
         side.update(Content("\n").join(lines))
 
     def triage_target(self) -> Node | None:
+        """The highlighted task; None before the list is mounted (the footer and a key press ask
+        `check_action` as soon as the screen is current, while its side panel may still be composing)."""
         state = self.app.state
-        option = self.query_one("#blocked-list", OptionList).highlighted_option
+        try:
+            option = self.query_one("#blocked-list", OptionList).highlighted_option
+        except NoMatches:
+            return None
         if state is None or option is None or option.id is None:
             return None
         return state.nodes.get(option.id)

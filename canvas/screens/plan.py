@@ -18,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -195,8 +196,13 @@ class PlanScreen(Editing, Triage, Screen):
         tree.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer and a key press ask this as soon as the screen is current, possibly before the
+        # widgets nested in its containers are mounted: then nothing is selected and no filter is open.
         if action == "clear_filter":
-            return bool(self.query_one(PlanTree).query_text) or self.query_one("#filter-bar").display
+            try:
+                return bool(self.query_one(PlanTree).query_text) or self.query_one("#filter-bar").display
+            except NoMatches:
+                return None
         if action in EDIT_ACTIONS:
             return self.edit_allowed(action)
         return self.triage_allowed(action)
@@ -239,7 +245,10 @@ class PlanScreen(Editing, Triage, Screen):
 
     def triage_target(self) -> Node | None:
         state = self.app.state
-        key = self.query_one(PlanTree).cursor_key
+        try:
+            key = self.query_one(PlanTree).cursor_key
+        except NoMatches:  # the tree is not mounted yet (see check_action)
+            return None
         if state is None or key is None:
             return None
         return state.nodes.get(key)

@@ -31,6 +31,7 @@ from leafwise.canvas.screens.view import ViewScreen
 from textual import on, work
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -161,7 +162,12 @@ class ReconcileScreen(ViewScreen):
         return Option(Content("\n").join(lines), id=item["id"])
 
     def _target(self) -> dict[str, Any] | None:
-        option = self.query_one("#reconcile-list", OptionList).highlighted_option
+        """The highlighted suggestion; None before the list is mounted (the footer and a key press ask
+        `check_action` as soon as the screen is current, while its side panel may still be composing)."""
+        try:
+            option = self.query_one("#reconcile-list", OptionList).highlighted_option
+        except NoMatches:
+            return None
         if option is None:
             return None
         return next((s for s in self.suggestions if s["id"] == option.id), None)
