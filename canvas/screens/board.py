@@ -26,7 +26,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.screen import Screen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
 COLUMNS = ("draft", "in-progress", "blocked", "done")
 CARDS_SHOWN = 40  # per column at first; reaching the last one shows CARDS_SHOWN more ("+N more" counts the rest)
 REFRESH_DELAY = 0.3
+TITLE_LINES = 2  # a longer title is cut, ending with "…"
 PRIORITY_MARK = {"high": ("▲ high", "bold $status-blocked"), "low": ("▽ low", "$text-muted")}
 
 
@@ -64,14 +69,51 @@ def board_cards(state: PlanState, scope: str | None) -> dict[str, list[Node]]:
     return columns
 
 
-def card(node: Node) -> Content:
+class Card(Visual):
+    """A card as its column is wide: the head on one line, the title in at most TITLE_LINES lines.
+
+    A head or a title cut short ends with "…", so a cut never passes for the whole title. Built at
+    the width the list renders it, so a narrow terminal cuts more and a wide one less.
+    """
+
+    def __init__(self, head: Content, title: Content) -> None:
+        self.head = head
+        self.title = title
+        self._fitted: tuple[int, Content] | None = None
+
+    def fitted(self, width: int) -> Content:
+        if self._fitted is not None and self._fitted[0] == width:
+            return self._fitted[1]
+        width = max(2, width)
+        lines = self.title.wrap(width)
+        if len(lines) > TITLE_LINES:
+            lines = lines[:TITLE_LINES]
+            last = lines[-1].rstrip()
+            if last.cell_length > width - 1:
+                last = last.truncate(width - 1)
+            lines[-1] = last + "…"
+        content = Content("\n").join([self.head.truncate(width, ellipsis=True), *lines])
+        self._fitted = (width, content)
+        return content
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        return self.fitted(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return max(self.head.cell_length, self.title.cell_length)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.fitted(width).get_height(rules, width)
+
+
+def card(node: Node) -> Card:
     priority = PRIORITY_MARK.get(str(node.data.get("priority") or ""))
     head = [Content.styled(node.id, "bold")]
     if priority:
         head.append(Content.styled(f"  {priority[0]}", priority[1]))
     if node.assignee:
         head.append(Content.styled(f"  @{one_line(node.assignee, 24)}", "$text-muted"))
-    return Content("\n").join([Content.assemble(*head), plain(one_line(node.title, 200))])
+    return Card(Content.assemble(*head), plain(one_line(node.title, 200)))
 
 
 class BoardScreen(Screen):
@@ -90,6 +132,8 @@ class BoardScreen(Screen):
         Binding("s", "scope", "Scope", id="board.scope", tooltip="Whole plan, then each release"),
         Binding("e", "epic", "Epic", id="board.epic", tooltip="Only the epic of the highlighted card; again: whole plan"),
         Binding("o,enter", "open", "Open", id="board.open", priority=True, tooltip="Show the card in the tree"),
+        Binding("g", "end(False)", "First card", show=False, id="board.first", tooltip="The column's first card"),
+        Binding("G", "end(True)", "Last card", show=False, id="board.last", tooltip="The column's last listed card"),
     ]
 
     def __init__(self, scope: str | None = None) -> None:
@@ -214,6 +258,31 @@ class BoardScreen(Screen):
             return None
         return state.nodes.get(option.id)
 
+    def action_end(self, last: bool) -> None:
+        """g / G: the focused column's first or last card, as Home / End."""
+        listing = self.query_one(f"#board-{COLUMNS[self._focused_column()]}", Listing)
+        listing.action_last() if last else listing.action_first()
+
+    def follow(self, node_id: str) -> None:
+        """Put the cursor on a card wherever it is now (after a move: in its new column)."""
+        state = self.app.state
+        if state is None or not self.is_mounted:
+            return
+        if state.version is not self._drawn_version:
+            self.redraw()
+        for status in COLUMNS:
+            ids = [n.id for n in self._cards.get(status, ())]
+            if node_id not in ids:
+                continue
+            index = ids.index(node_id)
+            if index >= self._shown.get(status, 0):
+                self._shown[status] = index + CARDS_SHOWN
+                self._fill(status)
+            listing = self.query_one(f"#board-{status}", Listing)
+            listing.focus()
+            listing.highlighted = index
+            return
+
     def action_column(self, step: int) -> None:
         index = max(0, min(len(COLUMNS) - 1, self._focused_column() + step))
         self.query_one(f"#board-{COLUMNS[index]}", Listing).focus()
@@ -263,14 +332,22 @@ class BoardScreen(Screen):
         self.move(node, COLUMNS[index])
 
     def move(self, node: Node, to: str) -> None:
-        """Change a card's status by the command a person would run for it."""
+        """Change a card's status by the command a person would run for it; the cursor follows the card.
+
+        Back from blocked (`<`) is `unblock`: the card goes back to the status it had before it was
+        blocked (draft or in progress), and the notice says so, once, from the core's answer.
+        """
         label = f"{node.id} → {STATUS_WORD[to]}"
         if node.status == "blocked" and to in ("draft", "in-progress"):
-            self.app.run_request(Request("unblock", {"node_id": node.id}, label, node.id))
+            if node.open_decision is not None:
+                self.app.notify(f"{node.id} waits for a decision: answer it (a, in the plan or blocked view); "
+                                "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
+                return
+            self._run(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
         elif to == "in-progress":
-            self.app.run_request(Request("start", {"node_id": node.id}, label, node.id))
+            self._run(Request("start", {"node_id": node.id}, label, node.id))
         elif to == "draft":
-            self.app.run_request(Request("edit", {"node_id": node.id, "set": ("status=draft",)}, label, node.id))
+            self._run(Request("edit", {"node_id": node.id, "set": ("status=draft",)}, label, node.id))
         elif to == "blocked":
             holder = held_by_other(self.app, node)
             taking = f"\nHeld by {holder}: blocking it ends {holder}'s hold (journaled as you)." if holder else ""
@@ -287,6 +364,16 @@ class BoardScreen(Screen):
                 args: dict[str, object] = {"node_id": node.id, field: text}
                 if force:
                     args["force"] = True
-                self.app.run_request(Request(command, args, label, node.id))
+                self._run(Request(command, args, label, node.id))
 
         self.app.push_screen(prompt, done)
+
+    def _run(self, request: Request) -> None:
+        """Run a card's move; once the plan shows it, the cursor is on the card in its new column."""
+        node_id = request.node
+
+        def moved(outcome) -> None:
+            if not outcome.exit_code and node_id and self.is_current:
+                self.follow(node_id)
+
+        self.app.run_request(request, moved)

@@ -1,0 +1,71 @@
+"""The board on the demo plan, driven with Pilot: `<` on a blocked card, the cursor after a move, g/G, and
+cards cut with an ellipsis on a small terminal."""
+
+from __future__ import annotations
+
+import pytest
+from leafwise.canvas.screens.board import BoardScreen
+from testkit.canvas import node_file, notices, open_view, ready, until
+from testkit.canvas import canvas as make
+
+pytestmark = pytest.mark.anyio
+
+
+async def board(app, pilot, column: str, card: str | None = None):
+    listing = await open_view(app, pilot, "K", BoardScreen, f"board-{column}")
+    listing.focus()
+    await pilot.pause()
+    if card is not None:
+        listing.highlighted = listing.get_option_index(card)
+        await pilot.pause()
+    return listing
+
+
+async def test_back_from_blocked_is_unblock_said_once_and_the_cursor_follows_the_card(demo_plan, tmp_path,
+                                                                                       monkeypatch):
+    monkeypatch.setenv("LEAFWISE_USER", "pat")
+    app = make(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        await board(app, pilot, "blocked", "SHOP-52")  # blocked from draft
+        before = len(app.notices)
+        await pilot.press("less_than_sign")
+        await until(pilot, lambda: "status: draft" in node_file(demo_plan, "SHOP-52").read_text())
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "board-draft")
+        said = notices(app)[before:]
+        assert said and all("in progress" not in n for n in said), said
+        assert any(n.startswith("Unblock SHOP-52:") and "→ draft" in n for n in said), said
+        listing = app.screen.query_one("#board-draft")
+        assert listing.highlighted_option.id == "SHOP-52"
+        assert app.screen.selected().id == "SHOP-52"
+
+
+async def test_g_and_G_jump_to_the_first_and_last_card(demo_plan, tmp_path):
+    app = make(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        listing = await board(app, pilot, "draft")
+        assert listing.option_count > 3
+        await pilot.press("G")
+        last = listing.highlighted
+        await pilot.press("end")
+        assert last == listing.highlighted and last > 0
+        await pilot.press("g")
+        assert listing.highlighted == 0
+
+
+async def test_a_cut_card_title_ends_with_an_ellipsis_at_80_by_24(demo_plan, tmp_path):
+    title = "Place order with bank transfer or cash on delivery"  # SHOP-41, in progress
+    app = make(demo_plan, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(app, pilot)
+        listing = await board(app, pilot, "in-progress")
+        await pilot.pause(0.2)
+        lines = [listing.render_line(y).text.rstrip(" ▁▂▃▄▅▆▇█") for y in range(listing.size.height)]
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith("SHOP-41"))
+        shown = [lines[at + 1].strip(), lines[at + 2].strip()]
+        assert shown[-1].endswith("…"), lines
+        words = " ".join(shown)[:-1].split()
+        assert words and title.startswith(" ".join(words)), shown
+        assert len(" ".join(words)) < len(title)
+        assert not lines[at + 3].strip() or lines[at + 3].strip().startswith("SHOP-"), lines  # two title lines
