@@ -27,8 +27,14 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
     for item in report.in_flight:
         claim = claims.get(item["id"])
         item["claim"] = claim.as_dict() if claim else None
+    # a node file that does not load is in no count: say so, or the plan looks smaller than it is
+    unreadable = [p for p in plan.problems if p.node and p.node not in plan.nodes]
     lines = [f"{plan.project.name}: {report.overall.done}/{report.overall.total} leaves done "
-             f"({report.overall.percent or 0}%)", "", "Releases"]
+             f"({report.overall.percent or 0}%)"]
+    lines += [f"  warning: {len(unreadable)} node file(s) do not load and are not counted, e.g. "
+              f"{unreadable[0].file}:{unreadable[0].line or 1} ({ctx.cmd(f'diagnose {unreadable[0].node}')})"
+              ] if unreadable else []
+    lines += ["", "Releases"]
     for t in report.releases:
         lines.append(f"  {t.id or '-':6} {bar(t.percent)} {t.percent if t.percent is not None else '-':>3}%  "
                      f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {clean(t.title)}")
@@ -47,7 +53,8 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
         lines += ["", "In progress"]
         for item in report.in_flight[:30]:
             who = f" [{clean(item['assignee'], 80)}]" if item["assignee"] else ""
-            left = "" if item["leaf"] else f" — {item['open_leaves_left']} open leaves left"
+            n = item["open_leaves_left"]
+            left = "" if item["leaf"] else f" — {n} open {'leaf' if n == 1 else 'leaves'} left"
             lines.append(f"  {item['id']:10} {clean(item['title'])}{who}{left}")
     if chosen.node:
         lines += ["", f"Next task: {chosen.node.id} {clean(chosen.node.title)}"]
@@ -63,5 +70,6 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
          "epics": [t.as_dict() for t in report.epics[:200]], "epics_total": len(report.epics),
          "in_progress": report.in_flight[:100], "next": task_view(plan, chosen.node) if chosen.node else None,
          "reconcile_suggested": report.reconcile_release,
-         "forecast": [f.as_dict() for f in forecasts]},
+         "forecast": [f.as_dict() for f in forecasts],
+         "unreadable": [{"node": p.node, "file": p.file, "line": p.line, "message": p.message} for p in unreadable]},
         hint, lines)

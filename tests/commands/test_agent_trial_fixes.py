@@ -112,3 +112,14 @@ def test_dependencies_on_an_ancestor_or_twice_are_reported(tmp_path):
     fix = next(p["fix"] for p in items if p["code"] == "duplicate_dependency")
     assert run_cli(*shlex.split(fix)[1:], cwd=root).code == 0
     assert yaml.safe_load((root / ".leafwise/nodes/T-3.yaml").read_text())["depends_on"] == ["T-4"]
+
+
+def test_progress_says_when_a_node_file_does_not_load(tmp_path):
+    root = plan(tmp_path)
+    (root / ".leafwise/nodes/T-4.yaml").write_text("id: T-4\ntitle: [broken\n")
+    res = run_cli("progress", "--json", cwd=root)
+    assert res.code == 0
+    assert [u["node"] for u in res.json["result"]["unreadable"]] == ["T-4"]
+    text = run_cli("progress", cwd=root).stdout
+    assert "1 node file(s) do not load and are not counted, e.g. .leafwise/nodes/T-4.yaml" in text
+    assert "leafwise diagnose T-4" in text
