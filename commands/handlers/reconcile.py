@@ -352,7 +352,8 @@ def _hint(ctx: Ctx, items: list[dict[str, Any]], applied: list[dict[str, Any]], 
 
 def _text(items: list[dict[str, Any]], report, applied: list[dict[str, Any]], refused: list[dict[str, Any]],
           counts: dict[str, int]) -> list[str]:
-    lines = [f"Reconcile: {len(items)} draft leaves against {report.scanned_files} files "
+    lines = [f"Reconcile: {len(items)} draft {'leaf' if len(items) == 1 else 'leaves'} against "
+             f"{report.scanned_files} files "
              f"({report.indexed} named things, {report.seconds:.2f} s): {counts['shipped']} shipped, "
              f"{counts['partial']} partial, {counts['none']} with no evidence"]
     for s in items:

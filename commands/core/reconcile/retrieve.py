@@ -399,5 +399,6 @@ def _short_of(code: Hit, agreeing: list[str], only_one_word: bool) -> str:
         return f"too little of the title in the code: {where}"
     if not agreeing:
         return f"no test, UI text or docs say the same: {where}"
-    return (f"only {' and '.join(SOURCE_NAMES[c] for c in agreeing)} say the same, one more kind of source "
+    verb = "says" if len(agreeing) == 1 and agreeing[0] != "docs" else "say"  # "a test says", "the docs say"
+    return (f"only {' and '.join(SOURCE_NAMES[c] for c in agreeing)} {verb} the same, one more kind of source "
             f"(a test, UI text or docs) would make it shipped: {where}")
