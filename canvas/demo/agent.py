@@ -6,6 +6,9 @@ envelope's `_next_action` says: `next` → `start` → sometimes `doc` → mostl
 person, and now and then a tech-debt tail (`add --tech-debt --follows ID`).
 It stops on `Done.`, on SIGTERM/SIGINT, or after waiting `--patience`
 seconds on a `Wait:` (a person may unblock work meanwhile, so it keeps asking).
+With `--parent-pipe` it also stops when its stdin closes: `leafwise demo` holds
+the other end, so the agent ends with the canvas however the canvas ends
+(a closed terminal, SIGKILL), never writing on alone.
 
     python -m leafwise.canvas.demo.agent --root DIR [--speed 1.0] [--agent demo-agent] [--max-tasks N]
 """
@@ -72,6 +75,7 @@ class DemoAgent:
         """Run `leafwise ARGS --json` in the plan's folder; the envelope, whatever the exit code."""
         proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args, "--json"],
                               cwd=self.root, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL,
                               env={**os.environ, "LEAFWISE_AGENT": self.agent})  # the journal names it
         try:
             env = json.loads(proc.stdout)
@@ -165,6 +169,17 @@ class DemoAgent:
             self.cli("add", self.rng.choice(TAILS).format(t=t), "--tech-debt", "--follows", node_id)
 
 
+def stop_when_closed(agent: DemoAgent) -> None:
+    """Read stdin to its end (the parent writes nothing): the end comes when the parent is gone."""
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    agent.log("The process that started this agent has ended (its pipe closed): stopping.")
+    agent.stop.set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True, help="the folder holding .leafwise/")
@@ -174,10 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before the first step")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--max-tasks", type=int, default=None, help="stop after this many tasks")
+    parser.add_argument("--parent-pipe", action="store_true",
+                        help="stop when stdin closes (the process that started the agent holds its other end)")
     args = parser.parse_args(argv)
     agent = DemoAgent(Path(args.root), args.agent, args.speed, args.patience, args.seed, args.max_tasks)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: agent.stop.set())
+    if args.parent_pipe:
+        threading.Thread(target=stop_when_closed, args=(agent,), daemon=True, name="parent-pipe").start()
     if args.delay and agent.stop.wait(args.delay):
         return 0
     return agent.run()
