@@ -92,7 +92,7 @@ class CanvasApp(App[int]):
     CSS_PATH = str(STYLESHEET)
     MODES = {"plan": PlanScreen, "blocked": BlockedScreen, "progress": ProgressScreen,
              "reconcile": ReconcileScreen, "problems": ProblemsScreen, "board": BoardScreen,
-             "agents": AgentsScreen}
+             "agents": AgentsScreen, "dependencies": DependenciesScreen}
     DEFAULT_MODE = "plan"
     COMMANDS = App.COMMANDS | {CanvasCommands}
     COMMAND_PALETTE_DISPLAY = "Commands"
@@ -566,7 +566,15 @@ class CanvasApp(App[int]):
         if target is None:
             self.notify("Select a node first", timeout=3)
             return
-        self.push_screen(DependenciesScreen(target))
+        self.call_later(self._open_dependencies, target)
+
+    async def _open_dependencies(self, node_id: str) -> None:
+        # A mode, like the board: pushed on top of the plan's mode it could not be left for the plan.
+        if self.current_mode != "dependencies":
+            await self.switch_mode("dependencies")
+        screen = self.screen
+        if isinstance(screen, DependenciesScreen):
+            screen.show_node(node_id)
 
     def action_epic_board(self, node_id: str | None = None) -> None:
         """The board of an epic's subtree: `node_id`, or the selected node if it has children, else its epic."""

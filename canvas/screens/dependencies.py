@@ -27,17 +27,24 @@ WAITS, WAITED = "waits", "waited"
 
 
 class DependenciesScreen(Screen):
-    """Two walkable trees for `node_id`; Enter opens a node in the plan, space expands."""
+    """Two walkable trees for `node_id`; Enter (or o) opens a node in the plan, space expands.
+
+    The app's "dependencies" mode, like the board: `i` switches to it and `show_node()` says which
+    node, so Esc, `o` and every other way back reach the plan (a screen pushed on top of the plan's
+    mode stayed on top of it).
+    """
 
     app: CanvasApp
     AUTO_FOCUS = "#deps-tree"
     BINDINGS = [
         Binding("escape", "app.view('plan')", "Back to plan", id="view.back"),
-        Binding("o", "open", "Open", id="deps.open", tooltip="Show the node in the tree"),
-        Binding("j", "tree_down", "Down", show=False), Binding("k", "tree_up", "Up", show=False),
+        Binding("o,enter", "open", "Open", id="deps.open", priority=True,
+                tooltip="Show the node in the tree (on a heading: fold or unfold it)"),
+        Binding("j", "tree_down", "Down", show=False, id="deps.down"),
+        Binding("k", "tree_up", "Up", show=False, id="deps.up"),
     ]
 
-    def __init__(self, node_id: str) -> None:
+    def __init__(self, node_id: str | None = None) -> None:
         super().__init__()
         self.node_id = node_id
 
@@ -49,6 +56,14 @@ class DependenciesScreen(Screen):
 
     def on_mount(self) -> None:
         self.redraw()
+
+    def show_node(self, node_id: str) -> None:
+        """Centre the view on `node_id`, the cursor on it."""
+        self.node_id = node_id
+        self.redraw()
+        tree = self.query_one("#deps-tree", Tree)
+        tree.move_cursor(tree.root, animate=False)
+        tree.scroll_home(animate=False)
 
     def _label(self, node: Node | None, link: Link | None) -> Text:
         out = Text()
@@ -70,7 +85,10 @@ class DependenciesScreen(Screen):
         self.query_one(PlanHeader).show(state, self.app.live if state else None)
         tree = self.query_one("#deps-tree", Tree)
         tree.clear()
-        if state is None or self.node_id not in state.nodes:
+        if state is None or self.node_id is None:
+            tree.root.set_label(Text("Select a node in the plan, then press i"))
+            return
+        if self.node_id not in state.nodes:
             tree.root.set_label(Text(f"{safe(self.node_id, newlines=False)} is not in the plan"))
             return
         plan = state.plan
@@ -131,16 +149,31 @@ class DependenciesScreen(Screen):
             self._fill(event.node, data[0], data[1], data[2])
 
     def selected_id(self) -> str | None:
-        node = self.query_one("#deps-tree", Tree).cursor_node
+        """The node under the cursor: the root is the node itself; a heading or "nothing" is none."""
+        tree = self.query_one("#deps-tree", Tree)
+        node = tree.cursor_node
         if node is None:
             return None
-        if node.data is None:
+        if node is tree.root:
             return self.node_id
+        if node.data is None or node.parent is tree.root:
+            return None
         return node.data[1]
 
-    def action_open(self) -> None:
+    def selected(self) -> Node | None:
+        """For the app's `i` and ctrl+k: `i` here walks on to the node under the cursor."""
+        state = self.app.state
         node_id = self.selected_id()
-        if node_id:
+        return state.nodes.get(node_id) if state is not None and node_id else None
+
+    def action_open(self) -> None:
+        tree = self.query_one("#deps-tree", Tree)
+        node = tree.cursor_node
+        if node is not None and node.parent is tree.root:  # "Waits on" / "Waited on by"
+            node.toggle()
+            return
+        node_id = self.selected_id()
+        if node_id and self.app.state is not None and node_id in self.app.state.nodes:
             self.app.open_node(node_id)
 
     def action_tree_down(self) -> None:
