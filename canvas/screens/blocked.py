@@ -6,7 +6,8 @@ from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, o
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.core.impact import Ranked, rank_stuck
+from leafwise.canvas.widgets.plan_header import stuck_work
+from leafwise.commands.core.impact import Ranked
 from leafwise.store import Node
 from textual import on
 from textual.binding import Binding
@@ -17,8 +18,9 @@ from textual.widgets.option_list import Option
 
 
 def triage_order(state: PlanState) -> list[Ranked]:
-    """What holds up the most open work first (the core's ranking), then decisions, then the oldest."""
-    return rank_stuck(state.plan)
+    """What holds up the most open work first (the core's ranking), then decisions, then the oldest:
+    the list the header counts (`stuck_work`)."""
+    return stuck_work(state)
 
 
 def asked(decision: dict) -> str:

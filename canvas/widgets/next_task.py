@@ -7,6 +7,7 @@ from datetime import datetime
 from leafwise.canvas.look import STATUS_VAR, clock, inert
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.hints import command_line, pick_hint
 from leafwise.commands.core.picker import pick
 from leafwise.store import Status
@@ -61,8 +62,8 @@ class NextTaskBar(Static):
             second.append(Content.assemble(("Held ", "$text-muted"), Content(" · ").join(items), more))
         else:
             second.append(Content.styled("No task is held by an agent right now", "$text-muted"))
-        blocked = [n for n in chosen.blocked]
-        decisions = sum(1 for n in blocked if n.open_decision)
+        blocked = stuck_work(state)  # the header's count and the blocked view's list
+        decisions = sum(1 for r in blocked if r.decision)
         if blocked:
             second.append(Content.styled(f"   ⊘ {len(blocked)} blocked", "$status-blocked"))
         if decisions:
