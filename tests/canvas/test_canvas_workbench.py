@@ -35,9 +35,10 @@ async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_
         await until(pilot, lambda: "status: in-progress" in node_file(demo_plan, card.id).read_text())
         started = [e for e in journal(demo_plan) if e["command"] == "start" and e["node"] == card.id]
         assert started and started[-1]["actor"] == "pat"
-        # A refused move says why: a task held by an agent cannot go back to draft from here.
-        await pilot.press("l")
+        # The cursor followed the card into its new column.
         listing = app.screen.query_one("#board-in-progress")
+        await until(pilot, lambda: app.focused is listing and app.screen.selected().id == card.id)
+        # A refused move says why: a task held by an agent cannot go back to draft from here.
         listing.highlighted = listing.get_option_index("SHOP-26")
         await pilot.press("less_than_sign")
         await until(pilot, lambda: any("refused" in n for n in notices(app)))
