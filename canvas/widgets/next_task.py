@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leafwise.canvas.look import STATUS_VAR, clock, inert
+from leafwise.canvas.look import STATUS_VAR, clock, inert, one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.plan_header import stuck_work
@@ -19,7 +19,14 @@ SHOWN_HOLDS = 4
 
 
 class NextTaskBar(Static):
-    """`Next ▸ SHOP-18 Delete my account (GDPR) · Accounts › Customer profile` and the held tasks."""
+    """`Next ▸ SHOP-18 Delete my account (GDPR) · Accounts › Customer profile` and the held tasks.
+
+    Two terminal lines, each cut with an ellipsis: a long title never wraps onto the held line.
+    """
+
+    DEFAULT_CSS = """
+    NextTaskBar { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
     class OpenNode(NodeRequest):
         """Open this node in the plan."""
@@ -35,28 +42,28 @@ class NextTaskBar(Static):
         self.next_id = chosen.node.id if chosen.node else None
         if chosen.node is not None:
             node = chosen.node
-            path = " › ".join(a.title for a in reversed(state.plan.ancestors(node.id)))
-            first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", node.title,
+            path = " › ".join(one_line(a.title, 80) for a in reversed(state.plan.ancestors(node.id)))
+            first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", one_line(node.title),
                                      (f"   {path}" if path else "", "$text-muted"))
         else:
             action = pick_hint(command_line, chosen, None)
             if action.marker == "done":
-                first = Content.assemble(("Done. ", "bold $status-done"), (chosen.reason, "$text-muted"))
+                first = Content.assemble(("Done. ", "bold $status-done"), (one_line(chosen.reason), "$text-muted"))
             elif action.marker == "wait":
-                first = Content.assemble(("Wait: ", "bold $warning"), str(action.condition))
+                first = Content.assemble(("Wait: ", "bold $warning"), one_line(action.condition))
             else:
-                first = Content.assemble(("Next: ", "bold $primary"), str(action.command),
-                                         (f"   {chosen.reason}", "$text-muted"))
+                first = Content.assemble(("Next: ", "bold $primary"), one_line(action.command),
+                                         (f"   {one_line(chosen.reason)}", "$text-muted"))
         held = sorted(claims.values(), key=lambda c: (not c.expires, c.expires, c.node))
         second: list[Content] = []
         if held:
             items = []
             for claim in held[:SHOWN_HOLDS]:
                 node = state.nodes.get(claim.node)
-                title = f" {node.title}" if node is not None and len(held) == 1 else ""
+                title = f" {one_line(node.title)}" if node is not None and len(held) == 1 else ""
                 until = f" until {clock(claim.expires)}" if claim.expires and len(held) <= 2 else ""
                 items.append(Content.assemble((claim.node, STATUS_VAR[Status.IN_PROGRESS]), title, " ",
-                                              (f"@{claim.agent}", "bold"), (until, "$text-muted")))
+                                              (f"@{one_line(claim.agent, 80)}", "bold"), (until, "$text-muted")))
             more = Content.styled(f" +{len(held) - SHOWN_HOLDS} more", "$text-muted") \
                 if len(held) > SHOWN_HOLDS else Content("")
             second.append(Content.assemble(("Held ", "$text-muted"), Content(" · ").join(items), more))
