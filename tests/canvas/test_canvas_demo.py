@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
 
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
-from testkit import run_cli
-
-
-def journal(root):
-    path = root / ".leafwise" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+from testkit import journal, run_cli
 
 
 def test_the_demo_agent_follows_the_loop_through_the_cli(tmp_path):

@@ -4,8 +4,6 @@ a block by the person on someone else's task journaled as the person."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.plan import PlanScreen
@@ -13,16 +11,12 @@ from leafwise.canvas.screens.problems import ProblemsScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.node_detail import NodeDetail, describe_event
 from leafwise.canvas.widgets.plan_header import PlanHeader
-from testkit import node, run_cli, write_plan
+from testkit import journal, node, run_cli, write_plan
 from testkit.canvas import canvas, node_file, notices, ready, tree, until
 
 pytestmark = pytest.mark.anyio
 
 HOSTILE = "[bold]B[/bold] \x1b[31mred \u202eRTL\u2066 " + "long " * 60
-
-
-def journal(root):
-    return [json.loads(line) for line in (root / ".leafwise" / "journal.jsonl").read_text().splitlines() if line]
 
 
 def header_text(app) -> str:

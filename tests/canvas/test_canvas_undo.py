@@ -14,22 +14,12 @@ from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
-from testkit import node, run_cli, write_plan
+from testkit import journal, node, node_data, run_cli, write_plan
 from testkit.canvas import canvas, node_file, notices, open_blocked, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
 SINCE = "2026-11-20T09:00:00Z"
-
-
-def journal(root) -> list[dict]:
-    path = root / ".leafwise" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line] if path.exists() else []
-
-
-def fields(root, node_id) -> dict:
-    """The node's file as data (the store's loader: timestamps stay the strings the file has)."""
-    return load_plan(find_root(explicit=root)).nodes[node_id].data
 
 
 def plan(tmp_path):
@@ -84,14 +74,14 @@ async def test_undo_a_complete_reopens_the_task_and_takes_back_its_cascade(tmp_p
         await open_board(app, pilot, "blocked", "T-2")
         await pilot.press("greater_than_sign")  # blocked → done: complete, with a summary
         await answer_prompt(app, pilot, "keys arrived, form done")
-        await until(pilot, lambda: fields(root, "T-1")["status"] == "done")  # the cascade closed the epic
-        assert fields(root, "T-2")["status"] == "done"
+        await until(pilot, lambda: node_data(root, "T-1")["status"] == "done")  # the cascade closed the epic
+        assert node_data(root, "T-2")["status"] == "done"
         events = len(journal(root))
         await undo(app, pilot, len(app.notices))
         assert app.notices[-1].title == "Undone", notices(app)[-1]
         assert "T-1 done → in progress" in app.notices[-1].message
         assert "T-2 blocked again" in app.notices[-1].message
-        t2, t1 = fields(root, "T-2"), fields(root, "T-1")
+        t2, t1 = node_data(root, "T-2"), node_data(root, "T-1")
         assert t1["status"] == "in-progress"
         assert t2["status"] == "blocked"
         assert t2["blocked_reason"] == "waiting for the staging keys"
@@ -112,13 +102,13 @@ async def test_undo_a_start_gives_up_the_lease_and_puts_the_epic_back_to_draft(t
         await ready(app, pilot)
         await open_board(app, pilot, "draft", "T-5")
         await pilot.press("greater_than_sign")  # draft → in progress: start
-        await until(pilot, lambda: fields(root, "T-5")["status"] == "in-progress")
-        assert fields(root, "T-4")["status"] == "in-progress"  # the start's cascade
+        await until(pilot, lambda: node_data(root, "T-5")["status"] == "in-progress")
+        assert node_data(root, "T-4")["status"] == "in-progress"  # the start's cascade
         assert (root / ".leafwise" / "claims" / "T-5.json").exists() or any(
             (root / ".leafwise" / "claims").iterdir())
         await undo(app, pilot, len(app.notices))
         assert app.notices[-1].title == "Undone", notices(app)[-1]
-        t5, t4 = fields(root, "T-5"), fields(root, "T-4")
+        t5, t4 = node_data(root, "T-5"), node_data(root, "T-4")
         assert t5["status"] == "draft" and t5.get("assignee") is None
         assert t4["status"] == "draft"
         assert not any((root / ".leafwise" / "claims").glob("T-5*"))
@@ -135,11 +125,11 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         await ready(app, pilot)
         listing = await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
-        await until(pilot, lambda: fields(root, "T-2")["status"] == "in-progress")
-        assert "blocked_since" not in fields(root, "T-2")
+        await until(pilot, lambda: node_data(root, "T-2")["status"] == "in-progress")
+        assert "blocked_since" not in node_data(root, "T-2")
         await undo(app, pilot, len(app.notices))  # from the blocked view itself
         assert isinstance(app.screen, BlockedScreen)
-        t2 = fields(root, "T-2")
+        t2 = node_data(root, "T-2")
         assert (t2["status"], t2["blocked_reason"], t2["blocked_since"], t2["blocked_from"]) == (
             "blocked", "waiting for the staging keys", SINCE, "in-progress")
         # A new reason (e), then undo: the old reason again.
@@ -148,10 +138,10 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         await pilot.pause()
         await pilot.press("e")
         await answer_prompt(app, pilot, "keys promised for Monday")
-        await until(pilot, lambda: fields(root, "T-2")["blocked_reason"] == "keys promised for Monday")
+        await until(pilot, lambda: node_data(root, "T-2")["blocked_reason"] == "keys promised for Monday")
         await undo(app, pilot, len(app.notices))
-        assert fields(root, "T-2")["blocked_reason"] == "waiting for the staging keys"
-        assert fields(root, "T-2")["blocked_since"] == SINCE
+        assert node_data(root, "T-2")["blocked_reason"] == "waiting for the staging keys"
+        assert node_data(root, "T-2")["blocked_since"] == SINCE
         assert journal(root)[-1]["command"] == "block" and journal(root)[-1]["actor"] == "pat"
     # Block a draft from the plan (B), then undo: unblock restores the draft and clears the block fields.
     app = canvas(root, tmp_path)
@@ -161,9 +151,9 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         await pilot.pause()
         await pilot.press("B")
         await answer_prompt(app, pilot, "waiting for the copy")
-        await until(pilot, lambda: fields(root, "T-8")["status"] == "blocked")
+        await until(pilot, lambda: node_data(root, "T-8")["status"] == "blocked")
         await undo(app, pilot, len(app.notices))
-        t8 = fields(root, "T-8")
+        t8 = node_data(root, "T-8")
         assert t8["status"] == "draft"
         assert not {"blocked_reason", "blocked_from", "blocked_since"} & {k for k, v in t8.items() if v is not None}
         assert journal(root)[-1]["command"] == "unblock"
@@ -178,11 +168,11 @@ async def test_undo_an_answer_reopens_the_decision(tmp_path, monkeypatch):
         await open_blocked(app, pilot, "T-6")
         await pilot.press("2")
         await answer_prompt(app, pilot, "cheaper in the EU")
-        await until(pilot, lambda: fields(root, "T-6")["status"] == "draft")
-        assert fields(root, "T-6")["decision"]["answer"]["option"] == 2
+        await until(pilot, lambda: node_data(root, "T-6")["status"] == "draft")
+        assert node_data(root, "T-6")["decision"]["answer"]["option"] == 2
         await undo(app, pilot, len(app.notices))
         assert "T-6's decision open again" in app.notices[-1].message
-        t6 = fields(root, "T-6")
+        t6 = node_data(root, "T-6")
         assert t6["status"] == "blocked" and t6["blocked_reason"] == "Decision needed: which provider?"
         assert t6["decision"] == {"question": "which provider?", "options": ["1: Stripe", "2: Adyen"],
                                   "asked_by": "claude-1", "asked": SINCE}
@@ -204,12 +194,12 @@ async def test_undo_a_cancel_reopens_the_task_and_its_closed_epic(tmp_path, monk
         await pilot.pause()
         await pilot.press("x")
         await answer_prompt(app, pilot, "no order emails in this release")
-        await until(pilot, lambda: fields(root, "T-7")["status"] == "done")  # its last open child: the epic closed
-        assert fields(root, "T-8")["status"] == "cancelled"
+        await until(pilot, lambda: node_data(root, "T-7")["status"] == "done")  # its last open child: the epic closed
+        assert node_data(root, "T-8")["status"] == "cancelled"
         await undo(app, pilot, len(app.notices))
         assert app.notices[-1].title == "Undone", notices(app)[-1]
-        assert fields(root, "T-8")["status"] == "draft" and fields(root, "T-8").get("summary") is None
-        assert fields(root, "T-7")["status"] == "in-progress"
+        assert node_data(root, "T-8")["status"] == "draft" and node_data(root, "T-8").get("summary") is None
+        assert node_data(root, "T-7")["status"] == "in-progress"
         assert [(e["command"], e["node"]) for e in journal(root)[-2:]] == [("edit", "T-7"), ("edit", "T-8")]
 
 
@@ -221,7 +211,7 @@ async def test_undo_refuses_when_an_agent_moved_the_task_since(tmp_path, monkeyp
         await ready(app, pilot)
         await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
-        await until(pilot, lambda: fields(root, "T-2")["status"] == "in-progress")
+        await until(pilot, lambda: node_data(root, "T-2")["status"] == "in-progress")
         # An agent finishes the task meanwhile (another process, through the CLI).
         assert run_cli("complete", "T-2", "--summary", "done by the agent", "--force", cwd=root).code == 0
         await pilot.press("ctrl+r")
@@ -250,12 +240,12 @@ async def test_rename_undo_and_add_undo_through_the_core(tmp_path, monkeypatch):
         await pilot.pause()
         await pilot.press("R")
         await answer_prompt(app, pilot, "Search field")
-        await until(pilot, lambda: fields(root, "T-5")["title"] == "Search field")
+        await until(pilot, lambda: node_data(root, "T-5")["title"] == "Search field")
         await undo(app, pilot, len(app.notices))
-        assert fields(root, "T-5")["title"] == "Search box"
+        assert node_data(root, "T-5")["title"] == "Search box"
         assert "T-5 title back to “Search box”" in app.notices[-1].message
         await undo(app, pilot, len(app.notices))  # the add before it: the new node cancelled
-        assert fields(root, added)["status"] == "cancelled"
+        assert node_data(root, added)["status"] == "cancelled"
         assert "its file stays" in app.notices[-1].message
         await pilot.press("ctrl+z")
         await until(pilot, lambda: "Nothing to undo" in app.notices[-1].message)
@@ -300,9 +290,9 @@ async def test_undo_an_unblock_keeps_the_age_of_a_block_with_no_recorded_start(t
         await ready(app, pilot)
         await open_blocked(app, pilot)
         await pilot.press("u")
-        await until(pilot, lambda: fields(root, "T-1")["status"] == "draft")
+        await until(pilot, lambda: node_data(root, "T-1")["status"] == "draft")
         await undo(app, pilot, len(app.notices))
-        t1 = fields(root, "T-1")
+        t1 = node_data(root, "T-1")
         assert (t1["status"], t1["blocked_reason"], t1["blocked_since"]) == (
             "blocked", "waiting on legal", "2026-10-01T08:00:00Z")
         listing = app.screen.query_one("#blocked-list")

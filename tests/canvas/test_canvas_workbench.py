@@ -3,24 +3,18 @@ agents, forecast, the person as actor, and hostile plan text through every new v
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.progress import ProgressScreen
-from testkit import node, write_plan
+from testkit import journal, node, write_plan
 from testkit.canvas import canvas, node_file, notices, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
 HOSTILE = ("[@click=app.screenshot('x.svg','/tmp')]x [link=http://x]link[/link] [bold]B[/bold] "
            "\x1b]8;;http://evil\x07esc\x1b[31mred \u202eRTL override\u2066 zero\u200bwidth " + "long " * 80)
-
-
-def journal(root):
-    return [json.loads(line) for line in (root / ".leafwise" / "journal.jsonl").read_text().splitlines() if line]
 
 
 async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_path, monkeypatch):

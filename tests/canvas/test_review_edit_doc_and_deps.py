@@ -7,20 +7,14 @@ Real app (Pilot), real plan files in tmp, a real editor process ($EDITOR). Only 
 from __future__ import annotations
 
 import contextlib
-import json
 
 import pytest
 from leafwise.canvas.screens.dialogs import PickPrompt
-from testkit import node, write_plan
+from testkit import journal, node, write_plan
 from testkit.canvas import canvas, ready, until
 from textual.widgets import OptionList
 
 pytestmark = pytest.mark.anyio
-
-
-def journal(root) -> list[dict]:
-    path = root / ".leafwise" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line] if path.exists() else []
 
 
 def plan(tmp_path):

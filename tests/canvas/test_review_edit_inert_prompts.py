@@ -8,12 +8,10 @@ confirms it as shown (the file must not change) and then changes it (what was ty
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
-from testkit import node, write_plan
+from testkit import journal, node, write_plan
 from testkit.canvas import canvas, ready, until
 from textual.widgets import Input
 
@@ -21,11 +19,6 @@ pytestmark = pytest.mark.anyio
 
 HOSTILE = "esc \x1b[2J clear \x1b[31mred \u202eevil\u202c zw\u200bx"
 RAW = ("\x1b", "\u202e", "\u202c", "\u200b")
-
-
-def journal(root) -> list[dict]:
-    path = root / ".leafwise" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line] if path.exists() else []
 
 
 def data(root, node_id) -> dict:

@@ -5,26 +5,13 @@ Real app (Pilot), real plan files in tmp, real core commands; the files and the 
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from leafwise.store import load_plan
-from leafwise.store.paths import find_root
-from testkit import node, write_plan
+from testkit import journal, node, node_data, write_plan
 from testkit.canvas import canvas, ready, until
 
 pytestmark = pytest.mark.anyio
 
 SINCE = "2026-11-20T09:00:00Z"
-
-
-def journal(root) -> list[dict]:
-    path = root / ".leafwise" / "journal.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line] if path.exists() else []
-
-
-def fields(root, node_id) -> dict:
-    return load_plan(find_root(explicit=root)).nodes[node_id].data
 
 
 async def add_child_then_undo(app, pilot, root, under: str, title: str) -> str:
@@ -52,13 +39,13 @@ async def test_undo_of_a_child_added_under_a_blocked_leaf_leaves_the_leaf_blocke
              blocked_from="in-progress", blocked_since=SINCE),
         node("T-3", "Other", "in-progress", parent="T-1"),
     ])
-    before = fields(root, "T-2")
+    before = node_data(root, "T-2")
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
         added = await add_child_then_undo(app, pilot, root, "T-2", "Child of plain")
-        assert fields(root, added)["status"] == "cancelled"
-        after = fields(root, "T-2")
+        assert node_data(root, added)["status"] == "cancelled"
+        after = node_data(root, "T-2")
         for name in ("status", "blocked_reason", "blocked_from", "blocked_since", "updated"):
             assert after.get(name) == before.get(name), name
         assert not any(e["command"] == "cascade" or e.get("cascade") for e in journal(root)
@@ -79,7 +66,7 @@ async def test_undo_of_a_child_added_under_a_done_epic_closes_the_epic_again(tmp
         await ready(app, pilot)
         app.screen.query_one("PlanTree")  # the tree is there
         added = await add_child_then_undo(app, pilot, root, "T-1", "One more thing")
-        assert fields(root, added)["status"] == "cancelled"
-        assert fields(root, added)["parent"] == "T-1"  # cancelled where it was added
-        assert fields(root, "T-1")["status"] == "done"
-        assert fields(root, "T-2")["status"] == "done"
+        assert node_data(root, added)["status"] == "cancelled"
+        assert node_data(root, added)["parent"] == "T-1"  # cancelled where it was added
+        assert node_data(root, "T-1")["status"] == "done"
+        assert node_data(root, "T-2")["status"] == "done"

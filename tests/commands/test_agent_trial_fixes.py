@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 import yaml
-from testkit import node, run_cli, write_plan
+from testkit import journal, node, run_cli, write_plan
 
 
 def plan(tmp_path: Path) -> Path:
@@ -30,10 +30,6 @@ def problems(root: Path) -> list[dict]:
     env = run_cli("validate", "--json", cwd=root).json
     found = (env["result"] or env["error"]["details"])["problems"]
     return found["items"]
-
-
-def journal(root: Path) -> list[dict]:
-    return [json.loads(x) for x in (root / ".leafwise/journal.jsonl").read_text().splitlines() if x]
 
 
 def test_an_agent_cannot_complete_a_task_whose_dependency_is_open(tmp_path):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml
-from testkit import node, run_cli, write_plan
+from testkit import journal, node, run_cli, write_plan
 
 
 def plan(tmp_path: Path) -> Path:
@@ -17,10 +16,6 @@ def plan(tmp_path: Path) -> Path:
     ], prefix="HX")
     (root / ".leafwise/docs/epic.md").write_text("# Epic design\n")
     return root
-
-
-def journal(root: Path) -> list[dict]:
-    return [json.loads(x) for x in (root / ".leafwise/journal.jsonl").read_text().splitlines() if x]
 
 
 def test_agents_following_hints_never_collide(tmp_path):

@@ -64,5 +64,19 @@ def write_plan(root: Path, nodes: dict[str, str] | list[dict[str, Any]], *, rele
     return root
 
 
+def journal(root: Path) -> list[dict[str, Any]]:
+    """The plan's journal events in order ([] before the first write)."""
+    path = Path(root) / ".leafwise" / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def node_data(root: Path, node_id: str) -> dict[str, Any]:
+    """A node's file as data, read by the store's loader (timestamps stay the strings the file has)."""
+    from leafwise.store import load_plan
+    from leafwise.store.paths import find_root
+
+    return load_plan(find_root(explicit=root)).nodes[node_id].data
+
+
 def node(node_id: str, title: str, status: str = "draft", **fields: Any) -> dict[str, Any]:
     return {"id": node_id, "title": title, "status": status, **fields}
