@@ -140,13 +140,15 @@ class ProgressScreen(ViewScreen):
         if report.in_flight:
             options.append(self._header(f"In progress ({len(report.in_flight)})"))
             for item in report.in_flight[:100]:
-                who = f"  @{item['assignee']}" if item["assignee"] else ""
-                left = "" if item["leaf"] else f"  {item['open_leaves_left']} open leaves left"
+                # one_line() trims the text it is given: the spaces go outside it ("title  @agent")
+                who = f"  @{one_line(item['assignee'], 40)}" if item["assignee"] else ""
+                count = item["open_leaves_left"]
+                left = "" if item["leaf"] else f"  {count} open lea{'f' if count == 1 else 'ves'} left"
                 claim = state.claims.get(item["id"])
                 held = (f"  held until {clock(claim.expires)}" if claim.expires else "  held, no lease") \
                     if claim else ""
                 options.append(Option(Content.assemble(("◐ ", "$status-active"), (f"{item['id']:<10}", "$text-muted"),
-                                                       one_line(item["title"], 120), (one_line(who, 40), "bold"),
+                                                       one_line(item["title"], 120), (who, "bold"),
                                                        (left + held, "$text-muted")),
                                       id=f"flight:{item['id']}"))
         if report.reconcile_release:
