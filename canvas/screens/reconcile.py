@@ -126,7 +126,8 @@ class ReconcileScreen(ViewScreen):
             shipped = sum(1 for s in found if s["verdict"] == "shipped")
             partial = sum(1 for s in found if s["verdict"] == "partial")
             checked = f" (first {len(found)} of {result['total']} drafts)" if result["truncated"] else ""
-            summary.update(Content.assemble((f"{len(found)} draft(s) checked{checked}", "bold"),
+            drafts = f"{len(found)} draft{'' if len(found) == 1 else 's'} checked"
+            summary.update(Content.assemble((f"{drafts}{checked}", "bold"),
                                             (f"   {shipped} look shipped", "$status-done"),
                                             (f"   {partial} partly", "$warning"),
                                             (f"   {self.hidden} rejected, hidden" if self.hidden else "",
