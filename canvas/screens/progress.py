@@ -36,6 +36,14 @@ def tally_line(label: Content, tally: Tally, width: int = 24) -> Content:
                             *counts)
 
 
+def verdict_of(item: ReleaseForecast) -> str:
+    """The forecast's verdict, without repeating the finish date the row already shows (`finish ~…`):
+    a release with no target reads "no target" where the core says "finishes around … (no target)"."""
+    if item.target is None and item.finish and item.remaining:
+        return "no target"
+    return item.verdict
+
+
 def cycle_line(row: CycleRow) -> Content:
     """One row of `cycle status` (the fields of `store.cycles.Cycle.row`, or a row saying it is unreadable)."""
     name = Content.styled(f"{row['name']:<18}", "bold")
@@ -127,7 +135,7 @@ class ProgressScreen(ViewScreen):
             options.append(Option(Content.assemble(
                 (f"{item.release or '—':<6}", "bold $accent"),
                 (f"{item.velocity[7]:>5.1f} / {item.velocity[14]:>4.1f} a day   {item.remaining:>5} left", ""),
-                (finish + target, "$text-muted"), "   ", (item.verdict, f"bold {verdict_style}")),
+                (finish + target, "$text-muted"), "   ", (verdict_of(item), f"bold {verdict_style}")),
                 id=f"forecast:{item.release or ''}"))
         self._draw_chart()
         options.append(self._header(f"Epics ({len(report.epics)})"))
