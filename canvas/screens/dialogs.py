@@ -175,9 +175,13 @@ class PickPrompt(ModalScreen[Any]):
                 Binding("up", "cursor('up')", "Up", show=False, priority=True)]
     SHOWN = 200  # items listed at once; typing narrows the rest
 
-    def __init__(self, title: str, items: Sequence[tuple[Any, str]], *, prompt: str = "") -> None:
+    NARROW = "type to narrow: id or words"
+
+    def __init__(self, title: str, items: Sequence[tuple[Any, str]], *, prompt: str = "",
+                 narrow: str = NARROW) -> None:
         super().__init__()
         self.title_text = title
+        self.narrow = narrow  # the input's placeholder: what typing narrows by
         self.items = list(items)
         self.prompt = prompt
         self._shown: list[tuple[Any, str]] = []
@@ -187,7 +191,7 @@ class PickPrompt(ModalScreen[Any]):
             yield Label(plain(self.title_text), classes="prompt-title")
             if self.prompt:
                 yield Static(plain(self.prompt), classes="prompt-question")
-            yield Input(placeholder="type to narrow: id or words", id="prompt-input")
+            yield Input(placeholder=self.narrow, id="prompt-input")
             yield OptionList(id="pick-list")
             yield Static("↑↓ then Enter to choose · Esc to go back", classes="prompt-hint")
 

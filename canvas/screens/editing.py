@@ -125,7 +125,8 @@ class Editing:
                 self._edit(node, {"priority": None if value == "normal" else value}, f"Priority of {node.id}")
 
         self.app.push_screen(PickPrompt(f"Priority of {node.id} (now {current})",
-                                        [(p, f"{p}{'  (now)' if p == current else ''}") for p in PRIORITIES]),
+                                        [(p, f"{p}{'  (now)' if p == current else ''}") for p in PRIORITIES],
+                                        narrow="↑↓ to pick, or type to narrow: " + ", ".join(PRIORITIES)),
                              chosen)
 
     def action_move_parent(self) -> None:
