@@ -45,6 +45,9 @@ BLOCK_FIELDS = ("status", "blocked_reason", "blocked_from", "blocked_since", "de
 STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
                "cancelled": "cancelled", None: "(none)"}
 NO_REASON = "(blocked with no reason given)"
+# Bookkeeping fields a person never types, said in words when an undo puts them back (old value None or not).
+FIELD_SAYS = {"reconcile_rejected": ("the rejected suggestion shows again", "the suggestion is rejected again")}
+FIELD_NAMES = {"reconcile_rejected": "the rejection of its suggestion"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,8 +273,9 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
         return []
     said = [f"{STATUS_WORD.get(new_status, new_status)} → {STATUS_WORD.get(old_status, old_status)}"
             ] if "status" in fields else []
-    said += [f"{name} back to {_short(value)}" for name, value in plain.items()]
-    return [_edit(nid, values, f"{nid} " + ", ".join(said))]
+    said += [FIELD_SAYS[name][value is not None] if name in FIELD_SAYS else f"{name} back to {_short(value)}"
+             for name, value in plain.items()]
+    return [_edit(nid, values, f"{nid}{':' if set(plain) & set(FIELD_SAYS) else ''} " + ", ".join(said))]
 
 
 def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any],
@@ -313,7 +317,7 @@ def _edit(nid: str, values: dict[str, Any], says: str) -> Step:
 
 
 def _named(values: Mapping[str, Any]) -> str:
-    return ", ".join(values)
+    return ", ".join(FIELD_NAMES.get(name, name) for name in values)
 
 
 def _ancestors(nodes: Mapping[str, Any], nid: str) -> list[Any]:

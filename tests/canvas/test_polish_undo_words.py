@@ -1,0 +1,33 @@
+"""Polish, driven with Pilot: the undo toast of a reconcile rejection says what comes back, in words."""
+
+from __future__ import annotations
+
+import pytest
+from leafwise.canvas.screens.reconcile import ReconcileScreen
+from testkit.canvas import canvas, node_file, ready, until
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def person(monkeypatch):
+    monkeypatch.setenv("LEAFWISE_USER", "Pat Person")
+
+
+async def test_undoing_a_reject_says_the_suggestion_shows_again(demo_plan, tmp_path):
+    app = canvas(demo_plan, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("r")
+        listing = lambda: app.screen.query_one("#reconcile-list")  # noqa: E731
+        await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
+                    and not listing().loading and listing().option_count > 0, timeout=60)
+        nid = listing().highlighted_option.id  # a shipped suggestion comes first
+        await pilot.press("x")
+        await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(), timeout=60)
+        await until(pilot, lambda: app.undo_stack)
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: any(n.title == "Undone" for n in app.notices), timeout=60)
+        said = next(n.message for n in app.notices if n.title == "Undone")
+        assert f"{nid}: the rejected suggestion shows again" in said, said
+        assert "reconcile_rejected" not in said and "(none)" not in said, said
