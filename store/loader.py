@@ -110,8 +110,9 @@ def screen(raw: bytes) -> None:
     hold any of it: small files without `&` or `*` cost nothing.
     """
     if len(raw) > MAX_NODE_BYTES:
-        raise Refused(f"the file is {len(raw):,} bytes; the limit is {MAX_NODE_BYTES:,} bytes "
-                      f"({MAX_NODE_BYTES // 1024} KiB)", 1, "too_large")
+        # read_bounded stops one byte past the limit: the size beyond it is not known, only that it is over
+        raise Refused(f"the file is over the limit of {MAX_NODE_BYTES:,} bytes ({MAX_NODE_BYTES // 1024} KiB)",
+                      1, "too_large")
     if len(raw) < _SCREEN_FROM and b"&" not in raw and b"*" not in raw:
         return
     import yaml

@@ -423,6 +423,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     check_complete(ctx, node)
     cycle = owning_cycle(ctx, node)
     snapshot = [{"id": a.id, "status": a.status} for a in plan.ancestors(node_id)]
+    was_blocked = (node.blocked_reason or "") if node.status == Status.BLOCKED else None
     overridden: list[str] = []
 
     def finish(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
@@ -450,6 +451,8 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     lines = [f"Completed {node_id} “{clean(node.title)}”" + (f" (taken from {overridden[0]} by force)"
                                                              if overridden else "")]
     lines += [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']}" for c in cascade]
+    if was_blocked is not None:  # finishing it ends the block: say so, the reason leaves the task
+        lines.append(f"  it was blocked ({clean(was_blocked or 'no reason', 200)}); the block is cleared")
     lines += [f"  warning: {w['message']}" for w in warnings]
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} “{clean(chosen.node.title)}”")

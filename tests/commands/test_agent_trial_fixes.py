@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 import yaml
-from testkit import journal, node, run_cli, write_plan
+from testkit import journal, node, node_data, run_cli, write_plan
 
 
 def plan(tmp_path: Path) -> Path:
@@ -119,3 +119,21 @@ def test_progress_says_when_a_node_file_does_not_load(tmp_path):
     text = run_cli("progress", cwd=root).stdout
     assert "1 node file(s) do not load and are not counted, e.g. .leafwise/nodes/T-4.yaml" in text
     assert "leafwise diagnose T-4" in text
+
+
+def test_completing_a_blocked_task_says_the_block_is_cleared(tmp_path):
+    root = plan(tmp_path)
+    assert run_cli("start", "T-2", "--agent", "a1", cwd=root).code == 0
+    assert run_cli("block", "T-2", "--reason", "waiting for keys", "--agent", "a1", cwd=root).code == 0
+    res = run_cli("complete", "T-2", "--summary", "keys came", "--agent", "a1", cwd=root)
+    assert res.code == 0
+    assert "it was blocked (waiting for keys); the block is cleared" in res.stdout
+    assert node_data(root, "T-2").get("blocked_reason") is None
+
+
+def test_a_file_over_the_size_limit_is_not_given_a_size_nobody_measured(tmp_path):
+    root = plan(tmp_path)
+    (root / ".leafwise/nodes/T-4.yaml").write_text("id: T-4\ntitle: big\ndescription: " + "x" * 1_000_000 + "\n")
+    items = problems(root)
+    big = next(p for p in items if p["node"] == "T-4")
+    assert "over the limit of 262,144 bytes" in big["message"] and "262,145" not in big["message"]
