@@ -370,10 +370,11 @@ EVENT_WORDS: dict[str, tuple[str, str | None]] = {
     "block": ("blocked", "reason"), "unblock": ("unblocked", "note"), "cancel": ("cancelled", "reason"),
     "cascade": ("cascade", None), "ask": ("asked", "question"), "decide": ("decided", "choice"),
     "comment": ("commented", "text"), "heartbeat": ("heartbeat", None), "unclaim": ("released the claim", "why"),
-    "doc": ("linked a doc", "path"), "renumber": ("renumbered", None), "repair": ("repaired", "repair"),
+    "doc": ("wrote", "path"), "renumber": ("renumbered", None), "repair": ("repaired", "repair"),
     "reconcile": ("reconcile", "decision"), "release add": ("added a release", "release"),
     "init": ("created the plan", None),
 }
+SEPARATOR = {"complete": " —", "unblock": " —", "doc": ""}  # between the verb and its quoted text; else ":"
 STATUS_SAID = {"add", "start", "complete", "block", "unblock", "cancel", "ask", "decide"}  # the verb says it
 NOT_SAID = {"updated", "blocked_since", "blocked_from", "id"}  # stamps, or said by the verb
 FIELD_WORDS = {"title": "renamed", "description": "described", "priority": "priority", "parent": "moved under",
@@ -437,6 +438,8 @@ def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content
     verb, quoted = EVENT_WORDS.get(command, (command, None))
     if command == "edit":
         verb = "edited"
+    elif command == "doc" and "docs" in changes:  # its first text: the doc was linked as it was written
+        verb = "linked"
     parts: list[Content] = []
     if target and node_id and target != node_id:  # this node moved because of an event on another
         parts.append(Content.assemble((one_line(target, 40), "$text-muted"), " ", (verb, "$accent")))
@@ -457,7 +460,7 @@ def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content
         parts.append(Content(one_line(event["cycle"], 40)))
     elif command == "reconcile" and event.get("verdict"):
         parts.append(Content(one_line(event["verdict"], 40)))
-    if command not in STATUS_SAID:
+    if command not in STATUS_SAID and command != "doc":  # a doc's link is its verb: "linked docs/T-9.md"
         edits = _edit_words(changes)
         if edits:
             parts[-1] = Content.assemble(parts[-1], ":") if command == "edit" else parts[-1]
@@ -466,7 +469,7 @@ def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content
     if not text and quoted:
         text = _from_changes(changes, quoted)
     if text and not (command == "add"):  # an add's title is the node's own, shown above
-        parts[-1] = Content.assemble(parts[-1], ":" if command not in ("complete", "unblock") else " —")
+        parts[-1] = Content.assemble(parts[-1], SEPARATOR.get(command, ":"))
         parts.append(Content(one_line(text, 120)))
     if cascade:
         moved = [f"{one_line(c.get('id'), 40)} {STATUS_WORD.get(str(c.get('to')), one_line(c.get('to'), 20))}"
