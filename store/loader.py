@@ -178,6 +178,10 @@ def read_bounded(path: Path, limit: int = MAX_NODE_BYTES) -> bytes:
 def error_line(exc: BaseException, raw: bytes) -> int | None:
     """The 1-based line a parse or construction error points at (None if unknown)."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    opened = getattr(exc, "context_mark", None)
+    if opened is not None and "end" in str(getattr(exc, "problem", "")) and "stream" in str(exc.problem):
+        # An unclosed quote or bracket is found out at the end of the file; where it opened is the line to fix.
+        return opened.line + 1
     if mark is not None:
         return mark.line + 1
     if isinstance(exc, Refused):

@@ -137,3 +137,10 @@ def test_a_file_over_the_size_limit_is_not_given_a_size_nobody_measured(tmp_path
     items = problems(root)
     big = next(p for p in items if p["node"] == "T-4")
     assert "over the limit of 262,144 bytes" in big["message"] and "262,145" not in big["message"]
+
+
+def test_an_unclosed_quote_is_reported_where_it_opens_not_at_the_end_of_the_file(tmp_path):
+    root = plan(tmp_path)
+    (root / ".leafwise/nodes/T-4.yaml").write_text('id: T-4\ntitle: "Other\nstatus: draft\nparent: T-1\n')
+    broken = next(p for p in problems(root) if p["node"] == "T-4")
+    assert broken["line"] == 2 and broken["code"] == "yaml_error"
