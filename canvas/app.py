@@ -431,7 +431,7 @@ class CanvasApp(App[int]):
                             on_done: Callable[[Outcome], object] | None, before: dict[str, Any] | None = None
                             ) -> None:
         if outcome.exit_code:
-            self.notify(bridge.error_text(outcome), title=f"{request.label}: refused", severity="error",
+            self.notify(bridge.error_text(outcome, self.paths.repo), title=f"{request.label}: refused", severity="error",
                         timeout=12)
         else:
             self._remember(request, outcome, before)
@@ -510,7 +510,7 @@ class CanvasApp(App[int]):
             self.notify("\n".join(lines), title="Undone", timeout=8)
         else:
             step = plan.steps[len(outcomes) - 1]
-            lines = [f"Stopped at: {step.says}", bridge.error_text(failed)]
+            lines = [f"Stopped at: {step.says}", bridge.error_text(failed, self.paths.repo)]
             lines += ["Taken back before it:", *[f"  {line}" for line in done]] if done else ["Nothing was changed."]
             self.notify("\n".join(lines), title=f"Undo “{action.label}”: refused", severity="error", timeout=15)
         touched: set[str] = set()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands import registry
-from leafwise.commands.contract import action_lines
+from leafwise.commands.contract import action_lines, quote
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import Outcome, execute
 
@@ -73,10 +73,28 @@ def run(root: Path, request: Request, actor: str | None = None) -> Outcome:
     return execute(command, Ctx(root=str(root), actor=actor), args)
 
 
-def error_text(outcome: Outcome) -> str:
-    """The error and its remediation lines, as the CLI prints them on stderr."""
+# A core hint the canvas has a key for: (how the command starts, what to say after it, in the canvas's terms).
+CANVAS_KEYS = (("leafwise start --next", "in the canvas: n in the plan shows the next task"),)
+
+
+def canvas_hint(line: str, root: Path | str | None = None) -> str:
+    """A remediation line ("Fix: leafwise …") for a person in the canvas: without the `--root` the canvas
+    added to its own call (`Ctx.cmd` appends it; the person never typed it), and with the canvas's key
+    for it when there is one."""
+    if root is not None:
+        for spelled in {quote(str(root)), str(root)}:
+            line = line.replace(f" --root {spelled}", "")
+    for command, words in CANVAS_KEYS:
+        if f": {command}" in line:
+            line += f"  ({words})"
+    return line
+
+
+def error_text(outcome: Outcome, root: Path | str | None = None) -> str:
+    """The error and its remediation lines, as the CLI prints them on stderr, put for the canvas
+    (`canvas_hint`: no `--root /the/plan`, the key when there is one) when `root` is the plan it ran on."""
     env = outcome.envelope
-    lines = [env["error"]["message"], *action_lines(env)]
+    lines = [env["error"]["message"], *(canvas_hint(line, root) for line in action_lines(env))]
     return "\n".join(lines)
 
 

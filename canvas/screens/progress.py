@@ -179,7 +179,7 @@ class ProgressScreen(ViewScreen):
     def _load_cycles(self) -> None:
         outcome = bridge.run(self.app.paths.repo, Request(CYCLE_COMMAND, {}, "Cycle status"))
         if outcome.exit_code:
-            rows = [Content.styled(bridge.error_text(outcome), "$error")]
+            rows = [Content.styled(bridge.error_text(outcome, self.app.paths.repo), "$error")]
         else:
             listing = outcome.envelope["result"]  # bounded: {items, total, limit, truncated}
             rows = [cycle_line(r) for r in listing["items"]] or [Content.styled("No cycle is running.", "$text-muted")]

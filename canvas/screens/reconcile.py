@@ -116,7 +116,7 @@ class ReconcileScreen(ViewScreen):
         listing.loading = False
         summary = self.query_one("#reconcile-summary", Static)
         if outcome.exit_code:
-            summary.update(Content.styled(bridge.error_text(outcome), "$error"))
+            summary.update(Content.styled(bridge.error_text(outcome, self.app.paths.repo), "$error"))
             self.suggestions = []
         else:
             result = outcome.envelope["result"]
