@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from leafwise.commands.contract import HIDDEN, shown, visible
+from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.views import MARKS
 from leafwise.store import Node
 from textual.content import Content, Span
@@ -174,9 +175,8 @@ def blocked_for(node: Node) -> str:
 
 
 def one_line(text: Any, limit: int = 400) -> str:
-    """Plan text on one line, made inert (`safe`) and cut at `limit` characters."""
-    out = " ".join(safe(text or "", newlines=False).split())
-    return out if len(out) <= limit else out[: limit - 1] + "…"
+    """Plan text on one line, made inert (`safe`) and cut to `limit` characters (at a word, `cut`)."""
+    return cut(" ".join(safe(text or "", newlines=False).split()), limit)
 
 
 def bar_cells(done: int, total: int, width: int = BAR_WIDTH) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.handlers.plan import format_assignment
 
@@ -235,8 +236,7 @@ def _norm(value: Any) -> Any:
 def _short(value: Any) -> str:
     if value is None:
         return "(none)"
-    text = " ".join(str(value).split())
-    return f"“{text[:60]}…”" if len(text) > 60 else f"“{text}”"
+    return f"“{cut(' '.join(str(value).split()), 61)}”"
 
 
 def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: str) -> list[Step] | str:
