@@ -23,7 +23,6 @@ from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
-from leafwise.commands.handlers.leases import ttl_minutes
 from leafwise.commands.handlers.shared import (
     cascade_changes,
     change_list,
@@ -35,6 +34,7 @@ from leafwise.commands.handlers.shared import (
     record,
     require_project,
     set_fields,
+    ttl_minutes,
     unreadable_parents,
     write,
 )
@@ -244,7 +244,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
 def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
     node_id = node.id
     require_project(ctx, plan, f"start {node_id}")  # complete would refuse the work later
-    ttl = ttl or float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+    ttl = ttl_minutes(plan, ttl)
     if node.status in CLOSED:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
                         "start_task")

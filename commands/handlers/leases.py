@@ -28,21 +28,15 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.core.hints import agent_arg
-from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, write
+from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, ttl_minutes, write
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store import CLOSED, Node, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import locked
 
 ID = Param("node_id", "node id", positional=True, required=True)
 TTL = Param("ttl", "lease length in minutes (default: the plan's claim_ttl_minutes, else 60)", type=float)
-
-
-def ttl_minutes(plan: Plan, ttl: float | None) -> float:
-    if ttl and ttl > 0:
-        return ttl
-    return float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
 
 
 def _agent(ctx: Ctx, agent: str | None, line: str) -> str:

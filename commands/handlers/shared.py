@@ -28,6 +28,13 @@ def require_project(ctx: Ctx, plan: Plan, doing: str) -> None:
                            exit_code=EXIT_INVALID, category="invalid_plan", source=("project", None))
 
 
+def ttl_minutes(plan: Plan, ttl: float | None) -> float:
+    """A lease's length: the one asked for, else the plan's claim_ttl_minutes, else 60."""
+    if ttl and ttl > 0:
+        return ttl
+    return float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+
+
 def get_node(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
     """The node, or an error that names the id and how to find a real one."""
     try:
