@@ -6,6 +6,7 @@ from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, o
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.canvas.widgets.hanging import Hanging, indented
 from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.impact import Ranked
 from leafwise.store import Node
@@ -71,21 +72,23 @@ class BlockedScreen(Triage, ViewScreen):
         symbol, style = mark(node)
         who = f" · @{one_line(node.assignee, 40)}" if node.assignee else ""
         holds = self._holds.get(node.id, 0)
-        head = Content.assemble((symbol, style), " ", (f"{holds:>4}", "bold $warning" if holds else "$text-muted"),
-                                " ", (node.id, "bold"), "  ", plain(one_line(node.title, 200)),
+        lead = Content.assemble((symbol, style), " ", (f"{holds:>4}", "bold $warning" if holds else "$text-muted"),
+                                " ")
+        head = Content.assemble((node.id, "bold"), "  ", plain(one_line(node.title, 200)),
                                 (f"{who} · blocked {blocked_for(node)}", "$text-muted"))
-        lines = [head]
+        # Wrapped lines start under their text (a hanging indent), not at the list's left edge.
+        lines: list = [(lead, head)]
         if node.open_decision is not None:
             decision = node.data["decision"]
-            lines.append(Content.assemble(("        Decision: ", "bold $status-decision"),
-                                          plain(one_line(decision["question"], 240))))
+            lines.append((Content.styled("        Decision: ", "bold $status-decision"),
+                          plain(one_line(decision["question"], 240))))
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble(("        ", ""), (f" {number} ", "reverse $status-decision"), " ",
-                                              plain(one_line(option, 140))))
+                lines.append((Content.assemble("        ", (f" {number} ", "reverse $status-decision"), " "),
+                              plain(one_line(option, 140))))
         else:
-            lines.append(Content.assemble("        ", (one_line(node.blocked_reason or "no reason given", 240),
-                                                      "$status-blocked")))
-        return Option(Content("\n").join(lines), id=node.id)
+            lines.append(indented(Content.styled(one_line(node.blocked_reason or "no reason given", 240),
+                                                 "$status-blocked"), 8))
+        return Option(Hanging(lines), id=node.id)
 
     @on(OptionList.OptionHighlighted, "#blocked-list")
     def highlighted(self) -> None:
@@ -122,13 +125,13 @@ class BlockedScreen(Triage, ViewScreen):
                       Content.styled(asked(decision), "$text-muted"),
                       plain(decision["question"], "bold")]
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", plain(option)))
+                lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "), plain(option)))
             lines += [Content(""), Content.styled("Press the option's number (or a) to answer: you confirm it "
                                                   "next, with an optional note.", "italic $text-muted")]
         else:
             lines += [Content(""), Content.styled("u unblock · e edit the reason · x cancel · w reassign · o open",
                                                   "italic $text-muted")]
-        side.update(Content("\n").join(lines))
+        side.update(Hanging(lines))  # an option's wrapped lines start under its text
 
     def triage_target(self) -> Node | None:
         """The highlighted task; None before the list is mounted (the footer and a key press ask

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from leafwise.canvas.model.query import __doc__ as FILTER_HELP
+from leafwise.canvas.widgets.hanging import Hanging
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -45,8 +46,7 @@ class HelpScreen(ModalScreen[None]):
                 lines = self._lines(bindings)
                 if lines:
                     title = SECTION_NAMES.get(type(node).__name__, type(node).__name__)
-                    yield Static(Content("\n").join([Content.styled(title, "bold $accent"), *lines]),
-                                 classes="help-section")
+                    yield Static(Hanging([Content.styled(title, "bold $accent"), *lines]), classes="help-section")
             yield Static(Content("\n").join([Content.styled("Filter ( / )", "bold $accent"),
                                              Content(FILTER_HELP.strip())]), classes="help-section")
             yield Static(Content.assemble(("Mouse  ", "bold $accent"),
@@ -66,7 +66,7 @@ class HelpScreen(ModalScreen[None]):
             sections.setdefault(active.node, []).append((key, binding))
         return list(sections.items())
 
-    def _lines(self, bindings: list[tuple[str, Binding]]) -> list[Content]:
+    def _lines(self, bindings: list[tuple[str, Binding]]) -> list[tuple[Content, Content]]:
         """One line per action, its keys together ("j ↓  Down")."""
         grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
         for key, binding in bindings:
@@ -75,6 +75,7 @@ class HelpScreen(ModalScreen[None]):
         lines = []
         for (action, description), (keys, binding) in grouped.items():
             tip = f" — {binding.tooltip}" if binding.tooltip else ""
-            lines.append(Content.assemble((f"  {' '.join(keys):>14}  ", "bold $secondary"), description or action,
-                                          (tip, "$text-muted")))
+            # The keys are the lead: a long tooltip wraps under the description, not under the keys.
+            lines.append((Content.styled(f"  {' '.join(keys):>14}  ", "bold $secondary"),
+                          Content.assemble(description or action, (tip, "$text-muted"))))
         return lines

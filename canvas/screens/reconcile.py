@@ -28,6 +28,7 @@ from leafwise.canvas.look import one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.canvas.widgets.hanging import Hanging, indented
 from textual import on, work
 from textual.binding import Binding
 from textual.content import Content
@@ -185,22 +186,24 @@ class ReconcileScreen(ViewScreen):
         if item is None:
             side.update(Content.styled("Select a suggestion to see its evidence.", "$text-muted"))
             return
-        lines = [Content.assemble((one_line(item["id"], 40), "bold $text-muted"), "  ",
-                                  (one_line(item["title"], 300), "bold")),
-                 Content.styled(one_line(reason_of(item), 300), REASON_STYLE[item["verdict"]]), Content("")]
+        # Rows wrap under their own text (`Hanging`); a path that does not fit after its kind goes on the
+        # next line, so it is folded only when it is wider than the panel.
+        lines: list = [(Content.styled(f"{one_line(item['id'], 40)}  ", "bold $text-muted"),
+                        Content.styled(one_line(item["title"], 300), "bold")),
+                       Content.styled(one_line(reason_of(item), 300), REASON_STYLE[item["verdict"]]), Content("")]
         for ev in item["evidence"]:
-            lines.append(Content.assemble((f"{one_line(ev['kind'], 12):<10} ", "$accent"),  # "definition" fills 10
-                                          (one_line(where_of(ev), 200), "$secondary"),
-                                          (f"  weight {ev['weight']}", "$text-muted")))
+            lines.append((Content.styled(f"{one_line(ev['kind'], 12):<10} ", "$accent"),  # "definition" fills 10
+                          Content.assemble((one_line(where_of(ev), 200), "$secondary"),
+                                           (f"  weight {ev['weight']}", "$text-muted")), 2))
             if ev["snippet"]:
-                lines.append(Content.styled(f"    {one_line(ev['snippet'], 300)}", "$text-muted"))
+                lines.append(indented(Content.styled(one_line(ev["snippet"], 300), "$text-muted"), 4))
         missing = item["missing"]
         if missing:
             lines += [Content(""), Content.styled("Missing", "bold $warning")]
-            lines += [Content(f"  • {one_line(m, 200)}") for m in missing]
+            lines += [(Content("  • "), Content(one_line(m, 200))) for m in missing]
         if item["verdict"] == "partial" and item["id"] not in self.settled:
             lines += [Content(""), Content.styled("a: close it anyway with a note · x: reject", "$text-muted")]
-        side.update(Content("\n").join(lines))
+        side.update(Hanging(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         item = self._target()
