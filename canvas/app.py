@@ -90,12 +90,6 @@ class CanvasApp(App[int]):
 
     TITLE = "Leafwise"
     CSS_PATH = str(STYLESHEET)
-    # Toasts sit flush with the right edge: Textual's rack keeps a scrollbar gutter there, through which
-    # the line below showed (a feed row's "…" read as the end of the toast). Here, not in
-    # themes/canvas.tcss, only because that file is outside the canvas package.
-    DEFAULT_CSS = """
-    ToastRack { scrollbar-size-vertical: 0; }
-    """
     MODES = {"plan": PlanScreen, "blocked": BlockedScreen, "progress": ProgressScreen,
              "reconcile": ReconcileScreen, "problems": ProblemsScreen, "board": BoardScreen,
              "agents": AgentsScreen, "dependencies": DependenciesScreen}

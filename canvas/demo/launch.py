@@ -39,18 +39,23 @@ def start_agent(root: Path, speed: float, log_path: Path, delay: float = 1.5) ->
 
 
 def stop_agent(proc: subprocess.Popen, timeout: float = 10) -> None:
+    """Close the agent's pipe and let it finish its step; SIGTERM, then SIGKILL, only if it does not.
+
+    (Signalling at once raced the pipe: the agent's log could end with the pipe's line after "Stopped.")
+    """
     if proc.stdin is not None and not proc.stdin.closed:
         try:
             proc.stdin.close()  # the agent stops on its own when the pipe closes
         except OSError:
             pass
-    if proc.poll() is None:
-        proc.terminate()
+    for ask in (lambda: None, proc.terminate, proc.kill):
+        if proc.poll() is not None:
+            return
+        ask()
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            continue
 
 
 def stop_with_signals(proc: subprocess.Popen, app) -> dict[int, object]:

@@ -50,7 +50,8 @@ async def test_the_reconcile_detail_hangs_its_rows_and_keeps_paths_whole(demo_pl
         await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
                     and not listing().loading and listing().option_count > 0, timeout=60)
         await pilot.pause(0.2)
-        item = app.screen._target()
+        option = listing().highlighted_option
+        item = next(s for s in app.screen.suggestions if s["id"] == option.id)
         side = app.screen.query_one("#reconcile-detail")
         lines = shown(side)
         for ev in item["evidence"]:
