@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 from leafwise.canvas.screens.help import HelpScreen
-from leafwise.canvas.screens.reconcile import ReconcileScreen
 from testkit import node, write_plan
-from testkit.canvas import canvas, open_blocked, ready, until
+from testkit.canvas import canvas, open_blocked, open_reconcile, ready, reconcile_list, until
 from textual.geometry import Region
 
 pytestmark = pytest.mark.anyio
@@ -44,13 +43,9 @@ async def test_a_blocked_reason_wraps_under_itself(tmp_path):
 async def test_the_reconcile_detail_hangs_its_rows_and_keeps_paths_whole(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
-        await ready(app, pilot)
-        await pilot.press("r")
-        listing = lambda: app.screen.query_one("#reconcile-list")  # noqa: E731
-        await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
-                    and not listing().loading and listing().option_count > 0, timeout=60)
+        await open_reconcile(app, pilot)
         await pilot.pause(0.2)
-        option = listing().highlighted_option
+        option = reconcile_list(app).highlighted_option
         item = next(s for s in app.screen.suggestions if s["id"] == option.id)
         side = app.screen.query_one("#reconcile-detail")
         lines = shown(side)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from leafwise.canvas.screens.reconcile import ReconcileScreen
-from testkit.canvas import canvas, node_file, ready, until
+from testkit.canvas import canvas, node_file, open_reconcile, reconcile_list, until
 
 pytestmark = pytest.mark.anyio
 
@@ -17,12 +16,8 @@ def person(monkeypatch):
 async def test_undoing_a_reject_says_the_suggestion_shows_again(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await ready(app, pilot)
-        await pilot.press("r")
-        listing = lambda: app.screen.query_one("#reconcile-list")  # noqa: E731
-        await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
-                    and not listing().loading and listing().option_count > 0, timeout=60)
-        nid = listing().highlighted_option.id  # a shipped suggestion comes first
+        await open_reconcile(app, pilot)
+        nid = reconcile_list(app).highlighted_option.id  # a shipped suggestion comes first
         await pilot.press("x")
         await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(), timeout=60)
         await until(pilot, lambda: app.undo_stack)

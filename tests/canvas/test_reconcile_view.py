@@ -10,20 +10,18 @@ import json
 
 import pytest
 import yaml
+from core.reconcile.test_sources import LIBRARY
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, ready, until
+from testkit.canvas import READ_CODE_TIMEOUT, canvas, node_file, open_reconcile, reconcile_list, until
 from testkit.repos import commit_all, write_files
-
-from core.reconcile.test_sources import LIBRARY
 
 pytestmark = pytest.mark.anyio
 
 PERSON = "Pat Person"
-READ_CODE_TIMEOUT = 60.0  # the view reads the whole shop's code in a worker; a loaded CI machine is slow
 
 
 @pytest.fixture(autouse=True)
@@ -40,25 +38,12 @@ def first(found: list[dict], verdict: str) -> dict:
     return next(s for s in found if s["verdict"] == verdict)
 
 
-def listing(app):
-    return app.screen.query_one("#reconcile-list")
-
-
 def row(app, node_id: str) -> str:
-    return str(listing(app).get_option(node_id).prompt)
-
-
-async def open_view(app, pilot, count: int | None = None) -> None:
-    await ready(app, pilot)
-    await pilot.press("r")
-    await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
-                and not listing(app).loading and listing(app).option_count > 0
-                and (count is None or listing(app).option_count == count),
-                timeout=READ_CODE_TIMEOUT)
+    return str(reconcile_list(app).get_option(node_id).prompt)
 
 
 async def highlight(app, pilot, node_id: str) -> None:
-    listing(app).highlighted = listing(app).get_option_index(node_id)
+    reconcile_list(app).highlighted = reconcile_list(app).get_option_index(node_id)
     await pilot.pause()
 
 
@@ -71,9 +56,9 @@ async def test_each_row_shows_the_reason_the_cli_gives(demo_plan, tmp_path):
     expected = cli_suggestions(demo_plan)
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot, len(expected))
-        assert {o.id for o in listing(app).options} == {s["id"] for s in expected}
-        assert listing(app).highlighted_option.id == first(expected, "shipped")["id"]  # shipped first
+        await open_reconcile(app, pilot, len(expected))
+        assert {o.id for o in reconcile_list(app).options} == {s["id"] for s in expected}
+        assert reconcile_list(app).highlighted_option.id == first(expected, "shipped")["id"]  # shipped first
         for s in expected:
             text = row(app, s["id"])
             assert s["reason"] in text, (s["id"], s["reason"], text)
@@ -86,7 +71,7 @@ async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
     nid = shipped["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
+        await open_reconcile(app, pilot)
         await highlight(app, pilot, nid)
         side = str(app.screen.query_one("#reconcile-detail").render())
         assert shipped["evidence"][0]["path"] in side
@@ -111,7 +96,7 @@ async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp
     assert found["verdict"] == "shipped" and found["confidence"] < DEFAULT_MIN_CONFIDENCE
     app = canvas(project, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot, 1)
+        await open_reconcile(app, pilot, 1)
         assert "definition pkg/limits.py:4" in str(app.screen.query_one("#reconcile-detail").render())
         await pilot.press("a")
         await until(pilot, lambda: yaml.safe_load(node_file(project, "T-1").read_text())["status"] == "done",
@@ -125,7 +110,7 @@ async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_
     nid = partial["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
+        await open_reconcile(app, pilot)
         await highlight(app, pilot, nid)
         assert app.screen.check_action("accept", ()) is True
         await pilot.press("a")
@@ -156,7 +141,7 @@ async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
     nid = first(cli_suggestions(demo_plan), "partial")["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
+        await open_reconcile(app, pilot)
         await highlight(app, pilot, nid)
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt))
@@ -171,34 +156,34 @@ async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_ev
     nid = target["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
-        count = listing(app).option_count
+        await open_reconcile(app, pilot)
+        count = reconcile_list(app).option_count
         await highlight(app, pilot, nid)
         await pilot.press("x")
         await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(),
                     timeout=READ_CODE_TIMEOUT)
-        await until(pilot, lambda: listing(app).option_count == count - 1, timeout=READ_CODE_TIMEOUT)
-        assert nid not in {o.id for o in listing(app).options}
+        await until(pilot, lambda: reconcile_list(app).option_count == count - 1, timeout=READ_CODE_TIMEOUT)
+        assert nid not in {o.id for o in reconcile_list(app).options}
         assert last_events(demo_plan, nid)[-1]["actor"] == PERSON
         assert "status: draft" in node_file(demo_plan, nid).read_text()
         await pilot.press("R")  # run again: still hidden, and said so
         await pilot.pause(0.1)
-        await until(pilot, lambda: not listing(app).loading and listing(app).option_count == count - 1,
+        await until(pilot, lambda: not reconcile_list(app).loading and reconcile_list(app).option_count == count - 1,
                     timeout=READ_CODE_TIMEOUT)
-        assert nid not in {o.id for o in listing(app).options}
+        assert nid not in {o.id for o in reconcile_list(app).options}
         assert "1 rejected, hidden" in str(app.screen.query_one("#reconcile-summary").render())
 
     fresh = canvas(demo_plan, tmp_path)
     async with fresh.run_test(size=(160, 45)) as pilot:
-        await open_view(fresh, pilot, count - 1)
-        assert nid not in {o.id for o in listing(fresh).options}
+        await open_reconcile(fresh, pilot, count - 1)
+        assert nid not in {o.id for o in reconcile_list(fresh).options}
 
     code = demo_plan / target["evidence"][0]["path"]
     code.write_text("# one line more\n" + code.read_text())  # the evidence moves: a different hash
     again = canvas(demo_plan, tmp_path)
     async with again.run_test(size=(160, 45)) as pilot:
-        await open_view(again, pilot, count)
-        assert nid in {o.id for o in listing(again).options}
+        await open_reconcile(again, pilot, count)
+        assert nid in {o.id for o in reconcile_list(again).options}
 
 
 async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
@@ -209,7 +194,7 @@ async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
     path.write_text(text.replace(title, 'title: "Delete [bold red]loud[/] \\x1b[2J\\u202e now"'))
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
+        await open_reconcile(app, pilot)
         await highlight(app, pilot, nid)
         shown = row(app, nid)
         assert "[bold red]loud[/]" in shown  # not parsed as markup
@@ -224,7 +209,7 @@ async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan
     other = next(s["id"] for s in found if s["verdict"] != "none" and s["id"] != shipped)
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_view(app, pilot)
+        await open_reconcile(app, pilot)
         await highlight(app, pilot, shipped)
         await pilot.press("a")
         await until(pilot, lambda: "applied" in row(app, shipped), timeout=READ_CODE_TIMEOUT)
@@ -241,8 +226,8 @@ async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan
         # A rejection hides the row; undoing it clears the mark and shows the row again.
         await highlight(app, pilot, other)
         await pilot.press("x")
-        await until(pilot, lambda: other not in {o.id for o in listing(app).options})
+        await until(pilot, lambda: other not in {o.id for o in reconcile_list(app).options})
         assert "reconcile_rejected" in node_file(demo_plan, other).read_text()
         await pilot.press("ctrl+z")
-        await until(pilot, lambda: other in {o.id for o in listing(app).options})
+        await until(pilot, lambda: other in {o.id for o in reconcile_list(app).options})
         assert run_cli("show", other, "--json", cwd=demo_plan).json["result"].get("reconcile_rejected") is None

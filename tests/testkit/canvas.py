@@ -9,6 +9,7 @@ from pathlib import Path
 
 from leafwise.canvas.app import CanvasApp, make_canvas
 from leafwise.canvas.screens.blocked import BlockedScreen
+from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.canvas.widgets.plan_tree import PlanTree
 from textual.widgets import Input
 
@@ -97,3 +98,20 @@ async def open_blocked(app, pilot, row: str | None = None):
     if row is not None:
         listing.highlighted = listing.get_option_index(row)
     return listing
+
+
+READ_CODE_TIMEOUT = 60.0  # the reconcile view reads the whole shop's code in a worker; a loaded CI machine is slow
+
+
+def reconcile_list(app):
+    return app.screen.query_one("#reconcile-list")
+
+
+async def open_reconcile(app, pilot, count: int | None = None) -> None:
+    """Press `r` on a ready canvas and wait until the reconcile view lists its suggestions (`count` of them)."""
+    await ready(app, pilot)
+    await pilot.press("r")
+    await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and app.screen.ran
+                and not reconcile_list(app).loading and reconcile_list(app).option_count > 0
+                and (count is None or reconcile_list(app).option_count == count),
+                timeout=READ_CODE_TIMEOUT)
