@@ -12,7 +12,7 @@ from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.node_detail import NodeDetail, describe_event
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from testkit import journal, node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, ready, tree, until
+from testkit.canvas import answer_prompt, canvas, node_file, notices, ready, tree, until
 
 pytestmark = pytest.mark.anyio
 
@@ -218,8 +218,7 @@ async def test_a_block_by_the_person_on_bobs_task_is_journaled_as_the_person(tmp
         await ready(app, pilot)
         assert tree(app).reveal("T-2")
         await pilot.press("B")
-        await until(pilot, lambda: app.screen.query("#prompt-input"))
-        await pilot.press(*"Waiting for the API keys", "enter")
+        await answer_prompt(app, pilot, "Waiting for the API keys")
         await until(pilot, lambda: app.state.nodes["T-2"].status == "blocked")
     blocks = [e for e in journal(root) if e["command"] == "block"]
     assert len(blocks) == 1 and blocks[0]["actor"] == "pat" and blocks[0]["node"] == "T-2"

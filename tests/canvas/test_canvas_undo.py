@@ -15,7 +15,7 @@ from leafwise.canvas.screens.board import BoardScreen
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
 from testkit import journal, node, node_data, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, open_blocked, open_view, ready, until
+from testkit.canvas import answer_prompt, canvas, node_file, notices, open_blocked, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +48,6 @@ async def open_board(app, pilot, column: str, card: str):
     await pilot.pause()
     listing.highlighted = listing.get_option_index(card)
     return listing
-
-
-async def answer_prompt(app, pilot, text: str) -> None:
-    await until(pilot, lambda: app.screen.query("#prompt-input"))
-    app.screen.query_one("#prompt-input").value = text
-    await pilot.press("enter")
 
 
 async def undo(app, pilot, before: int) -> None:

@@ -4,9 +4,9 @@ styled text (BEL, BS, VT, FF, CR) are shown visibly too, and a link in a doc is 
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Markdown, Static
 from testkit import node, write_plan
 from testkit.canvas import canvas, notices, ready, tree, until
+from textual.widgets import Markdown, Static
 
 pytestmark = pytest.mark.anyio
 

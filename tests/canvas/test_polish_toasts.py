@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from testkit import node, node_data, write_plan
-from testkit.canvas import canvas, ready, until
+from testkit.canvas import answer_prompt, canvas, ready, until
 from textual.widgets._toast import Toast
 
 pytestmark = pytest.mark.anyio
@@ -39,9 +39,7 @@ async def test_a_long_title_in_an_undo_notice_is_cut_after_a_whole_word(tmp_path
         app.screen.reveal("T-1")
         await pilot.pause()
         await pilot.press("R")
-        await until(pilot, lambda: app.screen.query("#prompt-input"))
-        app.screen.query_one("#prompt-input").value = "Wishlist"
-        await pilot.press("enter")
+        await answer_prompt(app, pilot, "Wishlist")
         await until(pilot, lambda: node_data(root, "T-1")["title"] == "Wishlist")
         await until(pilot, lambda: app.undo_stack)
         await pilot.press("ctrl+z")

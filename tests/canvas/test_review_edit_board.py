@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from leafwise.canvas.screens.board import BoardScreen
-from testkit.canvas import node_file, notices, open_view, ready, until
 from testkit.canvas import canvas as make
+from testkit.canvas import node_file, notices, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from testkit import journal, node, node_data, write_plan
-from testkit.canvas import canvas, ready, until
+from testkit.canvas import answer_prompt, canvas, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -18,9 +18,7 @@ async def add_child_then_undo(app, pilot, root, under: str, title: str) -> str:
     app.screen.reveal(under)
     await pilot.pause()
     await pilot.press("c")
-    await until(pilot, lambda: app.screen.query("#prompt-input"))
-    app.screen.query_one("#prompt-input").value = title
-    await pilot.press("enter")
+    await answer_prompt(app, pilot, title)
     await until(pilot, lambda: any(e["command"] == "add" for e in journal(root)) and app.undo_stack)
     await app.workers.wait_for_complete()
     added = next(e["node"] for e in journal(root) if e["command"] == "add")

@@ -9,7 +9,7 @@ from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from testkit import node, write_plan
-from testkit.canvas import canvas, open_blocked, ready, tree, until
+from testkit.canvas import answer_prompt, canvas, open_blocked, ready, tree, until
 
 pytestmark = pytest.mark.anyio
 
@@ -33,14 +33,12 @@ async def test_a_blocked_task_that_gets_a_child_is_still_counted_blocked_everywh
         await ready(app, pilot)
         assert tree(app).reveal("T-2")
         await pilot.press("B")
-        await until(pilot, lambda: app.screen.query("#prompt-input"))
-        await pilot.press(*"Waiting for the bank", "enter")
+        await answer_prompt(app, pilot, "Waiting for the bank")
         await until(pilot, lambda: app.state.nodes["T-2"].status == "blocked")
         await until(pilot, lambda: "⊘ 2 blocked" in header_text(app))
         assert tree(app).reveal("T-2")
         await pilot.press("c")
-        await until(pilot, lambda: app.screen.query("#prompt-input"))
-        await pilot.press(*"Card form", "enter")
+        await answer_prompt(app, pilot, "Card form")
         await until(pilot, lambda: app.state.nodes["T-2"].children)
         await pilot.pause(0.5)  # the header and the next line redraw once per burst
         # T-2 is an epic now, still blocked: the blocked view lists it, so the header counts it.

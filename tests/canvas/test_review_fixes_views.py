@@ -6,14 +6,12 @@ import asyncio
 
 import pytest
 from leafwise.canvas.screens.agents import AgentsScreen
-from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.blocked import BlockedScreen
-from leafwise.canvas.screens.board import BoardScreen
+from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.plan import PlanScreen
-from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.canvas.widgets.next_task import NextTaskBar
-from textual.command import CommandPalette
 from testkit.canvas import canvas, ready, tree, until
+from textual.command import CommandPalette
 
 pytestmark = pytest.mark.anyio
 

@@ -83,6 +83,13 @@ async def settled(pilot, timeout: float = 30.0) -> None:
         before = now
 
 
+async def answer_prompt(app, pilot, text: str) -> None:
+    """Wait for the open text prompt, put `text` in it and press Enter."""
+    await until(pilot, lambda: app.screen.query("#prompt-input"))
+    app.screen.query_one("#prompt-input").value = text
+    await pilot.press("enter")
+
+
 async def open_view(app, pilot, key: str, screen_type: type, listing: str, more_than: int = 0):
     """Press `key`, wait until the screen is a `screen_type` whose list `#listing` holds more than
     `more_than` options; returns that list."""
