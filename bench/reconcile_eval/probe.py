@@ -17,9 +17,9 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from leafwise.commands.core.reconcile.match import Stats, weigh  # noqa: E402
-from leafwise.commands.core.reconcile.retrieve import RIndex, retrieve  # noqa: E402
-from leafwise.commands.core.reconcile.scan import build_index  # noqa: E402
+from leafwise.commands.reconcile.match import Stats, weigh  # noqa: E402
+from leafwise.commands.reconcile.retrieve import RIndex, retrieve  # noqa: E402
+from leafwise.commands.reconcile.scan import build_index  # noqa: E402
 from real_eval import REAL, REPOS, ensure_repos, names_of, not_for_tuning  # noqa: E402
 
 

@@ -18,7 +18,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from leafwise.commands.core.reconcile.engine import draft_leaves, suggest  # noqa: E402
+from leafwise.commands.reconcile.engine import draft_leaves, suggest  # noqa: E402
 from leafwise.store import find_root, load_plan  # noqa: E402
 from real_eval import REAL, REPOS, ensure_repos, not_for_tuning, write_plan  # noqa: E402
 

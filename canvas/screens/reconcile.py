@@ -13,7 +13,7 @@ one registry command, journaled with the person as its actor:
   hash of the evidence; the command hides it from then on (after `R`, in a new
   canvas, for agents) until the evidence changes.
 
-A suggestion is the dict `commands.core.reconcile.engine` makes (id, title,
+A suggestion is the dict `commands.reconcile.engine` makes (id, title,
 verdict, confidence, evidence [{kind, path, line, snippet, weight, name}],
 missing, reason), read by those keys only; every string in it is shown inertly.
 """
@@ -37,7 +37,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:  # types only: the engine loads when the view runs reconcile
-    from leafwise.commands.core.reconcile.engine import Evidence, Suggestion
+    from leafwise.commands.reconcile.engine import Evidence, Suggestion
 
 COMMAND = "reconcile"
 VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),

@@ -41,7 +41,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
     """All problems of the plan, errors first, then by file and line: deterministic."""
     # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
     # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
-    from leafwise.commands.core.merge_conflicts import with_merge_conflicts
+    from leafwise.commands.merge_conflicts import with_merge_conflicts
 
     problems: list[Problem] = [
         p if p.code in ("duplicate_id", "merge_conflict") else
@@ -169,7 +169,7 @@ def plan_commands(plan: Plan) -> list[PlanCommand]:
     found: list[tuple[str, str, str, str]] = []
     for node in plan.nodes.values():
         if "done_when" in node.data:
-            from leafwise.commands.core.reconcile.checks import declared
+            from leafwise.commands.reconcile.checks import declared
 
             found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
                       if kind == "command"]

@@ -74,7 +74,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
     now = ctx.clock()
     broken = next((p for p in plan.problems if p.node == node_id), None)
     if broken is not None and node_id not in plan.nodes and broken.code == "yaml_error":
-        from leafwise.commands.core.merge_conflicts import with_merge_conflicts
+        from leafwise.commands.merge_conflicts import with_merge_conflicts
 
         broken = next((p for p in with_merge_conflicts(plan, ctx.cmd) if p.node == node_id), broken)
         if broken.code == "duplicate_id":  # two nodes, one id, from two branches: renumber splits them

@@ -17,7 +17,7 @@ def progress(ctx: Ctx, agent: str | None = None) -> Result:
     plan = ctx.plan()
     report = compute(plan)
     if not report.reconcile_release:
-        from leafwise.commands.core.reconcile.engine import closed_by_commits  # one `git log`, no code scan
+        from leafwise.commands.reconcile.engine import closed_by_commits  # one `git log`, no code scan
 
         closed = closed_by_commits(plan)
         if closed and closed[0].effective_release:

@@ -7,7 +7,7 @@ suggestion stays hidden until its evidence changes; `--close ID --note TEXT`
 closes a partial (or shipped) suggestion anyway, recording its evidence and
 completing the node with "closed by <person>: <note>".
 
-The scanner and matcher (commands/core/reconcile/) load inside the handler,
+The scanner and matcher (commands/reconcile/) load inside the handler,
 so listing or dispatching commands never pays for them.
 """
 
@@ -58,7 +58,7 @@ NOTE_LIMIT = 500
 def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, apply: bool = False,
               min_confidence: float | None = None, limit: int | None = None, explain: bool = False,
               reject: str | None = None, close: str | None = None, note: str | None = None) -> Result:
-    from leafwise.commands.core.reconcile.engine import draft_leaves, suggest
+    from leafwise.commands.reconcile.engine import draft_leaves, suggest
 
     if reject or close:
         return _decide(ctx, reject, close, note, apply)
@@ -162,7 +162,7 @@ def _decide(ctx: Ctx, reject: str | None, close: str | None, note: str | None, a
 
 def _one_suggestion(ctx: Ctx, node_id: str) -> dict[str, Any]:
     """The suggestion for one draft leaf; an error when there is none to decide on."""
-    from leafwise.commands.core.reconcile.engine import draft_leaves, suggest
+    from leafwise.commands.reconcile.engine import draft_leaves, suggest
     from leafwise.commands.handlers.shared import get_node
 
     plan = ctx.plan()

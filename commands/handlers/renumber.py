@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, NextAction, Result, fix, next_, quote
-from leafwise.commands.core.merge_conflicts import MergeConflict, merge_conflict
+from leafwise.commands.merge_conflicts import MergeConflict, merge_conflict
 from leafwise.commands.handlers.agent_loop import ID
 from leafwise.commands.handlers.shared import change_list, get_node, record, require_project, set_fields, write
 from leafwise.commands.registry import Ctx, command

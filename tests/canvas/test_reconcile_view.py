@@ -10,7 +10,7 @@ import json
 
 import pytest
 import yaml
-from core.reconcile.test_sources import LIBRARY
+from testkit.code_samples import LIBRARY
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen

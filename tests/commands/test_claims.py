@@ -19,7 +19,7 @@ import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from leafwise.commands.core.merge_conflicts import conflict_sides, with_merge_conflicts
+from leafwise.commands.merge_conflicts import conflict_sides, with_merge_conflicts
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan

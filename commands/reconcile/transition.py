@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leafwise.commands.core.reconcile.artifacts import Artifact
-from leafwise.commands.core.reconcile.retrieve import RIndex, category, key
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Artifact
+from leafwise.commands.reconcile.retrieve import RIndex, category, key
+from leafwise.commands.reconcile.text import identifier_concepts
 
 _ARTICLE = r"(?:(?:the|a|an|our|my|its|their)\s+)?"
 # old → new, in the order the title says them; group `old` and `new` in each alternative

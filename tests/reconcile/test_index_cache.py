@@ -64,13 +64,13 @@ def dump(index) -> tuple:
 
 
 def fresh(root: Path) -> tuple:
-    from leafwise.commands.core.reconcile.scan import build_index
+    from leafwise.commands.reconcile.scan import build_index
 
     return dump(build_index(root, use_cache=False))
 
 
 def cached(root: Path) -> tuple:
-    from leafwise.commands.core.reconcile.scan import build_index
+    from leafwise.commands.reconcile.scan import build_index
 
     return dump(build_index(root))
 
@@ -179,7 +179,7 @@ def test_two_processes_give_the_index_one_gives(tmp_path):
     script = textwrap.dedent(f"""
         import marshal, sys
         from pathlib import Path
-        import leafwise.commands.core.reconcile.scan as scan
+        import leafwise.commands.reconcile.scan as scan
         scan.PARALLEL_FILES = 1
         forks = []
         import multiprocessing.context as ctx
@@ -227,10 +227,10 @@ def test_the_cache_version_covers_every_module_the_scan_imports():
     """An edit to any module that decides what a file yields must start the cache afresh."""
     import ast
 
-    from leafwise.commands.core.reconcile import index_cache
+    from leafwise.commands.reconcile import index_cache
 
     package = Path(index_cache.__file__).parent
-    prefix = "leafwise.commands.core.reconcile"
+    prefix = "leafwise.commands.reconcile"
     seen, todo = set(), ["scan"]
     while todo:
         name = todo.pop()

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable
 
-from leafwise.commands.core.reconcile.artifacts import SURFACES, Artifact, Index
-from leafwise.commands.core.reconcile.text import (
+from leafwise.commands.reconcile.artifacts import SURFACES, Artifact, Index
+from leafwise.commands.reconcile.text import (
     ACTORS,
     GENERIC,
     NOISE,
@@ -159,7 +159,7 @@ class Stats:
     @cached_property
     def by_key(self) -> tuple[Counter, frozenset[str]]:
         """Document frequency by matching key (installation, installed, install: one key), and the top keys."""
-        from leafwise.commands.core.reconcile.retrieve import key
+        from leafwise.commands.reconcile.retrieve import key
 
         kdf: Counter = Counter()
         for c, n in self.df.items():
@@ -168,8 +168,8 @@ class Stats:
 
     def background(self, concept_: str) -> bool:
         """On many named things, or one of the most named, under any of its forms."""
-        from leafwise.commands.core.reconcile.meaning import BACKGROUND_SHARE
-        from leafwise.commands.core.reconcile.retrieve import key
+        from leafwise.commands.reconcile.meaning import BACKGROUND_SHARE
+        from leafwise.commands.reconcile.retrieve import key
 
         kdf, top = self.by_key
         k = key(concept_)
@@ -402,7 +402,7 @@ class Weighed:
 
 
 def weigh(title: str, description: str, stats: Stats) -> Weighed:
-    from leafwise.commands.core.reconcile.meaning import (
+    from leafwise.commands.reconcile.meaning import (
         ABSENT_FACTOR,
         BACKGROUND_FACTOR,
         is_verb,
@@ -496,7 +496,7 @@ def assess_meaning(w: Weighed, by_concept: dict[str, list[Artifact]], paths: dic
     absent = sum(v for c, v in w.weights.items() if "never names" in w.why[c]) / w.total
     if absent > MEANING_ABSENT:
         reasons.append(f"words the code never names carry {absent:.2f} of the weight (> {MEANING_ABSENT})")
-    from leafwise.commands.core.reconcile.retrieve import one_word
+    from leafwise.commands.reconcile.retrieve import one_word
 
     single = one_word(w.weights, covered)
     if single:

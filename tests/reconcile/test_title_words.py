@@ -10,8 +10,8 @@ from collections import Counter
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
-from leafwise.commands.core.reconcile.match import Stats, weigh
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.match import Stats, weigh
+from leafwise.commands.reconcile.text import identifier_concepts
 
 # A real package names more than a handful of things: enough that "timestamp" is not its background.
 FILLER = "".join(f"def {verb}_{w}(value):\n    return value\n\n\n" for verb in ("format", "parse", "render", "check")
@@ -70,7 +70,7 @@ def test_a_word_named_often_under_another_form_is_background():
 
 
 def test_pages_about_developing_the_project_are_not_feature_docs():
-    from leafwise.commands.core.reconcile.documents import kind_of
+    from leafwise.commands.reconcile.documents import kind_of
 
     assert kind_of("README.md") == "docs" and kind_of("docs/usage.md") == "docs"
     for rel in ("CONTRIBUTING.md", "SECURITY.md", "docs/CODE_OF_CONDUCT.md", ".github/ISSUE_TEMPLATE/bug.md",
@@ -79,8 +79,8 @@ def test_pages_about_developing_the_project_are_not_feature_docs():
 
 
 def test_a_fixture_of_the_tests_does_not_agree_as_a_test(tmp_path):
-    from leafwise.commands.core.reconcile.artifacts import Artifact
-    from leafwise.commands.core.reconcile.retrieve import category
+    from leafwise.commands.reconcile.artifacts import Artifact
+    from leafwise.commands.reconcile.retrieve import category
 
     def doc(name: str, path: str) -> Artifact:
         return Artifact("test", name, path, 1, "", frozenset({"environment"}))

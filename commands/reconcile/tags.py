@@ -13,8 +13,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from leafwise.commands.core.reconcile.artifacts import Artifact, Index, Source
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
+from leafwise.commands.reconcile.text import identifier_concepts
 
 LANG_OF = {".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
            ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rb": "ruby"}
@@ -248,7 +248,7 @@ def _doc_text(node, lang: str) -> str:
 def _document(index: Index, src: Source, art, node, kind: str, lang: str, offsets, data: bytes,
               bodies: list[tuple[int, int, str, str]] | None = None) -> None:
     """The definition (or flag) with the words of its docstring, comments or help text, as a document."""
-    from leafwise.commands.core.reconcile.documents import affirmative
+    from leafwise.commands.reconcile.documents import affirmative
 
     if kind == "flag":
         args = node.parent
@@ -320,7 +320,7 @@ def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: b
     if src.is_test:
         return
     import tree_sitter as ts
-    from leafwise.commands.core.reconcile.documents import NEGATION
+    from leafwise.commands.reconcile.documents import NEGATION
 
     side = "ui" if src.side() == "ui" else "text"
     found = ts.QueryCursor(query).captures(tree.root_node)

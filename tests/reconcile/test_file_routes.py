@@ -14,7 +14,7 @@ PAGE = "export default function Page() {\n  return <main />;\n}\n"
 
 
 def index_of(root: Path, files: dict[str, str]):
-    from leafwise.commands.core.reconcile.scan import build_index
+    from leafwise.commands.reconcile.scan import build_index
 
     write_files(root, files)
     commit_all(root)
@@ -26,7 +26,7 @@ def found(index, kind: str) -> dict[str, tuple[str, int]]:
 
 
 def concepts(text: str) -> frozenset[str]:
-    from leafwise.commands.core.reconcile.text import identifier_concepts
+    from leafwise.commands.reconcile.text import identifier_concepts
 
     return identifier_concepts(text)
 

@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from leafwise.commands.core.reconcile.artifacts import Artifact, Index
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Artifact, Index
+from leafwise.commands.reconcile.text import identifier_concepts
 
 SOFT = 0.6  # a related word or a shared prefix counts this much of the word itself
 LEX = 0.4  # a WordNet synonym or derived form (meaning.lexical) counts less

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.core.reconcile.artifacts import Artifact
+from leafwise.commands.reconcile.artifacts import Artifact
 from leafwise.store.cache import read_marshal, write_atomic
 
 FORMAT = 1

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from leafwise.commands.core.reconcile.artifacts import Artifact, Index, Source
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
+from leafwise.commands.reconcile.text import identifier_concepts
 
 DOC_EXT = frozenset({".md", ".mdx", ".rst", ".markdown"})
 MARKUP_EXT = frozenset({".html", ".htm", ".vue", ".svelte", ".jinja", ".jinja2", ".j2", ".hbs", ".erb"})

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import yaml
-from leafwise.commands.core.reconcile.engine import closed_by_commits
+from leafwise.commands.reconcile.engine import closed_by_commits
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan
@@ -315,7 +315,7 @@ def test_apply_leaves_alone_what_a_running_cycle_puts_off_limits(tmp_path):
 
 
 def test_routes_pages_and_commands_of_each_framework_are_indexed(tmp_path):
-    from leafwise.commands.core.reconcile.scan import build_index
+    from leafwise.commands.reconcile.scan import build_index
 
     files(tmp_path, {
         "package.json": '{"dependencies": {"next": "14.0.0"}, "bin": {"acme": "bin/acme.js"},'

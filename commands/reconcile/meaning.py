@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from leafwise.commands.core.reconcile.text import concept, noun_then_article, split_identifier, stem
+from leafwise.commands.reconcile.text import concept, noun_then_article, split_identifier, stem
 
 MAX_WEIGHT = 5.0
 MIN_WEIGHT = 0.4

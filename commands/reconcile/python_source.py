@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import tomllib
 
-from leafwise.commands.core.reconcile.artifacts import Index, Source, join_route, route_words
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Index, Source, join_route, route_words
+from leafwise.commands.reconcile.text import identifier_concepts
 
 _ROUTER = re.compile(r"^(\w+)\s*=\s*(?:\w+\.)?(APIRouter|Blueprint|FastAPI|Flask)\((.*)$", re.M)
 _PREFIX = re.compile(r"""(?:prefix|url_prefix)\s*=\s*["']([^"']*)["']""")

@@ -10,8 +10,8 @@ import yaml
 from testkit import node, run_cli, write_plan
 from testkit.repos import commit_all, write_files
 
-from core.reconcile.test_sources import LIBRARY
-from leafwise.commands.core.reconcile.retrieve import MEASURED
+from testkit.code_samples import LIBRARY
+from leafwise.commands.reconcile.retrieve import MEASURED
 from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
 
 TITLE = "Throttle calls to a rate per second"

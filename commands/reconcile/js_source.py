@@ -10,9 +10,9 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
-from leafwise.commands.core.reconcile import file_routes
-from leafwise.commands.core.reconcile.artifacts import Index, Source, join_route, route_words
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile import file_routes
+from leafwise.commands.reconcile.artifacts import Index, Source, join_route, route_words
+from leafwise.commands.reconcile.text import identifier_concepts
 
 _APP_VAR = re.compile(
     r"\b(?:const|let|var)\s+(\w+)\s*=\s*(?:express(?:\.Router)?\s*\(|(?:express\.)?Router\s*\(|new\s+(?:Hono|Koa|Router)\b"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
-from leafwise.commands.core.reconcile.meaning import is_verb
+from leafwise.commands.reconcile.meaning import is_verb
 
 SAVING = (
     "def save_story(story_id: int) -> None:\n"

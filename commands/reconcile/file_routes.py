@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from leafwise.commands.core.reconcile.artifacts import Index, Source, route_words
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.artifacts import Index, Source, route_words
+from leafwise.commands.reconcile.text import identifier_concepts
 
 FRAMEWORKS = {"next": "next", "nuxt": "nuxt", "nuxt3": "nuxt", "nuxt-edge": "nuxt", "@sveltejs/kit": "sveltekit",
               "@react-router/fs-routes": "remix", "@tanstack/react-router": "tanstack",

@@ -28,13 +28,13 @@ import sys
 import threading
 from pathlib import Path
 
-from leafwise.commands.core.reconcile import documents as reconcile_docs
-from leafwise.commands.core.reconcile import file_routes, index_cache
-from leafwise.commands.core.reconcile import js_source as reconcile_js
-from leafwise.commands.core.reconcile import python_source as reconcile_py
-from leafwise.commands.core.reconcile import tags as reconcile_tags
-from leafwise.commands.core.reconcile.artifacts import Artifact, Index, Source
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile import documents as reconcile_docs
+from leafwise.commands.reconcile import file_routes, index_cache
+from leafwise.commands.reconcile import js_source as reconcile_js
+from leafwise.commands.reconcile import python_source as reconcile_py
+from leafwise.commands.reconcile import tags as reconcile_tags
+from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
+from leafwise.commands.reconcile.text import identifier_concepts
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".leafwise", "node_modules", ".venv", "venv", "env", ".env", "__pycache__",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.text import identifier_concepts
 
 TYPES = (
     "export interface LoggerOptions {\n"

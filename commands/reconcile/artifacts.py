@@ -12,7 +12,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from leafwise.commands.core.reconcile.text import METHOD_VERBS, concept, identifier_concepts
+from leafwise.commands.reconcile.text import METHOD_VERBS, concept, identifier_concepts
 
 UI_EXT = frozenset({".jsx", ".tsx", ".vue", ".svelte"})
 UI_DIRS = frozenset({"client", "frontend", "web", "ui", "components", "pages", "views", "screens", "src-ui"})

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from leafwise.commands.core.reconcile import transition
-from leafwise.commands.core.reconcile.artifacts import Artifact, Index
-from leafwise.commands.core.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
-from leafwise.commands.core.reconcile.match import (
+from leafwise.commands.reconcile import transition
+from leafwise.commands.reconcile.artifacts import Artifact, Index
+from leafwise.commands.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
+from leafwise.commands.reconcile.match import (
     Assessment,
     Found,
     Stats,
@@ -25,10 +25,10 @@ from leafwise.commands.core.reconcile.match import (
     parse_title,
     weigh,
 )
-from leafwise.commands.core.reconcile.meaning import opposites
-from leafwise.commands.core.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
-from leafwise.commands.core.reconcile.scan import build_index
-from leafwise.commands.core.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.meaning import opposites
+from leafwise.commands.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
+from leafwise.commands.reconcile.scan import build_index
+from leafwise.commands.reconcile.text import identifier_concepts
 from leafwise.store import Node, Plan, Status
 
 DECLARED_WEIGHT = 1.0

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.core.reconcile.artifacts import Index
+from leafwise.commands.reconcile.artifacts import Index
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120

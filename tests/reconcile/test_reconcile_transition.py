@@ -6,7 +6,7 @@ from __future__ import annotations
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
-from leafwise.commands.core.reconcile.transition import parse
+from leafwise.commands.reconcile.transition import parse
 
 OLD = (
     "import random\n\n\n"

@@ -4,8 +4,8 @@ ship "Enable sync"; the same code still ships the title it does match."""
 
 from __future__ import annotations
 
-from leafwise.commands.core.reconcile.meaning import opposites
-from leafwise.commands.core.reconcile.text import concept
+from leafwise.commands.reconcile.meaning import opposites
+from leafwise.commands.reconcile.text import concept
 from testkit import node, write_plan
 from testkit.repos import commit_all, reconcile, write_files
 
