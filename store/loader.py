@@ -589,13 +589,18 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
     return plan
 
 
+def node_file_problem(nodes_rel: str, name: str, error: tuple[str, int | None, str]) -> Problem:
+    """The problem a node file that does not load is reported as (`Loaded.error`), wherever it is read."""
+    message, line, code = error
+    # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
+    return Problem(code, "error", message, f"leafwise diagnose {name[:-5]}", node=name[:-5], file=nodes_rel + name,
+                   line=line)
+
+
 def _add(nodes: dict[str, Node], problems: list[Problem], nodes_rel: str, name: str, item: Entry) -> None:
     _key, data, digest, error = item
     if error:
-        message, line, code = error
-        # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
-        problems.append(Problem(code, "error", message, f"leafwise diagnose {name[:-5]}",
-                                node=name[:-5], file=nodes_rel + name, line=line))
+        problems.append(node_file_problem(nodes_rel, name, error))
         return
     nodes[data["id"]] = Node(data["id"], data["title"], _STATUS_OF[data["status"]], data, nodes_rel + name,
                              digest)
