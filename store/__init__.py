@@ -4,10 +4,12 @@ Nothing here knows about hints, commands or the UI.
 """
 
 from leafwise.store.loader import LoadStats, load_plan
-from leafwise.store.model import CLOSED, OPEN, STATUSES, Node, Plan, Problem, Project, Release, Status
+from leafwise.store.model import (
+    CLOSED, OPEN, PRIORITIES, PRIORITY_RANK, STATUSES, Node, Plan, Problem, Project, Release, Status, priority_rank,
+)
 from leafwise.store.paths import PlanNotFound, PlanPaths, UnsafePath, find_root
 
 __all__ = [
-    "CLOSED", "OPEN", "STATUSES", "LoadStats", "Node", "Plan", "PlanNotFound",
-    "PlanPaths", "Problem", "Project", "Release", "Status", "UnsafePath", "find_root", "load_plan",
+    "CLOSED", "OPEN", "PRIORITIES", "PRIORITY_RANK", "STATUSES", "LoadStats", "Node", "Plan", "PlanNotFound",
+    "PlanPaths", "Problem", "Project", "Release", "Status", "UnsafePath", "find_root", "load_plan", "priority_rank",
 ]

@@ -20,8 +20,24 @@ class Status(StrEnum):
 
 
 STATUSES = tuple(s.value for s in Status)  # plain strings: CLI choices, messages, JSON keys
+# The only status sets: blocked is open (it still has work to do), and a node is closed once
+# done or cancelled. Members are StrEnums, so `"done" in CLOSED` holds for plain strings too.
 CLOSED = frozenset({Status.DONE, Status.CANCELLED})
 OPEN = frozenset(Status) - CLOSED
+
+# A person's tie-breaker after the release. Unset (or a value a hand edit planted) counts as
+# normal, so a plan without priorities keeps the order of release, depth, title, id.
+PRIORITIES = ("high", "normal", "low")
+DEFAULT_PRIORITY = "normal"
+PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
+
+
+def priority_rank(value: object) -> int:
+    """The sort rank of a node's `priority` value: 0 high, 1 normal or unset, 2 low."""
+    normal = PRIORITY_RANK[DEFAULT_PRIORITY]
+    return PRIORITY_RANK.get(value, normal) if isinstance(value, str) else normal
+
+
 CASCADE_MODES = ("auto", "manual")
 LIST_FIELDS = ("depends_on", "tags", "docs", "diagrams")
 TEXT_FIELDS = ("title", "parent", "release", "assignee", "blocked_reason", "summary", "trigger")

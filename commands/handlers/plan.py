@@ -30,7 +30,7 @@ from leafwise.commands.handlers.shared import (
     write,
 )
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, STATUSES, Plan, Status
+from leafwise.store import CLOSED, PRIORITIES, STATUSES, Plan, Status
 from leafwise.store.loader import parse_yaml
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
 from leafwise.store.paths import PLAN_DIR, PlanPaths, UnsafePath, resolve_inside
@@ -324,7 +324,6 @@ def format_assignment(key: str, value: Any) -> str | None:
 KNOWN_FIELDS = ("id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
                 "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created", "updated",
                 "description", "priority", "follows", "done_when")
-PRIORITIES = ("high", "normal", "low")
 
 
 @command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears; a value in quotes "
