@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 SCHEMA = "leafwise.v1.result"
 
@@ -113,6 +113,35 @@ def quote(text: Any) -> str:
     import shlex  # single quotes: nothing inside is special to a POSIX shell, and shlex.split agrees
 
     return shlex.quote(value)
+
+
+class Placeholder(str):
+    """What the agent fills in (`<summary>`, `<agent>`, `<N>`) in a hint's command line.
+
+    The hint builder writes it `"<summary>"` for a text argument (one word to a shell, and `<`
+    is no redirection) and `<N>` for a number, and never quotes it twice.
+    """
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self[1:-1]
+
+
+def placeholder(name: str) -> Placeholder:
+    return Placeholder(f"<{name}>")
+
+
+class CommandLine(Protocol):
+    """Builds a hint's full command line from a registry command's name and its typed arguments
+    (`Ctx.cmd`, `registry.command_line`): what core code receives, since it cannot import the registry.
+
+    `cmd("complete", node.id, summary=placeholder("summary"), agent=agent)`
+    -> `leafwise complete SHOP-7 --summary "<summary>" --agent mcp-1`.
+    """
+
+    def __call__(self, name: str, /, *positional: Any, **args: Any) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

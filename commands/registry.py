@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, NextAction, Result, fix, quote
+from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, NextAction, Placeholder, Result, fix, quote
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
 from leafwise.store.writer import utc_now
 
@@ -212,6 +212,76 @@ def load_word(word: str) -> dict[str, Command]:
     return {name: spec for name, spec in REGISTRY.items() if name.split()[0] == word}
 
 
+def _hint_params(name: str) -> tuple[Param, ...]:
+    """The params of command `name`: its registry entry when its module is loaded, else the generated
+    table (`command_params.PARAMS`, proved equal to the registry by tests/contract/test_command_params.py),
+    so a hint naming a command of another module imports nothing on `leafwise next`'s path."""
+    spec = REGISTRY.get(name)
+    if spec is not None:
+        return spec.params
+    from leafwise.commands.command_params import PARAMS
+
+    if name not in PARAMS:
+        raise ValueError(f"no command {name!r} in the registry")
+    kinds = {"str": str, "int": int, "float": float, "bool": bool}
+    return tuple(Param(p, "", kinds[kind], positional=flag is None, multiple=multiple, flag=flag)
+                 for p, kind, flag, multiple in PARAMS[name])
+
+
+def _is_command(name: str) -> bool:
+    from leafwise.commands.command_params import PARAMS
+
+    return name in REGISTRY or name in PARAMS
+
+
+def _hint_word(p: Param, value: Any) -> str:
+    if isinstance(value, Placeholder):
+        return f'"{value}"' if p.type is str else str(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"{p.name}: {type(value).__name__} is not a {p.type.__name__}")
+    return quote(value)
+
+
+def command_line(name: str, /, *positional: Any, root: str | None = None, **args: Any) -> str:
+    """The full command line of a hint: `leafwise`, the command's words, its positional arguments in
+    order, its flags in param order (bools bare when True, lists as repeated flags, None left out),
+    then `--root` when one is given. A positional value that starts with `-` goes after `--`, so
+    the CLI cannot read it as an option. Raises ValueError for an unknown command or keyword."""
+    params = _hint_params(name)
+    given = dict(args)
+    slots = [p for p in params if p.positional]
+    if len(positional) > len(slots):
+        raise ValueError(f"{name} takes {len(slots)} positional argument(s), got {len(positional)}")
+    for p, value in zip(slots, positional):
+        if p.name in given:
+            raise ValueError(f"{name}: {p.name} given twice")
+        given[p.name] = value
+    unknown = sorted(set(given) - {p.name for p in params})
+    if unknown:
+        raise ValueError(f"{name} has no argument {unknown[0]!r}")
+    heads: list[str] = []
+    flags: list[str] = []
+    for p in params:
+        value = given.get(p.name)
+        if value is None:
+            continue
+        if p.type is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{p.name}: a flag is True or False")
+            flags += [p.cli_flag] if value else []
+            continue
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        if len(values) != 1 and not (p.multiple and not p.positional):
+            raise ValueError(f"{name}: {p.name} takes one value")
+        for v in values:
+            heads += [_hint_word(p, v)] if p.positional else []
+            flags += [] if p.positional else [p.cli_flag, _hint_word(p, v)]
+    tail = ["--root", quote(str(root))] if root else []
+    if any(h.startswith("-") for h in heads):
+        return " ".join(["leafwise", name, *flags, *tail, "--", *heads])
+    return " ".join(["leafwise", name, *heads, *flags, *tail])
+
+
 _PERSON: dict[str, str] = {}
 
 
@@ -279,9 +349,15 @@ class Ctx:
         """The person at the keyboard (for --force, decide, comment…): see `person_name`."""
         return person_name(self.cwd)
 
-    def cmd(self, rest: str) -> str:
-        """A full command line for a hint, carrying --root when the caller gave it."""
-        line = f"leafwise {rest}"
+    def cmd(self, name: str, /, *positional: Any, **args: Any) -> str:
+        """A hint's full command line (`contract.CommandLine`), built by `command_line` from the
+        registry entry of command `name`, carrying --root when the caller gave it.
+
+        The one-string form (`ctx.cmd("complete SHOP-7 --summary ...")`, no arguments) is still read
+        as the words after `leafwise`, until every caller passes typed arguments."""
+        if positional or args or _is_command(name):
+            return command_line(name, *positional, root=self.root, **args)
+        line = f"leafwise {name}"
         if self.root:
             head, sep, tail = line.partition(" -- ")  # options go before the end-of-options mark
             line = f"{head} --root {quote(str(self.root))}" + (f"{sep}{tail}" if sep else "")

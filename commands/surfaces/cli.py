@@ -208,8 +208,10 @@ def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -
 
 
 def root_last(argv: list[str]) -> list[str]:
-    """`--root PATH` is accepted anywhere on the line: moved after the command's words."""
-    rest: list[str] = []
+    """`--root PATH` before or among the command's words (`leafwise --root P next`) moved after them,
+    where the command itself takes it. Only the leading words are looked at: after the first other
+    option or `--`, a `--root` is an option's value or a positional word, and stays as it is."""
+    words: list[str] = []
     root: list[str] = []
     i = 0
     while i < len(argv):
@@ -217,21 +219,40 @@ def root_last(argv: list[str]) -> list[str]:
         if word == "--root" and i + 1 < len(argv):
             root = ["--root", argv[i + 1]]
             i += 2
-            continue
-        if word.startswith("--root="):
+        elif word.startswith("--root="):
             root = ["--root", word.split("=", 1)[1]]
             i += 1
-            continue
-        rest.append(word)
-        i += 1
+        elif word.startswith("-"):
+            break
+        else:
+            words.append(word)
+            i += 1
     if not root:
         return argv
-    if not [w for w in rest if not w.startswith("-")]:
+    rest = argv[i:]
+    if not words and not [w for w in rest if not w.startswith("-")]:
         return root + rest  # `leafwise --root P`: the canvas on that plan
-    if "--" in rest:
-        cut = rest.index("--")
-        return rest[:cut] + root + rest[cut:]
-    return rest + root
+    cut = rest.index("--") if "--" in rest else len(rest)  # options go before the end-of-options mark
+    return words + rest[:cut] + root + rest[cut:]
+
+
+def parse(words: list[str]) -> tuple[Command, dict[str, Any], str | None]:
+    """What the CLI reads in a command line's words after `leafwise`, without running it: the registry
+    command, the arguments the line gives (as click converts them; defaults left out) and its --root.
+    Raises click.ClickException where `main` would report a usage error."""
+    argv = root_last(list(words))
+    cli = build()
+    path = _command_path(cli, argv)
+    spec = REGISTRY.get(" ".join(path))
+    if spec is None:
+        raise click.UsageError(f"no command in {words!r}")
+    leaf = _click_command(spec, path[-1])
+    with leaf.make_context(" ".join(path), argv[len(path):]) as ctx:
+        given = {name: value for name, value in ctx.params.items()
+                 if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
+    root = given.pop("root", None)
+    known = {p.name for p in spec.params}
+    return spec, {k: v for k, v in given.items() if k in known}, root
 
 
 def main(argv: list[str] | None = None) -> None:
