@@ -11,8 +11,19 @@ from datetime import datetime
 from typing import Callable
 
 from leafwise.commands.contract import NextAction, clean, done, next_, quote, wait
-from leafwise.commands.core.picker import Pick, holder, until
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.commands.core.picker import Pick
+from leafwise.commands.core.readiness import (
+    BLOCKED_KIND,
+    CLOSED_KIND,
+    HELD_KIND,
+    MISSING_KIND,
+    OPEN_CHILDREN_KIND,
+    Blocker,
+    blocker,
+    holder,
+    until,
+)
+from leafwise.store import Node, Plan, Status
 from leafwise.store.claims import Claim
 
 CommandLine = Callable[[str], str]
@@ -67,27 +78,39 @@ def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim]
               now: datetime) -> NextAction:
     """The natural next step for one node, as `show` and `diagnose` suggest it."""
     nid = node.id
-    if node.status in CLOSED:
+    if node.status == Status.IN_PROGRESS and not node.children:
+        who = holder(node, claims)
+        if not (who and who != agent):
+            mine = f" --agent {agent_arg(who or agent)}" if who or agent else ""
+            return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), "in progress",
+                         or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
+    found = blocker(plan, node, claims, agent)
+    if found is None:
+        return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")
+    return blocker_hint(cmd, plan, node, found, claims)
+
+
+def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claims: dict[str, Claim]) -> NextAction:
+    """What to do about what keeps `node` from being handed out (`show`, `diagnose`, `start`'s refusal)."""
+    nid = node.id
+    if found.kind == CLOSED_KIND:
         return next_(cmd("next"), f"{nid} is {node.status}")
-    if node.status == Status.BLOCKED:
+    if found.kind == BLOCKED_KIND:
         if node.open_decision:
             return next_(cmd(f"decide {nid} --option 1"), "a decision is waiting for a person",
                          or_=cmd(f"diagnose {nid}"))
         return next_(cmd(f"unblock {nid}"), f"blocked: {node.blocked_reason or 'no reason'}",
                      or_=cmd(f"diagnose {nid}"))
-    who = holder(node, claims)
-    if node.status == Status.IN_PROGRESS and not node.children:
-        if who and who != agent:
-            return wait(f"{clean(who, 80)} holds {nid} {until(claims[nid])}", "held by another agent")
-        mine = f" --agent {agent_arg(who or agent)}" if who or agent else ""
-        return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), "in progress",
-                     or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
-    open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
-    if open_children:
-        return next_(cmd(f"tree {nid}"), f"{len(open_children)} open child node(s)")
-    open_deps = [d for d in node.depends_on if d in plan.nodes and plan.nodes[d].status not in CLOSED]
-    if open_deps:
-        return next_(cmd(f"show {quote(open_deps[0])}"), f"waits for {clean(open_deps[0], 80)}")
-    if who and who != agent:
-        return wait(f"{clean(who, 80)} holds {nid} {until(claims[nid])}", "held by another agent")
-    return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")
+    if found.kind == HELD_KIND:
+        return wait(f"{clean(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
+    if found.kind == OPEN_CHILDREN_KIND:
+        return next_(cmd(f"tree {nid}"), f"{len(found.ids)} open child node(s)")
+    dep = found.ids[0]
+    if found.kind == MISSING_KIND:
+        if any(p.node == dep for p in plan.problems):  # the node exists, but its file does not load
+            return next_(cmd(f"diagnose {quote(dep)}"), f"{clean(dep, 80)}'s file does not load: a person fixes it",
+                         or_=cmd("validate"))
+        return next_(cmd(f"edit {nid} --remove {quote(f'depends_on={dep}')}"),
+                     f"depends on {clean(dep, 80)}, which does not exist: drop the dependency "
+                     "(or add the node it means)", or_=cmd("validate"))
+    return next_(cmd(f"show {quote(dep)}"), f"waits for {clean(dep, 80)}")

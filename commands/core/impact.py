@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from leafwise.commands.core.readiness import open_children
 from leafwise.store import CLOSED, Node, Plan
 
 WAITS, UNFINISHED = 0, 1  # the two ways a node is held: cannot start, cannot close
@@ -129,7 +130,7 @@ class Impact:
             out.append((node.parent, UNFINISHED))
         out += [(d, WAITS) for d in self.dependents.get(node.id, ()) if nodes[d].status not in CLOSED]
         if how == WAITS:
-            out += [(c, WAITS) for c in node.children if c in nodes and nodes[c].status not in CLOSED]
+            out += [(c, WAITS) for c in open_children(self.plan, node) if c in nodes]
         return out
 
 

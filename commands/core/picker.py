@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
+from leafwise.commands.core.readiness import blocker, effective_holds, holder, until
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
+
+__all__ = ["Pick", "effective_holds", "holder", "order_key", "pick", "until"]  # holds: re-exported for callers
 
 # Bound once: reading an enum member (`Status.BLOCKED`) costs ~150 ns on Python 3.11, and
 # the loops below run once per node of the plan on every `leafwise next`.
@@ -43,50 +45,10 @@ def order_key(plan: Plan):
     return key
 
 
-def holder(node: Node, claims: dict[str, Claim]) -> str | None:
-    """Who holds the node now, given the holds from `effective_holds`."""
-    claim = claims.get(node.id)
-    return claim.agent if claim else None
-
-
-def effective_holds(plan: Plan, claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
-    """Who holds what: live leases, plus in-progress tasks assigned without any lease.
-
-    An expired lease holds nothing (the task is free for `next`). A task a
-    person marked in progress with an assignee and no lease file is theirs
-    until they or `unclaim --force` give it back; its hold has no expiry ("").
-    """
-    holds = {k: c for k, c in claims.items() if not c.expired(now)}
-    for node in plan.nodes.values():
-        if node.status == _IN_PROGRESS and node.assignee and not node.children and node.id not in claims:
-            stamp = str(node.data.get("updated") or "")
-            holds[node.id] = Claim(node.id, str(node.assignee), stamp, stamp, "")
-    return holds
-
-
-def until(claim: Claim) -> str:
-    return f"until {claim.expires}" if claim.expires else "(assigned, no lease)"
-
-
 def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None) -> str | None:
-    """Why the node cannot be handed out, or None if it can."""
-    if node.status in CLOSED:
-        return f"{node.status}"
-    if node.status == Status.BLOCKED:
-        return f"blocked: {node.blocked_reason or 'no reason given'}"
-    who = holder(node, claims)
-    if who and who != agent:
-        return f"held by {who} {until(claims[node.id])}"
-    open_children = [c for c in node.children if plan.nodes[c].status not in CLOSED]
-    if open_children:
-        return f"has {len(open_children)} open child node(s), e.g. {open_children[0]}"
-    for dep in node.depends_on:
-        target = plan.nodes.get(dep)
-        if target is None:
-            return f"depends on {dep}, which does not exist (run validate)"
-        if target.status not in CLOSED:
-            return f"depends on {dep} ({target.status})"
-    return None
+    """Why the node cannot be handed out, or None if it can (the rule of `readiness.blocker`)."""
+    found = blocker(plan, node, claims, agent)
+    return found.reason if found else None
 
 
 def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
@@ -105,30 +67,7 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
             node = min(own, key=key)
             return Pick(node, f"your task in progress: resume {node.id}", resumed=True,
                         open_count=sum(1 for n in nodes.values() if n.status not in CLOSED))
-    candidates: list[Node] = []
-    blocked: list[Node] = []
-    held: list[tuple[Node, Claim]] = []
-    open_count = 0
-    for node in nodes.values():
-        if node.status in CLOSED:
-            continue
-        open_count += 1
-        if node.status == _BLOCKED:
-            blocked.append(node)
-            continue
-        claim = claims.get(node.id)
-        if claim is not None and claim.agent != agent:
-            held.append((node, claim))
-            continue
-        # the same rules as _why_not, without building the reasons (this loop is the hot path)
-        if any(nodes[c].status not in CLOSED for c in node.children):
-            continue
-        deps = node.data.get("depends_on")
-        if deps and any(d not in nodes or nodes[d].status not in CLOSED for d in deps):
-            continue
-        if exclude and node.id in exclude:
-            continue
-        candidates.append(node)
+    candidates, blocked, held, open_count = scan(plan, claims, agent, exclude)
     leaves = [n for n in candidates if not n.children]
     pool = leaves or candidates
     chosen = min(pool, key=key) if pool else None
@@ -160,6 +99,40 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     if explain:
         result.passed = explain_passed(plan, claims, agent, chosen, explain_limit)
     return result
+
+
+def scan(plan: Plan, claims: dict[str, Claim], agent: str | None,
+         exclude: frozenset[str] | set[str] = frozenset()) -> tuple[list[Node], list[Node], list[tuple[Node, Claim]], int]:
+    """One pass over the plan: (ready nodes not excluded, blocked nodes, held nodes, open count).
+
+    The rules of `readiness.blocker`, inlined without building reasons: this loop is the hot path
+    of `leafwise next` (tests/core/test_readiness.py proves both agree on generated plans).
+    """
+    nodes = plan.nodes
+    candidates: list[Node] = []
+    blocked: list[Node] = []
+    held: list[tuple[Node, Claim]] = []
+    open_count = 0
+    for node in nodes.values():
+        if node.status in CLOSED:
+            continue
+        open_count += 1
+        if node.status == _BLOCKED:
+            blocked.append(node)
+            continue
+        claim = claims.get(node.id)
+        if claim is not None and claim.agent != agent:
+            held.append((node, claim))
+            continue
+        if any((child := nodes.get(c)) is None or child.status not in CLOSED for c in node.children):
+            continue
+        deps = node.data.get("depends_on")
+        if deps and any((dep := nodes.get(d)) is None or dep.status not in CLOSED for d in deps):
+            continue
+        if exclude and node.id in exclude:
+            continue
+        candidates.append(node)
+    return candidates, blocked, held, open_count
 
 
 def explain_passed(plan: Plan, claims: dict[str, Claim], agent: str | None, chosen: Node | None,

@@ -7,7 +7,8 @@ from typing import Any
 
 from leafwise.commands.contract import quote
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.store import CLOSED, Plan, Problem, Status
+from leafwise.commands.core.readiness import open_children
+from leafwise.store import Plan, Problem, Status
 from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -89,7 +90,7 @@ def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Probl
             problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
                                cmd(f'block {node.id} --reason "<reason>"'), node, _line(plan, node, "status")))
         if node.status == Status.DONE and node.children:
-            open_kids = [c for c in node.children if nodes[c].status not in CLOSED]
+            open_kids = open_children(plan, node)
             if open_kids:
                 problems.append(_p("done_with_open_children", "error",
                                    f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",

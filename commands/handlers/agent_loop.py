@@ -20,7 +20,8 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core.hints import agent_arg, pick_hint
+from leafwise.commands.core import readiness
+from leafwise.commands.core.hints import agent_arg, blocker_hint, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
 from leafwise.commands.handlers.shared import (
@@ -101,16 +102,12 @@ def check_ttl(ctx: Ctx, ttl: float | None, line: str) -> float | None:
     return float(ttl)
 
 
-def holding(ctx: Ctx, node_id: str, now) -> leases.Claim | None:
-    """Who holds the node now, read under its lock: a live lease, or an assignee without one."""
+def holding(ctx: Ctx, node: Node, now) -> leases.Claim | None:
+    """Who holds the node now, its lease and file read under its lock (the rule of `readiness.hold_from`)."""
     paths = ctx.paths()
-    claim = leases.read(paths, node_id)
-    if claim is not None:
-        return None if claim.expired(now) else claim
-    data = read_node_file(paths.node_file(node_id)).data or {}
-    if data.get("status") == Status.IN_PROGRESS and data.get("assignee"):
-        return leases.Claim(node_id, str(data["assignee"]), "", "", "")
-    return None
+    lease = leases.read(paths, node.id)
+    data = {} if lease is not None else read_node_file(paths.node_file(node.id)).data or {}
+    return readiness.hold_from(node.id, lease, now, data.get("status"), data.get("assignee"), not node.children)
 
 
 def guard_hold(ctx: Ctx, node: Node, agent: str | None, force: bool, tool: str, forced_line: str) -> str | None:
@@ -118,7 +115,7 @@ def guard_hold(ctx: Ctx, node: Node, agent: str | None, force: bool, tool: str, 
 
     Call under the node's lock. Returns the holder overridden by --force (to journal), else None.
     """
-    claim = holding(ctx, node.id, ctx.clock())
+    claim = holding(ctx, node, ctx.clock())
     if claim is None or claim.agent == agent:
         return None
     if not force:
@@ -241,25 +238,33 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
                        exit_code=EXIT_CONFLICT, category="conflict")
 
 
+START_REFUSALS = {readiness.CLOSED_KIND: ("closed", "{id} is {status}; closed work is not restarted"),
+                  readiness.BLOCKED_KIND: ("blocked", "{id} is blocked: {reason}"),
+                  readiness.OPEN_CHILDREN_KIND: ("has_open_children", "{id} has {count} open child node(s); a parent "
+                                                 "is work only once its children are closed"),
+                  readiness.UNMET_KIND: ("dependency_open", "{id} depends on {first}, which is not closed"),
+                  readiness.MISSING_KIND: ("dependency_open", "{id} depends on {first}, which does not exist")}
+
+
+def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent: str) -> CommandError:
+    """`start` refused for what `readiness.blocker` found; a missing dependency gets its own fix."""
+    code, text = START_REFUSALS[found.kind]
+    message = text.format(id=node.id, status=node.status, reason=clean(node.blocked_reason), count=len(found.ids),
+                          first=clean(found.ids[0]) if found.ids else "")
+    action = None
+    if found.kind == readiness.MISSING_KIND:  # no other task makes this one startable: repair the plan
+        repair = blocker_hint(ctx.cmd, plan, node, found, {})
+        action = fix(repair.command, repair.reason, or_=ctx.cmd(f"start --next --agent {agent_arg(agent)}"))
+    return _conflict(ctx, code, message, node, agent, "start_task", action)
+
+
 def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
     node_id = node.id
     require_project(ctx, plan, f"start {node_id}")  # complete would refuse the work later
     ttl = ttl_minutes(plan, ttl)
-    if node.status in CLOSED:
-        raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work is not restarted", node, agent,
-                        "start_task")
-    if node.status == Status.BLOCKED:
-        raise _conflict(ctx, "blocked", f"{node_id} is blocked: {clean(node.blocked_reason)}", node, agent,
-                        "start_task")
-    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
-    if open_kids:
-        raise _conflict(ctx, "has_open_children",
-                        f"{node_id} has {len(open_kids)} open child node(s); a parent is work only once "
-                        "its children are closed", node, agent, "start_task")
-    open_deps = [d for d in node.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED]
-    if open_deps:
-        raise _conflict(ctx, "dependency_open", f"{node_id} depends on {clean(open_deps[0])}, which is not closed",
-                        node, agent, "start_task")
+    found = readiness.blocker(plan, node, {}, agent)  # the holds are judged under the node's lock below
+    if found is not None:
+        raise _not_ready(ctx, plan, node, found, agent)
     now = ctx.clock()
     paths = ctx.paths()
     try:
@@ -270,7 +275,7 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
                 status = fresh.data.get("status") if fresh.data else "unreadable"
                 raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent,
                                 "start_task")
-            hold = holding(ctx, node_id, now)
+            hold = holding(ctx, node, now)
             if hold and hold.agent != agent:
                 raise _held(ctx, node, hold, agent, "start_task")
             ours = claim is not None and claim.agent == agent and not claim.expired(now)
@@ -383,7 +388,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     if node.status == Status.CANCELLED:
         raise _conflict(ctx, "closed", f"{node_id} is cancelled; reopen it first "
                         f"({ctx.cmd(f'edit {node_id} --set status=draft')})", node, agent, "complete_task")
-    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    open_kids = readiness.open_children(plan, node)
     if open_kids:
         raise _conflict(ctx, "has_open_children",
                         f"{node_id} has {len(open_kids)} open child node(s), e.g. {open_kids[0]}",
@@ -407,7 +412,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
         raise _held(ctx, node, leases.Claim(node_id, str(node.assignee), "", "", ""), agent, "complete_task",
                     forced_line)
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
-    open_deps = [d for d in node.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED]
+    open_deps = readiness.unmet_dependencies(plan, node)
     if open_deps and agent and not force:  # work out of order: the dependency's outcome may change it
         anyway = ctx.cmd(f'complete {node_id} --summary "<summary>" --force')
         raise _conflict(ctx, "dependency_open", f"{node_id} depends on {clean(open_deps[0])}, which is not "

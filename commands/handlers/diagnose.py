@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import Mutation, NextAction, Result, bounded, clean, next_, quote, wait
+from leafwise.commands.core import readiness
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, node_hint, pick_hint
 from leafwise.commands.core.picker import until
@@ -127,7 +128,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         findings.append(Finding(category, f"{claim.agent} holds {node_id} {until(claim)}",
                                 wait(condition, "held by another agent" if agent else "someone works on it"),
                                 ("agent", claim.agent), "info"))
-    elif open_kids := [c for c in node.children if plan.nodes[c].status not in CLOSED]:
+    elif open_kids := readiness.open_children(plan, node):
         findings.append(Finding("in_progress" if node.status == Status.IN_PROGRESS else "children_open",
                                 f"{len(open_kids)} open child node(s), e.g. {open_kids[0]}",
                                 next_(ctx.cmd(f"diagnose {open_kids[0]}"), "a parent waits for its children",
@@ -166,7 +167,7 @@ def _open_dependency(plan: Plan, node_id: str) -> list[str]:
     cursor = plan.nodes[node_id]
     seen = {node_id}
     while True:
-        dep = next((d for d in cursor.depends_on if d not in plan.nodes or plan.nodes[d].status not in CLOSED), None)
+        dep = next(iter(readiness.unmet_dependencies(plan, cursor)), None)
         if dep is None or dep in seen:
             return chain
         chain.append(dep)

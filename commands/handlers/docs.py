@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_, wait
+from leafwise.commands.core import readiness
 from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.core.picker import order_key
 from leafwise.commands.core.views import inherited_docs
@@ -71,7 +72,7 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
     holder = node.assignee if node.status == Status.IN_PROGRESS else None
     agent = clean(agent, 80) if agent else None
     mine = f" --agent {agent_arg(agent or holder)}" if agent or holder else ""
-    open_kids = [c for c in node.children if plan.nodes[c].status not in CLOSED]
+    open_kids = readiness.open_children(plan, node)
     leaf = _next_leaf(plan, node) if open_kids else None
     if not docs:
         lines.append(f"{node_id} has no docs yet.")

@@ -1,0 +1,113 @@
+"""Readiness: whether a node may be handed to an agent now, and if not, what is in the way.
+
+The one home of these rules. The picker, the hints, `start`, `complete` and `diagnose` all ask
+here, so "ready" means the same thing wherever it is shown:
+
+- a closed node (done, cancelled) is not work; a blocked one waits for `unblock` or a decision;
+- a node another agent holds is theirs (`holder`, from the holds `effective_holds` builds);
+- a parent is work only once every child is closed;
+- a dependency is met only by a node that exists and is closed: a dependency on a node the plan
+  does not have (a typo, a file that does not load) is unmet, never satisfied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store.claims import Claim
+
+_BLOCKED, _IN_PROGRESS = Status.BLOCKED, Status.IN_PROGRESS  # bound once: read per node on `next`
+
+CLOSED_KIND = "closed"
+BLOCKED_KIND = "blocked"
+HELD_KIND = "held"
+OPEN_CHILDREN_KIND = "open_children"
+UNMET_KIND = "unmet_dependency"
+MISSING_KIND = "missing_dependency"
+
+
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """What keeps a node from being handed out."""
+
+    kind: str  # "closed" | "blocked" | "held" | "open_children" | "unmet_dependency" | "missing_dependency"
+    reason: str  # words for a person or an agent
+    ids: tuple[str, ...] = ()  # what is in the way: children, dependencies, or the holder's name
+
+
+def open_children(plan: Plan, node: Node) -> list[str]:
+    """The node's children that are still open (a child the plan cannot find counts as open)."""
+    nodes = plan.nodes
+    return [c for c in node.children if (child := nodes.get(c)) is None or child.status not in CLOSED]
+
+
+def unmet_dependencies(plan: Plan, node: Node) -> list[str]:
+    """The dependencies not yet closed, in the order written; one on a missing node is UNMET."""
+    nodes = plan.nodes
+    return [d for d in node.depends_on if (dep := nodes.get(d)) is None or dep.status not in CLOSED]
+
+
+def hold_from(node_id: str, lease: Claim | None, now: datetime, status: Any, assignee: Any,
+              is_leaf: bool, stamp: str = "") -> Claim | None:
+    """The one rule of who holds a task, from its lease file and its fields.
+
+    A lease file decides when there is one: live, it holds; expired, nothing holds the task (it
+    is free for `next`). Without any lease file, an in-progress leaf with an assignee (a person
+    marked it so) is the assignee's until they or `unclaim --force` give it back: a hold with no
+    expiry (""). A parent's assignee holds nothing: a parent is closed by its children.
+    """
+    if lease is not None:
+        return None if lease.expired(now) else lease
+    if status == _IN_PROGRESS and assignee and is_leaf:
+        return Claim(node_id, str(assignee), stamp, stamp, "")
+    return None
+
+
+def effective_holds(plan: Plan, claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
+    """Who holds what over the whole plan: `hold_from` for every lease and every node."""
+    holds = {k: c for k, c in claims.items() if not c.expired(now)}
+    for node in plan.nodes.values():
+        if node.status == _IN_PROGRESS and node.id not in claims:  # the only nodes an assignment can hold
+            stamp = str(node.data.get("updated") or "")
+            hold = hold_from(node.id, None, now, node.status, node.assignee, not node.children, stamp)
+            if hold is not None:
+                holds[node.id] = hold
+    return holds
+
+
+def holder(node: Node, holds: dict[str, Claim]) -> str | None:
+    """Who holds the node now, given the holds from `effective_holds`."""
+    claim = holds.get(node.id)
+    return claim.agent if claim else None
+
+
+def until(claim: Claim) -> str:
+    return f"until {claim.expires}" if claim.expires else "(assigned, no lease)"
+
+
+def blocker(plan: Plan, node: Node, holds: dict[str, Claim], agent: str | None = None) -> Blocker | None:
+    """What keeps `node` from `agent` now, most fundamental first; None: it may be handed out.
+
+    `holds` are the holds from `effective_holds`; a hold of `agent` itself is no obstacle.
+    """
+    if node.status in CLOSED:
+        return Blocker(CLOSED_KIND, f"{node.status}")
+    if node.status == _BLOCKED:
+        return Blocker(BLOCKED_KIND, f"blocked: {node.blocked_reason or 'no reason given'}")
+    claim = holds.get(node.id)
+    if claim is not None and claim.agent != agent:
+        return Blocker(HELD_KIND, f"held by {claim.agent} {until(claim)}", (claim.agent,))
+    kids = open_children(plan, node)
+    if kids:
+        return Blocker(OPEN_CHILDREN_KIND, f"has {len(kids)} open child node(s), e.g. {kids[0]}", tuple(kids))
+    unmet = unmet_dependencies(plan, node)
+    missing = [d for d in unmet if d not in plan.nodes]
+    if missing:
+        return Blocker(MISSING_KIND, f"depends on {missing[0]}, which does not exist (run validate)",
+                       tuple(missing))
+    if unmet:
+        return Blocker(UNMET_KIND, f"depends on {unmet[0]} ({plan.nodes[unmet[0]].status})", tuple(unmet))
+    return None

@@ -1,0 +1,199 @@
+"""Readiness: each rule of `commands/core/readiness.py`, the picker's inlined copy of it, and the CLI
+answers that rest on it (a dependency on a node the plan does not have is unmet)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from leafwise.commands.core import readiness
+from leafwise.commands.core.picker import scan
+from leafwise.store import load_plan
+from leafwise.store import claims as leases
+from leafwise.store.paths import PlanPaths
+from testkit import node, run_cli, write_plan
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+def _claim(node_id: str, agent: str, minutes: int) -> leases.Claim:
+    stamp = "2026-11-29T11:00:00Z"
+    return leases.Claim(node_id, agent, stamp, stamp, (NOW + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _plan(root: Path, nodes, prefix: str = "T"):
+    write_plan(root, nodes, prefix=prefix)
+    return load_plan(PlanPaths(root), use_cache=False)
+
+
+# --- the bug: a dependency on a missing node, through the real CLI -------------------------------
+
+def test_a_missing_dependency_is_unmet_in_show_and_start(tmp_path: Path) -> None:
+    write_plan(tmp_path, [node("D-1", "Draft", depends_on=["D-9"])], prefix="D")
+    shown = run_cli("show", "D-1", cwd=tmp_path)
+    assert shown.code == 0, shown.stderr
+    last = shown.last_lines
+    assert not any(line.startswith("Next: leafwise start D-1") for line in last), last
+    hint = run_cli("show", "D-1", "--json", cwd=tmp_path).json["_next_action"]
+    assert hint["command"] == "leafwise edit D-1 --remove depends_on=D-9", hint
+    assert "D-9" in hint["reason"] and "does not exist" in hint["reason"]
+
+    started = run_cli("start", "D-1", "--agent", "a", cwd=tmp_path)
+    assert started.code == 3, started.stdout
+    assert "D-9, which does not exist" in started.stderr
+    fix_line = next(line for line in started.last_lines if line.startswith("Fix: "))
+    assert fix_line == "Fix: leafwise edit D-1 --remove depends_on=D-9", started.stderr
+    # the fix is one that works: once it has run, the task starts
+    ran = run_cli(*fix_line.removeprefix("Fix: leafwise ").split(), cwd=tmp_path)
+    assert ran.code == 0, ran.stderr
+    assert run_cli("start", "D-1", "--agent", "a", cwd=tmp_path).code == 0
+
+
+def test_a_dependency_whose_file_does_not_load_sends_to_diagnose(tmp_path: Path) -> None:
+    write_plan(tmp_path, {"D-1": "id: D-1\ntitle: Draft\nstatus: draft\ndepends_on: [D-2]\n",
+                          "D-2": "id: D-2\ntitle: [broken\nstatus: draft\n"}, prefix="D")
+    hint = run_cli("show", "D-1", "--json", cwd=tmp_path).json["_next_action"]
+    assert hint["command"] == "leafwise diagnose D-2", hint
+    refused = run_cli("start", "D-1", "--agent", "a", "--json", cwd=tmp_path)
+    assert refused.code == 3
+    assert refused.json["error"]["code"] == "dependency_open"
+    assert refused.json["_next_action"]["command"] == "leafwise diagnose D-2"
+
+
+# --- each rule, one at a time --------------------------------------------------------------------
+
+def test_each_obstacle_has_its_kind(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, [
+        node("T-1", "Done", "done"), node("T-2", "Cancelled", "cancelled"),
+        node("T-3", "Blocked", "blocked", blocked_reason="keys"),
+        node("T-4", "Parent"), node("T-5", "Open child", parent="T-4"),
+        node("T-6", "Waits", depends_on=["T-5"]), node("T-7", "Dangling", depends_on=["T-99"]),
+        node("T-8", "Met", depends_on=["T-1", "T-2"]), node("T-9", "Held"),
+        node("T-10", "Closed parent", cascade="manual"), node("T-11", "Closed child", "done", parent="T-10"),
+    ])
+    holds = {"T-9": _claim("T-9", "x", 30)}
+    kinds = {nid: (b.kind, b.ids) if (b := readiness.blocker(plan, n, holds, "me")) else None
+             for nid, n in plan.nodes.items()}
+    assert kinds == {
+        "T-1": ("closed", ()), "T-2": ("closed", ()), "T-3": ("blocked", ()),
+        "T-4": ("open_children", ("T-5",)), "T-5": None, "T-6": ("unmet_dependency", ("T-5",)),
+        "T-7": ("missing_dependency", ("T-99",)), "T-8": None, "T-9": ("held", ("x",)),
+        "T-10": None, "T-11": ("closed", ()),
+    }
+    assert readiness.blocker(plan, plan.nodes["T-9"], holds, "x") is None, "one's own hold is no obstacle"
+    assert readiness.blocker(plan, plan.nodes["T-9"], holds, None).kind == "held"
+
+
+def test_most_fundamental_obstacle_first(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, [
+        node("T-1", "Blocked and waiting", "blocked", blocked_reason="r", depends_on=["T-9"]),
+        node("T-2", "Held parent with a dangling dependency", depends_on=["T-9"]),
+        node("T-3", "Child", parent="T-2"),
+        node("T-4", "Open and missing", depends_on=["T-3", "T-9"]),
+    ])
+    holds = {"T-2": _claim("T-2", "x", 30)}
+    assert readiness.blocker(plan, plan.nodes["T-1"], holds).kind == "blocked"
+    assert readiness.blocker(plan, plan.nodes["T-2"], holds).kind == "held"
+    assert readiness.blocker(plan, plan.nodes["T-2"], {}).kind == "open_children"
+    assert readiness.blocker(plan, plan.nodes["T-4"], {}).kind == "missing_dependency"
+
+
+def test_open_children_and_unmet_dependencies(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, [
+        node("T-1", "Parent"), node("T-2", "a", "done", parent="T-1"), node("T-3", "b", "blocked", parent="T-1",
+                                                                             blocked_reason="r"),
+        node("T-4", "c", "cancelled", parent="T-1"), node("T-5", "d", "in-progress", parent="T-1"),
+        node("T-6", "Waits", depends_on=["T-2", "T-9", "T-3", "T-4", "T-5"]),
+    ])
+    assert readiness.open_children(plan, plan.nodes["T-1"]) == ["T-3", "T-5"]
+    assert readiness.unmet_dependencies(plan, plan.nodes["T-6"]) == ["T-9", "T-3", "T-5"]
+    assert readiness.open_children(plan, plan.nodes["T-6"]) == []
+
+
+@pytest.mark.parametrize(("lease", "status", "assignee", "leaf", "expected"), [
+    ("live", "draft", None, True, "x"),  # a live lease holds whatever the fields say
+    ("expired", "in-progress", "x", True, None),  # an expired lease holds nothing, the assignee neither
+    (None, "in-progress", "y", True, "y"),  # no lease file: an assigned task in progress is its assignee's
+    (None, "in-progress", "y", False, None),  # ... a leaf only: a parent closes by its children
+    (None, "draft", "y", True, None),
+    (None, "blocked", "y", True, None),
+    (None, "in-progress", None, True, None),
+])
+def test_who_holds_a_task(lease, status, assignee, leaf, expected) -> None:
+    claim = {"live": _claim("T-1", "x", 30), "expired": _claim("T-1", "x", -1), None: None}[lease]
+    hold = readiness.hold_from("T-1", claim, NOW, status, assignee, leaf)
+    assert (hold.agent if hold else None) == expected
+
+
+def test_effective_holds_over_a_plan(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, [
+        node("T-1", "Assigned", "in-progress", assignee="y"), node("T-2", "Lapsed", "in-progress", assignee="x"),
+        node("T-3", "Parent", "in-progress", assignee="z"), node("T-4", "Child", parent="T-3"),
+        node("T-5", "Leased draft"),
+    ])
+    claims = {"T-2": _claim("T-2", "x", -1), "T-5": _claim("T-5", "w", 30), "T-77": _claim("T-77", "v", 30)}
+    holds = readiness.effective_holds(plan, claims, NOW)
+    assert {k: c.agent for k, c in holds.items()} == {"T-1": "y", "T-5": "w", "T-77": "v"}
+    assert holds["T-1"].expires == "", "an assignment has no expiry"
+    assert readiness.holder(plan.nodes["T-1"], holds) == "y"
+    assert readiness.holder(plan.nodes["T-2"], holds) is None
+
+
+@pytest.mark.parametrize(("lease_minutes", "held"), [(None, True), (-5, False), (30, True)])
+def test_start_under_the_lock_agrees_with_next(tmp_path: Path, lease_minutes, held) -> None:
+    """`start` reads the hold under the node's lock; `next` from all holds at once: one rule."""
+    write_plan(tmp_path, [node("T-1", "Task", "in-progress", assignee="alice")])
+    if lease_minutes is not None:
+        now = datetime.now(timezone.utc)
+        leases.write(PlanPaths(tmp_path), "T-1", "alice", now - timedelta(minutes=10), 10 + lease_minutes)
+    offered = run_cli("next", "--agent", "bob", "--json", cwd=tmp_path).json["result"]["task"]
+    started = run_cli("start", "T-1", "--agent", "bob", "--json", cwd=tmp_path)
+    assert (offered is None) == held
+    assert (started.code == 3 and started.json["error"]["code"] == "claim_held") == held, started.stdout
+    assert (started.code == 0) == (not held)
+
+
+# --- the picker's hot loop agrees with readiness.blocker on generated plans -----------------------
+
+STATUS = st.sampled_from(["draft", "draft", "draft", "in-progress", "blocked", "done", "cancelled"])
+
+
+@st.composite
+def plans(draw):
+    count = draw(st.integers(min_value=1, max_value=20))
+    nodes = []
+    for i in range(1, count + 1):
+        fields: dict = {}
+        if i > 1 and draw(st.booleans()):
+            fields["parent"] = f"T-{draw(st.integers(1, i - 1))}"
+        deps = draw(st.lists(st.integers(1, count + 3), max_size=3, unique=True))  # some name no node
+        fields["depends_on"] = [f"T-{d}" for d in deps if d != i]
+        status = draw(STATUS)
+        if status == "blocked":
+            fields["blocked_reason"] = "reason"
+        if status == "in-progress" and draw(st.booleans()):
+            fields["assignee"] = draw(st.sampled_from(["me", "other"]))
+        nodes.append(node(f"T-{i}", f"n{i}", status, **{k: v for k, v in fields.items() if v}))
+    leased = draw(st.dictionaries(st.integers(1, count), st.tuples(st.sampled_from(["me", "other"]),
+                                                                     st.sampled_from([-5, 30])), max_size=4))
+    agent = draw(st.sampled_from(["me", None]))
+    exclude = frozenset(f"T-{i}" for i in draw(st.lists(st.integers(1, count), max_size=2)))
+    return nodes, leased, agent, exclude
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plans())
+def test_the_picker_scan_agrees_with_blocker(tmp_path_factory, case) -> None:
+    nodes, leased, agent, exclude = case
+    plan = _plan(tmp_path_factory.mktemp("plan"), nodes)
+    claims = {f"T-{i}": _claim(f"T-{i}", who, minutes) for i, (who, minutes) in leased.items()}
+    holds = readiness.effective_holds(plan, claims, NOW)
+    candidates, blocked, held, open_count = scan(plan, holds, agent, exclude)
+    found = {nid: readiness.blocker(plan, n, holds, agent) for nid, n in plan.nodes.items()}
+    assert {n.id for n in candidates} == {nid for nid, b in found.items() if b is None and nid not in exclude}
+    assert {n.id for n in blocked} == {nid for nid, b in found.items() if b and b.kind == "blocked"}
+    assert {n.id for n, _ in held} == {nid for nid, b in found.items() if b and b.kind == "held"}
+    assert open_count == sum(1 for b in found.values() if not (b and b.kind == "closed"))
