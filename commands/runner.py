@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.registry import Command, Ctx
 from leafwise.store import UnsafePath
+from leafwise.store.ids import canonical_id
 from leafwise.store.loader import TooLarge
 from leafwise.store.writer import LockBusy
 
@@ -44,14 +44,13 @@ def _check_arguments(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> N
 
 
 ID_ARGUMENTS = ("node_id", "parent", "follows", "depends_on")
-_ID_ANY_CASE = re.compile(r"[A-Za-z][A-Za-z0-9]*-[0-9]+")
 
 
 def _upper_ids(arguments: dict[str, Any]) -> dict[str, Any]:
     """Ids are accepted in any case (hx-10 is HX-10): ids are capitals by the format."""
     def up(value: Any) -> Any:
-        if isinstance(value, str) and _ID_ANY_CASE.fullmatch(value.strip()):
-            return value.strip().upper()
+        if (node_id := canonical_id(value)) is not None:
+            return node_id
         if isinstance(value, (list, tuple)):
             return type(value)(up(v) for v in value)
         return value

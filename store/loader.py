@@ -14,7 +14,8 @@ from typing import Any
 
 from leafwise.store.cache import CACHE_NAME, Entry, NodeCache, StatKey
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release, Status
-from leafwise.store.paths import ID_PATTERN, RELEASE_PATTERN, PlanPaths, UnsafePath, check_prefix
+from leafwise.store.ids import DEFAULT_PREFIX, id_problem, is_release_id, prefix_problem
+from leafwise.store.paths import PlanPaths, UnsafePath
 
 # Bounded work: a plan file is untrusted input (docs/security.md). The limits are
 # checked before a file is parsed (size, anchors, nesting) and on every write
@@ -312,9 +313,8 @@ def check_node(data: Any, stem: str) -> dict[str, Any]:
             raise SchemaError(f"required key {key!r} is missing", key if key in data else None,
                               f"add `{key}:` to the file")
     node_id = data["id"]
-    if not isinstance(node_id, str) or not ID_PATTERN.match(node_id):
-        raise SchemaError(f"id {node_id!r} is not LETTERS-NUMBER (e.g. SHOP-7)", "id",
-                          "set `id:` to a valid id equal to the file name")
+    if problem := id_problem(node_id):
+        raise SchemaError(problem, "id", "set `id:` to a valid id equal to the file name")
     if node_id != stem:
         raise SchemaError(f"id {node_id!r} does not match the file name {stem}.yaml", "id",
                           f"run leafwise repair, or rename the file to {node_id}.yaml")
@@ -426,18 +426,17 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
         rid = entry.get("id") if isinstance(entry, dict) else None
         if isinstance(rid, (int, float)) and not isinstance(rid, bool):
             rid = str(rid)
-        if isinstance(rid, str) and RELEASE_PATTERN.match(rid) and len(rid) <= 64:
+        if is_release_id(rid):
             title, target = entry.get("title"), entry.get("target")
             releases.append(Release(rid, _text(title, rid), _text(target, None)))
         else:
             bad("releases", f"release entry {str(entry)[:80]!r} has no valid id (letters, digits, . _ -)",
                 "write it as {id: R1, title: ...}")
-    prefix = data.get("id_prefix") or "TASK"
-    try:
-        prefix = check_prefix(prefix).upper()
-    except UnsafePath as exc:
-        bad("id_prefix", str(exc), "id_prefix: SHOP")
-        prefix = "TASK"
+    prefix = data.get("id_prefix") or DEFAULT_PREFIX
+    if problem := prefix_problem(prefix):
+        bad("id_prefix", problem, "id_prefix: SHOP")
+        prefix = DEFAULT_PREFIX
+    prefix = prefix.upper()
     schema = data.get("schema", 1)
     if schema is None:
         schema = 1
@@ -455,10 +454,10 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
     former: list[str] = []
     raw_former = data.get("former_prefixes") or []
     for item in raw_former if isinstance(raw_former, list) else [raw_former]:
-        try:
-            former.append(check_prefix(item).upper())
-        except UnsafePath as exc:
-            bad("former_prefixes", str(exc), "former_prefixes: [SHOP]")
+        if problem := prefix_problem(item):
+            bad("former_prefixes", problem, "former_prefixes: [SHOP]")
+        else:
+            former.append(item.upper())
     project = Project(
         pid=_text(data.get("pid"), paths.repo.name),
         name=_text(data.get("name"), paths.repo.name),

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+# The formats live in store/ids.py; the patterns are importable from here too (watch, diagnose, tests use them).
+from leafwise.store.ids import ID_PATTERN, PREFIX_PATTERN, RELEASE_PATTERN, id_problem, prefix_problem  # noqa: F401
+
 PLAN_DIR = ".leafwise"
 ROOT_ENV = "LEAFWISE_ROOT"
-# `\Z`, never `$`: `$` also matches before a trailing newline, and `"P-9\n"` is no id.
-ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+\Z")
-RELEASE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-PREFIX_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,31}\Z")
 # The only folders of `.leafwise/` a node's doc and diagram links may point into;
 # everything else there (project.yaml, nodes/, journal, claims, cycles, caches) is Leafwise's own.
 LINK_ROOTS = ("docs", "diagrams")
@@ -93,10 +91,8 @@ class PlanPaths:
 
 
 def check_id(node_id: str) -> str:
-    if not isinstance(node_id, str) or not ID_PATTERN.match(node_id):
-        raise UnsafePath(
-            f"{node_id!r} is not a node id (expected LETTERS-NUMBER, e.g. SHOP-7)"
-        )
+    if problem := id_problem(node_id):
+        raise UnsafePath(problem)
     return node_id
 
 
@@ -133,8 +129,8 @@ def _show(path: Path, repo: Path) -> str:
 
 
 def check_prefix(prefix: str) -> str:
-    if not isinstance(prefix, str) or not PREFIX_PATTERN.match(prefix):
-        raise UnsafePath(f"id_prefix {prefix!r} must be letters and digits, starting with a letter (e.g. SHOP)")
+    if problem := prefix_problem(prefix):
+        raise UnsafePath(problem)
     return prefix
 
 

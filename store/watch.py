@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable
 
-from leafwise.store.paths import ID_PATTERN, PlanPaths
+from leafwise.store.ids import ID_PATTERN
+from leafwise.store.paths import PlanPaths
 
 IGNORED_DIRS = frozenset({".cache", ".locks", ".git", "__pycache__"})
 # Editors' and atomic writers' scratch files: `.lw-…` temps, `foo.yaml~`, `.swp`, `.tmp`.

@@ -31,13 +31,13 @@ from leafwise.commands.handlers.shared import (
 )
 from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, PRIORITIES, STATUSES, Plan, Status
+from leafwise.store.ids import prefix_problem, suggest_prefix
 from leafwise.store.loader import parse_yaml
 from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
 from leafwise.store.paths import PLAN_DIR, PlanPaths, UnsafePath, resolve_inside
 from leafwise.store.writer import Exists, create_numbered, iso, render_new_node, write_text
 
 DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
-PREFIX_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*$")
 
 
 @command("init", "Create a plan (.leafwise/) in this folder.", mutating=True, tool="init_project",
@@ -53,11 +53,11 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     paths = PlanPaths(repo)
     asked_name, asked_prefix = name, prefix
     name = name or repo.name
-    prefix = (prefix or re.sub(r"[^A-Z0-9]", "", name.upper())[:6] or "TASK").upper()
-    if not PREFIX_PATTERN.match(prefix):
-        raise CommandError("invalid_prefix", f"prefix {prefix!r} must be capital letters and digits",
-                           fix(ctx.cmd(f"init --prefix {prefix.upper()[:1] or 'P'}ROJ"), "choose a prefix like SHOP"),
+    if prefix and (problem := prefix_problem(prefix)):  # the loader's rule and words: it loads what init writes
+        raise CommandError("invalid_prefix", problem,
+                           fix(ctx.cmd('init --prefix "<prefix>"'), "letters and digits, starting with a letter"),
                            exit_code=EXIT_USAGE, category="usage")
+    prefix = (prefix or suggest_prefix(name)).upper()
     tool = Mutation(tool="init_project", operation="init", applied=False, reason="")
     if paths.project_file.exists() and (asked_name is not None or asked_prefix is not None):
         flags = (f" --name {quote(asked_name)}" if asked_name is not None else "") + \

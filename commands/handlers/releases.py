@@ -119,9 +119,7 @@ def project_set(ctx: Ctx, name: str | None = None, prefix: str | None = None) ->
             prefix = check_prefix(prefix).upper()
         except UnsafePath as exc:
             raise CommandError("invalid_prefix", str(exc),
-                               fix(ctx.cmd("project set --prefix " + (re.sub(r"[^A-Za-z0-9]", "", prefix).upper()
-                                                                      .lstrip("0123456789") or "PROJ")),
-                                   "letters and digits, starting with a letter"),
+                               fix(ctx.cmd('project set --prefix "<prefix>"'), "letters and digits, starting with a letter"),
                                exit_code=EXIT_USAGE, category="usage") from exc
     changes: dict[str, tuple[Any, Any]] = {}
 

@@ -10,6 +10,7 @@ from leafwise.commands.core.picker import Pick, effective_holds, pick
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Status, UnsafePath, journal
 from leafwise.store import claims as leases
+from leafwise.store.ids import ID_ANY_CASE_TEXT
 from leafwise.store.loader import SchemaError
 from leafwise.store.paths import check_id
 from leafwise.store.writer import Conflict, LockBusy, edit_node, iso
@@ -176,7 +177,7 @@ def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -
     return pick(plan, live_claims(ctx, plan), agent, **kw)
 
 
-_PARENT_LINE = re.compile(r"^parent:\s*['\"]?([A-Za-z][A-Za-z0-9]*-[0-9]+)['\"]?\s*(#.*)?$", re.M)
+_PARENT_LINE = re.compile(rf"^parent:\s*['\"]?({ID_ANY_CASE_TEXT})['\"]?\s*(#.*)?$", re.M)
 
 
 def unreadable_parents(plan: Plan) -> set[str | None]:

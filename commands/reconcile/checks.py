@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Index
+from leafwise.store.ids import find_ids
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120
 _PARAM = re.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
 _CLOSING = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
-_ID = re.compile(r"\b([A-Z][A-Z0-9]*-[0-9]+)\b")
 _DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
 
 
@@ -200,7 +200,7 @@ def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
             continue
         sha, subject, body = parts[0].strip(), parts[1], parts[2]
         message = f"{subject}\n{body}"
-        for node_id in set(_ID.findall(message)):
+        for node_id in set(find_ids(message)):
             closing = re.search(rf"{_CLOSING}\W{{1,3}}{re.escape(node_id)}\b|\b{re.escape(node_id)}\W{{1,3}}{_CLOSING}\b",
                                 message, re.I)
             found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], bool(closing)))
