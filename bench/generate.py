@@ -2,7 +2,7 @@
 
 The shape is releases × epics × features × leaves (4 × 25 × 10 × 10 = 11,100
 nodes with the epics and features), one file per node in the on-disk format of
-DESIGN.md, written by hand (no ruamel: 50,000 files must take seconds).
+docs/plan-format.md, written by hand (no ruamel: 50,000 files must take seconds).
 
 The plan is what a team has after a while of agent work, and it is valid:
 early releases are mostly done, later ones mostly draft; parents are done only

@@ -1,7 +1,7 @@
 """The agent contract: results, next actions, errors, and their one rendering.
 
 Every command returns a `Result` or raises a `CommandError`; `envelope()` turns
-either into the JSON object of DESIGN.md and `render_text()` derives the text
+either into the envelope (`envelope.schema.json`) and `render_text()` derives the text
 lines from that same object, so the CLI, the MCP server and the canvas cannot
 drift apart.
 """

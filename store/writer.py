@@ -229,7 +229,7 @@ def _yaml():
     y = YAML()
     y.preserve_quotes = True
     y.width = 4096
-    # `key: null` as DESIGN.md writes it, not a bare `key:`
+    # `key: null` as docs/plan-format.md writes it, not a bare `key:`
     y.representer.add_representer(
         type(None), lambda rep, _v: rep.represent_scalar("tag:yaml.org,2002:null", "null"))
     return y
