@@ -34,6 +34,7 @@ from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.canvas.settings import Settings, default_path
 from leafwise.commands.core.validate import find_problems
+from leafwise.commands.events import Event, read_all
 from leafwise.store import PlanPaths, find_root, journal, load_plan
 from leafwise.store.watch import PlanChanges, watch
 from leafwise.themes import DEFAULT_THEME, STYLESHEET, THEMES, VARIABLE_DEFAULTS
@@ -133,7 +134,7 @@ class CanvasApp(App[int]):
         self.settings = Settings.read(self.settings_path)
         self.state: PlanState | None = None
         self.live = False
-        self.recent_events: list[dict[str, Any]] = []
+        self.recent_events: list[Event] = []
         self.me = bridge.person(str(self.paths.repo))  # the person at the keyboard, the actor of every action
         self.notices: list[Notice] = []  # the toasts posted so far (the latest NOTICES_KEPT), oldest first
         self.undo_stack: list[Action] = []  # the changes made in this session, the latest last (ctrl+z)
@@ -147,7 +148,7 @@ class CanvasApp(App[int]):
         self._stop_watch: asyncio.Event | None = None
         self.plan_loaded: Signal[PlanState] = Signal(self, "plan-loaded")
         self.plan_updated: Signal[PlanUpdate] = Signal(self, "plan-updated")
-        self.journal_grew: Signal[list[dict[str, Any]]] = Signal(self, "journal-grew")
+        self.journal_grew: Signal[list[Event]] = Signal(self, "journal-grew")
         self.plan_checked: Signal[PlanCheck] = Signal(self, "plan-checked")
         self.undone: Signal[list[str]] = Signal(self, "undone")  # node ids an undo restored
         self.plan_check: PlanCheck | None = None  # None until the validator has run once
@@ -175,11 +176,11 @@ class CanvasApp(App[int]):
     @work(thread=True, exclusive=True, group="load")
     def _load(self) -> None:
         offset = self.paths.journal.stat().st_size if self.paths.journal.exists() else 0
-        recent = journal.read(self.paths, limit=RECENT_EVENTS)
+        recent = read_all(journal.read(self.paths, limit=RECENT_EVENTS))
         state = PlanState.load(self.paths)
         self.call_from_thread(self._loaded, state, recent, offset)
 
-    def _loaded(self, state: PlanState, recent: list[dict[str, Any]], offset: int) -> None:
+    def _loaded(self, state: PlanState, recent: list[Event], offset: int) -> None:
         self.state = state
         # Tens of thousands of long-lived plan objects would make every full garbage collection
         # scan them (100 ms pauses on an 11,000-node plan): park them out of the collector's way.
@@ -316,10 +317,11 @@ class CanvasApp(App[int]):
                 delta = state.apply(loaded)
             else:
                 delta = Delta()
-            events: list[dict[str, Any]] = []
+            events: list[Event] = []
             if changes.journal:
-                events, self._journal_offset = await asyncio.to_thread(
+                records, self._journal_offset = await asyncio.to_thread(
                     journal.read_since, self.paths, self._journal_offset)
+                events = read_all(records)
             if delta.problems_changed:
                 self._announce_problems([p for p in state.plan.problems if p.file not in broken_before])
             if delta.removed:
@@ -333,27 +335,25 @@ class CanvasApp(App[int]):
                 self.journal_grew.publish(events)
                 self._announce(events)
 
-    def _announce(self, events: list[dict[str, Any]]) -> None:
+    def _announce(self, events: list[Event]) -> None:
         """Cascades, and blocks or questions from agents, as notifications (a burst becomes one)."""
         state = self.state
         notes: list[tuple[str, str, str]] = []
 
-        def title_of(node_id: Any, fallback: Any = None) -> str:
+        def title_of(node_id: str | None, fallback: str | None = None) -> str:
             node = state.nodes.get(node_id) if state is not None and node_id else None
             return node.title if node is not None else str(fallback or node_id)
 
         for event in events:
-            command = event.get("command")
-            node_id = event.get("node")
-            cascade = [c for c in event.get("cascade") or [] if isinstance(c, dict)]
-            if command == "complete" and cascade:
+            command, node_id = event.command, event.node
+            if command == "complete" and event.cascade:
                 chain = [f"{title_of(node_id)} → done"]
-                chain += [f"{title_of(c.get('id'), c.get('title'))} → {c.get('to')}" for c in cascade]
+                chain += [f"{title_of(m.id, m.title)} → {m.new}" for m in event.cascade]
                 notes.append((", ".join(chain), "Cascade", "information"))
-            elif command in ("block", "ask") and event.get("actor") != self.me:
-                what = event.get("question") or event.get("reason") or ""
+            elif command in ("block", "ask") and event.actor != self.me:
+                what = event.question or event.reason or ""
                 notes.append((f"{node_id} {title_of(node_id)}: {what}",
-                              "Decision needed" if command == "ask" else f"Blocked by {event.get('actor')}",
+                              "Decision needed" if command == "ask" else f"Blocked by {event.actor}",
                               "warning"))
         if any(n[2] == "warning" for n in notes):
             self.attention()
@@ -386,9 +386,9 @@ class CanvasApp(App[int]):
         if len(fresh) > ANNOUNCE_LIMIT:
             self.notify(f"{len(fresh)} files do not load; press v to see them", severity="warning")
 
-    def _announce_removed(self, gone: list[Any], events: list[dict[str, Any]]) -> None:
+    def _announce_removed(self, gone: list[Any], events: list[Event]) -> None:
         """A node whose file disappeared (deleted by hand, or by git) leaves the tree: say so."""
-        renumbered = {str(e.get("renumbered_from")) for e in events if e.get("renumbered_from")}
+        renumbered = {e.renumbered_from for e in events if e.renumbered_from}
         gone = [n for n in gone if n.id not in renumbered
                 and not (self.paths.nodes / f"{n.id}.yaml").exists()]  # unreadable ones: _announce_problems
         for node in gone[:ANNOUNCE_LIMIT]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from leafwise.commands.contract import HIDDEN, shown, visible
 from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.views import MARKS
+from leafwise.commands.events import Piece
 from leafwise.store import Node
 from textual.content import Content, Span
 
@@ -73,6 +74,29 @@ def inert(content: Content) -> Content:
 def plain(text: Any, style: str = "") -> Content:
     """Plan text as inert Content (never markup), optionally styled."""
     return Content.styled(safe(text), style) if style else Content(safe(text))
+
+
+# How each role of a sentence's pieces (`commands.events.Piece`) is coloured; a status by its own variable.
+ROLE_STYLE = {"": "", "verb": "$accent", "id": "$text-muted", "cascade": "$status-done"}
+
+
+def sentence(pieces: Iterable[Piece]) -> Content:
+    """Words from `commands.events` as Content: plan text made inert and cut, each role in its colour.
+
+    Neighbouring pieces of one colour become one run, so a sentence is styled span by span as if
+    written in one go.
+    """
+    runs: list[tuple[str, str]] = []
+    for piece in pieces:
+        text = one_line(piece.text, piece.limit) if piece.limit is not None else piece.text
+        style = STATUS_VAR.get(piece.status or "", "") if piece.role == "status" else ROLE_STYLE.get(piece.role, "")
+        if not text:
+            continue
+        if runs and runs[-1][1] == style:
+            runs[-1] = (runs[-1][0] + text, style)
+        else:
+            runs.append((text, style))
+    return Content.assemble(*[(text, style) if style else text for text, style in runs])
 
 
 def mark(node: Node) -> tuple[str, str]:

@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 
 from leafwise.commands.core.progress import Tally, leaf_progress
-from leafwise.store import Node, Plan, PlanPaths, Problem, load_plan
+from leafwise.store import Node, Plan, PlanPaths, load_plan
 from leafwise.store import claims as leases
-from leafwise.store.loader import Loaded, index, read_node_file
+from leafwise.store.loader import Loaded, index, node_file_problem, read_node_file
 from leafwise.store.writer import utc_now
 
 NO_RELEASE = ""  # the group key of nodes without a release
@@ -211,11 +211,8 @@ class PlanState:
                 if had_problem or item is not None:
                     plan.problems[:] = [p for p in plan.problems if p.node != nid]
                     delta.problems_changed = True
-                if item is not None and item.error:
-                    message, line, code = item.error
-                    rel = f"{rel_dir}/{nid}.yaml"
-                    plan.problems.append(Problem(code, "error", message, f"edit {rel} (line {line or 1})",
-                                                 node=nid, file=rel, line=line))
+                if item is not None and item.error:  # reported as the loader reports it
+                    plan.problems.append(node_file_problem(f"{rel_dir}/", f"{nid}.yaml", item.error))
                 if old is not None:
                     del nodes[nid]
                     delta.removed.add(nid)

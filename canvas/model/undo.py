@@ -33,6 +33,7 @@ from typing import Any
 
 from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.cascade import cascades, closing_status
+from leafwise.commands.events import changes, moves
 from leafwise.commands.handlers.plan import format_assignment
 
 OPEN_STATUSES = ("draft", "in-progress")
@@ -100,10 +101,9 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
     action = Action(label, command, str(node) if node else None, before=dict(before or {}))
     if command == "add":
         action.new_node = str(result.get("id")) if result.get("id") else None
-        for moved in result.get("cascade") or []:  # done ancestors the add reopened
-            if isinstance(moved, dict) and moved.get("id"):
-                action.cascade.append(str(moved["id"]))
-                action.changes.setdefault(str(moved["id"]), {})["status"] = (moved.get("from"), moved.get("to"))
+        for moved in moves(result.get("cascade")):  # done ancestors the add reopened
+            action.cascade.append(moved.id)
+            action.changes.setdefault(moved.id, {})["status"] = (moved.old, moved.new)
         return action if action.new_node else "the core did not say which node it added"
     if command == "write-doc":
         if not doc_before:
@@ -112,12 +112,14 @@ def record_of(command: str, args: Mapping[str, Any], envelope: Mapping[str, Any]
                     "(and its link with edit) to take it back")
         action.doc_before = doc_before
         return action
-    for change in mutation.get("changes") or []:
-        if isinstance(change, dict) and change.get("id") and change.get("field"):
-            action.changes.setdefault(str(change["id"]), {})[str(change["field"])] = (change.get("from"),
-                                                                                     change.get("to"))
+    reported = mutation.get("changes") if isinstance(mutation.get("changes"), list) else []
+    readable = changes(reported)
+    if len(readable) < len(reported):
+        return "the core reported a change the canvas cannot read back"
+    for change in readable:
+        action.changes.setdefault(str(change.node), {})[change.field] = (change.old, change.new)
     moved_by = [result] + [a for a in result.get("applied") or [] if isinstance(a, dict)]  # reconcile --apply
-    action.cascade = [c["id"] for r in moved_by for c in r.get("cascade") or [] if isinstance(c, dict) and c.get("id")]
+    action.cascade = [m.id for r in moved_by for m in moves(r.get("cascade"))]
     if not action.changes:
         return None
     for nid, fields in action.changes.items():

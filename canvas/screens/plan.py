@@ -13,6 +13,7 @@ from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.canvas.widgets.plan_tree import PlanTree
+from leafwise.commands.events import Event
 from leafwise.store import Node
 from textual import on
 from textual.app import ComposeResult
@@ -112,7 +113,7 @@ class PlanScreen(Editing, Triage, Screen):
         near = {a.id for a in state.plan.ancestors(key)} | set(node.depends_on) | set(state.needed_by(key))
         return bool(near & (delta.changed | delta.removed)) or bool(update.docs & set(node.docs + node.diagrams))
 
-    def journal_grew(self, events: list[dict]) -> None:
+    def journal_grew(self, events: list[Event]) -> None:
         self.query_one(ActivityFeed).add_events(events, self.app.state)
 
     def _schedule_next_bar(self) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from leafwise.canvas.look import STATUS_VAR, clock, inert, one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.commands.events import Event
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -23,26 +24,23 @@ VERBS = {
 }
 
 
-def event_line(event: dict[str, Any], state: PlanState | None) -> Content:
-    command = str(event.get("command") or "?")
+def event_line(event: Event, state: PlanState | None) -> Content:
+    command = event.command or "?"
     symbol, style = VERBS.get(command, ("·", "$text-muted"))
-    node_id = event.get("node")
+    node_id = event.node
     node = state.nodes.get(node_id) if state is not None and node_id else None
-    title = node.title if node is not None else str(event.get("title") or "")
-    parts = [Content.styled(f"{clock(event.get('time')):>12}", "$text-muted"),
-             Content.styled(f" {one_line(event.get('actor') or '?', 14):<14} ", "bold"),
+    title = node.title if node is not None else event.title or ""
+    parts = [Content.styled(f"{clock(event.time):>12}", "$text-muted"),
+             Content.styled(f" {one_line(event.actor or '?', 14):<14} ", "bold"),
              Content.styled(f"{symbol} {command:<8} ", style)]
     if node_id:
         parts.append(Content.styled(f"{node_id} ", "$text-muted"))
     if title:
         parts.append(Content(one_line(title, 80)))
-    detail = next((event[k] for k in ("summary", "reason", "question", "choice") if event.get(k)), None)
-    if detail:
-        parts.append(Content.styled(f" — {one_line(detail, 160)}", "$text-muted"))
-    cascade = [c for c in event.get("cascade") or [] if isinstance(c, dict)]
-    if cascade:
-        parts.append(Content.styled("  ⇡ " + ", ".join(f"{c.get('id')} {c.get('to')}" for c in cascade),
-                                    STATUS_VAR["done"]))
+    if event.detail:
+        parts.append(Content.styled(f" — {one_line(event.detail, 160)}", "$text-muted"))
+    if event.cascade:
+        parts.append(Content.styled("  ⇡ " + ", ".join(f"{m.id} {m.new}" for m in event.cascade), STATUS_VAR["done"]))
     return inert(Content.assemble(*parts))  # the command, ids and cascade come from the journal too
 
 
@@ -54,9 +52,9 @@ class ActivityFeed(Listing):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._events: list[dict[str, Any]] = []
+        self._events: list[Event] = []
 
-    def add_events(self, events: Iterable[dict[str, Any]], state: PlanState | None) -> None:
+    def add_events(self, events: Iterable[Event], state: PlanState | None) -> None:
         fresh = list(events)
         if not fresh:
             return
@@ -73,15 +71,15 @@ class ActivityFeed(Listing):
             self.scroll_end(animate=False, immediate=False)
 
     @staticmethod
-    def _option(event: dict[str, Any], state: PlanState | None) -> Option:
+    def _option(event: Event, state: PlanState | None) -> Option:
         return Option(event_line(event, state))
 
     @property
-    def events(self) -> list[dict[str, Any]]:
+    def events(self) -> list[Event]:
         return list(self._events)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        node_id = self._events[event.option_index].get("node") if event.option_index < len(self._events) else None
+        node_id = self._events[event.option_index].node if event.option_index < len(self._events) else None
         if node_id:
-            self.post_message(self.OpenNode(str(node_id)))
+            self.post_message(self.OpenNode(node_id))

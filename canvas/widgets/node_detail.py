@@ -14,7 +14,6 @@ from typing import Any, Callable
 
 from leafwise.canvas.look import (
     STATUS_VAR,
-    STATUS_WORD,
     ago,
     bar,
     blocked_for,
@@ -24,10 +23,12 @@ from leafwise.canvas.look import (
     one_line,
     percent,
     safe,
+    sentence,
 )
 from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.plan_tree import GROUP
+from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.handlers.docs import read_docs
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, journal
@@ -313,7 +314,7 @@ class NodeDetail(VerticalScroll):
 
     @work(thread=True, exclusive=True, group="detail-extras")
     def _load_extras(self, state: PlanState, node_id: str) -> None:
-        history = journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT)
+        history = read_all(journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT))
         ctx = Ctx(root=str(state.paths.repo), _paths=state.paths, _plan=state.plan)
         try:
             docs = read_docs(ctx, node_id)
@@ -323,20 +324,20 @@ class NodeDetail(VerticalScroll):
 
     @work(thread=True, exclusive=True, group="detail-history")
     def _load_history(self, state: PlanState, node_id: str) -> None:
-        history = journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT)
+        history = read_all(journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT))
         self.app.call_from_thread(self._show_history, node_id, history)
 
-    def _show_history(self, node_id: str, history: list[dict[str, Any]]) -> None:
+    def _show_history(self, node_id: str, history: list[Event]) -> None:
         if node_id != self.key or not self.is_attached:  # moved on, or the app is closing
             return
         lines = [Content.styled("History", "bold $text-muted")]
         for event in reversed(history):
-            lines.append(Content.assemble((f"{clock(event.get('time'))}  ", "$text-muted"),
-                                          (one_line(event.get("actor") or "?", 80), "bold"), " ",
+            lines.append(Content.assemble((f"{clock(event.time)}  ", "$text-muted"),
+                                          (one_line(event.actor or "?", 80), "bold"), " ",
                                           describe_event(event, node_id)))
         self._section("detail-history", Content("\n").join(lines) if history else None)
 
-    async def _show_extras(self, node_id: str, history: list[dict[str, Any]], docs: list[dict[str, Any]]) -> None:
+    async def _show_extras(self, node_id: str, history: list[Event], docs: list[dict[str, Any]]) -> None:
         if node_id != self.key or not self.is_attached:
             return
         self._show_history(node_id, history)
@@ -363,116 +364,6 @@ class NodeDetail(VerticalScroll):
             self._section("detail-diagrams", None)
 
 
-# How each journal command reads in a node's history: (verb, the event field quoted after it).
-# The journal's lines are written by `record(...)` in commands/handlers (see store/journal.py).
-EVENT_WORDS: dict[str, tuple[str, str | None]] = {
-    "add": ("added", "title"), "start": ("started", None), "complete": ("completed", "summary"),
-    "block": ("blocked", "reason"), "unblock": ("unblocked", "note"), "cancel": ("cancelled", "reason"),
-    "cascade": ("cascade", None), "ask": ("asked", "question"), "decide": ("decided", "choice"),
-    "comment": ("commented", "text"), "heartbeat": ("heartbeat", None), "unclaim": ("released the claim", "why"),
-    "doc": ("wrote", "path"), "renumber": ("renumbered", None), "repair": ("repaired", "repair"),
-    "reconcile": ("reconcile", "decision"), "release add": ("added a release", "release"),
-    "init": ("created the plan", None),
-}
-SEPARATOR = {"complete": " —", "unblock": " —", "doc": ""}  # between the verb and its quoted text; else ":"
-STATUS_SAID = {"add", "start", "complete", "block", "unblock", "cancel", "ask", "decide"}  # the verb says it
-NOT_SAID = {"updated", "blocked_since", "blocked_from", "id"}  # stamps, or said by the verb
-FIELD_WORDS = {"title": "renamed", "description": "described", "priority": "priority", "parent": "moved under",
-               "release": "release", "depends_on": "dependencies", "assignee": "assigned", "tags": "tags"}
-
-
-def _status(value: Any) -> Content:
-    word = STATUS_WORD.get(str(value), str(value))
-    return Content.styled(word, STATUS_VAR.get(str(value), ""))
-
-
-def _edit_words(changes: dict[str, Any]) -> list[Content]:
-    """'renamed to "…"', 'priority → high', 'status draft → blocked', or the fields' names."""
-    out: list[Content] = []
-    for key, change in changes.items():
-        if key in NOT_SAID or not isinstance(change, list) or len(change) != 2:
-            continue
-        before, after = change
-        if key == "status":
-            out.append(Content.assemble("status ", _status(before), " → ", _status(after)) if before
-                       else Content.assemble("status ", _status(after)))
-        elif key == "title":
-            out.append(Content(f"renamed to “{one_line(after, 80)}”"))
-        elif key in ("priority", "release", "parent", "assignee") and isinstance(after, (str, type(None))):
-            word = FIELD_WORDS[key]
-            out.append(Content(f"{word} {one_line(after, 40)}" if after else f"{word} cleared"))
-        elif key == "depends_on" and isinstance(before, list) and isinstance(after, list):
-            added = [str(d) for d in after if d not in before]
-            dropped = [str(d) for d in before if d not in after]
-            words = ([f"+{one_line(', '.join(added), 60)}"] if added else []) + \
-                    ([f"−{one_line(', '.join(dropped), 60)}"] if dropped else [])
-            out.append(Content("depends on " + " ".join(words)))
-        else:
-            out.append(Content(f"{FIELD_WORDS.get(key, 'changed ' + one_line(key, 30))}"
-                               if key != "description" else "described"))
-    return out
-
-
-def _from_changes(changes: dict[str, Any], quoted: str) -> Any:
-    """Older and hand-written lines keep the words only in `changes` (the field's new value)."""
-    key = {"reason": "blocked_reason", "question": "decision", "summary": "summary"}.get(quoted)
-    change = changes.get(key) if key else None
-    after = change[1] if isinstance(change, list) and len(change) == 2 else None
-    if isinstance(after, dict):
-        return after.get("question")
-    return after
-
-
-def describe_event(event: dict[str, Any], node_id: str | None = None) -> Content:
-    """One journal event as a short line for a node's history, worded by its kind.
-
-    'completed — Order page shows lines…', 'blocked: Waiting for keys', 'added under SHOP-4',
-    'edited: renamed to “…”, priority high'; an event on another node that moved this one by a
-    cascade reads 'SHOP-26 started → this in progress (cascade)'. Never a bare None, never a
-    status change the verb already says.
-    """
-    command = str(event.get("command") or "?")
-    changes = event.get("changes") if isinstance(event.get("changes"), dict) else {}
-    target = event.get("node")
-    cascade = [c for c in event.get("cascade") or [] if isinstance(c, dict)]
-    verb, quoted = EVENT_WORDS.get(command, (command, None))
-    if command == "edit":
-        verb = "edited"
-    elif command == "doc" and "docs" in changes:  # its first text: the doc was linked as it was written
-        verb = "linked"
-    parts: list[Content] = []
-    if target and node_id and target != node_id:  # this node moved because of an event on another
-        parts.append(Content.assemble((one_line(target, 40), "$text-muted"), " ", (verb, "$accent")))
-        mine = next((c for c in cascade if c.get("id") == node_id), None)
-        if mine is not None:
-            parts.append(Content.assemble("→ this ", _status(mine.get("to")), ("  (cascade)", "$text-muted")))
-        return Content(" ").join(parts)
-    parts.append(Content.styled(verb, "$accent"))
-    if command == "add":
-        if event.get("parent"):
-            parts.append(Content(f"under {one_line(event['parent'], 40)}"))
-        status = changes.get("status")
-        if isinstance(status, list) and len(status) == 2 and status[1] and status[1] != "draft":
-            parts.append(Content.assemble("as ", _status(status[1])))
-    elif command == "renumber" and event.get("renumbered_from"):
-        parts.append(Content(f"from {one_line(event['renumbered_from'], 40)}"))
-    elif command.startswith("cycle ") and event.get("cycle"):
-        parts.append(Content(one_line(event["cycle"], 40)))
-    elif command == "reconcile" and event.get("verdict"):
-        parts.append(Content(one_line(event["verdict"], 40)))
-    if command not in STATUS_SAID and command != "doc":  # a doc's link is its verb: "linked docs/T-9.md"
-        edits = _edit_words(changes)
-        if edits:
-            parts[-1] = Content.assemble(parts[-1], ":") if command == "edit" else parts[-1]
-            parts.append(Content(", ").join(edits))
-    text = event.get(quoted) if quoted else (event.get("reason") if command.startswith("cycle ") else None)
-    if not text and quoted:
-        text = _from_changes(changes, quoted)
-    if text and not (command == "add"):  # an add's title is the node's own, shown above
-        parts[-1] = Content.assemble(parts[-1], SEPARATOR.get(command, ":"))
-        parts.append(Content(one_line(text, 120)))
-    if cascade:
-        moved = [f"{one_line(c.get('id'), 40)} {STATUS_WORD.get(str(c.get('to')), one_line(c.get('to'), 20))}"
-                 for c in cascade]
-        parts.append(Content.styled("⇡ " + ", ".join(moved), "$status-done"))
-    return Content(" ").join(parts)
+def describe_event(event: Event, node_id: str | None = None) -> Content:
+    """One journal event as a short line in the history of `node_id`: the words of `commands.events`."""
+    return sentence(phrase(event, node_id))

@@ -11,15 +11,9 @@ from leafwise.canvas.widgets.activity_feed import ActivityFeed
 from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.store import PlanPaths, load_plan
 from testkit import run_cli
-from testkit.canvas import canvas, node_file, notices, ready, row_text, tree, until
+from testkit.canvas import canvas, live, node_file, notices, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
-
-
-async def live(app, pilot) -> None:
-    await ready(app, pilot)
-    await until(pilot, lambda: app.live)
-    await pilot.pause(0.6)  # past the catch-up re-read the watcher does when it starts
 
 
 async def test_a_node_added_by_another_process_appears_and_flashes(demo_plan, tmp_path):
@@ -56,7 +50,7 @@ async def test_an_external_complete_announces_the_cascade(demo_plan, tmp_path):
         assert app.state.nodes["SHOP-1"].status == "done"
         assert expanded_before <= widget.expanded
         feed = app.screen.query_one(ActivityFeed)
-        await until(pilot, lambda: any(e.get("node") == "SHOP-18" and e.get("command") == "complete"
+        await until(pilot, lambda: any(e.node == "SHOP-18" and e.command == "complete"
                                        for e in feed.events))
 
 

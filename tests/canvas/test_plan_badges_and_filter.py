@@ -11,8 +11,9 @@ from leafwise.canvas.screens.problems import ProblemsScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.node_detail import NodeDetail, describe_event
 from leafwise.canvas.widgets.plan_header import PlanHeader
+from leafwise.commands.events import Event
 from testkit import journal, node, run_cli, write_plan
-from testkit.canvas import answer_prompt, canvas, node_file, notices, ready, tree, until
+from testkit.canvas import answer_prompt, canvas, idle, node_file, notices, ready, tree, until
 
 pytestmark = pytest.mark.anyio
 
@@ -97,11 +98,12 @@ async def test_keys_keep_working_after_filter_ctrl_u_and_escape(demo_plan, tmp_p
         await ready(app, pilot)
         for _ in range(3):
             await pilot.press("slash", *"pay")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: tree(app).query_text == "pay")
             await pilot.press("ctrl+u", *"ship")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: tree(app).query_text == "ship")
             await pilot.press("escape")
-            await pilot.pause(0.1)
+            await until(pilot, lambda: not tree(app).query_text and not app.screen.query_one("#filter-bar").display)
+            await idle(pilot)
             t = tree(app)
             assert app.focused is t
             before = t.cursor_line
@@ -134,10 +136,10 @@ def test_history_events_are_worded_by_kind():
         "decide": ({"command": "decide", "node": "T-9", "changes": {}, "choice": "A: yes"}, "decided: A: yes"),
     }
     for kind, (event, expected) in said.items():
-        assert describe_event(event, "T-9").plain == expected, kind
+        assert describe_event(Event.read(event), "T-9").plain == expected, kind
     # An event on another node that moved this one by a cascade.
-    assert describe_event(said["start"][0], "T-1").plain == "T-9 started → this in progress  (cascade)"
-    hostile = describe_event({"command": "block", "node": "T-9", "changes": {}, "reason": HOSTILE}, "T-9").plain
+    assert describe_event(Event.read(said["start"][0]), "T-1").plain == "T-9 started → this in progress  (cascade)"
+    hostile = describe_event(Event.read({"command": "block", "node": "T-9", "changes": {}, "reason": HOSTILE}), "T-9").plain
     assert "\x1b" not in hostile and "\u202e" not in hostile and len(hostile) < 140
 
 
@@ -266,7 +268,8 @@ def test_an_agent_blocking_rings_the_terminal_and_raises_a_desktop_notification(
 
     try:
         assert read_until(lambda out: b"Pick a database" in out, 30), seen[-2000:]
-        time.sleep(1.0)  # the watcher starts after the first frames
+        # the header's live mark: the watcher runs (it starts after the first frames)
+        assert read_until(lambda out: "● live".encode() in out, 30), seen[-2000:]
         assert run_cli("block", "T-1", "--reason", "which database?", "--agent", "claude-1", cwd=root).code == 0
         title = b"Leafwise: an agent needs you"
         assert read_until(lambda out: b"\x1b]9;" + title + b"\x07" in out, 20), seen[-2000:]
