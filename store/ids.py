@@ -28,11 +28,12 @@ ID_ANY_CASE_TEXT = rf"{_prefix_text('[A-Za-z]', '[A-Za-z0-9]')}-[0-9]{{1,{MAX_NU
 
 # `\Z`, never `$`: `$` also matches before a trailing newline, and `"P-9\n"` is no id.
 ID_PATTERN = re.compile(rf"^{ID_TEXT}\Z")
-ID_ANY_CASE = re.compile(rf"^{ID_ANY_CASE_TEXT}\Z")  # what a person may type: hx-10 is HX-10
 PREFIX_PATTERN = re.compile(rf"^{_prefix_text('[A-Za-z]', '[A-Za-z0-9]')}\Z")
 RELEASE_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_RELEASE_LENGTH - 1}}}\Z")
-_IDS_IN_TEXT = re.compile(rf"\b({ID_TEXT})\b")
-_NOT_PREFIX = re.compile(r"[^A-Za-z0-9]")
+# Compiled on first use (re keeps them): most commands never need them, and `next` starts on every call.
+_ID_ANY_CASE = rf"^{ID_ANY_CASE_TEXT}\Z"  # what a person may type: hx-10 is HX-10
+_IDS_IN_TEXT = rf"\b({ID_TEXT})\b"
+_NOT_PREFIX = r"[^A-Za-z0-9]"
 
 DEFAULT_PREFIX = "TASK"
 SUGGESTED_PREFIX_LENGTH = 6
@@ -65,14 +66,14 @@ def is_node_id(text: object) -> bool:
 
 def canonical_id(text: object) -> str | None:
     """`text` as a stored id (capitals, no surrounding space) when it is one in any case, else None."""
-    if isinstance(text, str) and ID_ANY_CASE.match(stripped := text.strip()):
+    if isinstance(text, str) and re.match(_ID_ANY_CASE, stripped := text.strip()):
         return stripped.upper()
     return None
 
 
 def find_ids(text: str) -> list[str]:
     """The ids named in free text (a message, a commit), in the order they appear."""
-    return _IDS_IN_TEXT.findall(text)
+    return re.findall(_IDS_IN_TEXT, text)
 
 
 def is_release_id(text: object) -> bool:
@@ -81,5 +82,5 @@ def is_release_id(text: object) -> bool:
 
 def suggest_prefix(name: str) -> str:
     """A prefix made from a project name: its letters and digits in capitals, from the first letter."""
-    letters = _NOT_PREFIX.sub("", name).upper().lstrip("0123456789")
+    letters = re.sub(_NOT_PREFIX, "", name).upper().lstrip("0123456789")
     return letters[:SUGGESTED_PREFIX_LENGTH] or DEFAULT_PREFIX

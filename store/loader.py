@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store.cache import CACHE_NAME, Entry, NodeCache, StatKey
-from leafwise.store.model import CASCADE_MODES, LIST_FIELDS, STATUSES, Node, Plan, Problem, Project, Release, Status
 from leafwise.store.ids import DEFAULT_PREFIX, id_problem, is_release_id, prefix_problem
+from leafwise.store.model import STATUSES, Node, Plan, Problem, Project, Release, Status
 from leafwise.store.paths import PlanPaths, UnsafePath
+from leafwise.store.schema import CHECKS, MAX_TEXT_CHARS, problem_words
 
 # Bounded work: a plan file is untrusted input (docs/security.md). The limits are
 # checked before a file is parsed (size, anchors, nesting) and on every write
 # (check_node runs on what a writer is about to write), so no path gets past them.
 MAX_NODE_BYTES = 256 * 1024  # one node file (and project.yaml)
-MAX_TEXT_CHARS = 64 * 1024  # one text value: a title, summary, reason, a list item ...
 MAX_DEPTH = 32  # nested lists and mappings in one file
 MAX_VALUES = 10_000  # scalars in one file
 _SCREEN_FROM = 8 * 1024  # below this size nesting cannot reach a depth that hurts the parser
@@ -304,11 +304,11 @@ def _line_of_key(raw: bytes, key: str | None) -> int | None:
 
 
 def check_node(data: Any, stem: str) -> dict[str, Any]:
-    """Raise SchemaError unless `data` is a node the model can hold."""
+    """Raise SchemaError unless `data` is a node the model can hold (the strict fields of store/schema.py)."""
     if not isinstance(data, dict):
         raise SchemaError("a node file must be a YAML mapping of keys to values", None,
                           "rewrite the file as `key: value` lines with id, title and status")
-    for key in ("id", "title", "status"):
+    for key in CHECKS.required:
         if data.get(key) in (None, ""):
             raise SchemaError(f"required key {key!r} is missing", key if key in data else None,
                               f"add `{key}:` to the file")
@@ -318,29 +318,38 @@ def check_node(data: Any, stem: str) -> dict[str, Any]:
     if node_id != stem:
         raise SchemaError(f"id {node_id!r} does not match the file name {stem}.yaml", "id",
                           f"run leafwise repair, or rename the file to {node_id}.yaml")
-    if not isinstance(data["title"], str):
-        raise SchemaError("title must be text", "title", "quote the title")
-    if data["status"] not in STATUSES:
+    get = data.get
+    # Each loop is one kind of CHECKS, its test written out: this runs on every file a cold load parses.
+    for key in CHECKS.text:
+        if key in data and not isinstance(data[key], str):
+            _wrong(key)
+    if data["status"] not in STATUSES:  # a tuple: a planted list or mapping compares unequal, never raises
         raise SchemaError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}",
-                          "status", "set status to draft, in-progress, blocked, done or cancelled")
-    for key in LIST_FIELDS:
-        value = data.get(key)
+                          "status", f"set status to {', '.join(STATUSES[:-1])} or {STATUSES[-1]}")
+    for key in CHECKS.texts:
+        value = get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise SchemaError(f"{key} must be a list of strings", key, f"write {key}: [a, b]")
-    for key in ("parent", "release", "assignee", "blocked_reason", "summary", "trigger"):
-        value = data.get(key)
+            _wrong(key)
+    for key in CHECKS.value:
+        value = get(key)
         if value is not None and not isinstance(value, (str, int, float)):
-            raise SchemaError(f"{key} must be a single value", key, f"write {key}: text")
-    if data.get("cascade") not in (None, *CASCADE_MODES):
-        raise SchemaError("cascade must be auto or manual", "cascade", "set cascade: auto")
-    evidence = data.get("evidence")
-    if evidence is not None and not isinstance(evidence, list):
-        raise SchemaError("evidence must be a list", "evidence", "write evidence: []")
+            _wrong(key)
+    for key, choices in CHECKS.choices:
+        if get(key) is not None and get(key) not in choices:
+            _wrong(key)
+    for key in CHECKS.lists:
+        if get(key) is not None and not isinstance(get(key), list):
+            _wrong(key)
     check_size(data)
-    for key in ("parent", "release"):
-        if isinstance(data.get(key), (int, float)):
+    for key in CHECKS.as_text:
+        if isinstance(get(key), (int, float)):
             data[key] = str(data[key])
     return data
+
+
+def _wrong(key: str) -> None:
+    message, fix = problem_words(key)
+    raise SchemaError(message, key, fix)
 
 
 def read_node_file(path: Path) -> Loaded:

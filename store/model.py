@@ -3,49 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Iterator
 
 from leafwise.store.paths import PlanPaths
 
-
-class Status(StrEnum):
-    """A node's status. A StrEnum: each member is its YAML string, equal to it and hashed like it."""
-
-    DRAFT = "draft"
-    IN_PROGRESS = "in-progress"
-    BLOCKED = "blocked"
-    DONE = "done"
-    CANCELLED = "cancelled"
-
-
-STATUSES = tuple(s.value for s in Status)  # plain strings: CLI choices, messages, JSON keys
-# The only status sets: blocked is open (it still has work to do), and a node is closed once
-# done or cancelled. Members are StrEnums, so `"done" in CLOSED` holds for plain strings too.
-CLOSED = frozenset({Status.DONE, Status.CANCELLED})
-OPEN = frozenset(Status) - CLOSED
-
-# A person's tie-breaker after the release. Unset (or a value a hand edit planted) counts as
-# normal, so a plan without priorities keeps the order of release, depth, title, id.
-PRIORITIES = ("high", "normal", "low")
-DEFAULT_PRIORITY = "normal"
-PRIORITY_RANK = {name: rank for rank, name in enumerate(PRIORITIES)}
-
-
-def priority_rank(value: object) -> int:
-    """The sort rank of a node's `priority` value: 0 high, 1 normal or unset, 2 low."""
-    normal = PRIORITY_RANK[DEFAULT_PRIORITY]
-    return PRIORITY_RANK.get(value, normal) if isinstance(value, str) else normal
-
-
-CASCADE_MODES = ("auto", "manual")
-LIST_FIELDS = ("depends_on", "tags", "docs", "diagrams")
-TEXT_FIELDS = ("title", "parent", "release", "assignee", "blocked_reason", "summary", "trigger")
-# The order new keys take when a command writes a node file from scratch.
-FIELD_ORDER = (
-    "id", "title", "parent", "release", "status", "assignee", "blocked_reason",
-    "summary", "depends_on", "tags", "trigger", "cascade", "docs", "diagrams",
-    "evidence", "created", "updated",
+# The statuses, their open/closed sets and the priority order are part of the node format, declared
+# in store/schema.py beside the fields that take them; they are imported from here as much as from there.
+from leafwise.store.schema import (  # noqa: F401
+    CLOSED,
+    DEFAULT_PRIORITY,
+    FIELD_ORDER,
+    OPEN,
+    PRIORITIES,
+    PRIORITY_RANK,
+    STATUSES,
+    Status,
+    priority_rank,
 )
 
 

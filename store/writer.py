@@ -34,8 +34,9 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from leafwise.store.loader import MAX_NODE_BYTES, TooLarge, check_node, digest_bytes, read_bounded, screen
-from leafwise.store.model import FIELD_ORDER, Status
+from leafwise.store.model import Status
 from leafwise.store.paths import PlanPaths
+from leafwise.store.schema import FIELD_ORDER
 
 LOCK_TIMEOUT = 10.0
 LOCK_POLL_MAX = 0.02  # longest pause between tries: locks are held for milliseconds

@@ -11,6 +11,7 @@ from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, m
 from leafwise.commands.handlers.shared import get_node, live_claims
 from leafwise.commands.registry import LAUNCHERS, Ctx, Param, command, load_all
 from leafwise.store import CLOSED, STATUSES, Node, Plan, journal
+from leafwise.store.schema import LIST_FIELDS
 
 LIMIT = Param("limit", "at most this many items (default 200)", type=int, default=200)
 
@@ -51,7 +52,7 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
             lines.append(_field(key, node.data[key]))
     if claim:
         lines.append(_field("claim", f"{claim.agent} until {claim.expires} (heartbeat {claim.heartbeat})"))
-    for key in ("depends_on", "tags", "docs", "diagrams"):
+    for key in LIST_FIELDS:
         if node.data.get(key):
             lines.append(_field(key, ", ".join(node.data[key])))
     if total and node.children:

@@ -33,8 +33,8 @@ from leafwise.commands.registry import Ctx, Param, command
 from leafwise.store import CLOSED, PRIORITIES, STATUSES, Plan, Status
 from leafwise.store.ids import prefix_problem, suggest_prefix
 from leafwise.store.loader import parse_yaml
-from leafwise.store.model import CASCADE_MODES, LIST_FIELDS
 from leafwise.store.paths import PLAN_DIR, PlanPaths, UnsafePath, resolve_inside
+from leafwise.store.schema import CASCADE_MODES, KNOWN_FIELDS, LIST_FIELDS, READ_ONLY_FIELDS
 from leafwise.store.writer import Exists, create_numbered, iso, render_new_node, write_text
 
 DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
@@ -269,7 +269,6 @@ def _add_line(title, parent, release, depends_on, tags, trigger, follows, tech_d
 LIFECYCLE = {Status.DONE: "complete {id} --summary \"<summary>\"",
              Status.BLOCKED: "block {id} --reason \"<reason>\"",
              Status.CANCELLED: "cancel {id} --reason \"<reason>\""}
-READ_ONLY_FIELDS = {"id", "created", "updated"}
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -319,11 +318,6 @@ def format_assignment(key: str, value: Any) -> str | None:
         return None
     line = f"{key}={value}"  # both kinds of quote: as it is, when that reads back the same
     return line if parse_assignment(line) == (key, value) else None
-
-
-KNOWN_FIELDS = ("id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
-                "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created", "updated",
-                "description", "priority", "follows", "done_when")
 
 
 @command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears; a value in quotes "
