@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, NextAction, Placeholder, Result, fix, quote
+from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, Placeholder, Result, fix, quote
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
 from leafwise.store.writer import utc_now
 
@@ -54,83 +54,6 @@ class Command:
     @property
     def full(self) -> str:
         return f"leafwise {self.name}"
-
-    def usage(self, arguments: dict[str, Any], redo: frozenset[str] = frozenset()) -> str:
-        """This command's words with the arguments that were given (as given) and a placeholder for
-        each required one that is missing or named in `redo`: a usage error's Fix, runnable as it
-        stands on the CLI and as an MCP tool call once the placeholders are filled in."""
-        words = [self.name]
-        for p in self.params:
-            value = arguments.get(p.name)
-            given = value not in (None, "", (), []) and p.name not in redo
-            if p.type is bool:
-                words += [p.cli_flag] if given and value is True else []
-                continue
-            if not given and not (p.required or p.name in redo):
-                continue
-            values = (list(value) if isinstance(value, (list, tuple)) else [value]) if given else [None]
-            for v in values:
-                shown = quote(v) if v is not None else (f'"<{p.name}>"' if p.type is str else f"<{p.name}>")
-                words += [shown] if p.positional else [p.cli_flag, shown]
-        return " ".join(words)
-
-    def usage_fix(self, cmd: Callable[[str], str], given: dict[str, Any], wrong: str | None = None) -> NextAction:
-        """A usage error's Fix on every surface: the call again, without what it does not take and with a
-        placeholder for the argument that was missing or wrong."""
-        known = {p.name for p in self.params}
-        line = self.usage({k: v for k, v in given.items() if k in known and k != wrong},
-                          frozenset({wrong} & known))
-        return fix(cmd(line), f"fill in {wrong}" if wrong in known else "only the arguments it takes")
-
-    def read_words(self, words: list[str], strict: bool = True) -> dict[str, Any]:
-        """The arguments a command line's words after the command's name stand for (as strings, ints
-        …). Strict (an MCP tool call made from a hint) raises ValueError on anything it cannot map;
-        lenient (what a failed CLI line did give) skips it."""
-        rest = list(words)
-        positional = [p for p in self.params if p.positional]
-        flags = {p.cli_flag: p for p in self.params if not p.positional}
-        args: dict[str, Any] = {}
-        only_positional = False
-        while rest:
-            word = rest.pop(0)
-            if word == "--" and not only_positional:  # the end of options: a title like "--x" follows
-                only_positional = True
-                continue
-            if word == "--root" and not only_positional:  # the plan is already chosen
-                rest = rest[1:]
-                continue
-            if word.startswith("--") and not only_positional:
-                flag, _, inline = word.partition("=")
-                p = flags.get(flag)
-                if p is None:
-                    if strict:
-                        raise ValueError(f"{self.full} has no {flag}")
-                    continue
-                if p.type is bool:
-                    args[p.name] = True
-                    continue
-                raw = inline or (rest.pop(0) if rest else "")
-                if not raw and not strict:
-                    continue
-            elif positional:
-                p, raw = positional.pop(0), word
-            elif strict:
-                raise ValueError(f"unexpected {word!r} after {self.full}")
-            else:
-                continue
-            if p.cli_only and strict:
-                raise ValueError(f"{p.cli_flag} is CLI-only")
-            try:
-                value = p.type(raw)
-            except ValueError:
-                if strict:
-                    raise
-                continue
-            if p.multiple:
-                args.setdefault(p.name, []).append(value)
-            else:
-                args[p.name] = value
-        return args
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from leafwise.commands.arguments import Surface, again, check
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_FAILURE,
@@ -31,18 +33,6 @@ class Outcome:
     exit_code: int
 
 
-def _check_arguments(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> None:
-    known = {p.name for p in command.params}
-    unknown = sorted(set(arguments) - known)
-    missing = [p for p in command.params if p.required and arguments.get(p.name) in (None, "", ())]
-    if unknown or missing:
-        what = f"unknown argument {unknown[0]!r}" if unknown else f"missing argument {missing[0].name!r}"
-        raise CommandError("missing_argument" if missing and not unknown else "unknown_argument",
-                           f"{command.name}: {what}",
-                           command.usage_fix(ctx.cmd, arguments, missing[0].name if missing and not unknown else None),
-                           exit_code=EXIT_USAGE, category="usage", source=("command", command.name))
-
-
 ID_ARGUMENTS = ("node_id", "parent", "follows", "depends_on")
 
 
@@ -64,15 +54,17 @@ def _longest(arguments: dict[str, Any]) -> frozenset[str]:
     return frozenset([max(texts, key=texts.__getitem__)]) if texts else frozenset()
 
 
-def execute(command: Command, ctx: Ctx, arguments: dict[str, Any]) -> Outcome:
+def execute(command: Command, ctx: Ctx, arguments: dict[str, Any], surface: Surface = "call",
+            extra: Sequence[str] = ()) -> Outcome:
+    """Run `command` with `arguments` as `surface` gives them (`arguments.check`: the one check), and
+    answer with its envelope; `extra` is what a CLI line had that matches no argument."""
     try:
-        _check_arguments(command, ctx, arguments)
-        arguments = _upper_ids(arguments)
+        arguments = _upper_ids(check(command, arguments, ctx.cmd, surface, extra))
         outcome: Result | CommandError = command.handler(ctx, **arguments)
     except CommandError as exc:
         outcome = exc
     except TooLarge as exc:
-        outcome = CommandError("too_large", str(exc), fix(ctx.cmd(command.usage(arguments, _longest(arguments))),
+        outcome = CommandError("too_large", str(exc), fix(again(command, ctx.cmd, arguments, _longest(arguments)),
                                                           "send less: split the text or keep the details in a doc"),
                                exit_code=EXIT_USAGE, category="usage")
     except UnsafePath as exc:

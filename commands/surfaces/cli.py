@@ -20,7 +20,8 @@ from leafwise.commands.contract import (
     json_text,
     render_text,
 )
-from leafwise.commands.registry import LAUNCHERS, REGISTRY, Command, Ctx, load_all, load_word
+from leafwise.commands.arguments import Mistake, check, missing, mistakes, refusal
+from leafwise.commands.registry import LAUNCHERS, REGISTRY, Command, Ctx, Param, command_line, load_all, load_word
 from leafwise.commands.runner import execute
 
 CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock here; empty: the wall clock
@@ -46,21 +47,25 @@ def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | No
         click.echo(err, nl=False, err=True)
 
 
+METAVARS = {str: "TEXT", int: "INTEGER", float: "FLOAT"}
+HELP = ["-h", "--help"]
+
+
 def _click_command(spec: Command, leaf_name: str) -> click.Command:
+    """The click command of a registry command. Click only places the words (every value a string,
+    nothing required, unknown options and extra words kept aside); `arguments.check`, through
+    `execute`, then reads them as on every surface: one check, one message per mistake."""
     params: list[click.Parameter] = []
     for p in spec.params:
         if p.positional:
-            params.append(click.Argument([p.name], required=p.required, nargs=-1 if p.multiple else 1,
-                                         type=p.type if p.type is not bool else str))
+            params.append(click.Argument([p.name], required=False, nargs=-1 if p.multiple else 1))
             continue
         if p.type is bool:
             params.append(click.Option([p.cli_flag, p.name], is_flag=True, default=False, help=p.help))
-        else:
-            kind: Any = click.Choice(p.choices) if p.choices else p.type
-            params.append(click.Option([p.cli_flag, p.name], type=kind, multiple=p.multiple,
-                                       required=False, default=p.default if not p.multiple else (),
-                                       help=p.help + (" (required)" if p.required else ""),
-                                       show_default=False))
+            continue
+        metavar = f"[{'|'.join(p.choices)}]" if p.choices else METAVARS[p.type]
+        params.append(click.Option([p.cli_flag, p.name], multiple=p.multiple, metavar=metavar,
+                                   help=p.help + (" (required)" if p.required else ""), show_default=False))
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="print the JSON envelope"))
     params.append(click.Option(["--root"], type=str, default=None, help="the plan's folder"))
     if spec.listing:
@@ -69,18 +74,20 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
 
     def callback(as_json: bool, root: str | None, bare: bool = False, jsonl: bool = False, **kwargs: Any) -> None:
         ctx = Ctx(root=root, clock=CLOCK[0]) if CLOCK else Ctx(root=root)
-        missing = [p for p in spec.params if p.required and kwargs.get(p.name) in (None, (), "")]
-        if missing:
-            p = missing[0]
-            flag = p.name.upper() if p.positional else p.cli_flag
-            raise click.UsageError(f"missing {flag}: {p.help}")
-        outcome = execute(spec, ctx, {k: v for k, v in kwargs.items() if v is not None})
+        here = click.get_current_context()
+        outcome = execute(spec, ctx, _given(here, kwargs), "cli", here.args)
         _emit(outcome.envelope, outcome.text, as_json=as_json,
               bare=("jsonl" if jsonl else "array" if bare else None) if spec.listing else None)
         sys.exit(outcome.exit_code)
 
-    return click.Command(leaf_name, params=params, callback=callback, help=spec.summary,
-                         short_help=spec.summary)
+    return click.Command(leaf_name, params=params, callback=callback, help=spec.summary, short_help=spec.summary,
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+
+
+def _given(here: click.Context, values: dict[str, Any]) -> dict[str, Any]:
+    """The values the line gave (not click's defaults)."""
+    return {name: value for name, value in values.items()
+            if here.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
 
 
 def _tree(specs: dict[str, Command], depth: int = 0) -> dict[str, Any]:
@@ -157,7 +164,7 @@ def build() -> click.Group:
             ctx.exit(0)
 
     return LazyGroup("leafwise", invoke_without_command=True, callback=open_canvas,
-                     context_settings={"help_option_names": ["-h", "--help"]},
+                     context_settings={"help_option_names": HELP},
                      params=[click.Option(["--root", "root_opt"], default=None, help="the plan's folder"),
                              click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True,
                                           callback=show_version, help="print the version")],
@@ -193,18 +200,31 @@ def _command_path(cli: click.Group, argv: list[str]) -> list[str]:
 def _usage_error(cli: click.Group, argv: list[str], exc: click.ClickException) -> int:
     path = " ".join(_command_path(cli, argv))
     spec = REGISTRY.get(path)
-    if spec is not None:  # the line again, with what was given and a placeholder where it went wrong
-        flags = {p.cli_flag: p.name for p in spec.params}
-        wrong = getattr(getattr(exc, "param", None), "name", None) or flags.get(getattr(exc, "option_name", ""))
-        way = spec.usage_fix(lambda rest: f"leafwise {rest}",
-                             spec.read_words(root_last(argv)[len(path.split()):], strict=False), wrong)
+    if spec is not None:  # an option without its value: the line again, a placeholder where it went wrong
+        given, wrong = _given_leniently(spec, root_last(argv)[len(path.split()):], exc)
+        right, _ = mistakes(spec, given, "cli")
+        mistake = missing(wrong) if wrong else Mistake("usage", exc.format_message())
+        err = refusal(spec, mistake, right, command_line)
     else:
-        way = fix(f"leafwise {path} --help" if path else "leafwise commands", "see the command's arguments")
-    err = CommandError("usage", exc.format_message(), way,
-                       exit_code=EXIT_USAGE, category="usage", source=("command", path or None))
+        err = CommandError("usage", exc.format_message(),
+                           fix(f"leafwise {path} --help" if path else "leafwise commands", "see the command's arguments"),
+                           exit_code=EXIT_USAGE, category="usage", source=("command", path or None))
     env = envelope(f"leafwise {path}".strip(), err)
     _emit(env, [], as_json="--json" in argv, bare=None)
     return EXIT_USAGE
+
+
+def _given_leniently(spec: Command, words: list[str], exc: click.ClickException) -> tuple[dict[str, Any], Param | None]:
+    """What a line that click refused did give (the option it refused left out), and that option's Param."""
+    flags = {p.cli_flag: p for p in spec.params}
+    bad = getattr(exc, "option_name", None)
+    words = [w for w in words if w != bad]
+    try:
+        with _click_command(spec, spec.name).make_context(spec.name, words, resilient_parsing=True) as here:
+            given = _given(here, here.params)
+    except click.ClickException:
+        given = {}
+    return given, flags.get(bad or "")
 
 
 def root_last(argv: list[str]) -> list[str]:
@@ -238,21 +258,26 @@ def root_last(argv: list[str]) -> list[str]:
 
 def parse(words: list[str]) -> tuple[Command, dict[str, Any], str | None]:
     """What the CLI reads in a command line's words after `leafwise`, without running it: the registry
-    command, the arguments the line gives (as click converts them; defaults left out) and its --root.
-    Raises click.ClickException where `main` would report a usage error."""
+    command, the arguments as its handler would get them (`arguments.check`), and the line's --root.
+    Raises click.ClickException or the usage CommandError where `main` would report a usage error."""
     argv = root_last(list(words))
     cli = build()
     path = _command_path(cli, argv)
     spec = REGISTRY.get(" ".join(path))
     if spec is None:
         raise click.UsageError(f"no command in {words!r}")
-    leaf = _click_command(spec, path[-1])
-    with leaf.make_context(" ".join(path), argv[len(path):]) as ctx:
-        given = {name: value for name, value in ctx.params.items()
-                 if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
+    words = argv[len(path):]
+    # resilient: click calls no callback, so `--help` prints nothing (on MCP's stdio too)
+    with _click_command(spec, path[-1]).make_context(" ".join(path), list(words), resilient_parsing=True,
+                                                     help_option_names=HELP) as here:
+        given = _given(here, here.params)
+        extra = list(here.args)
+    values = {v for value in given.values() for v in (value if isinstance(value, tuple) else [value])}
+    if any(w in HELP and w not in values for w in words):
+        raise click.UsageError(f"{' '.join(path)} --help asks for help: it runs nothing")
     root = given.pop("root", None)
-    known = {p.name for p in spec.params}
-    return spec, {k: v for k, v in given.items() if k in known}, root
+    given = {k: v for k, v in given.items() if k not in ("as_json", "bare", "jsonl")}
+    return spec, check(spec, given, command_line, "cli", extra), root
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, render_text, shown
+import click
+from leafwise.commands.contract import CommandError, render_text, shown
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
+from leafwise.commands.surfaces.cli import parse
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
 from leafwise.store.watch import PlanWatcher
 from mcp.server.mcpserver import MCPServer
@@ -92,32 +94,6 @@ def description(spec: Command) -> str:
     return f"{spec.summary} [{' '.join(words)}]"
 
 
-def _check(spec: Command, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None, str | None]:
-    """Arguments as the handler takes them (lists as tuples), or the first thing wrong with them and
-    the argument it is about."""
-    params = {p.name: p for p in tool_params(spec)}
-    unknown = sorted(set(arguments) - set(params))
-    if unknown:
-        return {}, f"unknown argument {unknown[0]!r}; {spec.tool} takes: {', '.join(params) or 'nothing'}", None
-    out: dict[str, Any] = {}
-    for name, p in params.items():
-        value = arguments.get(name)
-        if value is None or value == [] or value == "":
-            if p.required:
-                return {}, f"missing {name!r}: {p.help}", name
-            continue
-        values = value if p.multiple and isinstance(value, list) else [value]
-        for v in values:
-            ok = isinstance(v, p.type) and not (p.type is not bool and isinstance(v, bool)) \
-                or p.type is float and isinstance(v, int) and not isinstance(v, bool)
-            if not ok:
-                return {}, f"{name!r} must be {'a list of ' if p.multiple else ''}{JSON_TYPES[p.type]}", name
-            if p.choices and v not in p.choices:
-                return {}, f"{name!r} must be one of {', '.join(p.choices)}", name
-        out[name] = tuple(values) if p.multiple else value
-    return out, None, None
-
-
 class Session:
     """The plan a server answers for, with a warm plan that is never stale.
 
@@ -177,13 +153,7 @@ class Session:
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
         ctx = self.ctx(spec)
-        args, problem, wrong = _check(spec, arguments)
-        if problem:
-            err = CommandError("usage", problem, spec.usage_fix(ctx.cmd, arguments, wrong),
-                               exit_code=EXIT_USAGE, category="usage", source=("command", spec.name))
-            outcome = Outcome(envelope(spec.full, err), [], EXIT_USAGE)
-        else:
-            outcome = execute(spec, ctx, args)
+        outcome = execute(spec, ctx, arguments, "mcp")
         self._keep(spec, ctx)
         return outcome
 
@@ -204,7 +174,7 @@ class Session:
 
 
 class CommandTool(Tool):
-    """A registry command as an MCP tool: our own schema, our own validation, the envelope out.
+    """A registry command as an MCP tool: our own schema, `arguments.check` (through `execute`), the envelope out.
 
     No outputSchema is listed: the envelope's full schema would multiply the
     tool list's size by three (it is the resource leafwise://schema/envelope).
@@ -229,20 +199,23 @@ def make_tool(spec: Command, session: Session) -> CommandTool:
 
 
 def tool_call(line: str) -> tuple[str, dict[str, Any]]:
-    """The MCP tool call a `leafwise …` command line stands for: (tool name, arguments).
+    """The MCP tool call a `leafwise …` command line stands for: (tool name, arguments), read by the
+    CLI's own parser (`cli.parse`).
 
-    Raises ValueError for a line no tool can run (unknown command or flag, a
-    CLI-only argument, a placeholder where a number belongs).
+    Raises ValueError for a line no tool can run (unknown command or flag, a CLI-only argument, a
+    placeholder where a number belongs).
     """
     words = shlex.split(line)
     if words[:1] != ["leafwise"]:
         raise ValueError(f"not a leafwise command: {line!r}")
-    registry = load_all()
-    spec = next((registry[" ".join(words[1:n])] for n in (3, 2) if " ".join(words[1:n]) in registry), None)
-    if spec is None:
-        raise ValueError(f"no command in {line!r}")
-    args = spec.read_words(words[1 + len(spec.name.split()):])
-    return spec.tool, args
+    try:
+        spec, args, _root = parse(words[1:])
+    except (click.ClickException, CommandError) as exc:
+        raise ValueError(f"{line!r}: {exc}") from exc
+    cli_only = [p.cli_flag for p in spec.params if p.cli_only and p.name in args]
+    if cli_only:
+        raise ValueError(f"{cli_only[0]} is CLI-only")
+    return spec.tool, {k: list(v) if isinstance(v, tuple) else v for k, v in args.items()}
 
 
 def _read_context(session: Session) -> str:

@@ -108,9 +108,9 @@ def test_a_domain_error_is_an_is_error_result_carrying_the_envelope(demo_plan):
 @pytest.mark.parametrize(("arguments", "message", "fix_line"), [
     ({"node_id": "SHOP-18", "agent": "a", "bogus": 1}, "unknown argument 'bogus'", "leafwise start SHOP-18 --agent a"),
     ({"node_id": "SHOP-18"}, "missing 'agent'", 'leafwise start SHOP-18 --agent "<agent>"'),
-    ({"node_id": "SHOP-18", "agent": "a", "ttl": "soon"}, "'ttl' must be number",
+    ({"node_id": "SHOP-18", "agent": "a", "ttl": "soon"}, "'ttl' (--ttl) must be a number",
      "leafwise start SHOP-18 --agent a --ttl <ttl>"),
-    ({"node_id": 18, "agent": "a"}, "'node_id' must be string", 'leafwise start "<node_id>" --agent a'),
+    ({"node_id": 18, "agent": "a"}, "'node_id' must be a string", 'leafwise start "<node_id>" --agent a'),
 ])
 def test_bad_arguments_are_usage_errors_whose_fix_is_the_call_again(demo_plan, arguments, message, fix_line):
     result = call(demo_plan, "start_task", arguments)

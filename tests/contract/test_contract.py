@@ -41,9 +41,9 @@ MARKER = re.compile(r"^(Next: |Wait: |Fix: |Or: |Error: |Done\.$)")
 # Values an agent supplies itself; anything else in <…> is a placeholder where a real value belongs.
 PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting", "<title>": "A title",
                 "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true", "<text>": "a note",
-                "<content>": "# Notes",
+                "<content>": "# Notes", "<prefix>": "BAK",
                 # a usage error's Fix repeats the call with the missing argument's name in <…>
-                "<kind>": "for-each", "<node_id>": "SHOP-18"}
+                "<kind>": "for-each-work-item", "<node_id>": "SHOP-18"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
 
 
@@ -416,7 +416,7 @@ def test_an_unknown_option_is_a_usage_error_with_the_envelope(demo_plan, as_json
     if as_json:
         env = res.json
         check_envelope(env, 2, demo_plan)
-        assert env["error"]["code"] == "usage" and env["root_cause"]["category"] == "usage"
+        assert env["error"]["code"] == "unknown_argument" and env["root_cause"]["category"] == "usage"
         assert env["_next_action"]["command"] == "leafwise next"
     else:
         assert check_text(res.code, res.stdout, res.stderr) == ["Fix: leafwise next"]

@@ -11,7 +11,7 @@ import shlex
 from typing import Any
 
 import pytest
-from leafwise.commands.contract import placeholder
+from leafwise.commands.contract import CommandError, placeholder
 from leafwise.commands.registry import Command, Ctx, Param, command_line, load_all
 from leafwise.commands.surfaces.cli import parse
 
@@ -31,7 +31,6 @@ HOSTILE = (
     "--root",
     "--",
     "-5",
-    "",
     "<summary>",
     "semi; colon | pipe & amp > out",
     "ünïcødé ✓",
@@ -86,7 +85,7 @@ def test_left_out_values_are_not_on_the_line(name: str):
     args = {p.name: (False if p.type is bool else None) for p in spec.params}
     line = Ctx(root="/r").cmd(name, **args)
     assert line == f"leafwise {name} --root /r"
-    if not any(p.required and p.positional for p in spec.params):  # click refuses a missing positional
+    if not any(p.required for p in spec.params):
         assert read_back(line) == (name, {}, "/r")
 
 
@@ -95,10 +94,11 @@ def test_a_placeholder_is_quoted_once(name: str):
     """A text placeholder reads back as `<name>`; a number's is the bare word `<name>`."""
     spec = REGISTRY[name]
     texts = {p.name: placeholder(p.name) for p in spec.params if p.type is str and not p.choices}
+    others = {p.name: sample(p, "") for p in spec.params if p.required and p.name not in texts}
     positional = [texts.pop(p.name) for p in spec.params if p.positional and p.name in texts]
-    line = command_line(name, *positional, **texts)
+    line = command_line(name, *positional, **texts, **others)
     expected = {p.name: (f"<{p.name}>",) if p.multiple else f"<{p.name}>"
-                for p in spec.params if p.type is str and not p.choices}
+                for p in spec.params if p.type is str and not p.choices} | others
     assert read_back(line) == (name, expected, None), line
     assert "'" not in line and '""' not in line, line
     for p in spec.params:
@@ -121,6 +121,14 @@ def test_a_value_on_two_lines_reads_back_as_one():
     """Hidden characters and line breaks are made visible (`contract.clean`), never sent raw."""
     line = command_line("block", "T-1", reason="one\ntwo\x1b[31m")
     assert read_back(line) == ("block", {"node_id": "T-1", "reason": "one two␛[31m"}, None)
+
+
+def test_an_empty_text_reads_back_as_not_given():
+    """On every surface "" is no value: a required one is missing (see test_argument_messages.py)."""
+    line = command_line("block", "T-1", reason="")
+    assert line == 'leafwise block T-1 --reason ""'
+    with pytest.raises(CommandError, match="missing 'reason'"):
+        read_back(line)
 
 
 @pytest.mark.parametrize("call", [
