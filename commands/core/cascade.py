@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from leafwise.commands.core.lifecycle import transition
 from leafwise.store import CLOSED, Node, Status
 
 
 def cascades(parent: Node) -> bool:
-    """Whether the rule may close this parent: still open and not `cascade: manual`."""
-    return parent.cascade != "manual" and parent.status not in CLOSED
+    """Whether the rule may close this parent: the lifecycle lets a cascade close it, not `cascade: manual`."""
+    return parent.cascade != "manual" and transition("cascade: done", parent.status) is not None
 
 
 def closing_status(child_statuses: Iterable[str | None]) -> Status | None:

@@ -20,7 +20,7 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core import readiness
+from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.hints import agent_arg, blocker_hint, pick_hint
 from leafwise.commands.core.picker import Pick, pick, until
 from leafwise.commands.core.views import message_lines, task_view
@@ -41,7 +41,7 @@ from leafwise.commands.handlers.shared import (
 )
 from leafwise.commands.handlers.validation import require_valid_for
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store import Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import LockBusy, locked
@@ -271,7 +271,7 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
         with locked(paths, node_id):
             claim = leases.read(paths, node_id)
             fresh = read_node_file(paths.node_file(node_id))
-            if fresh.data is None or fresh.data.get("status") not in (Status.DRAFT, Status.IN_PROGRESS):
+            if fresh.data is None or lifecycle.transition("start", fresh.data.get("status")) is None:
                 status = fresh.data.get("status") if fresh.data else "unreadable"
                 raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent,
                                 "start_task")
@@ -318,7 +318,8 @@ def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
     """Mark draft ancestors in progress (each re-checked under its own lock)."""
     cascade: list[dict[str, Any]] = []
     for ancestor in plan.ancestors(node.id):
-        if ancestor.status == Status.DRAFT and (moved := move_status(ctx, ancestor, Status.DRAFT, Status.IN_PROGRESS)):
+        row = lifecycle.transition("start: draft ancestors", ancestor.status)
+        if row is not None and (moved := move_status(ctx, ancestor, ancestor.status, row.target)):
             cascade.append(moved)
     return cascade
 
@@ -347,7 +348,8 @@ def _close_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
 
             def close(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
                 before.append(doc.get("status"))
-                return set_fields(doc, {"status": target}) if doc.get("status") not in CLOSED else {}
+                return set_fields(doc, {"status": target}) \
+                    if lifecycle.transition(f"cascade: {target}", doc.get("status")) else {}
 
             if not write(ctx, ancestor, close, lock=False):
                 break
@@ -385,8 +387,8 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
         return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": _next_view(plan, chosen)},
                       pick_hint(ctx.cmd, chosen, agent), [f"{node_id} is already done"],
                       Mutation("complete_task", "complete", False, "already done"))
-    if node.status == Status.CANCELLED:
-        raise _conflict(ctx, "closed", f"{node_id} is cancelled; reopen it first "
+    if lifecycle.transition("complete", node.status) is None:
+        raise _conflict(ctx, "closed", f"{node_id} is {node.status}; reopen it first "
                         f"({ctx.cmd(f'edit {node_id} --set status=draft')})", node, agent, "complete_task")
     open_kids = readiness.open_children(plan, node)
     if open_kids:
@@ -432,7 +434,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     overridden: list[str] = []
 
     def finish(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        if doc.get("status") in CLOSED:
+        if lifecycle.transition("complete", doc.get("status")) is None:
             raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(doc.get('status'))}", node, agent,
                             "complete_task")
         holder_now = guard_hold(ctx, node, agent, force, "complete_task", forced_line)
@@ -491,7 +493,7 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
         raise CommandError("empty_reason", "block needs a reason a person can act on",
                            fix(ctx.cmd(again), "say what is missing"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    if node.status in CLOSED:
+    if lifecycle.transition("block", node.status) is None:
         raise _conflict(ctx, "closed", f"{node_id} is {node.status}; closed work cannot be blocked",
                         node, agent, "block_task")
     forced_line = f"block {node_id} --reason {quote(reason)} --force"
@@ -503,7 +505,7 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
 
     def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         status = doc.get("status")
-        if status in CLOSED:
+        if lifecycle.transition("block", status) is None:
             raise _conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent, "block_task")
         holder_now = guard_hold(ctx, node, agent, force, "block_task", forced_line)
         if holder_now:
@@ -545,10 +547,10 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
     now = ctx.clock()
 
     def clear(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        if doc.get("status") != Status.BLOCKED:
+        if lifecycle.transition("unblock", doc.get("status")) is None:
             return {}
         before = doc.get("blocked_from")
-        restored = before if before in (Status.DRAFT, Status.IN_PROGRESS) else Status.DRAFT
+        restored = before if before in lifecycle.RESTORED else Status.DRAFT
         changed = set_fields(doc, {"status": restored, "blocked_reason": None})
         for key in ("blocked_from", "blocked_since"):
             if key in doc:
@@ -612,13 +614,14 @@ def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
         raise CommandError("empty_reason", "cancel needs a reason",
                            fix(ctx.cmd(f'cancel {node_id} --reason "<reason>"'), "say why it is dropped"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    if node.status == Status.DONE:
-        raise _conflict(ctx, "closed", f"{node_id} is done; done work is not cancelled", node, None, "cancel_node")
-    targets = [node] + [d for d in plan.descendants(node_id) if d.status not in CLOSED]
+    if node.status != Status.CANCELLED and lifecycle.transition("cancel", node.status) is None:
+        raise _conflict(ctx, "closed", f"{node_id} is {node.status}; {node.status} work is not cancelled", node, None,
+                        "cancel_node")
+    targets = [node] + [d for d in plan.descendants(node_id) if lifecycle.transition("cancel", d.status)]
     listed: list[dict[str, Any]] = []
 
     def drop(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        if doc.get("status") in CLOSED:
+        if lifecycle.transition("cancel", doc.get("status")) is None:
             return {}
         return set_fields(doc, {"status": Status.CANCELLED, "summary": f"Cancelled: {reason}"})
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
+from leafwise.commands.core import lifecycle
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.handlers.agent_loop import unblock
 from leafwise.commands.handlers.shared import change_list, get_node, pick_for, plain, record, set_fields, write
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED, Status, claims
+from leafwise.store import Status, claims
 from leafwise.store.model import open_decision
 
 
@@ -28,7 +29,7 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
         raise CommandError("bad_decision", "a decision needs a question and at least two options",
                            fix(ctx.cmd(f'ask {node_id} "<question>" --option "A: <choice>" --option "B: <choice>"'),
                                "give the person real choices"), exit_code=EXIT_USAGE, category="usage")
-    if node.status in CLOSED:
+    if lifecycle.transition("ask", node.status) is None:
         raise CommandError("closed", f"{node_id} is {node.status}", fix(ctx.cmd("next"), "ask on open work"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
     now = ctx.clock()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import Mutation, NextAction, Result, bounded, clean, next_, quote, wait
-from leafwise.commands.core import readiness
+from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import agent_arg, node_hint, pick_hint
 from leafwise.commands.core.picker import until
@@ -531,7 +531,8 @@ def _rerun_cascades(ctx: Ctx, plan: Plan, out: Repairs) -> None:
             continue
         if not out.dry_run:
             def close(doc: dict[str, Any], target: str = target) -> dict[str, tuple[Any, Any]]:
-                return {} if doc.get("status") in CLOSED else set_fields(doc, {"status": target})
+                return set_fields(doc, {"status": target}) \
+                    if lifecycle.transition(f"cascade: {target}", doc.get("status")) else {}
 
             changes = write(ctx, node, close)
             if not changes:

@@ -27,6 +27,7 @@ from leafwise.commands.contract import (
     next_,
     wait,
 )
+from leafwise.commands.core import lifecycle
 from leafwise.commands.core.hints import agent_arg
 from leafwise.commands.handlers.shared import change_list, get_node, record, set_fields, ttl_minutes, write
 from leafwise.commands.registry import Ctx, Param, command
@@ -111,8 +112,8 @@ def give_back(ctx: Ctx, node: Node, names: set[str] | None) -> dict[str, tuple[A
     """
     def reset(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         values: dict[str, Any] = {}
-        if doc.get("status") == Status.IN_PROGRESS:
-            values["status"] = Status.DRAFT
+        if row := lifecycle.transition("unclaim", doc.get("status")):
+            values["status"] = row.target
         if doc.get("assignee") is not None and (names is None or doc.get("assignee") in names):
             values["assignee"] = None
         return set_fields(doc, values) if values else {}

@@ -18,6 +18,7 @@ from leafwise.commands.contract import (
     next_,
     quote,
 )
+from leafwise.commands.core import lifecycle
 from leafwise.commands.handlers.shared import (
     cascade_changes,
     change_list,
@@ -231,9 +232,10 @@ def reopen_ancestors(ctx: Ctx, plan: Plan, parent: str) -> list[dict[str, Any]]:
     """A done parent (and its done ancestors) reopen when work is added under them: done → in-progress."""
     cascade: list[dict[str, Any]] = []
     for target in [plan.nodes[parent], *plan.ancestors(parent)]:
-        if target.status != Status.DONE:
+        row = lifecycle.transition("add: done ancestors", target.status)
+        if row is None:
             break
-        if moved := move_status(ctx, target, Status.DONE, Status.IN_PROGRESS):
+        if moved := move_status(ctx, target, target.status, row.target):
             cascade.append(moved)
     return cascade
 
@@ -443,7 +445,7 @@ def _check_values(ctx: Ctx, plan: Plan, node, values: dict[str, Any]) -> Command
         if key == "title" and not value:
             return usage("title cannot be empty", f'edit {node_id} --set title="<title>"')
         if key == "status":
-            if value in LIFECYCLE:
+            if value in lifecycle.OWN_COMMAND:
                 return CommandError(
                     "use_lifecycle", f"status {value} has its own command (it cascades and records why)",
                     fix(ctx.cmd(LIFECYCLE[value].format(id=node_id)), "use the lifecycle command"),
@@ -451,6 +453,11 @@ def _check_values(ctx: Ctx, plan: Plan, node, values: dict[str, Any]) -> Command
             if value not in STATUSES:
                 return usage(f"status {value!r} is not one of {', '.join(STATUSES)}",
                              f"edit {node_id} --set status=draft")
+            if value != node.status and lifecycle.transition(lifecycle.edit_command(value), node.status) is None:
+                return CommandError(  # the table's only such source: blocked, whose way out is unblock
+                    "use_lifecycle", f"{node_id} is {node.status}: unblock restores the status it had before "
+                    "(and clears the reason)", fix(ctx.cmd(f"unblock {node_id}"), "unblock it"),
+                    exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
         if key == "cascade" and value not in CASCADE_MODES:
             return usage("cascade is auto or manual", f"edit {node_id} --set cascade=auto")
         if key == "parent" and value is not None:
