@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leafwise.commands.core.readiness import blocker, effective_holds, holder, until
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
 
 __all__ = ["Pick", "effective_holds", "holder", "order_key", "pick", "until"]  # holds: re-exported for callers
@@ -29,17 +29,14 @@ class Pick:
     broken: list[str] = field(default_factory=list)  # node files that do not load, when they hold work back
 
 
-# A person's tie-breaker right after the release: unset counts as normal, so a plan without
-# priorities keeps exactly the order of release, depth, title, id.
-PRIORITY_RANK = {"high": 0, "normal": 1, "low": 2}
-
-
 def order_key(plan: Plan):
+    """Pick order: release, then a person's priority (`store.priority_rank`: unset is normal), deepest
+    first, title, id."""
     rank = plan.project.release_rank()
     last = len(rank)
 
     def key(node: Node):
-        return (rank.get(node.effective_release, last), PRIORITY_RANK.get(node.data.get("priority"), 1),
+        return (rank.get(node.effective_release, last), priority_rank(node.data.get("priority")),
                 -node.depth, node.title.casefold(), node.id)
 
     return key
@@ -77,7 +74,7 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         rel = chosen.effective_release or "no release"
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
         prio = chosen.data.get("priority")
-        reason = f"earliest release ({rel}), " + (f"{prio} priority, " if prio in PRIORITY_RANK else "") + \
+        reason = f"earliest release ({rel}), " + (f"{prio} priority, " if prio in PRIORITIES else "") + \
             f"deepest {kind}, then title order"
     elif open_count == 0:
         reason = "every node is done or cancelled"
@@ -160,8 +157,8 @@ def _later_reason(plan: Plan, chosen: Node, other: Node) -> str:
     b = rank.get(other.effective_release, len(rank))
     if a != b:
         return f"later release ({other.effective_release or 'none'} after {chosen.effective_release})"
-    pa = PRIORITY_RANK.get(chosen.data.get("priority"), 1)
-    pb = PRIORITY_RANK.get(other.data.get("priority"), 1)
+    pa = priority_rank(chosen.data.get("priority"))
+    pb = priority_rank(other.data.get("priority"))
     if pa != pb:
         return f"lower priority ({other.data.get('priority') or 'normal'})"
     if chosen.depth != other.depth:
