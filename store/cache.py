@@ -10,12 +10,12 @@ read or write it only costs a re-parse.
 from __future__ import annotations
 
 import marshal
-import os
-import tempfile
 import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from leafwise.store import atomic
 
 CACHE_FORMAT = 5  # the layout of the payload below
 # What a cached entry depends on besides its file: the code that parses, checks and words it. A change
@@ -79,20 +79,12 @@ def read_marshal(path: Path) -> Any:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace a derived cache file at once (a temporary file, then `os.replace`), never through a
-    committed link; a failure leaves the old file and only costs a re-parse next time."""
+    """Replace a derived cache file at once (`atomic.replace`, without fsync: losing it only costs a
+    re-parse), never through a committed link; a failure leaves the old file."""
     try:
         if path.parent.is_symlink() or path.parent.parent.is_symlink():
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        atomic.replace(path, data, durable=False)
     except OSError:
         pass  # a read-only checkout still works, only slower
 

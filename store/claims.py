@@ -15,9 +15,10 @@ import os
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
+from leafwise.store import atomic
 from leafwise.store.loader import read_bounded
 from leafwise.store.paths import PlanPaths, check_id
-from leafwise.store.writer import atomic_write, iso
+from leafwise.store.timestamps import parse, to_text
 
 DEFAULT_TTL_MINUTES = 60
 
@@ -42,14 +43,21 @@ class Claim:
 
 
 def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """A claim's (or a cycle's) time; ValueError when it does not name its zone (`read` drops such claims)."""
+    moment = parse(text)
+    if moment is None:
+        raise ValueError(f"{text!r} is not a time with its zone, like 2026-11-29T20:00:00Z")
+    return moment
 
 
 def read(paths: PlanPaths, node_id: str) -> Claim | None:
     try:
         raw = read_bounded(paths.own_folder(paths.claims) / f"{check_id(node_id)}.json", 4096)
         data = json.loads(raw)
-        return Claim(**{k: str(data[k]) for k in ("node", "agent", "since", "heartbeat", "expires")})
+        claim = Claim(**{k: str(data[k]) for k in ("node", "agent", "since", "heartbeat", "expires")})
+        for moment in (claim.since, claim.heartbeat, claim.expires):
+            parse_time(moment)  # a planted or naive time would break every comparison with the clock
+        return claim
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -78,15 +86,15 @@ def _is_id(stem: str) -> bool:
 
 def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes: float,
           since: str | None = None) -> Claim:
-    claim = Claim(node=node_id, agent=agent, since=since or iso(now), heartbeat=iso(now),
-                  expires=iso(now + timedelta(minutes=ttl_minutes)))
+    claim = Claim(node=node_id, agent=agent, since=since or to_text(now), heartbeat=to_text(now),
+                  expires=to_text(now + timedelta(minutes=ttl_minutes)))
     _save(paths, claim)
     return claim
 
 
 def _save(paths: PlanPaths, claim: Claim) -> None:
-    atomic_write(paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json",
-                 (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+    atomic.replace(paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json",
+                   (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
 
 
 def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:

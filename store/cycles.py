@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict
 
+from leafwise.store import atomic
 from leafwise.store.loader import read_bounded, safe_load
 from leafwise.store.paths import PlanPaths, UnsafePath
-from leafwise.store.writer import atomic_write, dump_yaml
+from leafwise.store.writer import dump_yaml
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 MAX_ITERATIONS = 12
@@ -163,7 +164,7 @@ def count_or_none(paths: PlanPaths, name: str) -> int | None:
 
 
 def write_count(paths: PlanPaths, name: str, count: int) -> None:
-    atomic_write(count_path(paths, name), f"{count}\n".encode())
+    atomic.replace(count_path(paths, name), f"{count}\n".encode())
 
 
 def exists(paths: PlanPaths, name: str) -> bool:
@@ -192,7 +193,7 @@ def names(paths: PlanPaths) -> list[str]:
 
 
 def save(paths: PlanPaths, cycle: Cycle) -> None:
-    atomic_write(def_path(paths, cycle.name), dump_yaml(cycle.as_dict()))
+    atomic.replace(def_path(paths, cycle.name), dump_yaml(cycle.as_dict()))
 
 
 def create(paths: PlanPaths, cycle: Cycle) -> None:

@@ -14,7 +14,8 @@ from itertools import islice
 from typing import Any, Iterator
 
 from leafwise.store.paths import PlanPaths, SymlinkRefused
-from leafwise.store.writer import iso, locked, utc_now
+from leafwise.store.timestamps import to_text, utc_now
+from leafwise.store.writer import locked
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 MAX_EVENT_BYTES = 1 << 20  # a longer journal line is skipped by readers (bounded work)
@@ -33,7 +34,7 @@ def _open_read(paths: PlanPaths):
 
 def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
     """Append one event; the lock keeps concurrent lines whole and in one piece."""
-    record = {"time": iso(utc_now()), **event}
+    record = {"time": to_text(utc_now()), **event}
     line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
     with locked(paths, "journal"):
         # O_NOFOLLOW: a committed `journal.jsonl -> ~/.bashrc` must not receive our lines

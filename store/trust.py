@@ -14,9 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from leafwise.store import atomic
+from leafwise.store.timestamps import to_text, utc_now
 
 CONFIG_ENV = "LEAFWISE_CONFIG_DIR"
 FILE_NAME = "trust.json"
@@ -68,7 +70,7 @@ def is_trusted(root: Path | str, command: str) -> bool:
 def allow(root: Path | str, commands: list[str]) -> list[str]:
     """Record approval of `commands` for the plan at `root`; returns their digests."""
     data = _read() or {"allowed": {}}
-    at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at = to_text(utc_now())
     keys = []
     for command in commands:
         key = digest(root, command)
@@ -93,9 +95,4 @@ def revoke(keys: list[str]) -> list[str]:
 def _write(data: dict[str, Any]) -> None:
     path = store_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
+    atomic.replace(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode(), mode=0o600)

@@ -21,10 +21,9 @@ import hashlib
 import io
 import os
 import re
-import tempfile
 import time
 from contextlib import contextmanager, nullcontext
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -33,17 +32,18 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
+from leafwise.store import atomic
+from leafwise.store.atomic import STALE_TEMP_SECONDS, TEMP_PREFIX, TEMP_SUFFIX, umask  # noqa: F401
 from leafwise.store.loader import MAX_NODE_BYTES, TooLarge, check_node, digest_bytes, read_bounded, screen
 from leafwise.store.model import Status
 from leafwise.store.paths import PlanPaths
 from leafwise.store.schema import FIELD_ORDER
+from leafwise.store.timestamps import to_text
+from leafwise.store.timestamps import to_text as iso  # noqa: F401 - the name handlers import
+from leafwise.store.timestamps import utc_now  # noqa: F401
 
 LOCK_TIMEOUT = 10.0
 LOCK_POLL_MAX = 0.02  # longest pause between tries: locks are held for milliseconds
-_ZULU = timezone(timedelta(0), "Z")  # str() of this tz is "Z": how ruamel writes the suffix
-TEMP_PREFIX = ".lw-"
-TEMP_SUFFIX = ".tmp"
-STALE_TEMP_SECONDS = 3600.0  # no write takes this long: older temp files are garbage
 
 
 class Conflict(Exception):
@@ -65,14 +65,6 @@ class LockBusy(Exception):
 
 class Exists(Exception):
     """A file that should be new is already there."""
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @contextmanager
@@ -117,109 +109,24 @@ def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
         os.close(fd)  # closing the descriptor drops the lock
 
 
-_UMASK: int | None = None
-
-
-def umask() -> int:
-    """The process's umask, read once (from /proc where it can be read without changing it)."""
-    global _UMASK
-    if _UMASK is None:
-        try:
-            with open("/proc/self/status") as fh:
-                found = next((line.split()[1] for line in fh if line.startswith("Umask:")), None)
-            _UMASK = int(found, 8) if found else None
-        except (OSError, ValueError):
-            _UMASK = None
-        if _UMASK is None:
-            _UMASK = os.umask(0o022)
-            os.umask(_UMASK)
-    return _UMASK
-
-
 def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None:
-    """Write `content` to `path` so readers never see a torn file.
+    """Write `content` to `path` so readers never see a torn file (`atomic.replace`).
 
     With `exclusive`, fail with `Exists` instead of replacing a file that is
     already there (used to allocate new ids without a global lock).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX)
+    if not exclusive:
+        atomic.replace(path, content)
+        return
     try:
-        if hasattr(os, "fchmod"):  # mkstemp makes 0600: the file gets what the user's umask gives any new file
-            os.fchmod(fd, 0o666 & ~umask())
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:
-            try:
-                os.link(tmp, path)  # atomic create-if-absent
-            except FileExistsError as exc:
-                raise Exists(path) from exc
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, path)
-        tmp = ""
-        _fsync_dir(path.parent)
-    finally:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
+        atomic.create(path, content)
+    except FileExistsError as exc:
+        raise Exists(path) from exc
 
 
 def sweep_temp_files(paths: PlanPaths, *, dry_run: bool = False) -> list[Path]:
-    """Temp files left by writers that died mid-write: removed (or only listed).
-
-    A temp file is garbage once the process named in it is gone, or when it
-    is older than any write could take (a pid from another host or reused).
-    """
-    found: list[Path] = []
-    now = time.time()
-    for folder, dirs, files in os.walk(paths.dir):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in files:
-            if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
-                continue
-            path = Path(folder) / name
-            try:
-                age = now - path.stat().st_mtime
-            except FileNotFoundError:
-                continue  # its writer just renamed it
-            if age < STALE_TEMP_SECONDS and _writer_alive(name):
-                continue
-            found.append(path)
-            if not dry_run:
-                try:
-                    path.unlink()
-                except FileNotFoundError:
-                    pass
-    return sorted(found)
-
-
-def _writer_alive(name: str) -> bool:
-    """Whether the process that made temp file `name` (.lw-<pid>-...) still runs."""
-    pid_text = name[len(TEMP_PREFIX):].split("-", 1)[0]
-    if not pid_text.isdigit():
-        return False  # a name without a pid: only its age can clear it
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, owned by someone else
-    return True
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Temp files under `.leafwise/` left by writers that died mid-write (see `atomic.sweep`)."""
+    return atomic.sweep(paths.dir, dry_run=dry_run)
 
 
 # --- round-trip YAML -------------------------------------------------------
@@ -233,6 +140,13 @@ def _yaml():
     # `key: null` as docs/plan-format.md writes it, not a bare `key:`
     y.representer.add_representer(
         type(None), lambda rep, _v: rep.represent_scalar("tag:yaml.org,2002:null", "null"))
+    # A time a command sets, as the format writes it (`2026-11-29T20:00:00Z`, unquoted: the text
+    # resolves to a timestamp). Times read from the file are ruamel's TimeStamps and keep their text.
+    y.representer.add_representer(
+        datetime, lambda rep, v: rep.represent_scalar("tag:yaml.org,2002:timestamp", to_text(v)))
+    # Never `&id001`/`*id001` for a value used twice (`created` and `updated` are one `now`): the
+    # loader refuses anchors, so the writer writes every value out.
+    y.representer.ignore_aliases = lambda _data: True
     return y
 
 
@@ -254,16 +168,9 @@ def _guess_indent(text: str) -> tuple[int, int]:
 
 
 def _to_yaml_value(value: Any) -> Any:
-    """Timestamps as plain `2026-11-29T20:00:00Z`, a `Status` as its plain string, like the format."""
+    """A `Status` as its plain string, like the format (times: the representer in `_yaml`)."""
     if isinstance(value, Status):
         return value.value  # a str subclass: ruamel would tag it !!python/object
-    if isinstance(value, datetime):
-        from ruamel.yaml.timestamp import TimeStamp
-
-        v = value.astimezone(timezone.utc)
-        ts = TimeStamp(v.year, v.month, v.day, v.hour, v.minute, v.second, tzinfo=_ZULU)
-        ts._yaml["t"] = True
-        return ts
     if isinstance(value, dict):
         for key in list(value):
             value[key] = _to_yaml_value(value[key])
