@@ -199,62 +199,12 @@ class PlanState:
         """Merge freshly read node files; only what differs is touched."""
         self.version = object()
         delta = Delta()
-        plan = self.plan
-        nodes = plan.nodes
-        rel_dir = f"{plan.paths.dir.name}/nodes"
         reindex = False  # parents or releases moved: children, depths and groups are rebuilt
         resort: set[str | None] = set()  # parents (None: the top level) whose children got a new title
         for nid, item in loaded.items():
-            old = nodes.get(nid)
-            had_problem = any(p.node == nid for p in plan.problems)
-            if item is None or item.error:
-                if had_problem or item is not None:
-                    plan.problems[:] = [p for p in plan.problems if p.node != nid]
-                    delta.problems_changed = True
-                if item is not None and item.error:  # reported as the loader reports it
-                    plan.problems.append(node_file_problem(f"{rel_dir}/", f"{nid}.yaml", item.error))
-                if old is not None:
-                    del nodes[nid]
-                    delta.removed.add(nid)
-                    reindex = True
-                    delta.transitions.append((nid, old.status, "removed"))
-                continue
-            if had_problem:
-                plan.problems[:] = [p for p in plan.problems if p.node != nid]
-                delta.problems_changed = True
-            if old is not None and old.digest == item.digest:
-                continue
-            data = item.data
-            assert data is not None
-            node = Node(id=nid, title=data["title"], status=data["status"], data=data,
-                        file=f"{rel_dir}/{nid}.yaml", digest=item.digest)
-            if old is None:
-                delta.added.add(nid)
-                reindex = True
-                delta.transitions.append((nid, None, node.status))
-            else:
-                node.children, node.depth, node.effective_release = old.children, old.depth, old.effective_release
-                if old.data.get("depends_on") != node.data.get("depends_on"):
-                    self._dependants = None
-                if (old.parent, old.release) != (node.parent, node.release):
-                    reindex = True
-                elif old.title != node.title:
-                    resort.add(node.parent if node.parent in nodes else None)
-                if old.status != node.status:
-                    delta.transitions.append((nid, old.status, node.status))
-                delta.changed.add(nid)
-            nodes[nid] = node
-            self.search[nid] = search_text(node)
+            reindex |= self._merge(nid, item, delta, resort)
         if reindex:
-            delta.structural = True
-            self._dependants = None
-            index(plan)
-            before = self.counts
-            self.counts = leaf_counts(plan)
-            delta.recounted = {nid for nid, c in self.counts.items() if before.get(nid) != c}
-            for nid in delta.removed:
-                self.search.pop(nid, None)
-            self._regroup()
+            self._reindex(delta)
             return delta
         if resort:
             delta.structural = True  # only an order among siblings changed: the tree re-syncs
@@ -263,6 +213,61 @@ class PlanState:
             delta.recounted = self._recount_up(delta.changed)
             self._move_tallies(delta.transitions)
         return delta
+
+    def _merge(self, nid: str, item: Loaded | None, delta: Delta, resort: set[str | None]) -> bool:
+        """One freshly read node file (None: gone) into the plan and `delta`; True if the hierarchy moved."""
+        plan = self.plan
+        nodes = plan.nodes
+        rel_dir = f"{plan.paths.dir.name}/nodes"
+        old = nodes.get(nid)
+        had_problem = any(p.node == nid for p in plan.problems)
+        if had_problem or (item is not None and item.error):
+            plan.problems[:] = [p for p in plan.problems if p.node != nid]
+            delta.problems_changed = True
+        if item is None or item.error:
+            if item is not None and item.error:  # reported as the loader reports it
+                plan.problems.append(node_file_problem(f"{rel_dir}/", f"{nid}.yaml", item.error))
+            if old is None:
+                return False
+            del nodes[nid]
+            delta.removed.add(nid)
+            delta.transitions.append((nid, old.status, "removed"))
+            return True
+        if old is not None and old.digest == item.digest:
+            return False
+        data = item.data
+        assert data is not None
+        node = Node(id=nid, title=data["title"], status=data["status"], data=data,
+                    file=f"{rel_dir}/{nid}.yaml", digest=item.digest)
+        nodes[nid] = node
+        self.search[nid] = search_text(node)
+        if old is None:
+            delta.added.add(nid)
+            delta.transitions.append((nid, None, node.status))
+            return True
+        node.children, node.depth, node.effective_release = old.children, old.depth, old.effective_release
+        if old.data.get("depends_on") != node.data.get("depends_on"):
+            self._dependants = None
+        if old.status != node.status:
+            delta.transitions.append((nid, old.status, node.status))
+        delta.changed.add(nid)
+        if (old.parent, old.release) != (node.parent, node.release):
+            return True
+        if old.title != node.title:
+            resort.add(node.parent if node.parent in nodes else None)
+        return False
+
+    def _reindex(self, delta: Delta) -> None:
+        """The hierarchy moved: children, depths, counts and groups rebuilt, and what that changed."""
+        delta.structural = True
+        self._dependants = None
+        index(self.plan)
+        before = self.counts
+        self.counts = leaf_counts(self.plan)
+        delta.recounted = {nid for nid, c in self.counts.items() if before.get(nid) != c}
+        for nid in delta.removed:
+            self.search.pop(nid, None)
+        self._regroup()
 
     def _resort(self, parents: set[str | None]) -> None:
         key = self.plan.sort_key()

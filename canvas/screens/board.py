@@ -35,7 +35,8 @@ from textual.widgets import Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from leafwise.canvas.app import CanvasApp, PlanUpdate
+    from leafwise.canvas.app import CanvasApp
+    from leafwise.canvas.live import PlanUpdate
 
 COLUMNS = ("draft", "in-progress", "blocked", "done")
 CARDS_SHOWN = 40  # per column at first; reaching the last one shows CARDS_SHOWN more ("+N more" counts the rest)

@@ -24,7 +24,8 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 if TYPE_CHECKING:
-    from leafwise.canvas.app import CanvasApp, PlanUpdate
+    from leafwise.canvas.app import CanvasApp
+    from leafwise.canvas.live import PlanUpdate
 
 NEXT_BAR_DELAY = 0.15  # bursts of writes recompute the pick and the detail once, not once per file
 

@@ -15,7 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from leafwise.canvas.app import CanvasApp, PlanUpdate
+    from leafwise.canvas.app import CanvasApp
+    from leafwise.canvas.live import PlanUpdate
 
 REFRESH_DELAY = 0.3  # a burst of writes redraws a view once
 

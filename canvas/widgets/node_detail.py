@@ -26,8 +26,8 @@ from leafwise.canvas.look import (
     sentence,
 )
 from leafwise.canvas.model.state import Group, PlanState
+from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
-from leafwise.canvas.widgets.plan_tree import GROUP
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.handlers.docs import read_docs
 from leafwise.commands.registry import Ctx
