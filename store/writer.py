@@ -1,7 +1,7 @@
 """Writing plan files safely: locks, compare-and-swap, atomic replace, round-trip YAML.
 
 Every rewrite of a node file:
-1. takes the node's lock (an OS file lock: released when the process dies),
+1. takes the node's lock (an OS file lock, through filelock: released when the process dies),
 2. re-reads the file and compares its content hash with what the caller read
    (a mismatch is a `Conflict`, never a silent overwrite),
 3. edits it with ruamel.yaml round-trip, so comments, key order, quoting and
@@ -21,16 +21,10 @@ import hashlib
 import io
 import os
 import re
-import time
 from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 from leafwise.store import atomic
 from leafwise.store.atomic import STALE_TEMP_SECONDS, TEMP_PREFIX, TEMP_SUFFIX, umask  # noqa: F401
@@ -43,7 +37,7 @@ from leafwise.store.timestamps import to_text as iso  # noqa: F401 - the name ha
 from leafwise.store.timestamps import utc_now  # noqa: F401
 
 LOCK_TIMEOUT = 10.0
-LOCK_POLL_MAX = 0.02  # longest pause between tries: locks are held for milliseconds
+LOCK_POLL = 0.005  # pause between tries: locks are held for milliseconds
 
 
 class Conflict(Exception):
@@ -76,37 +70,23 @@ def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterat
 
 @contextmanager
 def _hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
-    # flock(2) on a file that is never deleted: the kernel releases it when the
-    # holder exits or is killed, so a crash never leaves a stuck lock.
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:  # pragma: no cover - Windows: filelock's msvcrt lock, same guarantees
-        from filelock import FileLock, Timeout
+    """filelock's OS lock (flock(2) on POSIX, msvcrt on Windows) on a file that is never deleted
+    (`preserve_lock_file`, which also rules out filelock's soft fallback): the kernel releases it
+    when the holder exits or is killed, so a crash never leaves a stuck lock. Not re-entrant: each
+    hold is its own lock object and descriptor, so a second hold of one name in one process waits
+    like any other writer (a caller that already holds a node's lock passes `lock=False`)."""
+    from filelock import FileLock, Timeout  # the write path only: a read never locks
 
-        lock = FileLock(str(lock_path), timeout=timeout)
-        try:
-            lock.acquire()
-        except Timeout as exc:
-            raise LockBusy(name, timeout) from exc
-        try:
-            yield
-        finally:
-            lock.release()
-        return
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(lock_path, timeout=timeout, mode=0o644, poll_interval=LOCK_POLL, preserve_lock_file=True)
     try:
-        deadline, pause = time.monotonic() + timeout, 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockBusy(name, timeout) from None
-                time.sleep(pause)
-                pause = min(pause * 2, LOCK_POLL_MAX)
+        lock.acquire()
+    except Timeout as exc:
+        raise LockBusy(name, timeout) from exc
+    try:
         yield
     finally:
-        os.close(fd)  # closing the descriptor drops the lock
+        lock.release()
 
 
 def atomic_write(path: Path, content: bytes, *, exclusive: bool = False) -> None:
