@@ -3,9 +3,9 @@
 Plan files are untrusted (docs/security.md): a `done_when: [{command: ...}]` or
 a cycle's verify command runs only once the person approved that exact command
 for that exact plan, like `direnv allow`. The approval is the sha256 of the
-plan's real path and the command, kept in the person's own config folder:
-`$LEAFWISE_CONFIG_DIR/trust.json`, else `$XDG_CONFIG_HOME/leafwise/trust.json`,
-else `~/.config/leafwise/trust.json`. Nothing under `.leafwise/` can grant it,
+plan's real path and the command, kept in the person's own config folder
+(`config_dirs.config_dir()/trust.json`: `$LEAFWISE_CONFIG_DIR`, else the platform's config
+folder, see there). Nothing under `.leafwise/` can grant it,
 and an edited command (or the same command in a cloned plan) needs a new one.
 """
 
@@ -18,19 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store import atomic
+from leafwise.store.config_dirs import config_dir
 from leafwise.store.timestamps import to_text, utc_now
 
-CONFIG_ENV = "LEAFWISE_CONFIG_DIR"
 FILE_NAME = "trust.json"
-
-
-def config_dir() -> Path:
-    explicit = os.environ.get(CONFIG_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "leafwise"
 
 
 def store_path() -> Path:

@@ -1,0 +1,36 @@
+"""The person's own Leafwise folders, outside every repository: settings, approvals, caches.
+
+Where the platform keeps them (platformdirs: `$XDG_CONFIG_HOME/leafwise` or `~/.config/leafwise`
+on Linux, `~/Library/Application Support/leafwise` on macOS, `%LOCALAPPDATA%\\leafwise` on
+Windows). `LEAFWISE_CONFIG_DIR` names another config folder, and `LEAFWISE_CACHE_DIR` another
+cache folder: tests and sandboxes use them, so nothing touches a real home folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP = "leafwise"
+CONFIG_ENV = "LEAFWISE_CONFIG_DIR"
+CACHE_ENV = "LEAFWISE_CACHE_DIR"
+
+
+def config_dir() -> Path:
+    """The folder of the person's settings and approvals (not created here)."""
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    import platformdirs  # only when a command reads or writes the person's files
+
+    return Path(platformdirs.user_config_dir(APP, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """The folder of the person's derived, deletable files (not created here)."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP, appauthor=False))
