@@ -1,4 +1,4 @@
-"""`leafwise mcp`: the registry served as MCP tools over stdio (official SDK, `MCPServer`).
+"""`leafwise mcp`: the registry served as MCP tools over stdio (the official SDK's low-level `Server`).
 
 Every tool is generated from a registry `Command` and runs through
 `runner.execute`, so an MCP answer is the very envelope `--json` prints: the
@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shlex
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
+import anyio
 import anyio.to_thread
 import click
 from leafwise.commands.contract import CommandError, render_text, shown
@@ -26,12 +29,25 @@ from leafwise.commands.runner import Outcome, execute
 from leafwise.commands.surfaces.cli import parse
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
 from leafwise.store.watch import PlanWatcher
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import func_metadata
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    TextContent,
+    TextResourceContents,
+    Tool,
+    ToolAnnotations,
+)
 
 INSTRUCTIONS = """\
 Leafwise holds this project's plan (.leafwise/: releases > epics > tasks). Every tool \
@@ -170,32 +186,7 @@ class Session:
             except ValueError:
                 pass  # a CLI-only step (a file or stdin): the line itself is the instruction
         return CallToolResult(content=[TextContent(type="text", text=out + err)], structured_content=env,
-                              is_error=env["status"] == "error", _meta=meta or None)
-
-
-class CommandTool(Tool):
-    """A registry command as an MCP tool: our own schema, `arguments.check` (through `execute`), the envelope out.
-
-    No outputSchema is listed: the envelope's full schema would multiply the
-    tool list's size by three (it is the resource leafwise://schema/envelope).
-    """
-
-    command: Any = Field(exclude=True)
-    session: Any = Field(exclude=True)
-
-    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        # Commands block on file locks for up to seconds: keep the event loop free.
-        return await anyio.to_thread.run_sync(self.session.call, self.command, dict(arguments or {}))
-
-
-def _unused() -> None:
-    """Stands in for the function an SDK tool wraps; CommandTool.run never calls it."""
-
-
-def make_tool(spec: Command, session: Session) -> CommandTool:
-    return CommandTool(fn=_unused, name=spec.tool, description=description(spec), parameters=input_schema(spec),
-                       fn_metadata=func_metadata(_unused, structured_output=False), is_async=True,
-                       annotations=tool_annotations(spec), command=spec, session=session)
+                              is_error=env["status"] == "error", meta=meta or None)
 
 
 def tool_call(line: str) -> tuple[str, dict[str, Any]]:
@@ -227,7 +218,7 @@ def _read_docs(session: Session, node_id: str) -> str:
     outcome = session.run(load_all()["doc"], {"node_id": node_id})
     env = outcome.envelope
     if env["status"] == "error":
-        raise ResourceError(f"{env['error']['message']} ({env['_next_action']['command']})")
+        raise MCPError(INVALID_PARAMS, f"{env['error']['message']} ({env['_next_action']['command']})")
     docs = env["result"]["docs"]
     if not docs:
         return f"{node_id} has no docs.\n"
@@ -236,44 +227,97 @@ def _read_docs(session: Session, node_id: str) -> str:
                              f"{d['text']}", "\t\n") for d in docs)
 
 
-def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -> MCPServer:
-    from importlib.metadata import PackageNotFoundError, version
+def tool_list(specs: dict[str, Command]) -> list[Tool]:
+    """The tools, one per registry command, with our own schemas.
 
+    No outputSchema is listed: the envelope's full schema would multiply the tool list's size by
+    three (it is the resource leafwise://schema/envelope).
+    """
+    return [Tool(name=spec.tool, description=description(spec), input_schema=input_schema(spec),
+                 annotations=tool_annotations(spec)) for _name, spec in sorted(specs.items())]
+
+
+# The resources: (uri, name, mime type, description); a `{node_id}` in the uri makes it a template.
+RESOURCES = (
+    ("leafwise://context", "context", "application/json",
+     "The plan's context envelope: releases, hierarchy, backlog, stats, next task."),
+    ("leafwise://nodes/{node_id}/docs", "node-docs", "text/markdown", "A node's linked docs and diagrams, as text."),
+    ("leafwise://agent-guide", "agent-guide", "text/markdown", "The loop, the markers and the rules."),
+    ("leafwise://schema/envelope", "envelope-schema", "application/schema+json",
+     "JSON Schema (2020-12) of every tool's structured result."),
+)
+NODE_DOCS = re.compile(r"leafwise://nodes/([^/]+)/docs")
+
+
+def _resource(session: Session, uri: str) -> tuple[str, str]:
+    """(text, mime type) of a resource; MCPError for a uri that names none."""
     from leafwise.commands.handlers.diagnose import SCHEMA_FILE
     from leafwise.commands.handlers.guide import GUIDE
+
+    mime = {u: m for u, _n, m, _d in RESOURCES}
+    if uri == "leafwise://context":
+        return _read_context(session), mime[uri]
+    if uri == "leafwise://agent-guide":
+        return GUIDE, mime[uri]
+    if uri == "leafwise://schema/envelope":
+        return SCHEMA_FILE.read_text(), mime[uri]
+    if match := NODE_DOCS.fullmatch(uri):
+        return _read_docs(session, unquote(match.group(1))), mime["leafwise://nodes/{node_id}/docs"]
+    raise MCPError(INVALID_PARAMS, f"no resource {uri!r}", {"uri": uri})
+
+
+def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -> Server:
+    """The registry as an MCP server, on the SDK's public low-level `Server`: our tool schemas as
+    listed, every call straight to `Session.call` (the SDK validates nothing: `arguments.check`,
+    in `execute`, answers a wrong call with the usage envelope, as on the CLI)."""
+    from importlib.metadata import PackageNotFoundError, version
 
     try:
         release = version("leafwise")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         release = "0"
     session = Session(root, cwd, clock)
-    tools = [make_tool(spec, session) for _name, spec in sorted(load_all().items())]
-    server = MCPServer("leafwise", title="Leafwise", version=release, instructions=INSTRUCTIONS, tools=tools)
+    specs = {spec.tool: spec for spec in load_all().values()}
+    tools = tool_list(load_all())
 
-    @server.resource("leafwise://context", name="context", mime_type="application/json",
-                     description="The plan's context envelope: releases, hierarchy, backlog, stats, next task.")
-    def context_resource() -> str:
-        return _read_context(session)
+    async def list_tools(_ctx: ServerRequestContext, _params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=tools)
 
-    @server.resource("leafwise://nodes/{node_id}/docs", name="node-docs", mime_type="text/markdown",
-                     description="A node's linked docs and diagrams, as text.")
-    def docs_resource(node_id: str) -> str:
-        return _read_docs(session, node_id)
+    async def call_tool(_ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
+        spec = specs.get(params.name)
+        if spec is None:
+            return CallToolResult(content=[TextContent(type="text", text=f"Unknown tool: {params.name}")],
+                                  is_error=True)
+        # Commands block on file locks for up to seconds: keep the event loop free.
+        return await anyio.to_thread.run_sync(session.call, spec, dict(params.arguments or {}))
 
-    @server.resource("leafwise://agent-guide", name="agent-guide", mime_type="text/markdown",
-                     description="The loop, the markers and the rules.")
-    def guide_resource() -> str:
-        return GUIDE
+    async def list_resources(_ctx: ServerRequestContext, _params: Any) -> ListResourcesResult:
+        return ListResourcesResult(resources=[Resource(uri=u, name=n, mime_type=m, description=d)
+                                              for u, n, m, d in RESOURCES if "{" not in u])
 
-    @server.resource("leafwise://schema/envelope", name="envelope-schema", mime_type="application/schema+json",
-                     description="JSON Schema (2020-12) of every tool's structured result.")
-    def schema_resource() -> str:
-        return SCHEMA_FILE.read_text()
+    async def list_templates(_ctx: ServerRequestContext, _params: Any) -> ListResourceTemplatesResult:
+        return ListResourceTemplatesResult(resource_templates=[
+            ResourceTemplate(uri_template=u, name=n, mime_type=m, description=d)
+            for u, n, m, d in RESOURCES if "{" in u])
 
-    return server
+    async def read_resource(_ctx: ServerRequestContext, params: ReadResourceRequestParams) -> ReadResourceResult:
+        uri = str(params.uri)
+        text, mime = await anyio.to_thread.run_sync(_resource, session, uri)
+        return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=mime)])
+
+    return Server("leafwise", title="Leafwise", version=release, instructions=INSTRUCTIONS,
+                  get_tool_input_schema=lambda name: input_schema(specs[name]) if name in specs else None,
+                  on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
 
 
 def serve(root: str | None = None) -> None:
     # watchfiles logs every batch of changes at INFO on stderr, which MCP clients show as server noise
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
-    build_server(root).run("stdio")
+    server = build_server(root)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
