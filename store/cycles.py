@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from leafwise.store import atomic
+from leafwise.store.globs import first_match  # noqa: F401 - the off-limits check: cycles.first_match
 from leafwise.store.loader import read_bounded, safe_load
 from leafwise.store.paths import PlanPaths, UnsafePath
 from leafwise.store.writer import dump_yaml
@@ -200,28 +201,3 @@ def create(paths: PlanPaths, cycle: Cycle) -> None:
     """A new cycle: its definition and a ledger at 0 (call under the cycle's lock)."""
     save(paths, cycle)
     write_count(paths, cycle.name, 0)
-
-
-
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """An off-limits glob as a regex: `**` spans folders, `*` and `?` stay inside one, a folder
-    covers everything under it, and a bare name matches at any depth (like .gitignore)."""
-    text = glob.strip().removeprefix("./")
-    text = text + "**" if text.endswith("/") else text
-    out, i = "", 0
-    while i < len(text):
-        if text.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif text.startswith("**", i):
-            out, i = out + ".*", i + 2
-        else:
-            out += {"*": "[^/]*", "?": "[^/]"}.get(text[i], re.escape(text[i]))
-            i += 1
-    prefix = "" if "/" in text.rstrip("/") else "(?:.*/)?"
-    return re.compile(prefix + out + "(?:/.*)?")
-
-
-def first_match(rel_path: str, globs: list[str]) -> str | None:
-    """The first glob covering a repository-relative path, or None."""
-    text = rel_path.replace("\\", "/").removeprefix("./")
-    return next((g for g in globs if glob_regex(g).fullmatch(text)), None)

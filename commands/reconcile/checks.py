@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Index
+from leafwise.store.globs import matches
 from leafwise.store.ids import find_ids
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
@@ -86,32 +86,8 @@ def run_checks(checks: list[tuple[str, str]], index: Index, allow_commands: bool
     return results
 
 
-@lru_cache(maxsize=256)
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """Git-style globs: `**/` spans zero or more folders, `*` stays inside one."""
-    out, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def _file(index: Index, glob: str) -> CheckResult:
-    pattern = glob_regex(glob.lstrip("./"))
-    hit = next((f for f in index.files if pattern.match(f)), None)
+    hit = next((f for f in index.files if matches(glob.lstrip("./"), f)), None)  # linear: the glob is untrusted
     return CheckResult("file", glob, hit is not None, hit, 1 if hit else None, hit or "")
 
 
