@@ -26,7 +26,7 @@ from leafwise.canvas.live import PlanCheck, PlanUpdate, LivePlan
 from leafwise.canvas.look import safe, set_display_clock
 from leafwise.canvas.navigation import Navigation, epic_of
 from leafwise.canvas.palette import CanvasCommands, system_commands
-from leafwise.canvas.prebuild import PREBUILT_VIEWS, Prebuild
+from leafwise.canvas.prebuild import PREBUILD_DELAY, PREBUILT_VIEWS, Prebuild
 from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.board import BoardScreen
@@ -43,7 +43,7 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-__all__ = ["PREBUILT_VIEWS", "CanvasApp", "Notice", "PlanCheck", "PlanUpdate", "epic_of", "make_canvas"]
+__all__ = ["PREBUILD_DELAY", "PREBUILT_VIEWS", "CanvasApp", "Notice", "PlanCheck", "PlanUpdate", "epic_of", "make_canvas"]
 
 NOTICES_KEPT = 200  # toasts remembered in `CanvasApp.notices`
 # Textual's own palette entries that the canvas's replace: "theme: …", "help: Keys", "app: Quit".

@@ -9,8 +9,9 @@ from typing import Any, Callable, Iterable
 from leafwise.commands.contract import HIDDEN, shown, visible
 from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.views import MARKS
-from leafwise.commands.events import Piece
+from leafwise.commands.events import Piece, status_word
 from leafwise.store import Node
+from leafwise.store.timestamps import parse
 from textual.content import Content, Span
 
 # The CSS variable that colours each status (declared in themes/).
@@ -19,8 +20,6 @@ STATUS_VAR = {
     "done": "$status-done", "cancelled": "$status-cancelled",
 }
 DECISION_MARK = "?"
-STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
-               "cancelled": "cancelled"}
 BAR_WIDTH = 8
 
 
@@ -38,7 +37,7 @@ def safe(text: Any, *, newlines: bool = True) -> str:
     return shown(out, "\n")
 
 
-def inert(content: Content) -> Content:
+def inert_content(content: Content) -> Content:
     """Already built Content with every hidden character shown as `safe` shows it, spans kept.
 
     A replacement is longer than the character it stands for, so each span is moved to cover
@@ -71,7 +70,7 @@ def inert(content: Content) -> Content:
     return Content("".join(pieces), spans)
 
 
-def plain(text: Any, style: str = "") -> Content:
+def plan_text(text: Any, style: str = "") -> Content:
     """Plan text as inert Content (never markup), optionally styled."""
     return Content.styled(safe(text), style) if style else Content(safe(text))
 
@@ -107,16 +106,25 @@ def mark(node: Node) -> tuple[str, str]:
 
 
 def status_content(status: str) -> Content:
-    return Content.assemble((f"{MARKS.get(status, '·')} {STATUS_WORD.get(status, status)}",
+    return Content.assemble((f"{MARKS.get(status, '·')} {status_word(status)}",
                              STATUS_VAR.get(status, "")))
 
 
-def bar(done: int, total: int, width: int = BAR_WIDTH) -> Content:
-    """A thin progress bar; an empty denominator (all cancelled, or nothing yet) is dotted."""
+BAR_STYLE = {"done": "$status-done", "bar-empty": "$bar-empty"}  # a bar's runs by role (`bar_runs`)
+
+
+def bar_runs(done: int, total: int, width: int = BAR_WIDTH) -> tuple[tuple[str, str], ...]:
+    """The canvas's one progress bar as (text, role) runs, role "done" or "bar-empty": thin cells by
+    `bar_cells`; an empty denominator (all cancelled, or nothing yet) is dotted."""
     if total <= 0:
-        return Content.styled("·" * width, "$bar-empty")
+        return (("·" * width, "bar-empty"),)
     filled, empty = bar_cells(done, total, width)
-    return Content.assemble(("━" * filled, "$status-done"), ("━" * empty, "$bar-empty"))
+    return tuple((cells, role) for cells, role in (("━" * filled, "done"), ("━" * empty, "bar-empty")) if cells)
+
+
+def bar(done: int, total: int, width: int = BAR_WIDTH) -> Content:
+    """`bar_runs` as Content, coloured by the theme's variables."""
+    return Content.assemble(*[(cells, BAR_STYLE[role]) for cells, role in bar_runs(done, total, width)])
 
 
 def percent(done: int, total: int) -> str:
@@ -136,22 +144,9 @@ def set_display_clock(now: Callable[[], datetime] | None) -> None:
     display_now = now or _system_now
 
 
-def parse_time(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        moment = value
-    else:
-        try:
-            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 def age(since: Any, now: datetime | None = None) -> str:
     """'3d', '5h', '12m', 'now' — how long ago `since` was."""
-    moment = parse_time(since)
+    moment = parse(since)
     if moment is None:
         return "?"
     seconds = max(0, int(((now or display_now()) - moment).total_seconds()))
@@ -173,7 +168,7 @@ def ago(since: Any, now: datetime | None = None) -> str:
 
 def clock(value: Any) -> str:
     """An event time as local HH:MM:SS (today) or 'Mon 12 14:03' (earlier)."""
-    moment = parse_time(value)
+    moment = parse(value)
     if moment is None:
         return "--:--:--"
     local = moment.astimezone()

@@ -1,27 +1,30 @@
-"""Per-user canvas settings (the theme, for now) in a small JSON file.
+"""Per-user canvas settings (the theme, hidden closed work, the attention bell) in a small JSON file.
 
-The file lives at `$XDG_CONFIG_HOME/leafwise/settings.json` (or
-`~/.config/leafwise/settings.json`); `LEAFWISE_SETTINGS` names another file,
-and the app takes an explicit path so tests never touch a real home folder.
+The file is `settings.json` in the person's config folder (`store.config_dirs.config_dir()`:
+`$LEAFWISE_CONFIG_DIR`, else where the platform keeps it, `~/.config/leafwise` on Linux);
+`LEAFWISE_SETTINGS` names another file, and the app takes an explicit path so tests never touch a
+real home folder.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from leafwise.store import atomic
+from leafwise.store.config_dirs import config_dir
+
 SETTINGS_ENV = "LEAFWISE_SETTINGS"
+FILE_NAME = "settings.json"
 
 
 def default_path() -> Path:
     explicit = os.environ.get(SETTINGS_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "leafwise" / "settings.json"
+    return config_dir() / FILE_NAME
 
 
 @dataclass
@@ -47,10 +50,7 @@ class Settings:
         """Save atomically; a read-only home only costs the memory of the choice."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
-                json.dump(asdict(self), fh, indent=1)
-            os.replace(tmp, path)
+            atomic.replace(path, json.dumps(asdict(self), indent=1).encode())
             return True
         except OSError:
             return False

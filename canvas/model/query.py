@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leafwise.store import Node
+from leafwise.store import CLOSED, Node
 
 FIELDS = {"status": "status", "is": "status", "s": "status", "release": "release", "r": "release",
           "tag": "tag", "assignee": "assignee", "a": "assignee", "id": "id"}
@@ -60,9 +60,9 @@ class Query:
             if field == "status":
                 wanted = STATUS_ALIASES.get(value, value)
                 if wanted == "open":
-                    ok = node.status not in ("done", "cancelled")
+                    ok = node.status not in CLOSED
                 elif wanted == "closed":
-                    ok = node.status in ("done", "cancelled")
+                    ok = node.status in CLOSED
                 else:
                     ok = node.status.startswith(wanted)
                 if not ok:

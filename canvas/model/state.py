@@ -18,15 +18,15 @@ from leafwise.commands.core.progress import Tally, leaf_progress
 from leafwise.store import Node, Plan, PlanPaths, load_plan
 from leafwise.store import claims as leases
 from leafwise.store.loader import Loaded, index, node_file_problem, read_node_file
-from leafwise.store.writer import utc_now
+from leafwise.store.timestamps import utc_now
 
-NO_RELEASE = ""  # the group key of nodes without a release
+NO_RELEASE_GROUP = ""  # the group key of nodes without a release
 UNPLACED = "!unplaced"  # nodes caught in a parent cycle: reachable from no root
 
 
 @dataclass(slots=True)
 class Group:
-    key: str  # a release id, NO_RELEASE or UNPLACED
+    key: str  # a release id, NO_RELEASE_GROUP or UNPLACED
     title: str
     target: str | None
     tops: list[str]  # top-level node ids in tree order
@@ -77,7 +77,7 @@ class PlanState:
         self.plan = plan
         self.counts: dict[str, tuple[int, int]] = {}
         self.groups: list[Group] = []
-        self._release_leaves: dict[str, list[str]] = {}  # leaf ids by effective release (NO_RELEASE: none)
+        self._release_leaves: dict[str, list[str]] = {}  # leaf ids by effective release (NO_RELEASE_GROUP: none)
         self.search: dict[str, str] = {}
         self.claims: dict[str, leases.Claim] = {}
         self._dependants: dict[str, list[str]] | None = None
@@ -121,7 +121,7 @@ class PlanState:
         by_release: dict[str, list[Node]] = {}
         reached: set[str] = set()
         for node in plan.roots():
-            by_release.setdefault(node.effective_release or NO_RELEASE, []).append(node)
+            by_release.setdefault(node.effective_release or NO_RELEASE_GROUP, []).append(node)
             reached.add(node.id)
             reached.update(d.id for d in plan.descendants(node.id))
         tallies = self._release_tallies()
@@ -132,14 +132,14 @@ class PlanState:
             groups.append(Group(release.id, release.title, release.target, [n.id for n in tops],
                                 tallies.get(release.id) or Tally(release.id, release.title)))
         # Releases a node names but project.yaml lacks (the validator flags them) stay visible.
-        for rid in sorted(r for r in by_release if r != NO_RELEASE and r not in known):
+        for rid in sorted(r for r in by_release if r != NO_RELEASE_GROUP and r not in known):
             tops = sorted(by_release.pop(rid), key=key)
             groups.append(Group(rid, f"{rid} (not in project.yaml)", None, [n.id for n in tops],
                                 tallies.get(rid) or Tally(rid, rid)))
-        loose = sorted(by_release.pop(NO_RELEASE, []), key=key)
-        if loose or tallies.get(NO_RELEASE):
-            groups.append(Group(NO_RELEASE, "No release", None, [n.id for n in loose],
-                                tallies.get(NO_RELEASE) or Tally(None, "no release")))
+        loose = sorted(by_release.pop(NO_RELEASE_GROUP, []), key=key)
+        if loose or tallies.get(NO_RELEASE_GROUP):
+            groups.append(Group(NO_RELEASE_GROUP, "No release", None, [n.id for n in loose],
+                                tallies.get(NO_RELEASE_GROUP) or Tally(None, "no release")))
         unplaced = [nid for nid in plan.nodes if nid not in reached]
         if unplaced:
             groups.append(Group(UNPLACED, "Unplaced (parent cycle)", None,
@@ -151,7 +151,7 @@ class PlanState:
         self._release_leaves = {}
         for node in self.plan.nodes.values():
             if not node.children:
-                self._release_leaves.setdefault(node.effective_release or NO_RELEASE, []).append(node.id)
+                self._release_leaves.setdefault(node.effective_release or NO_RELEASE_GROUP, []).append(node.id)
         return {rid: self._tally(rid) for rid in self._release_leaves}
 
     def _tally(self, rid: str) -> Tally:
@@ -171,11 +171,11 @@ class PlanState:
         top = chain[-1] if chain else node
         if top.parent and top.parent in self.plan.nodes:  # a cycle: no real top
             return UNPLACED
-        return top.effective_release or NO_RELEASE
+        return top.effective_release or NO_RELEASE_GROUP
 
     def refresh_claims(self, now: datetime | None = None) -> dict[str, leases.Claim]:
         """Who holds what, exactly as `next` sees it (live leases and lease-less assignments)."""
-        from leafwise.commands.core.picker import effective_holds
+        from leafwise.commands.core.readiness import effective_holds
 
         self.claims = effective_holds(self.plan, leases.read_all(self.paths), now or utc_now())
         return self.claims
@@ -285,7 +285,7 @@ class PlanState:
         for nid, old, _new in transitions:
             node = self.plan.nodes.get(nid)
             if node is not None and not node.children and old is not None:
-                releases.add(node.effective_release or NO_RELEASE)
+                releases.add(node.effective_release or NO_RELEASE_GROUP)
         for rid in releases:
             group = self.group(rid)
             if group is not None and group.key != UNPLACED:

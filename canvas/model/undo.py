@@ -7,7 +7,7 @@ first checks that the plan still shows what the action left (an agent may have m
 then nothing is touched), and answers the commands that restore the old values, each one the
 command the CLI runs, with its checks and journal entry:
 
-- plain fields, and a status back to draft or in progress: `edit --set field=old…`;
+- other fields, and a status back to draft or in progress: `edit --set field=old…`;
 - a task the person blocked: `unblock` (it restores the status it had, and clears the reason);
 - a task that was blocked (unblocked, answered, completed or cancelled since): `block` with its
   old reason, then `edit` for when it was blocked and, for an answered decision, the open
@@ -33,20 +33,20 @@ from typing import Any
 
 from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.events import changes, moves
+from leafwise.commands.core.lifecycle import RESTORED, edit_command, transition
+from leafwise.commands.events import changes, moves, status_word
+from leafwise.store.model import CLOSED, OPEN, Status
 from leafwise.commands.handlers.plan import format_assignment
 
-OPEN_STATUSES = ("draft", "in-progress")
-CLOSED_STATUSES = ("done", "cancelled")
 # Fields whose current value must still be the one the action wrote for the undo to go ahead
 # (timestamps and bookkeeping are left out: the core rewrites them in its own format).
 CHECKED = ("status", "title", "assignee", "priority", "parent", "release", "depends_on", "description",
            "blocked_reason", "summary", "tags")
 SKIPPED = ("updated", "created", "id")  # never restored: the core keeps them
 BLOCK_FIELDS = ("status", "blocked_reason", "blocked_from", "blocked_since", "decision")
-STATUS_WORD = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
-               "cancelled": "cancelled", None: "(none)"}
 NO_REASON = "(blocked with no reason given)"
+# What blocks a task again, with its old reason: the lifecycle's inverse of unblock (and of decide).
+REBLOCK = str(transition("unblock", Status.BLOCKED).inverse)
 # Bookkeeping fields a person never types, said in words when an undo puts them back (old value None or not).
 FIELD_SAYS = {"reconcile_rejected": ("the rejected suggestion shows again", "the suggestion is rejected again")}
 FIELD_NAMES = {"reconcile_rejected": "the rejection of its suggestion"}
@@ -201,14 +201,27 @@ def _order(action: Action) -> list[str]:
 
 
 def _opened_by_start(fields: dict[str, tuple[Any, Any]]) -> bool:
-    return fields.get("status") == ("draft", "in-progress")
+    """Whether the status change is the one a start makes on a draft ancestor."""
+    old, new = fields.get("status", (None, None))
+    row = transition("start: draft ancestors", old)
+    return row is not None and row.target == new
+
+
+def _inverse(command: str, source: Any) -> str | None:
+    """The command the lifecycle table names to take back `command`'s move out of `source` (None: none)."""
+    row = transition(command, source)
+    return row.inverse if row is not None else None
+
+
+def _no_way_back(nid: str, command: str, source: Any) -> str:
+    return f"the lifecycle has no command that takes back {command} on {nid} (from {status_word(source)})"
 
 
 def _under_way(nodes: Mapping[str, Any], node: Any, after_undo: dict[str, Any]) -> str | None:
     """A child of `node` that is not draft or cancelled once the undo is done (its id), if any."""
     for child in node.children:
-        status = after_undo.get(child, nodes[child].status if child in nodes else "draft")
-        if status not in ("draft", "cancelled"):
+        status = after_undo.get(child, nodes[child].status if child in nodes else Status.DRAFT)
+        if status not in (Status.DRAFT, Status.CANCELLED):
             return child
     return None
 
@@ -245,42 +258,50 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
     """The steps that put one node's changed fields back."""
     nid = node.id
     old_status, new_status = fields.get("status", (node.status, node.status))
-    plain = {k: v[0] for k, v in fields.items() if k not in SKIPPED and k not in BLOCK_FIELDS}
+    other = {k: v[0] for k, v in fields.items() if k not in SKIPPED and k not in BLOCK_FIELDS}
     if action.command == "start" and nid == action.node:
-        steps = [Step("unclaim", {"node_id": nid}, f"{nid} back to draft, your lease on it given up")]
+        inverse = _inverse("start", old_status)
+        if inverse is None:
+            return _no_way_back(nid, "start", old_status)
+        steps = [Step(inverse, {"node_id": nid}, f"{nid} back to draft, your lease on it given up")]
         old_assignee = fields.get("assignee", (None, None))[0]
         if old_assignee not in (None, me):
             steps.append(_edit(nid, {"assignee": old_assignee}, f"{nid} assigned to {old_assignee} again"))
         return steps
-    if new_status == "blocked" and old_status in OPEN_STATUSES and "decision" not in fields:
-        steps = [Step("unblock", {"node_id": nid}, f"{nid} unblocked, back to {STATUS_WORD[old_status]}")]
-        if plain:
-            steps.append(_edit(nid, plain, f"{nid} {_named(plain)} restored"))
-        return steps
-    if new_status == "blocked" and old_status == "blocked":  # a new reason for a blocked task
+    if new_status == Status.BLOCKED and old_status == Status.BLOCKED:  # a new reason for a blocked task
         reason = fields.get("blocked_reason", (node.blocked_reason, None))[0] or NO_REASON
-        steps = [Step("block", {"node_id": nid, "reason": reason, "force": True},
+        steps = [Step(REBLOCK, {"node_id": nid, "reason": reason, "force": True},
                       f"{nid}'s blocked reason back to {_short(reason)}")]
-        if plain:
-            steps.append(_edit(nid, plain, f"{nid} {_named(plain)} restored"))
+        if other:
+            steps.append(_edit(nid, other, f"{nid} {_named(other)} restored"))
         return steps
-    if old_status == "blocked":
-        return _reblock(node, fields, plain, action.before if nid == action.node else {})
-    if old_status in CLOSED_STATUSES and old_status != new_status:
+    if new_status == Status.BLOCKED and old_status in OPEN and "decision" not in fields:  # a first block
+        inverse = _inverse("block", old_status)
+        if inverse is None:
+            return _no_way_back(nid, "block", old_status)
+        steps = [Step(inverse, {"node_id": nid}, f"{nid} unblocked, back to {status_word(old_status)}")]
+        if other:
+            steps.append(_edit(nid, other, f"{nid} {_named(other)} restored"))
+        return steps
+    if old_status == Status.BLOCKED:
+        return _reblock(node, fields, other, action.before if nid == action.node else {})
+    if old_status in CLOSED and old_status != new_status:
         return f"{nid} would have to go back to {old_status}, which only its own command does"
-    values = dict(plain)
+    values = dict(other)
     if "status" in fields:
+        if old_status is None or transition(edit_command(old_status), new_status) is None:
+            return f"{nid} cannot be edited from {status_word(new_status)} back to {status_word(old_status)}"
         values["status"] = old_status
     if not values:
         return []
-    said = [f"{STATUS_WORD.get(new_status, new_status)} → {STATUS_WORD.get(old_status, old_status)}"
+    said = [f"{status_word(new_status)} → {status_word(old_status)}"
             ] if "status" in fields else []
     said += [FIELD_SAYS[name][value is not None] if name in FIELD_SAYS else f"{name} back to {_short(value)}"
-             for name, value in plain.items()]
-    return [_edit(nid, values, f"{nid}{':' if set(plain) & set(FIELD_SAYS) else ''} " + ", ".join(said))]
+             for name, value in other.items()]
+    return [_edit(nid, values, f"{nid}{':' if set(other) & set(FIELD_SAYS) else ''} " + ", ".join(said))]
 
 
-def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any],
+def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], other: dict[str, Any],
              before: Mapping[str, Any]) -> list[Step]:
     """Blocked again with the old reason (then when it was blocked, and an answered decision reopened).
 
@@ -293,14 +314,14 @@ def _reblock(node: Any, fields: dict[str, tuple[Any, Any]], plain: dict[str, Any
     since = fields.get("blocked_since", (data.get("blocked_since"), None))[0] \
         or before.get("blocked_since") or before.get("updated")
     steps: list[Step] = []
-    first = dict(plain)
-    if node.status in CLOSED_STATUSES:  # a closed task cannot be blocked: reopen it first, as it was before
+    first = dict(other)
+    if node.status in CLOSED:  # a closed task cannot be blocked: reopen it first, as it was before
         was = fields.get("blocked_from", (data.get("blocked_from"), None))[0]
-        first["status"] = was if was in OPEN_STATUSES else "draft"
+        first["status"] = was if was in RESTORED else Status.DRAFT
     if first:
-        steps.append(_edit(nid, first, f"{nid} reopened" + (f" ({_named(plain)} restored)" if plain else "")
-                           if "status" in first else f"{nid} {_named(plain)} restored"))
-    steps.append(Step("block", {"node_id": nid, "reason": reason, "force": True},
+        steps.append(_edit(nid, first, f"{nid} reopened" + (f" ({_named(other)} restored)" if other else "")
+                           if "status" in first else f"{nid} {_named(other)} restored"))
+    steps.append(Step(REBLOCK, {"node_id": nid, "reason": reason, "force": True},
                       f"{nid} blocked again: {_short(reason)}"))
     after: dict[str, Any] = {}
     if since:
@@ -337,12 +358,13 @@ def _ancestors(nodes: Mapping[str, Any], nid: str) -> list[Any]:
 def _cancel_would_close(nodes: Mapping[str, Any], nid: str) -> list[tuple[Any, str]]:
     """The ancestors the core's cancel of `nid` would close by its cascade, nearest first, with the status
     each would get (the rule of `commands.core.cascade`: a parent closes when all its children are closed)."""
-    status = {nid: "cancelled"}
+    status: dict[str, Any] = {nid: Status.CANCELLED}
     closed: list[tuple[Any, str]] = []
     for ancestor in _ancestors(nodes, nid):
         if not cascades(ancestor):
             break
-        target = closing_status(status.get(c, nodes[c].status if c in nodes else "draft") for c in ancestor.children)
+        children = (status.get(c, nodes[c].status if c in nodes else Status.DRAFT) for c in ancestor.children)
+        target = closing_status(children)
         if target is None:
             break
         status[ancestor.id] = str(target)
@@ -364,14 +386,14 @@ def _undo_add(nodes: Mapping[str, Any], action: Action) -> UndoPlan:
     node = nodes.get(nid)
     if node is None:
         return UndoPlan(refused=f"{nid} is no longer in the plan")
-    if node.status != "draft":
-        return UndoPlan(refused=f"{nid} is {STATUS_WORD.get(node.status, node.status)} now, not the draft you added "
+    if node.status != Status.DRAFT:
+        return UndoPlan(refused=f"{nid} is {status_word(node.status)} now, not the draft you added "
                                 "(someone took it up since)")
-    if any(nodes[c].status != "cancelled" for c in node.children if c in nodes):
+    if any(nodes[c].status != Status.CANCELLED for c in node.children if c in nodes):
         return UndoPlan(refused=f"{nid} has work under it now (added since)")
     reopened = {aid: f["status"][0] for aid, f in action.changes.items() if "status" in f}  # by the add: done
     closes = _cancel_would_close(nodes, nid)
-    harmless = all(reopened.get(a.id) == target and a.status == "in-progress" for a, target in closes)
+    harmless = all(reopened.get(a.id) == target and a.status == Status.IN_PROGRESS for a, target in closes)
     cancel = Step("cancel", {"node_id": nid, "reason": "added by mistake (undone in the canvas)"},
                   f"{nid} cancelled (the core deletes no node: its file stays, cancelled)")
     plan = UndoPlan(touched=[nid])

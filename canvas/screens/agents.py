@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from leafwise.canvas import look
-from leafwise.canvas.look import ago, one_line, parse_time, plain
+from leafwise.canvas.look import ago, one_line, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.store import CLOSED
+from leafwise.store.timestamps import parse
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
@@ -28,7 +29,7 @@ class Lane:
     def state(self) -> str:
         if not self.tasks:
             return "idle"
-        beats = [parse_time(t[3]) for t in self.tasks if t[3]]
+        beats = [parse(t[3]) for t in self.tasks if t[3]]
         if beats and all((look.display_now() - b).total_seconds() > STALE_AFTER for b in beats if b):
             return "stale"
         return "working"
@@ -72,10 +73,10 @@ class AgentsScreen(ViewScreen):
         options: list[Option | None] = []
         for lane in found:
             colour = {"working": "$status-active", "stale": "$status-blocked", "idle": "$text-muted"}[lane.state]
-            lines = [Content.assemble((f"● {lane.state:<8}", colour), " ", plain(one_line(lane.agent, 40), "bold"))]
+            lines = [Content.assemble((f"● {lane.state:<8}", colour), " ", plan_text(one_line(lane.agent, 40), "bold"))]
             for node_id, title, since, beat in lane.tasks:
                 beat_text = f" · heartbeat {ago(beat)}" if beat else " · no lease"
-                lines.append(Content.assemble("   ", (node_id, "bold"), "  ", plain(one_line(title, 100)),
+                lines.append(Content.assemble("   ", (node_id, "bold"), "  ", plan_text(one_line(title, 100)),
                                               (f" · started {ago(since)}{beat_text}", "$text-muted")))
             if lane.blocked:
                 lines.append(Content.styled(f"   blocked: {', '.join(lane.blocked[:8])}", "$status-blocked"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, one_line, plain
+from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, one_line, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
@@ -74,17 +74,17 @@ class BlockedScreen(Triage, ViewScreen):
         holds = self._holds.get(node.id, 0)
         lead = Content.assemble((symbol, style), " ", (f"{holds:>4}", "bold $warning" if holds else "$text-muted"),
                                 " ")
-        head = Content.assemble((node.id, "bold"), "  ", plain(one_line(node.title, 200)),
+        head = Content.assemble((node.id, "bold"), "  ", plan_text(one_line(node.title, 200)),
                                 (f"{who} · blocked {blocked_for(node)}", "$text-muted"))
         # Wrapped lines start under their text (a hanging indent), not at the list's left edge.
         lines: list = [(lead, head)]
         if node.open_decision is not None:
             decision = node.data["decision"]
             lines.append((Content.styled("        Decision: ", "bold $status-decision"),
-                          plain(one_line(decision["question"], 240))))
+                          plan_text(one_line(decision["question"], 240))))
             for number, option in enumerate(decision.get("options") or [], 1):
                 lines.append((Content.assemble("        ", (f" {number} ", "reverse $status-decision"), " "),
-                              plain(one_line(option, 140))))
+                              plan_text(one_line(option, 140))))
         else:
             lines.append(indented(Content.styled(one_line(node.blocked_reason or "no reason given", 240),
                                                  "$status-blocked"), 8))
@@ -106,7 +106,7 @@ class BlockedScreen(Triage, ViewScreen):
         since = blocked_since(node)[0]
         chain = " › ".join(one_line(a.title, 60) for a in reversed(state.plan.ancestors(node.id)))
         holds = self._holds.get(node.id, 0)
-        lines = [Content.assemble((node.id, "bold $text-muted"), "  ", plain(node.title, "bold")),
+        lines = [Content.assemble((node.id, "bold $text-muted"), "  ", plan_text(node.title, "bold")),
                  Content.styled(chain or "top level", "$text-muted"),
                  Content.styled(f"Holds up {holds} open lea{'f' if holds == 1 else 'ves'}"
                                 " (through dependencies and its parents)", "$warning" if holds else "$text-muted"),
@@ -116,16 +116,16 @@ class BlockedScreen(Triage, ViewScreen):
                                    "$text-muted"))]
         decision = node.data.get("decision") or {}
         if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
-            lines.append(plain(node.blocked_reason or "no reason given"))
+            lines.append(plan_text(node.blocked_reason or "no reason given"))
         if node.assignee:
-            lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), plain(node.assignee))]
+            lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), plan_text(node.assignee))]
         if node.open_decision is not None:
             decision = node.data["decision"]
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
                       Content.styled(asked(decision), "$text-muted"),
-                      plain(decision["question"], "bold")]
+                      plan_text(decision["question"], "bold")]
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "), plain(option)))
+                lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "), plan_text(option)))
             lines += [Content(""), Content.styled("Press the option's number (or a) to answer: you confirm it "
                                                   "next, with an optional note.", "italic $text-muted")]
         else:

@@ -13,15 +13,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import STATUS_VAR, STATUS_WORD, one_line, plain
+from leafwise.canvas.look import STATUS_VAR, one_line, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.triage import held_by_other
 from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
+from leafwise.commands.core.lifecycle import board_command, edit_command
 from leafwise.commands.core.views import MARKS
-from leafwise.store import Node
+from leafwise.commands.events import status_word
+from leafwise.store import Node, Status
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp
     from leafwise.canvas.live import PlanUpdate
 
-COLUMNS = ("draft", "in-progress", "blocked", "done")
+COLUMNS = tuple(s for s in Status if s is not Status.CANCELLED)  # a column per status; cancelled cards are left out
 CARDS_SHOWN = 40  # per column at first; reaching the last one shows CARDS_SHOWN more ("+N more" counts the rest)
 REFRESH_DELAY = 0.3
 TITLE_LINES = 2  # a longer title is cut, ending with "…"
@@ -114,7 +116,7 @@ def card(node: Node) -> Card:
         head.append(Content.styled(f"  {priority[0]}", priority[1]))
     if node.assignee:
         head.append(Content.styled(f"  @{one_line(node.assignee, 24)}", "$text-muted"))
-    return Card(Content.assemble(*head), plain(one_line(node.title, 200)))
+    return Card(Content.assemble(*head), plan_text(one_line(node.title, 200)))
 
 
 class BoardScreen(Screen):
@@ -198,13 +200,13 @@ class BoardScreen(Screen):
         self._cards = board_cards(state, self.scope)
         total = sum(len(c) for c in self._cards.values())
         self.query_one("#board-summary", Static).update(Content.assemble(
-            (f"{total} tasks", "bold"), ("  in ", "$text-muted"), plain(self.scope_label(), "bold $accent"),
+            (f"{total} tasks", "bold"), ("  in ", "$text-muted"), plan_text(self.scope_label(), "bold $accent"),
             ("   s: release · e: epic · h/l: column · < >: move the card", "$text-muted")))
         for status in COLUMNS:
             cards = self._cards[status]
             symbol = MARKS.get(status, "·")
             self.query_one(f"#board-head-{status}", Static).update(Content.assemble(
-                (f"{symbol} {STATUS_WORD[status]}", f"bold {STATUS_VAR[status]}"), (f"  {len(cards)}", "$text-muted")))
+                (f"{symbol} {status_word(status)}", f"bold {STATUS_VAR[status]}"), (f"  {len(cards)}", "$text-muted")))
             self._fill(status)
 
     def _fill(self, status: str) -> None:
@@ -333,31 +335,36 @@ class BoardScreen(Screen):
         self.move(node, COLUMNS[index])
 
     def move(self, node: Node, to: str) -> None:
-        """Change a card's status by the command a person would run for it; the cursor follows the card.
+        """Change a card's status by the command the lifecycle table says the move stands for
+        (`core.lifecycle.board_command`); the cursor follows the card.
 
         Back from blocked (`<`) is `unblock`: the card goes back to the status it had before it was
         blocked (draft or in progress), and the notice says so, once, from the core's answer.
         """
-        label = f"{node.id} → {STATUS_WORD[to]}"
-        if node.status == "blocked" and to in ("draft", "in-progress"):
+        command = board_command(node.status, to)
+        label = f"{node.id} → {status_word(to)}"
+        if command is None:
+            self.app.notify(f"No command moves {node.id} from {status_word(node.status)} to {status_word(to)}.",
+                            title="Not moved", severity="warning", timeout=6)
+        elif command == "unblock":
             if node.open_decision is not None:
                 self.app.notify(f"{node.id} waits for a decision: answer it (a, in the plan or blocked view); "
                                 "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
                 return
             self._run(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
-        elif to == "in-progress":
-            self._run(Request("start", {"node_id": node.id}, label, node.id))
-        elif to == "draft":
-            self._run(Request("edit", {"node_id": node.id, "set": ("status=draft",)}, label, node.id))
-        elif to == "blocked":
+        elif command == "block":
             holder = held_by_other(self.app, node)
             taking = f"\nHeld by {holder}: blocking it ends {holder}'s hold (journaled as you)." if holder else ""
             self._ask(node, "block", "reason", label,
                       TextPrompt(f"Block {node.id}", f"{node.title}{taking}\nWhat is it waiting for?"),
                       force=bool(holder))
-        elif to == "done":
+        elif command == "complete":
             self._ask(node, "complete", "summary", label,
                       TextPrompt(f"Complete {node.id}", f"{node.title}\nWhat was done?"))
+        elif command == edit_command(to):
+            self._run(Request("edit", {"node_id": node.id, "set": (f"status={to}",)}, label, node.id))
+        else:  # start, unclaim, cancel: the command alone, on the card
+            self._run(Request(command, {"node_id": node.id}, label, node.id))
 
     def _ask(self, node: Node, command: str, field: str, label: str, prompt: TextPrompt, force: bool = False) -> None:
         def done(text: str | None) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from leafwise.canvas.look import one_line, plain, safe
+from leafwise.canvas.look import one_line, plan_text, safe
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -64,8 +64,8 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plain(self.title_text), classes="prompt-title")
-            yield Static(plain(self.prompt), classes="prompt-question")
+            yield Label(plan_text(self.title_text), classes="prompt-title")
+            yield Static(plan_text(self.prompt), classes="prompt-question")
             yield Input(self.shown, placeholder=self.placeholder, id="prompt-input")
             if self.shown != self.value:
                 yield Static("Hidden characters are shown visibly here; Enter without a change keeps the text "
@@ -106,9 +106,9 @@ class ChoicePrompt(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plain(self.title_text), classes="prompt-title")
-            yield Static(plain(self.question, "bold"), classes="prompt-question")
-            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ", plain(text)),
+            yield Label(plan_text(self.title_text), classes="prompt-title")
+            yield Static(plan_text(self.question, "bold"), classes="prompt-question")
+            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ", plan_text(text)),
                                       id=str(i)) for i, text in enumerate(self.options, 1)])
             yield Static("↑↓ j k and Enter, or the option's number · Esc to go back", classes="prompt-hint")
 
@@ -142,13 +142,13 @@ class ConfirmPrompt(ModalScreen[str | None]):
                  confirm: str = "Enter to confirm") -> None:
         super().__init__()
         self.title_text = title
-        self.lines = [line if isinstance(line, Content) else plain(line) for line in lines]
+        self.lines = [line if isinstance(line, Content) else plan_text(line) for line in lines]
         self.note_placeholder = note_placeholder
         self.confirm = confirm
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plain(self.title_text), classes="prompt-title")
+            yield Label(plan_text(self.title_text), classes="prompt-title")
             yield Static(Content("\n").join(self.lines), classes="prompt-question")
             yield Input(placeholder=self.note_placeholder, id="prompt-input")
             yield Static(f"{self.confirm} · Esc to go back without a change", classes="prompt-hint")
@@ -188,9 +188,9 @@ class PickPrompt(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plain(self.title_text), classes="prompt-title")
+            yield Label(plan_text(self.title_text), classes="prompt-title")
             if self.prompt:
-                yield Static(plain(self.prompt), classes="prompt-question")
+                yield Static(plan_text(self.prompt), classes="prompt-question")
             yield Input(placeholder=self.narrow, id="prompt-input")
             yield OptionList(id="pick-list")
             yield Static("↑↓ then Enter to choose · Esc to go back", classes="prompt-hint")
@@ -210,7 +210,7 @@ class PickPrompt(ModalScreen[Any]):
         found = sorted(found, key=lambda item: item[1].split(" ", 1)[0].casefold() != needle) if needle else found
         self._shown = found[: self.SHOWN]
         listing = self.query_one("#pick-list", OptionList)
-        listing.set_options([Option(plain(one_line(label, 120))) for _, label in self._shown])
+        listing.set_options([Option(plan_text(one_line(label, 120))) for _, label in self._shown])
         if self._shown:
             listing.highlighted = 0
 

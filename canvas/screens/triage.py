@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import one_line, plain
+from leafwise.canvas.look import one_line, plan_text
 from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt
-from leafwise.store import CLOSED, Node
+from leafwise.commands.core.lifecycle import transition
+from leafwise.commands.core.readiness import holder
+from leafwise.store import CLOSED, Node, Status
 from textual.binding import Binding
 from textual.content import Content
 
@@ -35,10 +37,8 @@ TRIAGE_BINDINGS = [
 def held_by_other(app: CanvasApp, node: Node) -> str | None:
     """Who else holds the node now (a live lease, or an in-progress assignment), if not the person."""
     state = app.state
-    claim = state.claims.get(node.id) if state is not None else None
-    if claim is not None and claim.agent != app.me:
-        return claim.agent
-    return None
+    held = holder(node, state.claims) if state is not None else None
+    return held if held != app.me else None
 
 
 class Triage:
@@ -56,12 +56,13 @@ class Triage:
         node = self.triage_target()
         if node is None:
             return None
+        blocked = node.status == Status.BLOCKED
         allowed = {
-            "unblock": node.status == "blocked",
-            "edit_reason": node.status == "blocked",
+            "unblock": transition("unblock", node.status) is not None,
+            "edit_reason": blocked,
             "answer": node.open_decision is not None,
-            "block_task": node.status in ("draft", "in-progress"),  # a blocked one: edit its reason
-            "cancel_task": node.status not in CLOSED,
+            "block_task": transition("block", node.status) is not None and not blocked,  # blocked: edit its reason
+            "cancel_task": transition("cancel", node.status) is not None,
             "reassign": node.status not in CLOSED,
         }[action]
         return True if allowed else None
@@ -126,8 +127,8 @@ class Triage:
         options = [str(o) for o in decision.get("options") or []]
         if not 1 <= option <= len(options):
             return
-        lines = [plain(one_line(decision.get("question"), 300), "bold"), Content(""),
-                 Content.assemble((f" {option} ", "reverse $status-decision"), " ", plain(options[option - 1])),
+        lines = [plan_text(one_line(decision.get("question"), 300), "bold"), Content(""),
+                 Content.assemble((f" {option} ", "reverse $status-decision"), " ", plan_text(options[option - 1])),
                  Content(""), Content.styled("Answering records it and unblocks the task for its agent.",
                                              "$text-muted")]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from leafwise.canvas.look import STATUS_VAR, clock, inert, one_line
+from leafwise.canvas.look import STATUS_VAR, clock, inert_content, one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.messages import NodeRequest
@@ -41,7 +41,7 @@ def event_line(event: Event, state: PlanState | None) -> Content:
         parts.append(Content.styled(f" — {one_line(event.detail, 160)}", "$text-muted"))
     if event.cascade:
         parts.append(Content.styled("  ⇡ " + ", ".join(f"{m.id} {m.new}" for m in event.cascade), STATUS_VAR["done"]))
-    return inert(Content.assemble(*parts))  # the command, ids and cascade come from the journal too
+    return inert_content(Content.assemble(*parts))  # the command, ids and cascade come from the journal too
 
 
 class ActivityFeed(Listing):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from leafwise.canvas.look import STATUS_VAR, clock, inert, one_line
+from leafwise.canvas.look import STATUS_VAR, clock, inert_content, one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.hints import command_line, pick_hint
 from leafwise.commands.core.picker import pick
 from leafwise.store import Status
-from leafwise.store.writer import utc_now
+from leafwise.store.timestamps import utc_now
 from textual.content import Content
 from textual.widgets import Static
 
@@ -76,7 +76,7 @@ class NextTaskBar(Static):
         if decisions:
             second.append(Content.styled(f"   ? {decisions} decision{'s' if decisions > 1 else ''} for you",
                                          "bold $status-decision"))
-        self.update(inert(Content("\n").join([first, Content.assemble(*second)])), layout=False)  # always two lines
+        self.update(inert_content(Content("\n").join([first, Content.assemble(*second)])), layout=False)  # always two lines
 
     def on_click(self) -> None:
         if self.next_id:

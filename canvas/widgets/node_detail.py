@@ -18,7 +18,7 @@ from leafwise.canvas.look import (
     bar,
     blocked_for,
     clock,
-    inert,
+    inert_content,
     mark,
     one_line,
     percent,
@@ -28,10 +28,11 @@ from leafwise.canvas.look import (
 from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.handlers.docs import read_docs
 from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, Node, journal
+from leafwise.store import Node, journal
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -129,7 +130,7 @@ class NodeDetail(VerticalScroll):
             return
         widget.display = content is not None
         if content is not None:
-            widget.update(inert(content))
+            widget.update(inert_content(content))
 
     def _blank(self, message: str) -> None:
         self.query_one("#detail-head", Static).update(Content.styled(message, "$text-muted"))
@@ -142,7 +143,7 @@ class NodeDetail(VerticalScroll):
     def _show_group(self, state: PlanState, group: Group) -> None:
         tally = group.tally
         head = Content.assemble((group.key or "—", "bold $accent"), "  ", (one_line(group.title), "bold"))
-        self.query_one("#detail-head", Static).update(inert(head))
+        self.query_one("#detail-head", Static).update(inert_content(head))
         self._section("detail-path", Content.styled(f"target {group.target}", "$text-muted")
                       if group.target else None)
         self._section("detail-blocked", None)
@@ -172,7 +173,7 @@ class NodeDetail(VerticalScroll):
     def _show_node(self, state: PlanState, node: Node) -> None:
         symbol, style = mark(node)
         head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (one_line(node.title), "bold"))
-        self.query_one("#detail-head", Static).update(inert(head))
+        self.query_one("#detail-head", Static).update(inert_content(head))
         chain = list(reversed(state.plan.ancestors(node.id)))
         release = node.effective_release
         crumbs = [Content.styled(one_line(release or "no release"), "$accent")]
@@ -287,7 +288,7 @@ class NodeDetail(VerticalScroll):
             add_node(node.parent, "")
         depends_on = list(dict.fromkeys(node.depends_on))  # each once, in the order written
         if depends_on:
-            waiting = [d for d in depends_on if d not in nodes or nodes[d].status not in CLOSED]
+            waiting = list(dict.fromkeys(unmet_dependencies(state.plan, node)))  # a missing one is unmet
             add_header(f"Depends on ({len(waiting)} open)" if waiting else "Depends on (all closed)")
             for dep in depends_on:
                 add_node(dep, "")

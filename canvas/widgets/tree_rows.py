@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, STATUS_WORD, bar_cells, one_line
+from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, bar_runs, one_line, percent
 from leafwise.canvas.model.state import Group
 from leafwise.commands.core.views import MARKS
+from leafwise.commands.events import status_word
 from leafwise.store import CLOSED, Node
 from rich.style import Style
 from rich.text import Text
@@ -26,15 +27,14 @@ class RowPainter:
         self._style = style
 
     def progress(self, done: int, total: int) -> Text:
-        filled, empty = bar_cells(done, total, BAR_WIDTH)
+        """The canvas's bar (`look.bar_runs`) in the tree's styles, and its percentage."""
         out = Text()
-        if total <= 0:
-            out.append("·" * BAR_WIDTH, self._style("bar-empty"))
-            out.append("     ")
-            return out
-        out.append("━" * filled, self._style("done"))
-        out.append("━" * empty, self._style("bar-empty"))
-        out.append(f"{round(100 * done / total):>4}%", self._style("dim"))
+        for cells, role in bar_runs(done, total, BAR_WIDTH):
+            out.append(cells, self._style(role))
+        if total > 0:
+            out.append(f"{percent(done, total):>5}", self._style("dim"))
+        else:
+            out.append(" " * 5)  # where the percentage would be: the columns stay aligned
         return out
 
     def node(self, node: Node, counts: tuple[int, int], width: int) -> Text:
@@ -61,7 +61,7 @@ class RowPainter:
         if node.children:
             parts.append((3, self.progress(*counts)))
         else:
-            parts.append((3, Text(f"{STATUS_WORD.get(node.status, node.status):>13}", status_style)))
+            parts.append((3, Text(f"{status_word(node.status):>13}", status_style)))
         return _fit(left, parts, width)
 
     def group(self, group: Group, width: int) -> Text:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from leafwise.canvas.model.query import Query
-from leafwise.canvas.model.state import NO_RELEASE, UNPLACED, PlanState, leaf_counts
+from leafwise.canvas.model.state import NO_RELEASE_GROUP, UNPLACED, PlanState, leaf_counts
 from leafwise.commands.core.progress import compute, leaf_progress
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.watch import classify, relevant
@@ -39,11 +39,11 @@ def test_release_groups_follow_progress_compute_and_end_with_no_release(tmp_path
         node("T-5", "Leaf two", parent="T-4"),
     ])
     state = state_of(tmp_path)
-    assert [g.key for g in state.groups] == ["R1", "R2", "R3", NO_RELEASE]
-    assert state.group("R2").tops == ["T-1"] and state.group(NO_RELEASE).tops == ["T-3"]
+    assert [g.key for g in state.groups] == ["R1", "R2", "R3", NO_RELEASE_GROUP]
+    assert state.group("R2").tops == ["T-1"] and state.group(NO_RELEASE_GROUP).tops == ["T-3"]
     report = compute(state.plan)
     for tally in report.releases:
-        group = state.group(tally.id or NO_RELEASE)
+        group = state.group(tally.id or NO_RELEASE_GROUP)
         assert (group.tally.done, group.tally.total) == (tally.done, tally.total)
 
 

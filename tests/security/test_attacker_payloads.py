@@ -20,7 +20,7 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from leafwise.canvas.look import inert as inert_content
+from leafwise.canvas.look import inert_content
 from leafwise.canvas.look import safe
 from leafwise.commands.contract import HIDDEN, clean, inert, json_text, quote
 from testkit import run_cli
