@@ -235,7 +235,11 @@ def person_name(cwd: Path | None = None) -> str:
 
 @dataclass
 class Ctx:
-    """What a handler needs from its surface: where the plan is, who acts, the time."""
+    """What a handler needs from its surface: where the plan is, who acts, the time.
+
+    `_paths` and `_plan` are its own: others set them with `use_paths` and `use`, and read them
+    with `found_paths` and `loaded_plan`.
+    """
 
     root: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
@@ -263,6 +267,25 @@ class Ctx:
     def forget(self) -> None:
         """Drop the loaded plan after a write, so the next read sees it."""
         self._plan = None
+
+    def use_paths(self, paths: PlanPaths | None) -> None:
+        """Work on the plan at `paths`, found already (init just made it; doctor found it itself; the
+        MCP session keeps it); None: find it from `root` and `cwd` on first need."""
+        self._paths = paths
+
+    def use(self, plan: Plan | None) -> None:
+        """Start from a plan loaded already (the MCP session's warm plan); None: load it on first need."""
+        self._plan = plan
+
+    @property
+    def found_paths(self) -> PlanPaths | None:
+        """The plan's paths if found already, without looking for them."""
+        return self._paths
+
+    @property
+    def loaded_plan(self) -> Plan | None:
+        """The plan if loaded already, without loading it."""
+        return self._plan
 
     def who(self, agent: str | None = None) -> str:
         """Who acts: the agent named on the call, else the surface's actor, else the person."""

@@ -156,16 +156,16 @@ class Session:
             ctx.clock = self.clock
         with self._lock:
             self._watch()
-            ctx._paths = self._paths
+            ctx.use_paths(self._paths)
             if self._watcher is None or spec.mutating:
                 self._warm = None
-            ctx._plan = self._warm
+            ctx.use(self._warm)
         return ctx
 
     def _keep(self, spec: Command, ctx: Ctx) -> None:
         with self._lock:
-            keep = self._watcher is not None and not spec.mutating and ctx._paths == self._paths
-            self._warm = ctx._plan if keep else None
+            keep = self._watcher is not None and not spec.mutating and ctx.found_paths == self._paths
+            self._warm = ctx.loaded_plan if keep else None
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
         ctx = self.ctx(spec)
