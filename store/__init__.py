@@ -5,7 +5,18 @@ Nothing here knows about hints, commands or the UI.
 
 from leafwise.store.loader import LoadStats, load_plan
 from leafwise.store.model import (
-    CLOSED, OPEN, PRIORITIES, PRIORITY_RANK, STATUSES, Node, Plan, Problem, Project, Release, Status, priority_rank,
+    CLOSED,
+    OPEN,
+    PRIORITIES,
+    PRIORITY_RANK,
+    STATUSES,
+    Node,
+    Plan,
+    Problem,
+    Project,
+    Release,
+    Status,
+    priority_rank,
 )
 from leafwise.store.paths import PlanNotFound, PlanPaths, UnsafePath, find_root
 

@@ -18,6 +18,10 @@ STALE_TEMP_SECONDS = 3600.0  # no write takes this long: older temp files are ga
 _UMASK: int | None = None
 
 
+class Exists(Exception):
+    """A file that should be new is already there (`create`)."""
+
+
 def umask() -> int:
     """The process's umask, read once (from /proc where it can be read without changing it)."""
     global _UMASK
@@ -52,11 +56,13 @@ def replace(path: Path, data: bytes, *, mode: int | None = None, durable: bool =
 
 
 def create(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Put `data` at `path` at once, only if nothing is there: FileExistsError otherwise (the
-    hard link is atomic create-if-absent, so two writers never both get the same new file)."""
+    """Put `data` at `path` at once, only if nothing is there: `Exists` otherwise (the hard link
+    is atomic create-if-absent, so two writers never both get the same new file)."""
     tmp = _temp_with(path, data, mode, True)
     try:
         os.link(tmp, path)
+    except FileExistsError as exc:
+        raise Exists(path) from exc
     finally:
         _unlink(tmp)
     fsync_dir(path.parent)

@@ -20,7 +20,7 @@ from leafwise.store import atomic
 CACHE_FORMAT = 5  # the layout of the payload below
 # What a cached entry depends on besides its file: the code that parses, checks and words it. A change
 # to any of these modules (a new refusal, a reworded error) makes every cached entry stale at once.
-LOADER_MODULES = ("cache", "ids", "loader", "model", "paths", "schema")
+LOADER_MODULES = ("cache", "ids", "loader", "model", "node_files", "paths", "project_file", "safe_yaml", "schema")
 CACHE_NAME = "nodes.marshal"
 StatKey = tuple[int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)

@@ -34,32 +34,35 @@ def _tokens(glob: str) -> tuple[str, ...]:
 def _run(tokens: tuple[str, ...], path: str, below: bool) -> bool:
     """Whether `path` matches the tokens whole (with `below`: or a folder the tokens match, then `/…`)."""
     m = len(tokens)
-    # row[j]: path[:i] matches tokens[:j]; seen[j]: some earlier row had row[j] (for `**/`'s `.*/`)
-    row = [False] * (m + 1)
-    seen = [False] * (m + 1)
-    row[0] = True
-    for j, token in enumerate(tokens, 1):  # the empty path: only tokens that match nothing
+    kinds = [(j, token) for j, token in enumerate(tokens, 1)]
+    folders = [j for j, token in kinds if token == _FOLDERS]
+    # row[j]: path[:i] matches tokens[:j]; seen[j]: some row so far had row[j] (for `**/`'s `.*/`)
+    row = [True] + [False] * m
+    for j, token in kinds:  # the empty path: only tokens that match nothing
         row[j] = row[j - 1] and token in (_FOLDERS, _ANY, _STAR)
+    seen = list(row)
     for char in path:
         if below and row[m] and char == "/":
             return True  # the glob names a folder and the path is under it
-        for j in range(m + 1):
-            seen[j] = seen[j] or row[j]
+        slash = char == "/"
         new = [False] * (m + 1)
-        for j, token in enumerate(tokens, 1):
+        for j, token in kinds:
             if token == _ANY:
-                hit = new[j - 1] or row[j]
+                new[j] = new[j - 1] or row[j]
             elif token == _STAR:
-                hit = new[j - 1] or (row[j] and char != "/")
+                new[j] = new[j - 1] or (row[j] and not slash)
             elif token == _FOLDERS:
-                hit = new[j - 1] or (char == "/" and seen[j - 1])
+                new[j] = new[j - 1] or (slash and seen[j - 1])
             elif token == _ONE:
-                hit = row[j - 1] and char != "/"
+                new[j] = row[j - 1] and not slash
             else:
-                hit = row[j - 1] and char == token
-            new[j] = hit
+                new[j] = row[j - 1] and char == token
         row = new
-        if not any(row) and not any(seen[j] for j, t in enumerate(tokens) if t == _FOLDERS):
+        alive = False
+        for j in range(m + 1):
+            if row[j]:
+                seen[j] = alive = True
+        if not alive and not any(seen[j - 1] for j in folders):
             return False  # no prefix of the glob is still alive: nothing later can match
     return row[m]
 

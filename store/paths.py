@@ -85,7 +85,7 @@ class PlanPaths:
         """
         for item in (self.dir, folder):
             if item.is_symlink():
-                raise SymlinkRefused(f"{_show(item, self.repo)} is a symbolic link; Leafwise never follows "
+                raise SymlinkRefused(f"{relative(item, self.repo)} is a symbolic link; Leafwise never follows "
                                      "links in its own folders (remove the link)")
         return folder
 
@@ -121,7 +121,8 @@ def resolve_inside(base: Path, rel: str) -> Path:
     return target
 
 
-def _show(path: Path, repo: Path) -> str:
+def relative(path: Path, repo: Path) -> str:
+    """`path` as messages show it: relative to the repository when it is inside, else whole."""
     try:
         return str(path.relative_to(repo))
     except ValueError:

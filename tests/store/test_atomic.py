@@ -25,7 +25,7 @@ def test_replace_leaves_the_new_file_and_no_temp_file(tmp_path: Path) -> None:
 def test_create_never_overwrites(tmp_path: Path) -> None:
     target = tmp_path / "T-1.yaml"
     atomic.create(target, b"first\n")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(atomic.Exists):
         atomic.create(target, b"second\n")
     assert target.read_bytes() == b"first\n" and os.listdir(tmp_path) == ["T-1.yaml"]
 

@@ -51,3 +51,23 @@ def test_no_store_or_commands_module_builds_a_regex_from_a_glob() -> None:
             if {"[^/]*", "[^/]"} <= strings or {"(?:.*/)?"} <= strings:
                 found.append(str(path.relative_to(ROOT)))
     assert found == []
+
+
+def oracle(glob: str, path: str) -> bool:
+    """The same language as a regex (fine here: tiny globs and paths, never a plan's)."""
+    import re
+
+    out = "".join("(?:.*/)?" if part == "**/" else ".*" if part == "**" else "[^/]*" if part == "*"
+                  else "[^/]" if part == "?" else re.escape(part)
+                  for part in re.findall(r"\*\*/|\*\*|\*|\?|.", glob, re.S))
+    return re.fullmatch(out, path, re.S) is not None
+
+
+def test_the_matcher_agrees_with_a_regex_on_small_random_globs() -> None:
+    import random
+
+    rnd = random.Random(7)
+    for _ in range(20_000):
+        glob = "".join(rnd.choice("ab/*?.") for _ in range(rnd.randint(0, 7)))
+        path = "".join(rnd.choice("ab/.") for _ in range(rnd.randint(0, 9)))
+        assert matches(glob, path) is oracle(glob, path), (glob, path)

@@ -1,0 +1,113 @@
+"""New node ids: the next free `PREFIX-N`, never one another worktree of the clone has taken."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Callable
+
+from leafwise.store import atomic
+from leafwise.store.atomic import Exists
+from leafwise.store.locks import LOCK_TIMEOUT, hold
+from leafwise.store.node_files import check_bytes, check_node
+from leafwise.store.paths import PlanPaths
+from leafwise.store.roundtrip import round_trip_yaml
+from leafwise.store.safe_yaml import parse_yaml
+
+
+def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes]) -> tuple[str, bytes]:
+    """Create a node file under the next free id `PREFIX-N`; returns (id, content).
+
+    N is above every id on disk and, inside a git repository, above a counter
+    kept in the git common dir that all worktrees of the clone share: two
+    worktrees adding nodes on different branches never pick the same number
+    (clones on other machines can still collide; validate reports that after
+    the merge and `leafwise renumber` resolves it). The file is created
+    exclusively, so a number taken meanwhile is skipped, never overwritten.
+    """
+    round_trip_yaml()  # import ruamel before the lock
+    counter = _id_counter(paths, prefix)
+    with hold(counter.with_suffix(".lock"), f"ids {prefix}", LOCK_TIMEOUT) if counter else nullcontext():
+        number = max(highest_number(paths, prefix) + 1, _read_counter(counter))
+        for _attempt in range(1000):
+            node_id = f"{prefix}-{number}"
+            content = check_bytes(render(node_id), node_id)
+            check_node(parse_yaml(content), node_id)
+            try:
+                atomic.create(paths.node_file(node_id), content)
+            except Exists:
+                number += 1
+                continue
+            if counter is not None:
+                _write_counter(counter, number + 1)
+            return node_id, content
+    raise Exists(paths.nodes / f"{prefix}-{number}.yaml")  # pragma: no cover - 1000 files appeared meanwhile
+
+
+def highest_number(paths: PlanPaths, prefix: str) -> int:
+    """The largest N of the `PREFIX-N.yaml` files in the nodes folder (0 if none)."""
+    head = prefix + "-"
+    highest = 0
+    try:
+        names = os.listdir(paths.nodes)
+    except FileNotFoundError:
+        return 0
+    for name in names:
+        if name.startswith(head) and name.endswith(".yaml") and name[len(head):-5].isdigit():
+            highest = max(highest, int(name[len(head):-5]))
+    return highest
+
+
+def git_dirs(start: Path) -> tuple[Path, Path] | None:
+    """(top of the work tree, the `.git` folder all its worktrees share) for `start`."""
+    for folder in (start, *start.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return folder, dot
+        if dot.is_file():  # a linked worktree or a submodule: `gitdir: <path>`
+            try:
+                text = dot.read_text().strip()
+            except OSError:
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
+            try:
+                return folder, (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
+            except OSError:
+                return folder, gitdir  # a submodule: its gitdir is its own
+    return None
+
+
+def _id_counter(paths: PlanPaths, prefix: str) -> Path | None:
+    repo = paths.repo.absolute()
+    found = git_dirs(repo)
+    if found is None:
+        return None
+    top, common = found
+    where = str(repo.relative_to(top))  # the same in every worktree
+    name = prefix if where == "." else f"{prefix}-{hashlib.sha1(where.encode()).hexdigest()[:8]}"
+    folder = common / "leafwise" / "ids"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a read-only repository: the exclusive create still guards the local folder
+    return folder / f"{name}.next"
+
+
+def _read_counter(counter: Path | None) -> int:
+    if counter is None:
+        return 1
+    try:
+        return max(1, int(counter.read_text().strip() or 1))
+    except (OSError, ValueError):
+        return 1
+
+
+def _write_counter(counter: Path, value: int) -> None:
+    try:
+        atomic.replace(counter, f"{value}\n".encode())
+    except OSError:
+        pass  # the counter only makes collisions rarer; the id is already taken

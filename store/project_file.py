@@ -1,0 +1,130 @@
+"""project.yaml as a `Project`: every wrong value a problem with its line, and a safe default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.store.cache import Entry, StatKey
+from leafwise.store.ids import DEFAULT_PREFIX, is_release_id, prefix_problem
+from leafwise.store.model import Problem, Project, Release
+from leafwise.store.paths import PlanPaths, relative
+from leafwise.store.safe_yaml import (
+    Refused,
+    describe_error,
+    digest_bytes,
+    error_line,
+    line_of_key,
+    read_bounded,
+    safe_load,
+)
+from leafwise.store.schema import MAX_TEXT_CHARS
+
+PROJECT_KEY = "../project.yaml"  # its entry in the node cache; no node file can have this name
+
+
+def _project_data(paths: PlanPaths, entries: dict[str, Entry], fresh: dict[str, Entry]) -> tuple[Any, list[Problem]]:
+    """project.yaml's mapping, from the cache when its stat key still matches."""
+    rel = relative(paths.project_file, paths.repo)
+    try:
+        st = paths.project_file.stat()
+    except FileNotFoundError:
+        return {}, [Problem("missing_project", "error", "project.yaml is missing", "leafwise init", file=rel)]
+    key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = entries.get(PROJECT_KEY)
+    if hit is None or hit[0] != key:
+        try:
+            raw = read_bounded(paths.project_file)
+        except OSError as exc:
+            return {}, [Problem("unreadable_file", "error", f"cannot read project.yaml: {exc.strerror}",
+                                "leafwise doctor", file=rel)]
+        except Refused as exc:
+            return {}, [Problem(exc.code, "error", f"project.yaml: {exc}", f"fix {rel}", file=rel, line=exc.line)]
+        try:
+            hit = (key, safe_load(raw) or {}, digest_bytes(raw), None)
+        except Exception as exc:  # noqa: BLE001 - a broken project.yaml is a problem with a line
+            hit = (key, None, digest_bytes(raw), (describe_error(exc), error_line(exc, raw)))
+    fresh[PROJECT_KEY] = hit
+    if hit[3]:
+        message, line = hit[3]
+        return {}, [Problem("yaml_error", "error", message, f"fix the YAML in {rel}", file=rel, line=line)]
+    return hit[1], []
+
+
+def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
+                 fresh: dict[str, Entry] | None = None) -> tuple[Project, list[Problem]]:
+    """project.yaml as a Project; every wrong value is a problem with its line and a safe default."""
+    rel = relative(paths.project_file, paths.repo)
+    data, problems = _project_data(paths, entries or {}, fresh if fresh is not None else {})
+
+    def bad(key: str | None, message: str, fix_text: str) -> None:
+        line = 1
+        if key is not None:
+            try:
+                line = line_of_key(read_bounded(paths.project_file), key) or 1
+            except (OSError, ValueError):
+                line = None
+        problems.append(Problem("project_error", "error", f"project.yaml: {message}",
+                                f"fix {rel} line {line}: {fix_text}" if line else f"fix {rel}: {fix_text}",
+                                file=rel, line=line))
+
+    if not isinstance(data, dict):
+        bad(None, "must be a mapping of keys to values", "write it as key: value lines")
+        data = {}
+    releases: list[Release] = []
+    raw_releases = data.get("releases") or []
+    if not isinstance(raw_releases, list):
+        bad("releases", f"releases must be a list, not {type(raw_releases).__name__}",
+            "write releases: [{id: R1, title: MVP}]")
+        raw_releases = []
+    for entry in raw_releases:
+        rid = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(rid, (int, float)) and not isinstance(rid, bool):
+            rid = str(rid)
+        if is_release_id(rid):
+            title, target = entry.get("title"), entry.get("target")
+            releases.append(Release(rid, _text(title, rid), _text(target, None)))
+        else:
+            bad("releases", f"release entry {str(entry)[:80]!r} has no valid id (letters, digits, . _ -)",
+                "write it as {id: R1, title: ...}")
+    prefix = data.get("id_prefix") or DEFAULT_PREFIX
+    if problem := prefix_problem(prefix):
+        bad("id_prefix", problem, "id_prefix: SHOP")
+        prefix = DEFAULT_PREFIX
+    prefix = prefix.upper()
+    schema = data.get("schema", 1)
+    if schema is None:
+        schema = 1
+    if isinstance(schema, bool) or not isinstance(schema, int) or not 0 < schema < 1000:
+        bad("schema", f"schema must be a version number like 1, not {str(schema)[:40]!r}", "schema: 1")
+        schema = 1
+    settings = data.get("settings") or {}
+    if not isinstance(settings, dict):
+        bad("settings", "settings must be a mapping", "settings: {}")
+        settings = {}
+    for key in ("pid", "name"):
+        if isinstance(data.get(key), (dict, list)):
+            bad(key, f"{key} must be text", f"{key}: text")
+            data = {**data, key: None}
+    former: list[str] = []
+    raw_former = data.get("former_prefixes") or []
+    for item in raw_former if isinstance(raw_former, list) else [raw_former]:
+        if problem := prefix_problem(item):
+            bad("former_prefixes", problem, "former_prefixes: [SHOP]")
+        else:
+            former.append(item.upper())
+    project = Project(
+        pid=_text(data.get("pid"), paths.repo.name),
+        name=_text(data.get("name"), paths.repo.name),
+        id_prefix=prefix,
+        releases=releases,
+        schema=schema,
+        settings=dict(settings),
+        former_prefixes=tuple(dict.fromkeys(former)),
+    )
+    return project, problems
+
+
+def _text(value: Any, default: Any) -> Any:
+    if value is None or value == "" or isinstance(value, (dict, list)):
+        return default
+    return str(value)[:MAX_TEXT_CHARS]
