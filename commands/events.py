@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from leafwise.commands.contract import clean
 from leafwise.store.journal import MAX_EVENT_BYTES
-from leafwise.store.loader import MAX_DEPTH, MAX_VALUES
+from leafwise.store.safe_yaml import MAX_DEPTH, MAX_VALUES
 
 # A change may hold any value a node file may hold (the loader's limits), within one journal line.
 MAX_TEXT = MAX_EVENT_BYTES  # characters in one field (every text in it counted); a bigger value is unknown

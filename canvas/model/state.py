@@ -17,7 +17,8 @@ from pathlib import Path
 from leafwise.commands.core.progress import Tally, leaf_progress
 from leafwise.store import Node, Plan, PlanPaths, load_plan
 from leafwise.store import claims as leases
-from leafwise.store.loader import Loaded, index, node_file_problem, read_node_file
+from leafwise.store.loader import index
+from leafwise.store.node_files import Loaded, node_file_problem, read_node_file
 from leafwise.store.timestamps import utc_now
 
 NO_RELEASE_GROUP = ""  # the group key of nodes without a release
