@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from leafwise.store.cache import Entry, StatKey
 from leafwise.store.ids import DEFAULT_PREFIX, is_release_id, prefix_problem
@@ -70,22 +70,7 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
     if not isinstance(data, dict):
         bad(None, "must be a mapping of keys to values", "write it as key: value lines")
         data = {}
-    releases: list[Release] = []
-    raw_releases = data.get("releases") or []
-    if not isinstance(raw_releases, list):
-        bad("releases", f"releases must be a list, not {type(raw_releases).__name__}",
-            "write releases: [{id: R1, title: MVP}]")
-        raw_releases = []
-    for entry in raw_releases:
-        rid = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(rid, (int, float)) and not isinstance(rid, bool):
-            rid = str(rid)
-        if is_release_id(rid):
-            title, target = entry.get("title"), entry.get("target")
-            releases.append(Release(rid, _text(title, rid), _text(target, None)))
-        else:
-            bad("releases", f"release entry {str(entry)[:80]!r} has no valid id (letters, digits, . _ -)",
-                "write it as {id: R1, title: ...}")
+    releases = _releases(data.get("releases"), bad)
     prefix = data.get("id_prefix") or DEFAULT_PREFIX
     if problem := prefix_problem(prefix):
         bad("id_prefix", problem, "id_prefix: SHOP")
@@ -105,13 +90,7 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
         if isinstance(data.get(key), (dict, list)):
             bad(key, f"{key} must be text", f"{key}: text")
             data = {**data, key: None}
-    former: list[str] = []
-    raw_former = data.get("former_prefixes") or []
-    for item in raw_former if isinstance(raw_former, list) else [raw_former]:
-        if problem := prefix_problem(item):
-            bad("former_prefixes", problem, "former_prefixes: [SHOP]")
-        else:
-            former.append(item.upper())
+    former = _former_prefixes(data.get("former_prefixes"), bad)
     project = Project(
         pid=_text(data.get("pid"), paths.repo.name),
         name=_text(data.get("name"), paths.repo.name),
@@ -122,6 +101,39 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
         former_prefixes=tuple(dict.fromkeys(former)),
     )
     return project, problems
+
+
+Bad = Callable[[str | None, str, str], None]  # (key, message, fix): one problem of project.yaml
+
+
+def _releases(raw: Any, bad: Bad) -> list[Release]:
+    """The releases in order; an entry without a valid id is a problem and is left out."""
+    if not isinstance(raw or [], list):
+        bad("releases", f"releases must be a list, not {type(raw).__name__}", "write releases: [{id: R1, title: MVP}]")
+        return []
+    releases: list[Release] = []
+    for entry in raw or []:
+        rid = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(rid, (int, float)) and not isinstance(rid, bool):
+            rid = str(rid)
+        if is_release_id(rid):
+            title, target = entry.get("title"), entry.get("target")
+            releases.append(Release(rid, _text(title, rid), _text(target, None)))
+        else:
+            bad("releases", f"release entry {str(entry)[:80]!r} has no valid id (letters, digits, . _ -)",
+                "write it as {id: R1, title: ...}")
+    return releases
+
+
+def _former_prefixes(raw: Any, bad: Bad) -> list[str]:
+    """The prefixes of ids given before `project set --prefix`, in capitals; a wrong one is a problem."""
+    former: list[str] = []
+    for item in (raw if isinstance(raw, list) else [raw]) if raw else []:
+        if problem := prefix_problem(item):
+            bad("former_prefixes", problem, "former_prefixes: [SHOP]")
+        else:
+            former.append(item.upper())
+    return former
 
 
 def _text(value: Any, default: Any) -> Any:
