@@ -8,10 +8,21 @@ drift apart.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+# The text rules live in `text.py`; these names stay importable from here.
+from leafwise.commands.text import (  # noqa: F401 - re-exported
+    HIDDEN,
+    clean,
+    cut,
+    inert,
+    json_text,
+    one_line,
+    quote,
+    shown,
+    visible,
+)
 
 SCHEMA = "leafwise.v1.result"
 
@@ -22,97 +33,13 @@ EXIT_CODES = {
 }
 
 Marker = Literal["next", "wait", "done", "fix"]
-# The one set of characters no text output sends raw to a terminal (tty or not), used by the
-# CLI and the canvas alike: C0 controls (with ESC, every CSI/OSC/DCS sequence starts here), DEL,
-# C1 controls (0x9b is a one-byte CSI), the soft hyphen, bidi marks, embeddings, overrides and
-# isolates (U+061C, U+200E/F, U+202A-202E, U+2066-2069), zero-width and invisible characters
-# (U+180E, U+200B-200D, U+2060-2065, U+206A-206F, U+FEFF, U+FFF9-FFFB), line and paragraph
-# separators, and the tag characters U+E0000-E007F (invisible ASCII: "ASCII smuggling").
-HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
-                    r"\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
 MARKER_WORDS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
-
-
-def visible(char: str) -> str:
-    """How one hidden character is shown: ␛ ␊ ␀ (Control Pictures), ␡, \\x9b (C1), <U+202E> (the rest)."""
-    code = ord(char)
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Control Pictures block: ESC -> ␛, LF -> ␊, CR -> ␍
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    if code <= 0x9F:
-        return f"\\x{code:02x}"
-    return f"<U+{code:04X}>"
-
-
-def _visible(match: re.Match[str]) -> str:
-    return visible(match.group())
-
-
-def shown(text: Any, keep: str = "") -> str:
-    """`text` with every hidden character (`HIDDEN`) but those in `keep` replaced by its visible form."""
-    out = str(text)
-    if keep:
-        return HIDDEN.sub(lambda m: m.group() if m.group() in keep else visible(m.group()), out)
-    return HIDDEN.sub(_visible, out)
-
-
-def inert(text: Any) -> str:
-    """Text safe to print to a terminal: every control, bidi and invisible character shown visibly.
-
-    Applied to every line of text output, tty or not (`--json` and MCP stay exact): no escape
-    sequence from a plan value reaches the terminal, and no newline in a value starts a line.
-    Tab is kept.
-    """
-    return shown(text, "\t")
 
 
 def _body_line(line: Any) -> str:
     """One body line made inert; one that would read as a marker line is set off with `» `."""
     out = inert(line)
     return "» " + out if out.lstrip().startswith(MARKER_WORDS) else out
-
-
-_BREAKS = re.compile(r"\r\n|[\r\n\t]")
-
-
-def clean(text: Any, limit: int = 200) -> str:
-    """Plan or user text on one line, for a hint, a one-line value or a stored one-line value.
-
-    The same rule as `inert` (every hidden character shown, never dropped), and line breaks and
-    tabs become spaces; cut at `limit` characters. Idempotent: `clean(clean(x)) == clean(x)`.
-    """
-    out = shown(_BREAKS.sub(" ", str(text))).strip()
-    return out if len(out) <= limit else out[: limit - 1] + "…"
-
-
-def json_text(value: Any) -> str:
-    """`value` as one line of JSON for a terminal: exact, and inert.
-
-    `json.dumps` escapes C0 controls itself; every other hidden character (C1, DEL, bidi, zero-width,
-    tag characters) is written as a `\\uXXXX` escape too, so `json.loads` gives the value exactly
-    while no raw 0x9b CSI or U+202E reaches the terminal. Only string contents can hold them.
-    """
-    def escape(match: re.Match[str]) -> str:
-        code = ord(match.group())
-        if code > 0xFFFF:
-            code -= 0x10000
-            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-        return f"\\u{code:04x}"
-
-    return HIDDEN.sub(escape, json.dumps(value, ensure_ascii=False, default=str))
-
-
-def quote(text: Any) -> str:
-    """Shell-quote a value for a command line shown to the agent."""
-    value = clean(text)
-    if value and re.fullmatch(r"[A-Za-z0-9_./:@=+-]+", value):
-        return value
-    if not any(c in value for c in '$`!\\"'):
-        return f'"{value}"'  # nothing a shell would expand inside double quotes: the familiar form
-    import shlex  # single quotes: nothing inside is special to a POSIX shell, and shlex.split agrees
-
-    return shlex.quote(value)
 
 
 class Placeholder(str):

@@ -1,0 +1,169 @@
+"""Text from a plan or a person, made safe to show and cut short: the one home of both rules.
+
+Hidden characters (`HIDDEN`) are never sent raw to a terminal (tty or not): `shown` writes each one
+visibly (␛, \\x9b, <U+202E>). `cut` shortens text after a whole word with one "…". `clean` (a value
+on one line: hints, stored reasons) and `one_line` (a row of text in the canvas) are built on both.
+The CLI (through `contract`, which re-exports these names), the handlers and the canvas use them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+# Which characters are hidden, from the Unicode database (`unicodedata`) rather than a hand list:
+# controls (C0, DEL, C1: Cc), format characters (Cf: the soft hyphen, bidi marks, embeddings,
+# overrides and isolates, zero-width characters, the tag characters of "ASCII smuggling"), lone
+# surrogates (Cs: an undecodable file name), line and paragraph separators (Zl, Zp), every code point
+# of a bidi control class, the variation selectors, and the rest of the default-ignorable code points.
+CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+# Other_Default_Ignorable_Code_Point, which unicodedata does not carry, by name: the Hangul fillers,
+# the combining grapheme joiner and the Khmer inherent vowels; and the unassigned code points Unicode
+# reserves as default-ignorable (where any new format character will go).
+IGNORABLE_NAMES = re.compile(r"HANGUL (\w+ )?FILLER|HALFWIDTH HANGUL FILLER|COMBINING GRAPHEME JOINER|"
+                             r"KHMER VOWEL INHERENT \w+")
+RESERVED_IGNORABLE = ((0x2065, 0x2065), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
+
+
+def is_hidden(char: str) -> bool:
+    """Whether one character is hidden by the rule above (the derivation of `HIDDEN`)."""
+    category = unicodedata.category(char)
+    if category in CATEGORIES or unicodedata.bidirectional(char) in BIDI_CONTROLS:
+        return True
+    if category == "Cn":
+        return any(low <= ord(char) <= high for low, high in RESERVED_IGNORABLE)
+    name = unicodedata.name(char, "")
+    return "VARIATION SELECTOR" in name or IGNORABLE_NAMES.fullmatch(name) is not None
+
+
+def derive() -> tuple[tuple[int, int], ...]:
+    """Every hidden code point, as (first, last) ranges: a scan of all of Unicode (~0.3 s)."""
+    ranges: list[list[int]] = []
+    for code in range(0x110000):
+        if is_hidden(chr(code)):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return tuple((low, high) for low, high in ranges)
+
+
+def _hidden_ranges() -> tuple[tuple[int, int], ...]:
+    """The derivation, from its generated copy (`hidden_chars.py`) when this Python's Unicode is the
+    one it was made with (tests/contract/test_text.py proves them equal), else derived here."""
+    from leafwise.commands import hidden_chars
+
+    if hidden_chars.UNICODE_VERSION == unicodedata.unidata_version:
+        return hidden_chars.RANGES
+    return derive()
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"\\U{low:08x}" + (f"-\\U{high:08x}" if high > low else "") for low, high in ranges) + "]"
+
+
+HIDDEN = re.compile(_char_class(_hidden_ranges()))
+
+
+def visible(char: str) -> str:
+    """How one hidden character is shown: ␛ ␊ ␀ (Control Pictures), ␡, \\x9b (C1), <U+202E> (the rest)."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ESC -> ␛, LF -> ␊, CR -> ␍
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    return f"<U+{code:04X}>"
+
+
+def _visible(match: re.Match[str]) -> str:
+    return visible(match.group())
+
+
+def shown(text: Any, keep: str = "") -> str:
+    """`text` with every hidden character (`HIDDEN`) but those in `keep` replaced by its visible form."""
+    out = str(text)
+    if keep:
+        return HIDDEN.sub(lambda m: m.group() if m.group() in keep else visible(m.group()), out)
+    return HIDDEN.sub(_visible, out)
+
+
+def inert(text: Any) -> str:
+    """Text safe to print to a terminal: every control, bidi and invisible character shown visibly.
+
+    Applied to every line of text output, tty or not (`--json` and MCP stay exact): no escape
+    sequence from a plan value reaches the terminal, and no newline in a value starts a line.
+    Tab is kept.
+    """
+    return shown(text, "\t")
+
+
+WORD_ROOM = 2 / 3  # a word boundary is used when the words before it fill this much of the room
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` if it fits in `limit` characters, else its head cut after a whole word (when one ends in
+    the last third of the room; a long path or id is cut where it must), ending with a single "…"."""
+    if len(text) <= limit:
+        return text
+    if limit < 2:
+        return "…"
+    head = text[: limit - 1]
+    if text[limit - 1] != " ":  # the cut falls inside a word
+        space = head.rfind(" ")
+        if space >= limit * WORD_ROOM:
+            head = head[:space]
+    return head.rstrip(" ,;:-—…") + "…"
+
+
+_BREAKS = re.compile(r"\r\n|[\r\n\t]")
+
+
+def clean(text: Any, limit: int | None = 200) -> str:
+    """Plan or user text on one line, for a hint, a one-line value or a stored one-line value.
+
+    The same rule as `inert` (every hidden character shown, never dropped), and line breaks and
+    tabs become spaces; cut at `limit` characters (`cut`), never when `limit` is None.
+    Idempotent: `clean(clean(x)) == clean(x)`.
+    """
+    out = shown(_BREAKS.sub(" ", str(text))).strip()
+    return out if limit is None else cut(out, limit)
+
+
+def one_line(text: Any, limit: int = 400) -> str:
+    """Text as one row for a person: inert (tabs and line breaks as spaces), every run of spaces as
+    one, cut at a word to `limit` characters."""
+    return cut(" ".join(shown(_BREAKS.sub(" ", str(text if text is not None else ""))).split()), limit)
+
+
+def json_text(value: Any) -> str:
+    """`value` as one line of JSON for a terminal: exact, and inert.
+
+    `json.dumps` escapes C0 controls itself; every other hidden character (C1, DEL, bidi, zero-width,
+    tag characters) is written as a `\\uXXXX` escape too, so `json.loads` gives the value exactly
+    while no raw 0x9b CSI or U+202E reaches the terminal. Only string contents can hold them.
+    """
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if code > 0xFFFF:
+            code -= 0x10000
+            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        return f"\\u{code:04x}"
+
+    return HIDDEN.sub(escape, json.dumps(value, ensure_ascii=False, default=str))
+
+
+def quote(text: Any) -> str:
+    """Shell-quote a value for a command line shown to the agent (made one line by `clean`)."""
+    value = clean(text)
+    if value and re.fullmatch(r"[A-Za-z0-9_./:@=+-]+", value):
+        return value
+    if not any(c in value for c in '$`!\\"'):
+        return f'"{value}"'  # nothing a shell would expand inside double quotes: the familiar form
+    import shlex  # single quotes: nothing inside is special to a POSIX shell, and shlex.split agrees
+
+    return shlex.quote(value)
