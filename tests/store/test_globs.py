@@ -36,9 +36,9 @@ def test_file_globs_match_the_whole_path(glob: str, path: str, expected: bool) -
 @pytest.mark.parametrize("glob", ["**" * 12 + "zz", "**/" * 12 + "zz", "*" * 24 + "zz", "**/*" * 8 + "zz"])
 def test_a_hostile_glob_against_a_long_path_is_quick(glob: str) -> None:
     path = "a/" * 5000
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: a busy machine's waits do not count
     assert not ignore_matches(glob, path) and not matches(glob, path)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 def test_no_store_or_commands_module_builds_a_regex_from_a_glob() -> None:
