@@ -45,7 +45,7 @@ def copies(words: set[str], folders: tuple[str, ...]) -> list[str]:
 
 
 def test_no_other_module_writes_out_a_status_set() -> None:
-    assert copies(STATUS_WORDS, ("store", "commands")) == []
+    assert copies(STATUS_WORDS, ("store", "commands", "canvas")) == []
 
 
 def test_no_other_module_writes_out_the_priorities() -> None:
