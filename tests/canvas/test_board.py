@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from leafwise.canvas.screens.board import BoardScreen
 from testkit.canvas import canvas as make
-from testkit.canvas import node_file, notices, open_view, ready, until
+from testkit.canvas import idle, node_file, notices, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +60,8 @@ async def test_a_cut_card_title_ends_with_an_ellipsis_at_80_by_24(demo_plan, tmp
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(app, pilot)
         listing = await board(app, pilot, "in-progress")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: listing.size.height > 0)  # laid out
+        await idle(pilot)
         lines = [listing.render_line(y).text.rstrip(" ▁▂▃▄▅▆▇█") for y in range(listing.size.height)]
         at = next(i for i, line in enumerate(lines) if line.strip().startswith("SHOP-41"))
         shown = [lines[at + 1].strip(), lines[at + 2].strip()]

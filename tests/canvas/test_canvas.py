@@ -15,7 +15,8 @@ from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, node_file, notices, open_blocked, open_view, ready, row_text, tree, until
+from testkit.canvas import (canvas, idle, node_file, notices, open_blocked, open_view, ready, row_text, tree,
+                            until)
 
 pytestmark = pytest.mark.anyio
 
@@ -154,7 +155,7 @@ async def test_answer_a_decision_by_option_number(demo_plan, tmp_path, monkeypat
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         assert "answer" not in node_file(demo_plan, "SHOP-40").read_text()
         await pilot.press("escape")  # back: nothing written
-        await pilot.pause(0.2)
+        await idle(pilot)
         assert "answer" not in node_file(demo_plan, "SHOP-40").read_text()
         await pilot.press("2")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
@@ -174,9 +175,9 @@ async def test_u_on_an_open_decision_is_refused_with_a_hint(demo_plan, tmp_path)
         await ready(app, pilot)
         await open_blocked(app, pilot, "SHOP-40")
         await pilot.press("u")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: any("waits for a decision" in n for n in notices(app)))
+        await idle(pilot)
         assert "status: blocked" in node_file(demo_plan, "SHOP-40").read_text()
-        assert any("waits for a decision" in n for n in notices(app))
 
 
 async def test_the_blocked_list_moves_with_j_k_home_end_without_wrapping(demo_plan, tmp_path):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
-from testkit import journal, run_cli
+from testkit import journal, run_cli, wait_until
 
 
 def test_the_demo_agent_follows_the_loop_through_the_cli(tmp_path):
@@ -30,10 +29,9 @@ def test_the_demo_agent_follows_the_loop_through_the_cli(tmp_path):
 def test_the_demo_agent_stops_when_told(tmp_path):
     root = prepare(tmp_path)
     proc = start_agent(root, speed=0.3, log_path=tmp_path / "agent.log", delay=0)
-    deadline = time.monotonic() + 60
-    while not any(e.get("actor") == "demo-agent" for e in journal(root)):
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.1)
+    wait_until(lambda: proc.poll() is not None or any(e.get("actor") == "demo-agent" for e in journal(root)),
+               60, what="the demo agent's first write")
+    assert proc.poll() is None, "the demo agent ended on its own"
     stop_agent(proc)
     assert proc.returncode == 0
     assert (tmp_path / "agent.log").read_text().rstrip().endswith("Stopped.")

@@ -4,14 +4,14 @@ footer that rebuilds only when its keys change: real app, real plan files."""
 from __future__ import annotations
 
 import pytest
-from leafwise.canvas.app import PREBUILT_VIEWS
+from leafwise.canvas.app import PREBUILD_DELAY, PREBUILT_VIEWS
 from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.board import CARDS_SHOWN, BoardScreen
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from leafwise.canvas.widgets.footer import KeysFooter
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, open_view, ready, until
+from testkit.canvas import canvas, idle, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +42,8 @@ async def test_no_background_build_when_turned_off(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
-        await pilot.pause(1.5)
+        await pilot.pause(PREBUILD_DELAY + 0.2)  # nothing to wait for: past the moment a build would begin
+        await idle(pilot)
         assert not app.prebuilt
         await open_view(app, pilot, "K", BoardScreen, "board-draft")
 
@@ -72,22 +73,23 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo_plan, tmp_pa
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
         await open_view(app, pilot, "b", BlockedScreen, "blocked-list", more_than=2)
-        await pilot.pause(0.3)
+        await idle(pilot)
         footer = app.screen.query_one(KeysFooter)
         assert any(getattr(k, "description", "") == "Unblock" for k in footer.children)
         listing = app.screen.query_one("#blocked-list")
         plain = next(o.id for o in listing.options if o.id and not app.state.nodes[o.id].data.get("decision"))
         listing.highlighted = listing.get_option_index(plain)
-        await pilot.pause(0.3)
+        await idle(pilot)
         same = list(footer.children)
         # Two rows whose keys are the same: the footer kept its widgets (no rebuild).
         others = [o.id for o in listing.options if o.id and o.id != plain
                   and not app.state.nodes[o.id].data.get("decision")]
         assert others, "the demo has more than one plainly blocked task"
         listing.highlighted = listing.get_option_index(others[0])
-        await pilot.pause(0.3)
+        await idle(pilot)  # a rebuild would be done by now (the decision row's below is, at once)
         assert list(footer.children) == same
         # A row with other keys (an open decision: no unblock) rebuilds it.
         decision = next(o.id for o in listing.options if o.id and app.state.nodes[o.id].open_decision)
         listing.highlighted = listing.get_option_index(decision)
-        await until(pilot, lambda: list(footer.children) != same)
+        await idle(pilot)
+        assert list(footer.children) != same

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 from leafwise.canvas.screens.agents import AgentsScreen
+from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.progress import ProgressScreen
 from testkit import journal, node, write_plan
-from testkit.canvas import canvas, node_file, notices, open_view, ready, until
+from testkit.canvas import canvas, idle, node_file, notices, open_view, ready, until
+from textual.command import CommandList
 
 pytestmark = pytest.mark.anyio
 
@@ -120,25 +122,29 @@ async def test_hostile_text_never_becomes_markup_or_escape_sequences(tmp_path):
         app.screen.reveal("T-2")
         for keys in (["B"], ["e"], ["a"], ["x"], ["R"], ["D"], ["m"], ["plus"], ["P"]):
             await pilot.press(*keys)
-            await pilot.pause(0.1)
+            await idle(pilot)  # the dialog is drawn
             await pilot.press("escape")
-            await pilot.pause(0.05)
+            await idle(pilot)
         app.notify(HOSTILE, title=HOSTILE)
-        for view in ("b", "K", "A", "p"):
+        views = (("b", BlockedScreen), ("K", BoardScreen), ("A", AgentsScreen), ("p", ProgressScreen))
+        for view, screen_type in views:
             await pilot.press(view)
-            await pilot.pause(0.5)
+            await until(pilot, lambda: isinstance(app.screen, screen_type))
+            await idle(pilot)  # the view is filled and drawn
             if view == "b":
                 await pilot.press("2")  # the confirmation dialog quotes the option
-                await pilot.pause(0.2)
+                await idle(pilot)
                 await pilot.press("escape")
             await pilot.press("escape")
         app.screen.reveal("T-2")
         await pilot.press("i")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: isinstance(app.screen, DependenciesScreen))
+        await idle(pilot)
         await pilot.press("ctrl+p", *"T-2")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: app.screen.query(CommandList) and app.screen.query_one(CommandList).option_count)
+        await idle(pilot)
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await idle(pilot)
         svg = app.export_screenshot()
         assert app.is_running  # nothing crashed (a MarkupError would have ended the app)
     assert "\x1b" not in svg and "\u202e" not in svg, svg[max(0, svg.find("\x1b") - 300):svg.find("\x1b") + 50]

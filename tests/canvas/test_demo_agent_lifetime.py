@@ -13,10 +13,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from testkit import wait_until
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -47,16 +47,6 @@ def agents_under(folder: Path) -> list[int]:
     return found
 
 
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out: {what}")
-
-
 def test_the_agent_stops_when_the_process_that_started_it_is_killed(demo_plan, tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
@@ -68,10 +58,10 @@ def test_the_agent_stops_when_the_process_that_started_it_is_killed(demo_plan, t
     """)], stdout=subprocess.PIPE, text=True)
     try:
         agent = int(parent.stdout.readline())
-        wait_for(lambda: (tmp_path / "agent.log").read_text().count("$ leafwise") >= 2, 30, "the agent works")
+        wait_until(lambda: (tmp_path / "agent.log").read_text().count("$ leafwise") >= 2, 30, what="the agent works")
         parent.kill()  # SIGKILL: no handler, no finally
         parent.wait()
-        wait_for(lambda: not alive(agent), 8, "the agent stops")
+        wait_until(lambda: not alive(agent), 8, what="the agent stops")
         assert "has ended (its pipe closed): stopping" in (tmp_path / "agent.log").read_text()
     finally:
         parent.kill()
@@ -98,11 +88,11 @@ def test_closing_the_terminal_of_leafwise_demo_stops_its_agent(tmp_path):
                     break
             return agents_under(tmp_path)
 
-        agents = wait_for(drained, 60, "the demo starts its agent")
+        agents = wait_until(drained, 60, what="the demo starts its agent")
         os.close(master)  # the terminal goes away: the kernel hangs up the canvas
         master = -1
-        wait_for(lambda: not any(alive(a) for a in agents), 10, "the agent stops")
-        wait_for(lambda: os.waitpid(pid, os.WNOHANG)[0] == pid, 10, "the canvas ends")
+        wait_until(lambda: not any(alive(a) for a in agents), 10, what="the agent stops")
+        wait_until(lambda: os.waitpid(pid, os.WNOHANG)[0] == pid, 10, what="the canvas ends")
     finally:
         if master >= 0:
             os.close(master)

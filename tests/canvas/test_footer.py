@@ -6,7 +6,7 @@ import html
 import re
 
 import pytest
-from testkit.canvas import canvas, ready
+from testkit.canvas import canvas, ready, settled
 
 pytestmark = pytest.mark.anyio
 
@@ -30,7 +30,7 @@ async def check_views(app, pilot, size: tuple[int, int]) -> dict[str, str]:
     for key in ("", "r", "K", "b", "p", "v", "A", "escape"):
         if key:
             await pilot.press(key)
-        await pilot.pause(0.5)
+        await settled(pilot, step=0.1)  # the view is drawn and its footer fitted to the width
         line = footer_line(app)
         shown[key or "plan"] = line
         # "? Help" and "q Quit" whole, right before the palette key; nothing cut off.
@@ -47,9 +47,8 @@ async def test_the_footer_keeps_help_and_quit_and_drops_keys_that_do_not_fit(dem
         assert narrow["plan"].startswith(" / Filter  n Next task")  # the view's own keys first
         assert narrow["r"].startswith(" ⏎ Open  esc Back to plan  a Accept")
         await pilot.resize_terminal(140, 40)
-        await pilot.pause(0.5)
         wide = await check_views(app, pilot, (140, 40))
         assert "R Run again  b Blocked" in wide["r"] and "v Problems  K Board" in wide["plan"]
         await pilot.resize_terminal(80, 24)
-        await pilot.pause(0.5)
+        await settled(pilot, step=0.1)
         assert footer_line(app).startswith(" / Filter") and "? Help  q Quit" in footer_line(app)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from leafwise.canvas.screens.help import HelpScreen
 from testkit import node, write_plan
-from testkit.canvas import canvas, open_blocked, open_reconcile, ready, reconcile_list, until
+from testkit.canvas import canvas, idle, open_blocked, open_reconcile, ready, reconcile_list, until
 from textual.geometry import Region
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +44,8 @@ async def test_the_reconcile_detail_hangs_its_rows_and_keeps_paths_whole(demo_pl
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await open_reconcile(app, pilot)
-        await pilot.pause(0.2)
+        await until(pilot, lambda: reconcile_list(app).highlighted_option is not None)
+        await idle(pilot)
         option = reconcile_list(app).highlighted_option
         item = next(s for s in app.screen.suggestions if s["id"] == option.id)
         side = app.screen.query_one("#reconcile-detail")
@@ -67,8 +68,8 @@ async def test_help_wraps_a_long_tooltip_under_its_description(tmp_path):
     async with app.run_test(size=(64, 40)) as pilot:
         await ready(app, pilot)
         await pilot.press("question_mark")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.query(".help-section"))
+        await idle(pilot)
         lines = [line for section in app.screen.query(".help-section") for line in shown(section)]
         at = next(i for i, line in enumerate(lines) if "Next task —" in line)
         start = lines[at].index("Next task")

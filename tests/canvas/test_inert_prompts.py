@@ -12,7 +12,7 @@ import pytest
 from leafwise.store import load_plan
 from leafwise.store.paths import find_root
 from testkit import journal, node, write_plan
-from testkit.canvas import canvas, ready, until
+from testkit.canvas import canvas, idle, ready, until
 from textual.widgets import Input
 
 pytestmark = pytest.mark.anyio
@@ -60,8 +60,7 @@ async def test_a_prefilled_box_shows_plan_text_inert_and_an_unchanged_confirm_wr
         assert "␛[2J" in drawn
         await pilot.press("enter")  # confirmed as shown
         await until(pilot, lambda: not app.screen.query("#prompt-input"))
-        await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await idle(pilot)  # a write the confirm started would be done by now
         assert file.read_text() == before
         assert journal(root) == []
 

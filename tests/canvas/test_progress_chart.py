@@ -8,7 +8,7 @@ import re
 import pytest
 from leafwise.canvas.screens.progress import ProgressScreen
 from testkit import node, run_cli, write_plan
-from testkit.canvas import canvas, ready, until
+from testkit.canvas import canvas, idle, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -23,8 +23,8 @@ async def test_a_release_done_in_one_day_has_a_burn_up(tmp_path):
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(app, pilot)
         await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, ProgressScreen))
-        await pilot.pause(0.5)
+        await until(pilot, lambda: isinstance(app.screen, ProgressScreen) and app.screen.forecasts)
+        await idle(pilot)  # the chart is drawn from the forecasts
         svg = app.export_screenshot()
         screen = html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
         assert "Burn-up: done leaves by day" in screen

@@ -16,7 +16,7 @@ from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
 from testkit import node, run_cli, write_plan
-from testkit.canvas import READ_CODE_TIMEOUT, canvas, node_file, open_reconcile, reconcile_list, until
+from testkit.canvas import READ_CODE_TIMEOUT, canvas, idle, node_file, open_reconcile, reconcile_list, until
 from testkit.repos import commit_all, write_files
 
 pytestmark = pytest.mark.anyio
@@ -147,7 +147,7 @@ async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
         await until(pilot, lambda: isinstance(app.screen, TextPrompt))
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ReconcileScreen))
-        await pilot.pause(0.3)
+        await idle(pilot)  # a write the dialog started would be done by now
         assert "status: draft" in node_file(demo_plan, nid).read_text()
 
 
@@ -167,7 +167,7 @@ async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_ev
         assert last_events(demo_plan, nid)[-1]["actor"] == PERSON
         assert "status: draft" in node_file(demo_plan, nid).read_text()
         await pilot.press("R")  # run again: still hidden, and said so
-        await pilot.pause(0.1)
+        await idle(pilot)  # the run's worker is done
         await until(pilot, lambda: not reconcile_list(app).loading and reconcile_list(app).option_count == count - 1,
                     timeout=READ_CODE_TIMEOUT)
         assert nid not in {o.id for o in reconcile_list(app).options}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from testkit import node, node_data, write_plan
-from testkit.canvas import answer_prompt, canvas, ready, until
+from testkit.canvas import answer_prompt, canvas, idle, ready, until
 from textual.widgets._toast import Toast
 
 pytestmark = pytest.mark.anyio
@@ -17,8 +17,8 @@ async def test_a_wrapped_toast_leaves_nothing_of_the_feed_showing_at_its_right(d
         await ready(app, pilot)
         app.notify("Delete my account (GDPR) → done, Customer profile → done, Accounts and sign-in → done",
                    title="Cascade")
-        await until(pilot, lambda: app.screen.query(Toast))
-        await pilot.pause(0.2)
+        await until(pilot, lambda: app.screen.query(Toast) and app.screen.query_one(Toast).region.height > 0)
+        await idle(pilot)
         toast = app.screen.query_one(Toast)
         assert toast.region.height >= 4  # the title and two wrapped lines, at least
         assert toast.region.right == app.size.width, toast.region

@@ -10,8 +10,8 @@ from leafwise.canvas.screens.blocked import BlockedScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.widgets.next_task import NextTaskBar
-from testkit.canvas import canvas, ready, tree, until
-from textual.command import CommandPalette
+from testkit.canvas import canvas, idle, ready, tree, until
+from textual.command import CommandList, CommandPalette
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +54,7 @@ async def test_a_view_answers_check_action_before_its_widgets_are_mounted(demo_p
         app.pop_screen()
         early += await bindings_while_composing(app, lambda: app.push_screen(PlanScreen()))
         assert early  # the window the crash came from was there
-        await pilot.pause(0.3)
+        await idle(pilot)
         assert app.is_running
 
 
@@ -126,7 +126,7 @@ async def test_every_way_back_from_the_dependencies_view_reaches_the_plan(demo_p
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"view: Plan")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: app.screen.query_one(CommandList).highlighted_option is not None)  # a hit
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, PlanScreen))
 

@@ -133,7 +133,8 @@ def test_json_is_exact_and_never_carries_a_raw_c1_bidi_or_tag_character(plan):
 @pytest.mark.anyio
 async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
     from leafwise.canvas.widgets.plan_tree import PlanTree
-    from testkit.canvas import canvas, ready, row_text, tree, until
+    from leafwise.canvas.widgets.node_detail import EXTRAS_DELAY
+    from testkit.canvas import canvas, ready, row_text, settled, tree, until
 
     root, env = plan
     os.environ["LEAFWISE_CONFIG_DIR"] = env["LEAFWISE_CONFIG_DIR"]
@@ -145,7 +146,7 @@ async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
             plan_tree = tree(app)
             for key in plan_tree.visible_keys():
                 plan_tree.move_cursor_to(key)
-                await pilot.pause(0.4)
+                await settled(pilot, step=EXTRAS_DELAY + 0.05)  # the detail pane with the node's history and docs
                 assert app.is_running, key
                 # the canvas builds its views in the background after opening: read the main screen
                 await until(pilot, lambda: bool(app.screen.query(PlanTree)))

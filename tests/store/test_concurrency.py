@@ -25,7 +25,7 @@ TESTS = Path(__file__).resolve().parents[1]  # tests/, where testkit lives
 if str(TESTS) not in sys.path:  # run as a worker script
     sys.path.insert(0, str(TESTS))
 
-from testkit import run_cli, write_plan  # noqa: E402
+from testkit import run_cli, wait_until, write_plan  # noqa: E402
 
 CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
 
@@ -268,14 +268,29 @@ def _wchan_shows_sleep() -> bool:
     """Whether this kernel names the sleep in /proc (some hide wchan behind "0")."""
     import threading
 
-    sleeper = threading.Thread(target=time.sleep, args=(0.3,))
+    def shows() -> bool:
+        try:
+            return Path(f"/proc/self/task/{sleeper.native_id}/wchan").read_text().strip() in SLEEPING
+        except OSError:
+            return False
+
+    stop = threading.Event()
+
+    def nap() -> None:
+        while not stop.is_set():
+            time.sleep(0.05)
+
+    sleeper = threading.Thread(target=nap)
     sleeper.start()
-    time.sleep(0.1)
     try:
-        return Path(f"/proc/self/task/{sleeper.native_id}/wchan").read_text().strip() in SLEEPING
-    except OSError:
-        return False
+        deadline = time.monotonic() + 1.0
+        while not shows():  # until the thread is asleep, or a second of not seeing it
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
     finally:
+        stop.set()
         sleeper.join()
 
 
@@ -358,7 +373,11 @@ def test_a_parent_is_never_handed_out_while_its_cascade_is_half_done(tmp_path: P
     with locked(PlanPaths(tmp_path), "pick"):
         late = subprocess.Popen([*CLI, "start", "T-1", "--agent", "b", "--json"], cwd=tmp_path,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        # `start` reaches the pick lock and sleeps between tries of it (the kernel says so, where it can)
+        if _wchan_shows_sleep():
+            wait_until(lambda: late.poll() is not None or _sleeping(late.pid), 30, what="start waiting on the lock")
+        else:
+            time.sleep(1.0)
         assert late.poll() is None, "start ran while a cascade held the pick lock"
         epic.write_text(epic.read_text().replace("status: in-progress", "status: done"))
     stdout, _ = late.communicate(timeout=60)

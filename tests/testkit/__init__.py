@@ -2,17 +2,40 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_PLAN = REPO / "canvas" / "demo" / "shop"
+
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T], timeout: float = 30.0, *, what: str | None = None,
+               interval: float = 0.02) -> T:
+    """Poll `predicate()` every `interval` seconds until it returns a true value, and return that value.
+
+    Fails after `timeout` seconds naming `what` (or the predicate) and its last answer. Wait for the
+    thing itself, never for a fixed time: a loaded 2-core machine makes any fixed time too short.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            name = what or getattr(predicate, "__name__", repr(predicate))
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {name} (last: {value!r})")
+        time.sleep(interval)
 
 
 @dataclass
@@ -39,6 +62,39 @@ def run_cli(*args: str, cwd: Path | str, stdin: str | None = None, env: dict[str
     proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_cli_in_process(*args: str, cwd: Path | str, env: dict[str, str] | None = None) -> CliResult:
+    """The CLI's own `main()` in this process, as `run_cli` runs it in a child: the same words, folder and
+    environment, its output through UTF-8 streams like a pipe's.
+
+    No interpreter start-up (about 0.4 s a call on this machine): for a test that asks the CLI about
+    every node of a plan. Keep some `run_cli` calls beside it: start-up, imports and exit codes as a
+    real process sees them are only tested there.
+    """
+    from leafwise.commands.surfaces.cli import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = (io.TextIOWrapper(out, encoding="utf-8", errors="strict", write_through=True),
+               io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True))
+    saved_env, saved_cwd, saved_streams = dict(os.environ), os.getcwd(), (sys.stdout, sys.stderr)
+    full_env = {**os.environ, "LEAFWISE_AGENT": "", **(env or {})}
+    full_env.pop("LEAFWISE_ROOT", None)
+    os.environ.clear()
+    os.environ.update(full_env)
+    os.chdir(cwd)
+    sys.stdout, sys.stderr = streams
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    finally:
+        sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return CliResult(code, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace"))
 
 
 def write_plan(root: Path, nodes: dict[str, str] | list[dict[str, Any]], *, releases=("R1", "R2", "R3"),

@@ -18,18 +18,56 @@ FIXED_NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def canvas(root: Path, tmp_path: Path, *, watch: bool = False, **options) -> CanvasApp:
-    return make_canvas(root, watch=watch, settings_path=tmp_path / "settings.json", clock=lambda: FIXED_NOW,
-                       **options)
+    app = make_canvas(root, watch=watch, settings_path=tmp_path / "settings.json", clock=lambda: FIXED_NOW,
+                      **options)
+    count_reloads(app)
+    return app
 
 
-async def until(pilot, predicate: Callable[[], object], timeout: float = 15.0, step: float = 0.03) -> None:
-    """Pause the app until `predicate()` holds (or fail after `timeout`)."""
+def count_reloads(app: CanvasApp) -> None:
+    """Count the app's full re-reads in `app.reloads` (ctrl+r, and the watcher's catch-up once it starts):
+    `live()` waits for that catch-up instead of sleeping past it."""
+    app.reloads = 0
+    reload = app.action_reload
+
+    def counted() -> None:
+        app.reloads += 1
+        reload()
+
+    app.action_reload = counted
+
+
+async def live(app: CanvasApp, pilot) -> None:
+    """The plan is shown, the watcher runs, and its catch-up re-read (of what was written before the
+    watcher started) is done: from now on a write shows through the watcher alone."""
+    await ready(app, pilot)
+    await until(pilot, lambda: app.live and app.reloads, what="the watcher and its catch-up re-read")
+    await idle(pilot)
+
+
+async def until(pilot, predicate: Callable[[], object], timeout: float = 15.0, step: float = 0.03, *,
+                what: str | None = None) -> None:
+    """Pause the app until `predicate()` holds (or fail after `timeout`, naming `what`)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for "
+                                 f"{what or getattr(predicate, '__name__', predicate)}")
         await pilot.pause(step)
+
+
+async def idle(pilot) -> None:
+    """Every message handled and every worker (a command's write, a view's read) finished.
+
+    What a test waits for before it checks that something did *not* happen: had the key or the dialog
+    started a write, it would be done by now.
+    """
+    await pilot.pause()
+    finite = [w for w in pilot.app.workers if w.group != "watch"]  # the watcher runs until the app ends
+    if finite:  # (an empty list would mean all of them)
+        await pilot.app.workers.wait_for_complete(finite)
+    await pilot.pause()
 
 
 async def ready(app: CanvasApp, pilot) -> None:
@@ -57,12 +95,12 @@ def node_file(root: Path, node_id: str) -> Path:
     return root / ".leafwise" / "nodes" / f"{node_id}.yaml"
 
 
-async def settled(pilot, timeout: float = 30.0) -> None:
-    """The plan is loaded, text cursors stop blinking, workers are done and two screenshots 0.3 s apart agree.
+async def settled(pilot, timeout: float = 30.0, step: float = 0.3) -> None:
+    """The plan is loaded, text cursors stop blinking, workers are done and two screenshots `step` s apart agree.
 
-    A fixed 0.3 s pause once passed only because it is shorter than the cursor's 0.5 s blink: on a
-    loaded CI machine the filter snapshot caught the cursor off. What a snapshot needs is a screen
-    that stands still.
+    What a snapshot needs is a screen that stands still; a fixed pause is a guess a loaded machine
+    loses. The default `step` is as long as the views' redraw delay (REFRESH_DELAY), so a redraw still
+    to come shows as a difference; a test that only reads what a key changed at once may pass less.
     """
     app = pilot.app
     while app.state is None:
@@ -73,8 +111,8 @@ async def settled(pilot, timeout: float = 30.0) -> None:
     while True:
         for field in app.screen.query(Input):
             field.cursor_blink = False  # the cursor shows, steadily
-        await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await pilot.pause(step)
+        await idle(pilot)
         now = app.export_screenshot()
         if now == before:
             return
