@@ -359,8 +359,29 @@ def test_launch_without_a_plan_says_how_to_fix_it(tmp_path, args):
     assert "Error: no .leafwise/ found" in res.stderr and "Fix: leafwise init" in res.stderr
 
 
+def contrast(one: str, other: str) -> float:
+    """WCAG contrast ratio of two "#rrggbb" colours (1 to 21)."""
+    def luminance(colour: str) -> float:
+        channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 @pytest.mark.parametrize("theme", ["leafwise-dark", "leafwise-light", "leafwise-contrast"])
-def test_every_theme_sets_the_status_colours(theme):
+def test_every_theme_tells_the_statuses_apart_and_keeps_them_readable(theme):
+    """Each status has a colour of its own, readable on the theme's background (3:1, the contrast theme 4.5:1);
+    cancelled may be dimmer, since it is meant to recede (but never below 2:1)."""
+    from leafwise.store.model import STATUSES
     from leafwise.themes import THEMES, VARIABLE_DEFAULTS
 
-    assert set(VARIABLE_DEFAULTS) <= set(THEMES[theme].variables)
+    variables = THEMES[theme].variables
+    assert set(VARIABLE_DEFAULTS) <= set(variables)
+    colours = {status: variables[f"status-{status}".replace("in-progress", "active")] for status in STATUSES}
+    assert len(set(colours.values())) == len(STATUSES), colours
+    need = 4.5 if theme == "leafwise-contrast" else 3.0
+    for status, colour in colours.items():
+        ratio = contrast(colour, THEMES[theme].background)
+        assert ratio >= (2.0 if status == "cancelled" and theme != "leafwise-contrast" else need), (status, ratio)

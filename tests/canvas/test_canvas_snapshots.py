@@ -48,8 +48,7 @@ def test_blocked_view(snap_compare, demo_plan, tmp_path):
     assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("b"))
 
 
-def test_progress_view(snap_compare, demo_plan, tmp_path):
-    assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE, run_before=after_keys("p"))
+# The progress view's snapshot is test_canvas_view_snapshots.py's test_view[progress-leafwise-dark].
 
 
 def test_filter(snap_compare, demo_plan, tmp_path):

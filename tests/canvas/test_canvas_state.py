@@ -24,12 +24,18 @@ def rewrite(root: Path, node_id: str, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def test_leaf_counts_match_leaf_progress_for_every_node(demo_plan):
-    plan = load_plan(PlanPaths(demo_plan))
-    counts = leaf_counts(plan)
-    assert counts.keys() == plan.nodes.keys()
-    for node_id, found in counts.items():
-        assert found == leaf_progress(plan, plan.nodes[node_id]), node_id
+def test_leaf_counts_count_done_leaves_under_each_node_and_leave_cancelled_ones_out(tmp_path):
+    write_plan(tmp_path, [
+        node("T-1", "Epic", release="R1"), node("T-2", "Done leaf", "done", parent="T-1"),
+        node("T-3", "Cancelled leaf", "cancelled", parent="T-1"), node("T-4", "Inner epic", parent="T-1"),
+        node("T-5", "Draft leaf", parent="T-4"), node("T-6", "Done leaf", "done", parent="T-4"),
+        node("T-7", "Epic of cancelled only", release="R2"), node("T-8", "Gone", "cancelled", parent="T-7"),
+        node("T-9", "Lone done leaf", "done"),
+    ])
+    plan = load_plan(PlanPaths(tmp_path))
+    assert leaf_counts(plan) == {"T-1": (2, 3), "T-2": (1, 1), "T-3": (0, 0), "T-4": (1, 2), "T-5": (0, 1),
+                                 "T-6": (1, 1), "T-7": (0, 0), "T-8": (0, 0), "T-9": (1, 1)}
+    assert leaf_progress(plan, plan.nodes["T-1"]) == (2, 3)
 
 
 def test_release_groups_follow_progress_compute_and_end_with_no_release(tmp_path):
