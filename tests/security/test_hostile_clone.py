@@ -1,0 +1,172 @@
+"""A cloned repository is hostile: each way in that a fresh attacker found, as a test of the gateway that
+closes its whole class (docs/security.md). Every plan here is committed and then cloned with plain git,
+so the test sees exactly what a person who clones the repository gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testkit import node, run_cli, write_plan
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+def mkplan(root: Path) -> None:
+    write_plan(root, [node("P1-1", "Checkout", release="R1"),
+                      node("P1-2", "Cart page", parent="P1-1"), node("P1-3", "Pay button", parent="P1-1")],
+               prefix="P1")
+    git(root, "init", "-q", "-b", "main")
+
+
+def commit_and_clone(origin: Path, clone: Path) -> Path:
+    git(origin, "add", "-A", "-f")
+    git(origin, "commit", "-q", "-m", "plan")
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True, capture_output=True)
+    return clone
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"LEAFWISE_CONFIG_DIR": str(tmp_path / "config"), "LEAFWISE_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def hints(result) -> list[str]:
+    text = result.stdout + result.stderr
+    return [line for line in text.splitlines() if line.split(":", 1)[0] in ("Next", "Or", "Fix", "Wait")]
+
+
+def test_bare_repository_files_in_the_plan_never_run_their_fsmonitor(tmp_path, env):
+    origin, mark = tmp_path / "origin", tmp_path / "PWNED"
+    mkplan(origin)
+    nodes = origin / ".leafwise" / "nodes"
+    (nodes / "HEAD").write_text("ref: refs/heads/main\n")
+    (nodes / "objects" / "info").mkdir(parents=True)
+    (nodes / "objects" / "info" / ".keep").write_text("")
+    (nodes / "refs" / "heads").mkdir(parents=True)
+    (nodes / "refs" / "heads" / ".keep").write_text("")
+    (nodes / "config").write_text(f'[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch {mark}; false"\n')
+    (nodes / "P1-3.yaml").write_text("<<<<<<< HEAD\nid: P1-3\ntitle: a\nstatus: draft\n=======\n"
+                                     "id: P1-3\ntitle: b\nstatus: draft\n>>>>>>> other\n")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["validate"], ["doctor"], ["diagnose"], ["repair", "--dry-run"], ["show", "P1-3"]):
+        run_cli(*args, cwd=clone, env=env)
+        assert not mark.exists(), f"leafwise {' '.join(args)} ran the planted fsmonitor"
+
+
+@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
+def test_no_hint_on_any_surface_approves_a_planted_command(tmp_path, env):
+    origin, mark = tmp_path / "origin", tmp_path / "PWNED"
+    mkplan(origin)
+    write_plan(origin, [node("P1-4", "Export", parent="P1-1", done_when=[{"command": f"touch {mark}"}])],
+               prefix="P1")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["validate"], ["validate", "--json"], ["trust"], ["reconcile"], ["next"], ["diagnose"]):
+        res = run_cli(*args, cwd=clone, env=env)
+        assert "trust --allow" not in res.stdout + res.stderr, f"{args} hands out an approval"
+        assert "trust --all" not in res.stdout + res.stderr, f"{args} hands out an approval"
+    assert not mark.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
+def test_a_hint_never_carries_a_file_name_a_shell_would_run(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    evil = "$(touch${IFS}PWNED)"
+    (origin / ".leafwise" / "nodes" / f"{evil}.yaml").write_text("id: [unclosed\n")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["validate"], ["diagnose"], ["next"]):
+        res = run_cli(*args, cwd=clone, env=env)
+        for line in hints(res):
+            command = line.split(":", 1)[1].strip()
+            if not command.startswith("leafwise"):
+                continue
+            subprocess.run(["bash", "-c", f"true {command.removeprefix('leafwise')}"], cwd=tmp_path, timeout=10)
+            assert not (tmp_path / "PWNED").exists(), f"pasting {line!r} runs the file name"
+
+
+def test_a_planted_cache_is_a_miss_never_memory_or_an_error(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    cache = origin / ".leafwise" / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in ("nodes.marshal", "nodes.cache", "index.marshal"):
+        (cache / name).write_bytes(b"(" + (2**31 - 1).to_bytes(4, "little"))
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    res = run_cli("next", "--json", cwd=clone, env=env)
+    assert res.code == 0, res.stderr
+    assert res.json["result"]["task"]["id"] in ("P1-2", "P1-3")
+
+
+@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_node_file_linked_to_a_device_is_never_read(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    os.symlink("/dev/zero", origin / ".leafwise" / "nodes" / "P1-9.yaml")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["next"], ["start", "--next", "--agent", "a1"], ["validate"]):
+        res = run_cli(*args, cwd=clone, env=env, timeout=20)
+        assert "internal_error" not in res.stdout + res.stderr, args
+
+
+def test_one_planted_value_is_its_file_problem_never_a_crash(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    lw = origin / ".leafwise"
+    deep = "[" * 3000 + "]" * 3000
+    with (lw / "journal.jsonl").open("a") as fh:
+        fh.write(json.dumps({"at": "2026-12-01T00:00:00Z", "command": "edit", "node": "P1-2"})[:-1]
+                 + f', "changes": {deep}}}\n')
+    (lw / "cycles").mkdir(exist_ok=True)
+    (lw / "cycles" / "loop.yaml").write_text("name: loop\nmax_iterations: .inf\nfor_each: P1-1\n")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["show", "P1-2"], ["validate"], ["complete", "P1-2", "--summary", "done"]):
+        res = run_cli(*args, cwd=clone, env=env)
+        assert "internal_error" not in res.stdout + res.stderr and "Traceback" not in res.stderr, (args, res.stderr)
+
+
+def test_a_deeply_nested_package_json_does_not_crash_reconcile(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    (origin / "package.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    res = run_cli("reconcile", "--json", cwd=clone, env=env, timeout=60)
+    assert "internal_error" not in res.stdout + res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
+def test_backtracking_text_in_scanned_code_keeps_reconcile_fast(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    (origin / "login.test.js").write_text('test("' + "\\" * 120 + "\n")
+    write_plan(origin, [node("P1-5", "Login", parent="P1-1", done_when=[{"file": "**" * 12 + "zz"}])],
+               prefix="P1")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    res = run_cli("reconcile", "--json", cwd=clone, env=env, timeout=30)
+    assert res.code == 0, res.stderr
+
+
+def test_hidden_characters_are_those_unicode_calls_invisible(tmp_path, env):
+    origin = tmp_path / "origin"
+    mkplan(origin)
+    hidden = ["\ufe0f", "\U000e0100", "\u3164", "\u115f", "\u180e", "\u2064", "\u061c", "\U000e0041"]
+    write_plan(origin, [node("P1-6", "Pay" + "".join(hidden) + "now", parent="P1-1")], prefix="P1")
+    clone = commit_and_clone(origin, tmp_path / "clone")
+    for args in (["show", "P1-6"], ["show", "P1-6", "--json"], ["list"]):
+        res = run_cli(*args, cwd=clone, env=env)
+        out = res.stdout if args[-1] != "--json" else json.dumps(res.json, ensure_ascii=False)
+        assert not any(ch in out for ch in hidden), (args, [hex(ord(c)) for c in hidden if c in out])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
