@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands import registry
-from leafwise.commands.contract import action_lines, quote
+from leafwise.commands.contract import action_lines
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.commands.runner import Outcome, execute
+from leafwise.commands.text import quote
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,9 @@ from bisect import bisect_left
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-from leafwise.commands.contract import HIDDEN, shown, visible
-from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.views import MARKS
 from leafwise.commands.events import Piece, status_word
+from leafwise.commands.text import HIDDEN, one_line, shown, visible
 from leafwise.store import Node
 from leafwise.store.timestamps import parse
 from textual.content import Content, Span
@@ -191,11 +190,6 @@ def blocked_for(node: Node) -> str:
     if how_long == "now":
         return "just now"
     return f"for {'' if exact else '≥ '}{how_long}"
-
-
-def one_line(text: Any, limit: int = 400) -> str:
-    """Plan text on one line, made inert (`safe`) and cut to `limit` characters (at a word, `cut`)."""
-    return cut(" ".join(safe(text or "", newlines=False).split()), limit)
 
 
 def bar_cells(done: int, total: int, width: int = BAR_WIDTH) -> tuple[int, int]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterator, cast
 
-from leafwise.canvas.look import one_line, safe
+from leafwise.canvas.look import safe
 from leafwise.canvas.screens.editing import Editing
 from leafwise.canvas.screens.triage import Triage
+from leafwise.commands.text import one_line
 from leafwise.themes import THEME_LABELS
 from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from leafwise.commands.contract import clean
+from leafwise.commands.text import clean, one_line
 from leafwise.store.journal import MAX_EVENT_BYTES
 from leafwise.store.safe_yaml import MAX_DEPTH, MAX_VALUES
 
@@ -385,4 +385,4 @@ def phrase(event: Event, about: str | None = None) -> tuple[Piece, ...]:
 
 def words(event: Event, about: str | None = None) -> str:
     """`phrase(event, about)` as one line of text, its plan text made inert and cut."""
-    return "".join(clean(p.text, p.limit) if p.limit is not None else p.text for p in phrase(event, about))
+    return "".join(one_line(p.text, p.limit) if p.limit is not None else p.text for p in phrase(event, about))

@@ -31,12 +31,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from leafwise.canvas.model.cut import cut
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.lifecycle import RESTORED, edit_command, transition
 from leafwise.commands.events import changes, moves, status_word
 from leafwise.store.model import CLOSED, OPEN, Status
 from leafwise.commands.handlers.plan import format_assignment
+from leafwise.commands.text import one_line
 
 # Fields whose current value must still be the one the action wrote for the undo to go ahead
 # (timestamps and bookkeeping are left out: the core rewrites them in its own format).
@@ -251,7 +251,7 @@ def _norm(value: Any) -> Any:
 def _short(value: Any) -> str:
     if value is None:
         return "(none)"
-    return f"“{cut(' '.join(str(value).split()), 61)}”"
+    return f"“{one_line(value, 61)}”"
 
 
 def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: str) -> list[Step] | str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from leafwise.canvas import look
-from leafwise.canvas.look import ago, one_line, plan_text
+from leafwise.canvas.look import ago, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.commands.text import one_line
 from leafwise.store import CLOSED
 from leafwise.store.timestamps import parse
 from textual import on

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, one_line, plan_text
+from leafwise.canvas.look import ago, blocked_for, blocked_since, clock, mark, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.canvas.widgets.hanging import Hanging, indented
 from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.impact import Ranked
+from leafwise.commands.text import one_line
 from leafwise.store import Node
 from textual import on
 from textual.binding import Binding

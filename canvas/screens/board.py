@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import STATUS_VAR, one_line, plan_text
+from leafwise.canvas.look import STATUS_VAR, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.triage import held_by_other
@@ -23,6 +23,7 @@ from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.lifecycle import board_command, edit_command
 from leafwise.commands.core.views import MARKS
 from leafwise.commands.events import status_word
+from leafwise.commands.text import one_line
 from leafwise.store import Node, Status
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from leafwise.canvas.look import mark, one_line, safe
+from leafwise.canvas.look import mark, safe
 from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.impact import Impact, Link, critical_path, waited_on_by, waits_on
+from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node
 from rich.text import Text
 from textual import on

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from leafwise.canvas.look import one_line, plan_text, safe
+from leafwise.canvas.look import plan_text, safe
+from leafwise.commands.text import one_line
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding

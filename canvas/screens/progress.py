@@ -6,12 +6,13 @@ from datetime import timedelta
 
 from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import bar, clock, mark, one_line, percent
+from leafwise.canvas.look import bar, clock, mark, percent
 from leafwise.canvas.model.journal_tail import DoneLines
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.commands.core.forecast import ReleaseForecast, forecast
 from leafwise.commands.core.progress import Tally, compute
+from leafwise.commands.text import one_line
 from leafwise.store.cycles import CycleRow
 from textual import work
 from textual.binding import Binding

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import one_line
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.canvas.widgets.hanging import Hanging, indented
+from leafwise.commands.text import one_line
 from textual import on, work
 from textual.binding import Binding
 from textual.content import Content

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
-from leafwise.canvas.look import one_line, plan_text
+from leafwise.canvas.look import plan_text
 from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt
 from leafwise.commands.core.lifecycle import transition
 from leafwise.commands.core.readiness import holder
+from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node, Status
 from textual.binding import Binding
 from textual.content import Content

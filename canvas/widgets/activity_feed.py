@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from leafwise.canvas.look import STATUS_VAR, clock, inert_content, one_line
+from leafwise.canvas.look import STATUS_VAR, clock, inert_content
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.commands.events import Event
+from leafwise.commands.text import one_line
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option

@@ -20,7 +20,6 @@ from leafwise.canvas.look import (
     clock,
     inert_content,
     mark,
-    one_line,
     percent,
     safe,
     sentence,
@@ -32,6 +31,7 @@ from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.handlers.docs import read_docs
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import one_line
 from leafwise.store import Node, journal
 from textual import work
 from textual.app import ComposeResult

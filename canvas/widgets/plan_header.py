@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from leafwise.canvas.look import bar, one_line, percent
+from leafwise.canvas.look import bar, percent
 from leafwise.canvas.model.state import PlanState
 from leafwise.commands.core.impact import Ranked, rank_stuck
+from leafwise.commands.text import one_line
 from textual.content import Content
 from textual.widgets import Static
 
