@@ -1,0 +1,100 @@
+"""Bulk updates: many updates in one call, each through its own command (`runner.execute`), each checked alone."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, fix, next_
+from leafwise.commands.registry import REGISTRY, Ctx
+from leafwise.commands.runner import execute
+from leafwise.store import Status
+
+# An update names a command, or a status that maps to one.
+STATUS_COMMANDS = {Status.DONE: "complete", Status.BLOCKED: "block", Status.CANCELLED: "cancel",
+                   Status.IN_PROGRESS: "start", Status.DRAFT: "unblock"}
+ALLOWED = {"complete", "block", "unblock", "cancel", "start", "edit", "heartbeat", "unclaim", "decide"}
+EXAMPLE = '[{"id": "SHOP-7", "status": "done", "summary": "…"}, {"id": "SHOP-9", "set": {"title": "…"}}]'
+
+
+def _to_call(update: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(update, dict) or not isinstance(update.get("id"), str):
+        raise ValueError("each update is an object with an id")
+    args = {k: v for k, v in update.items() if k not in ("id", "command", "status", "set")}
+    if "set" in update:
+        values = update["set"]
+        if not isinstance(values, dict) or not values:
+            raise ValueError("set must be an object of field: value")
+        return "edit", {"set": tuple(f"{k}={json.dumps(v) if isinstance(v, list) else ('null' if v is None else v)}"
+                                     for k, v in values.items()), **args}
+    name = update.get("command") or STATUS_COMMANDS.get(update.get("status", ""))
+    if name not in ALLOWED:
+        raise ValueError(f"unknown command or status in {json.dumps(update)[:120]}")
+    return name, args
+
+
+def _help(ctx: Ctx) -> str:
+    """`leafwise bulk --help`: the builder knows the registry's params only, and --help is click's."""
+    return ctx.cmd("bulk") + " --help"
+
+
+def _load(ctx: Ctx, source: str | None, updates: Any) -> list[Any]:
+    try:
+        if updates is not None:
+            data = json.loads(updates) if isinstance(updates, str) else updates
+        elif source == "-":
+            data = json.load(sys.stdin)
+        elif source:
+            data = json.loads(Path(source).read_text())
+        else:
+            raise ValueError("give a FILE, - for stdin, or updates")
+    except (OSError, ValueError) as exc:
+        raise CommandError("bad_bulk_input", f"cannot read the updates: {exc}",
+                           fix(_help(ctx), f"a JSON list like {EXAMPLE}"),
+                           exit_code=EXIT_USAGE, category="usage") from exc
+    if not isinstance(data, list):
+        raise CommandError("bad_bulk_input", "the updates must be a JSON list",
+                           fix(_help(ctx), f"a JSON list like {EXAMPLE}"),
+                           exit_code=EXIT_USAGE, category="usage")
+    return data
+
+
+def apply(ctx: Ctx, source: str | None = None, updates: Any = None) -> Result:
+    """Run each update through its own command; the successful and the failed ones."""
+    items = _load(ctx, source, updates)
+    successful: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []
+    for index, update in enumerate(items):
+        try:
+            name, args = _to_call(update)
+        except ValueError as exc:
+            failed.append({"index": index, "id": update.get("id") if isinstance(update, dict) else None,
+                           "code": "bad_update", "reason": str(exc)})
+            continue
+        ctx.forget()
+        outcome = execute(REGISTRY[name], ctx, {"node_id": update["id"], **args})
+        env = outcome.envelope
+        if env["status"] == "ok":
+            successful.append({"index": index, "id": update["id"], "command": name})
+            changes += (env["mutation"] or {}).get("changes", [])
+        else:
+            failed.append({"index": index, "id": update["id"], "command": name, "code": env["error"]["code"],
+                           "reason": env["error"]["message"],
+                           "fix": env["_next_action"]["command"] or env["_next_action"]["condition"]})
+    ctx.forget()
+    lines = [f"{len(successful)} applied, {len(failed)} failed"]
+    lines += [f"  failed #{f['index']} {f['id']}: {f['reason']}" for f in failed]
+    result = {"successful": successful, "failed": failed, "total": len(items)}
+    mutation = Mutation("bulk_update", "bulk", bool(successful),
+                        f"{len(successful)} applied, {len(failed)} failed", changes)
+    if failed and not successful:
+        first = failed[0]
+        raise CommandError("bulk_failed", f"none of the {len(items)} updates applied; first: {first['reason']}",
+                           fix(first.get("fix") or ctx.cmd("validate"), "fix the first failure and resend"),
+                           category="refused", details=result, mutation=mutation, text=lines)
+    hint = next_(ctx.cmd("show", failed[0]["id"]), "some updates failed: look at the first",
+                 or_=ctx.cmd("next")) if failed else next_(ctx.cmd("next"), "all updates applied")
+    return Result(result, hint, lines, mutation)
