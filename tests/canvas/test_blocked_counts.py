@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: the header, the next-task line and the blocked view count the same
+"""Driven with Pilot: the header, the next-task line and the blocked view count the same
 blocked work."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: a number key on a blocked task with no decision says why nothing happens."""
+"""Driven with Pilot: a number key on a blocked task with no decision says why nothing happens."""
 
 from __future__ import annotations
 

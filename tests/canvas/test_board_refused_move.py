@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: a refused board move's fix reads as the person would act on it, in the canvas."""
+"""Driven with Pilot: a refused board move's fix reads as the person would act on it, in the canvas."""
 
 from __future__ import annotations
 

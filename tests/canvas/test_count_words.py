@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: counts, verdicts and hints read as words (one draft, no target, three priorities)."""
+"""Driven with Pilot: counts, verdicts and hints read as words (one draft, no target, three priorities)."""
 
 from __future__ import annotations
 

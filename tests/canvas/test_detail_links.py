@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: the detail pane's links on plans that list a node twice."""
+"""Driven with Pilot: the detail pane's links on plans that list a node twice."""
 
 from __future__ import annotations
 

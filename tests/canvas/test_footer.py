@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: the footer keeps `? Help` (and what fits) at any width."""
+"""Driven with Pilot: the footer keeps `? Help` (and what fits) at any width."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: wrapped lines start under their text (a hanging indent), in the blocked view,
+"""Driven with Pilot: wrapped lines start under their text (a hanging indent), in the blocked view,
 the reconcile detail and the help; a path in the reconcile detail is never broken in the middle."""
 
 from __future__ import annotations

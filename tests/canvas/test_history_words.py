@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: a doc written in the canvas or the CLI reads as one short sentence in the history."""
+"""Driven with Pilot: a doc written in the canvas or the CLI reads as one short sentence in the history."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: a long next-task title stays on the Next line."""
+"""Driven with Pilot: a long next-task title stays on the Next line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16 follow-up, driven with Pilot on real plans: the "invalid plan" badge, a notice when a node file
+"""Driven with Pilot on real plans: the "invalid plan" badge, a notice when a node file
 disappears, the exact id first in the filter, focus after the filter, history wording, the epic board, and
 a block by the person on someone else's task journaled as the person."""
 
@@ -92,7 +92,7 @@ async def test_an_exact_id_ranks_first_in_the_filter(tmp_path):
 
 
 async def test_keys_keep_working_after_filter_ctrl_u_and_escape(demo_plan, tmp_path):
-    """The issue's focus-loss repro, three times in a row."""
+    """The tree keeps the keys after a filter, ctrl+u and escape, three times in a row."""
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)

@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: the progress view's in-progress rows read right."""
+"""Driven with Pilot: the progress view's in-progress rows read right."""
 
 from __future__ import annotations
 

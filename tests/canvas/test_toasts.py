@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: a toast ends at the screen's edge, so no line behind it shows a stray "…" beside it,
+"""Driven with Pilot: a toast ends at the screen's edge, so no line behind it shows a stray "…" beside it,
 and text a notice cuts short is cut after a whole word, with one "…"."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Polish, driven with Pilot: the undo toast of a reconcile rejection says what comes back, in words."""
+"""Driven with Pilot: the undo toast of a reconcile rejection says what comes back, in words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Review fixes, driven with Pilot: switching views quickly, and the dependencies view's ways back."""
+"""Driven with Pilot: switching views quickly, and the dependencies view's ways back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What three agents through the real CLI and MCP server ran into (session 6), each a test:
+"""What agents through the real CLI and MCP server are refused or told, each a test:
 completing out of dependency order, a broken project.yaml, reasons cut without a word, and a task
 held for good after an unblock."""
 

@@ -1,4 +1,4 @@
-"""Issue 14's reproductions, each a test: many agents and a person on one plan."""
+"""Many agents and a person on one plan."""
 
 from __future__ import annotations
 

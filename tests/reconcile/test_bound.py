@@ -1,4 +1,4 @@
-"""Round 3 rules of retrieve.py/tags.py, each on a small real repository through the real CLI:
+"""Rules of retrieve.py/tags.py, each on a small real repository through the real CLI:
 words must be bound (a function body whose name does not name the head concept is weaker than a
 definition that does), a switch branch is a bound document of its own, .vue script parts and
 settings constants are parsed, and WordNet's related words count (below the word itself)."""

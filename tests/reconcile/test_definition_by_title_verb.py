@@ -1,4 +1,4 @@
-"""Round 8 of retrieve.py (issue 15): a definition named by the title's own words, with the title's verb."""
+"""retrieve.py: a definition named by the title's own words, with the title's verb."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Round 4 of retrieve.py: a docs paragraph that says nearly all of a title, with code that names the
+"""retrieve.py: a docs paragraph that says nearly all of a title, with code that names the
 same in what it is called, shows a feature shipped; the paragraph alone, or with the words only loose
 in a function body, does not. Small real repositories through the real CLI."""
 

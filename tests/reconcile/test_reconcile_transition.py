@@ -1,4 +1,4 @@
-"""Renames and replacements (issue 15, round 7): evidence of the old name is evidence that "Rename X to Y"
+"""Renames and replacements: evidence of the old name is evidence that "Rename X to Y"
 has not happened. Small real repositories through the real CLI."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Round 5 of retrieve.py (issue 15, the tune half's new JS library, CLI and Next.js app): one word
+"""retrieve.py on a JS library, a CLI and a Next.js app: one word
 of a longer title is not the feature; a mixed-case name (PyPI) is one word; "logs in a thread" is
 no "log in"; a word the repository names under another form (installed → installation) is its
 background. Small real repositories through the real CLI, and the real text functions."""

@@ -1,4 +1,4 @@
-"""Round 6 of retrieve.py (issue 15): the comment above a TypeScript option is its document."""
+"""retrieve.py: the comment above a TypeScript option is its document."""
 
 from __future__ import annotations
 

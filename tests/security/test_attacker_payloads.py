@@ -1,4 +1,4 @@
-"""Payloads tried as an attacker would after the corpus was written (issue 13's closing list).
+"""Payloads tried as an attacker would, beyond the hostile corpus.
 
 Each one in a field the corpus does not cover (release name, project name, claim/journal actor,
 decision options, doc body and doc file name, a reason given on the command line, Unicode tag

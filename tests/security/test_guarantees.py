@@ -1,4 +1,4 @@
-"""Each reproduction of issue 13, as a test of the guarantee that stops it (docs/security.md)."""
+"""Each attack on a plan, as a test of the guarantee that stops it (docs/security.md)."""
 
 from __future__ import annotations
 
