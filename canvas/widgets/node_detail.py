@@ -29,7 +29,7 @@ from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
-from leafwise.commands.handlers.docs import read_docs
+from leafwise.commands.domain.docs import read_docs
 from leafwise.commands.registry import Ctx
 from leafwise.commands.text import one_line
 from leafwise.store import Node, journal
