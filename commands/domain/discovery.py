@@ -1,0 +1,171 @@
+"""Discovery: show, list, tree and the command registry. None of these write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded, clean, fix, next_
+from leafwise.commands.core.hints import node_hint
+from leafwise.commands.core.progress import leaf_progress
+from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, messages
+from leafwise.commands.handlers.shared import get_node, live_claims  # until domain/nodes.py, holds.py land
+from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
+from leafwise.store import CLOSED, Node, Plan, journal
+from leafwise.store.schema import LIST_FIELDS
+
+
+def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
+    """One node: fields, path, children, claim, docs and recent history."""
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    now = ctx.clock()
+    claims = live_claims(ctx, plan)
+    chain = list(reversed(plan.ancestors(node_id)))
+    done, total = leaf_progress(plan, node)
+    claim = claims.get(node_id)
+    history = journal.read(ctx.paths(), node=node_id, limit=10)
+    view = node.as_dict()
+    view.update(
+        path=[{"id": a.id, "title": a.title, "status": a.status} for a in chain],
+        children_detail=[{"id": c, "title": plan.nodes[c].title, "status": plan.nodes[c].status}
+                         for c in node.children[:50]],
+        progress={"done": done, "total": total, "percent": round(100 * done / total) if total else None},
+        claim=claim.as_dict() if claim else None,
+        history=history,
+        messages=messages(node),
+        inherited_docs=inherited_docs(plan, node),
+    )
+    lines = [f"{node.id}  {clean(node.title)}", _field("status", f"{MARKS[node.status]} {node.status}")]
+    if chain:
+        lines.append(_field("path", " › ".join(f"{a.id} {clean(a.title, 80)}" for a in chain)))
+    lines.append(_field("release", (node.effective_release or "-")
+                        + ("" if node.release or not node.effective_release else " (inherited)")))
+    for key in ("assignee", "blocked_reason", "summary", "trigger"):
+        if node.data.get(key):
+            lines.append(_field(key, node.data[key]))
+    if claim:
+        lines.append(_field("claim", f"{claim.agent} until {claim.expires} (heartbeat {claim.heartbeat})"))
+    for key in LIST_FIELDS:
+        if node.data.get(key):
+            lines.append(_field(key, ", ".join(node.data[key])))
+    if total and node.children:
+        lines.append(_field("progress", f"{done}/{total} leaves done ({round(100 * done / total)}%)"))
+    for child in node.children[:50]:
+        c = plan.nodes[child]
+        lines.append(f"    {MARKS[c.status]} {c.id} {clean(c.title)}")
+    decision = node.open_decision
+    if decision is not None:
+        lines.append(_field("decision", clean(decision.get("question") or "", 500)))
+        for i, option in enumerate(decision.get("options") or [], 1):
+            lines.append(f"    {i}. {clean(option, 500)}")
+    if view["inherited_docs"]:
+        lines.append(_field("docs above", ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])))
+    lines += message_lines(view["messages"])
+    shown = {"id", "title", "status", "parent", "release", "assignee", "blocked_reason", "summary", "trigger",
+             "depends_on", "tags", "docs", "diagrams", "created", "updated", "decision", "comments",
+             "blocked_from", "blocked_since"}
+    for key, value in node.data.items():
+        if key not in shown and value not in (None, [], {}):
+            lines.append(_field(key, readable(value)))
+    for event in history[-5:]:
+        lines.append(f"  {event.get('time', '')} {event.get('actor', '')} {event.get('command', '')}")
+    return Result(view, node_hint(ctx.cmd, plan, node, claims, agent, now), lines)
+
+
+def readable(value: Any) -> str:
+    """A field's value as a person reads it: no Python reprs, no raw control characters."""
+    if isinstance(value, dict):
+        return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return clean(value, 500)
+
+
+def _field(key: str, value: Any) -> str:
+    return f"  {key + ':':16}{readable(value)}"
+
+
+def _matches(node: Node, status: str | None, release: str | None, tag: str | None,
+             parent: str | None, assignee: str | None) -> bool:
+    return ((status is None or node.status == status)
+            and (release is None or node.effective_release == release)
+            and (tag is None or tag in node.tags)
+            and (parent is None or node.parent == parent)
+            and (assignee is None or node.assignee == assignee))
+
+
+def row(plan: Plan, node: Node) -> dict[str, Any]:
+    return {"id": node.id, "title": node.title, "status": node.status, "parent": node.parent,
+            "release": node.effective_release, "assignee": node.assignee, "depth": node.depth,
+            "tags": node.tags, "blocked_reason": node.blocked_reason, "children": len(node.children)}
+
+
+def list_nodes(ctx: Ctx, status: str | None = None, release: str | None = None, tag: str | None = None,
+               parent: str | None = None, assignee: str | None = None, limit: int = 200) -> Result:
+    plan = ctx.plan()
+    if release is not None and release not in plan.project.release_rank():
+        raise CommandError("unknown_release", f"release {release!r} is not in project.yaml",
+                           fix(ctx.cmd("context"), "see the releases"), exit_code=EXIT_USAGE, category="usage")
+    from leafwise.commands.core.picker import order_key
+
+    key = order_key(plan)
+    found = sorted((n for n in plan.nodes.values() if _matches(n, status, release, tag, parent, assignee)),
+                   key=lambda n: (key(n)[0], n.id.split("-")[0], int(n.id.rsplit("-", 1)[1])))
+    items = [row(plan, n) for n in found]
+    page = bounded(items, limit)
+    lines = [f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {clean(i['release'] or '-', 64):6} "
+             f"{clean(i['title'])}" + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
+             + (f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else "") for i in page["items"]]
+    lines.append(f"{page['total']} node(s)" + (f", first {limit} shown" if page["truncated"] else ""))
+    hint = next_(ctx.cmd("show", found[0].id), "look at the first one") if len(found) == 1 else \
+        next_(ctx.cmd("next"), "the picker chooses among them")
+    return Result(page, hint, lines)
+
+
+def tree(ctx: Ctx, node_id: str | None = None, depth: int | None = None, limit: int = 200) -> Result:
+    plan = ctx.plan()
+    rows: list[dict[str, Any]] = []
+    key = plan.sort_key()
+    if node_id:
+        tops = [get_node(ctx, node_id, plan)]
+    else:
+        tops = sorted(plan.roots(), key=key)
+    base = tops[0].depth if node_id else 0
+    for top in tops:
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            level = node.depth - base
+            if depth is not None and level >= depth:
+                continue
+            done, total = leaf_progress(plan, node)
+            rows.append({"id": node.id, "title": node.title, "status": node.status, "level": level,
+                         "release": node.effective_release, "assignee": node.assignee,
+                         "done": done, "total": total})
+            stack.extend(reversed([plan.nodes[c] for c in node.children]))
+    page = bounded(rows, limit)
+    lines = []
+    current_release = object()
+    for r in page["items"]:
+        if not node_id and r["level"] == 0 and r["release"] != current_release:
+            current_release = r["release"]
+            title = next((x.title for x in plan.project.releases if x.id == r["release"]), "no release")
+            lines.append(f"[{clean(r['release'] or '-', 64)}] {clean(title)}")
+        pct = f"  {r['done']}/{r['total']}" if r["total"] and r["total"] > 1 or r["level"] == 0 else ""
+        lines.append("  " * (r["level"] + 1) + f"{MARKS[r['status']]} {r['id']} {clean(r['title'])}{pct}"
+                     + (f"  [{clean(r['assignee'], 80)}]" if r["assignee"] and r["status"] not in CLOSED else ""))
+    if page["truncated"]:
+        lines.append(f"… {page['total'] - len(page['items'])} more rows (use --limit or tree ID)")
+    return Result(page, next_(ctx.cmd("next"), "the picker chooses the next task"), lines)
+
+
+def commands(ctx: Ctx) -> Result:
+    registry = load_all()  # every handler module, not only those imported so far
+    items = [registry[name].describe() for name in sorted(registry)]
+    items += [{"name": launcher.name, "summary": launcher.summary, "kind": "launcher", "mcp_tool": None,
+               "arguments": []} for launcher in LAUNCHERS.values()]
+    lines = [f"  {i['name']:16} {i['kind']:10} {i['mcp_tool'] or '-':22} {i['summary']}" for i in items]
+    return Result({"items": items, "total": len(items), "limit": None, "truncated": False},
+                  next_(ctx.cmd("context"), "start a session from the plan's context"), lines)
