@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, Placeholder, Result, fix, quote
+from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, Placeholder, Result, clean, fix, quote
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
 from leafwise.store.writer import utc_now
 
@@ -184,6 +184,7 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
         raise ValueError(f"{name} has no argument {unknown[0]!r}")
     heads: list[str] = []
     flags: list[str] = []
+    dashed = False
     for p in params:
         value = given.get(p.name)
         if value is None:
@@ -199,8 +200,10 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
         for v in values:
             heads += [_hint_word(p, v)] if p.positional else []
             flags += [] if p.positional else [p.cli_flag, _hint_word(p, v)]
+            # the shell drops the quotes: the CLI sees the value itself ("--tag=a b" in quotes is an option)
+            dashed = dashed or (p.positional and clean(str(v)).startswith("-"))
     tail = ["--root", quote(str(root))] if root else []
-    if any(h.startswith("-") for h in heads):
+    if dashed:
         return " ".join(["leafwise", name, *flags, *tail, "--", *heads])
     return " ".join(["leafwise", name, *heads, *flags, *tail])
 

@@ -31,6 +31,7 @@ HOSTILE = (
     "--root",
     "--",
     "-5",
+    "--tag=two words",
     "<summary>",
     "semi; colon | pipe & amp > out",
     "ünïcødé ✓",
