@@ -35,7 +35,7 @@ from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.lifecycle import RESTORED, edit_command, transition
 from leafwise.commands.events import changes, moves, status_word
 from leafwise.store.model import CLOSED, OPEN, Status
-from leafwise.commands.handlers.plan import format_assignment
+from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.text import one_line
 
 # Fields whose current value must still be the one the action wrote for the undo to go ahead

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.screens.dialogs import PickPrompt, TextPrompt
-from leafwise.commands.handlers.plan import format_assignment
+from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node
 from textual.binding import Binding

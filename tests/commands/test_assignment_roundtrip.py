@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leafwise.commands.handlers.plan import format_assignment, parse_assignment
+from leafwise.commands.domain.assignments import format_assignment, parse_assignment
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 
