@@ -1,0 +1,165 @@
+"""Who holds a task: leases and assignments, read under the node's lock, and the refusals they give.
+
+A lease (store/claims.py) is an agent's time-limited hold; an in-progress task assigned to an agent
+without a lease is held too (by hand, no expiry). The rule of who holds what is
+`readiness.hold_from` (one node, under its lock) and `picker.effective_holds` (the whole plan).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, fix, wait
+from leafwise.commands.core import lifecycle, readiness
+from leafwise.commands.core.picker import Pick, effective_holds, pick, until
+from leafwise.commands.domain.nodes import set_fields, write
+from leafwise.commands.registry import Ctx
+from leafwise.store import Node, Plan
+from leafwise.store import claims as leases
+from leafwise.store.ids import ID_ANY_CASE_TEXT
+from leafwise.store.loader import read_node_file
+from leafwise.store.writer import LockBusy, locked
+
+MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
+
+
+def ttl_minutes(plan: Plan, ttl: float | None) -> float:
+    """A lease's length: the one asked for, else the plan's claim_ttl_minutes, else 60."""
+    if ttl and ttl > 0:
+        return ttl
+    return float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+
+
+def check_ttl(ctx: Ctx, ttl: float | None, name: str, *positional: Any, **args: Any) -> float | None:
+    """A lease length in minutes: a positive finite number up to a week, or a usage error whose fix
+    is command `name` with these arguments and an hour's lease."""
+    if ttl is None:
+        return None
+    if not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise CommandError("invalid_ttl", f"--ttl {ttl!s} is not a number of minutes between 0 and "
+                           f"{MAX_TTL_MINUTES} (a week)",
+                           fix(ctx.cmd(name, *positional, ttl=60, **args), "a lease of an hour"),
+                           exit_code=EXIT_USAGE, category="usage")
+    return float(ttl)
+
+
+def live_claims(ctx: Ctx, plan: Plan | None = None) -> dict[str, leases.Claim]:
+    """Who holds what now: live leases and lease-less assignments (see effective_holds)."""
+    return effective_holds(plan or ctx.plan(), leases.read_all(ctx.paths()), ctx.clock())
+
+
+def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -> Pick:
+    """The picker's answer for `agent`, never handing out a parent whose child file does not load."""
+    plan = plan or ctx.plan()
+    if plan.problems:
+        kw.setdefault("exclude", unreadable_parents(plan) - {None})
+    return pick(plan, live_claims(ctx, plan), agent, **kw)
+
+
+_PARENT_LINE = re.compile(rf"^parent:\s*['\"]?({ID_ANY_CASE_TEXT})['\"]?\s*(#.*)?$", re.M)
+
+
+def unreadable_parents(plan: Plan) -> set[str | None]:
+    """The parents named by node files that do not load (None: a file whose parent cannot be told)."""
+    out: set[str | None] = set()
+    for problem in plan.problems:
+        if not problem.file or not problem.file.endswith(".yaml") or "/nodes/" not in f"/{problem.file}":
+            continue
+        try:
+            text = (plan.paths.repo / problem.file).read_text(errors="replace")[:100_000]
+        except OSError:
+            continue
+        found = _PARENT_LINE.findall(text)
+        if re.search(r"^parent:\s*(null|~)?\s*$", text, re.M) and not found:
+            continue  # a top-level node: no parent to hold open
+        out.update(m[0].upper() for m in found) if found else out.add(None)
+    return out
+
+
+def other_work(ctx: Ctx, agent: str | None) -> str:
+    """The line that hands an agent another task (`next` when no agent is named)."""
+    return ctx.cmd("start", agent=agent, next=True) if agent else ctx.cmd("next")
+
+
+def conflict(ctx: Ctx, code: str, message: str, node: Node, agent: str | None, tool: str,
+             action=None) -> CommandError:
+    """Exit 3: this task cannot take the step now; the fix is other work."""
+    return CommandError(code, message, action or fix(other_work(ctx, agent), "take another task"),
+                        exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id),
+                        mutation=Mutation(tool, code, False, message))
+
+
+def held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str,
+         forced: str | None = None) -> CommandError:
+    """Exit 3 with `Wait:` for the lease; `Or:` other work for an agent, `forced` (the command line
+    with --force) for a person."""
+    alt = other_work(ctx, agent) if agent else forced
+    message = f"{node.id} is held by {claim.agent} {until(claim)}"
+    return CommandError("claim_held", message,
+                        wait(f"{claim.agent} holds {node.id} {until(claim)}", "held by another agent",
+                             or_=alt),
+                        exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id),
+                        details={"holder": claim.agent, "expires": claim.expires},
+                        mutation=Mutation(tool, "claim_held", False, message))
+
+
+def holding(ctx: Ctx, node: Node, now) -> leases.Claim | None:
+    """Who holds the node now, its lease and file read under its lock (the rule of `readiness.hold_from`)."""
+    paths = ctx.paths()
+    lease = leases.read(paths, node.id)
+    data = {} if lease is not None else read_node_file(paths.node_file(node.id)).data or {}
+    return readiness.hold_from(node.id, lease, now, data.get("status"), data.get("assignee"), not node.children)
+
+
+def guard_hold(ctx: Ctx, node: Node, agent: str | None, force: bool, tool: str, forced_line: str) -> str | None:
+    """Refuse to touch a task another agent holds unless a person forces it (`forced_line`: the
+    command line with --force).
+
+    Call under the node's lock. Returns the holder overridden by --force (to journal), else None.
+    """
+    claim = holding(ctx, node, ctx.clock())
+    if claim is None or claim.agent == agent:
+        return None
+    if not force:
+        raise held(ctx, node, claim, agent, tool, forced_line)
+    return claim.agent
+
+
+def give_back(ctx: Ctx, node: Node, names: set[str] | None) -> dict[str, tuple[Any, Any]]:
+    """Return a task to the picker: in progress → draft, and its assignee cleared when it
+    is one of `names` (None: whoever it is). The caller holds the node's lock.
+
+    The node is written before the lease file goes: a crash in between leaves
+    a lease that expires, never an in-progress task assigned to nobody's lease.
+    """
+    def reset(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        values: dict[str, Any] = {}
+        if row := lifecycle.transition("unclaim", doc.get("status")):
+            values["status"] = row.target
+        if doc.get("assignee") is not None and (names is None or doc.get("assignee") in names):
+            values["assignee"] = None
+        return set_fields(doc, values) if values else {}
+
+    changes = write(ctx, node, reset, lock=False)
+    leases.remove(ctx.paths(), node.id)
+    return changes
+
+
+@contextmanager
+def pick_lock(ctx: Ctx) -> Iterator[None]:
+    """The plan's pick lock. `start --next` chooses under it, a parent is claimed under it and a
+    completion closes its ancestors under it: so no agent is handed a parent in the moment between
+    its last child's completion and the cascade that closes it."""
+    stack = ExitStack()
+    try:
+        stack.enter_context(locked(ctx.paths(), "pick"))
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait("the pick lock is free (a few seconds)",
+                                                       "other agents are taking or finishing work"),
+                           exit_code=EXIT_CONFLICT, category="conflict") from exc
+    with stack:
+        yield
