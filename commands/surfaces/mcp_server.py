@@ -251,7 +251,7 @@ NODE_DOCS = re.compile(r"leafwise://nodes/([^/]+)/docs")
 
 def _resource(session: Session, uri: str) -> tuple[str, str]:
     """(text, mime type) of a resource; MCPError for a uri that names none."""
-    from leafwise.commands.handlers.diagnose import SCHEMA_FILE
+    from leafwise.commands.domain.doctor import SCHEMA_FILE
     from leafwise.commands.domain.guide import GUIDE
 
     mime = {u: m for u, _n, m, _d in RESOURCES}

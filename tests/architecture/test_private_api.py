@@ -41,7 +41,6 @@ LIBRARIES = ("ruamel", "mcp", "mcp_types")  # names taken from them must be in t
 ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 # Files with a private use their owner has yet to remove: file -> what it is and what replaces it.
 KNOWN = {
-    "commands/handlers/diagnose.py": "ctx._paths = paths: Ctx.use_paths(paths) replaces it",
     "commands/handlers/plan.py": "ctx._paths = paths (Ctx.use_paths replaces it), and agent_loop's private "
                                  "_held imported: it needs a public home",
     "commands/handlers/releases.py": "imports store.writer's private _yaml: store.roundtrip.round_trip_yaml "

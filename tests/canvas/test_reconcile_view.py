@@ -14,7 +14,7 @@ from testkit.code_samples import LIBRARY
 from leafwise.canvas.screens.dialogs import TextPrompt
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
-from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
+from leafwise.commands.domain.reconciling import DEFAULT_MIN_CONFIDENCE
 from testkit import node, run_cli, write_plan
 from testkit.canvas import READ_CODE_TIMEOUT, canvas, idle, node_file, open_reconcile, reconcile_list, until
 from testkit.repos import commit_all, write_files

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from jsonschema import Draft202012Validator
-from leafwise.commands.handlers.diagnose import envelope_schema
+from leafwise.commands.domain.doctor import envelope_schema
 from leafwise.commands.registry import load_all
 from leafwise.commands.surfaces.mcp_server import INSTRUCTIONS, build_server, tool_call
 from mcp import Client

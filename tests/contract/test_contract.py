@@ -24,7 +24,7 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 from leafwise.commands.contract import action_lines
-from leafwise.commands.handlers.diagnose import envelope_schema
+from leafwise.commands.domain.doctor import envelope_schema
 from leafwise.commands.registry import Ctx, load_all
 from leafwise.commands.runner import execute
 from leafwise.commands.surfaces.mcp_server import build_server, tool_call

@@ -12,7 +12,7 @@ from testkit.repos import commit_all, write_files
 
 from testkit.code_samples import LIBRARY
 from leafwise.commands.reconcile.retrieve import MEASURED
-from leafwise.commands.handlers.reconcile import DEFAULT_MIN_CONFIDENCE
+from leafwise.commands.domain.reconciling import DEFAULT_MIN_CONFIDENCE
 
 TITLE = "Throttle calls to a rate per second"
 

@@ -242,7 +242,7 @@ def test_apply_closes_shipped_through_complete_and_notes_partial(tmp_path):
     ])
     res = run_cli("reconcile", "--json", cwd=tmp_path)
     assert res.code == 0, res.stderr
-    assert res.json["_next_action"]["command"] == "leafwise reconcile --apply --node T-2"
+    assert res.json["_next_action"]["command"] == "leafwise reconcile --node T-2 --apply"
     assert res.json["mutation"]["applied"] is False
 
     res = run_cli("reconcile", "--apply", "--json", cwd=tmp_path)

@@ -1,6 +1,6 @@
 """Running a cycle's verify commands: the person's consent, the trust check, a process group per
 command with a timeout, and the outcome recorded as evidence on the cycle's task (`cycle verify`
-in cycles.py is the command)."""
+in cycle_verify.py is the command)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, clean, fix
-from leafwise.commands.handlers.shared import write
+from leafwise.commands.handlers.shared import write  # until domain/nodes.py lands
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
 from leafwise.store import cycles as ledger
@@ -45,11 +45,12 @@ def check_trusted(ctx: Ctx, cycle: ledger.Cycle) -> None:
     message = (f"cycle {cycle.name} would run {len(untrusted)} command(s) from its file that you have not "
                f"approved for this plan: {untrusted[0]!r}; nothing was run")
     raise CommandError("untrusted_command", message,
-                       fix(ctx.cmd("trust " + " ".join(f"--allow {k}" for k in keys)),
+                       fix(ctx.cmd("trust", allow=keys),
                            "read the command first; approve it only if you would run it yourself"),
                        exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
                        details={"untrusted": [{"command": c, "hash": k} for c, k in zip(untrusted, keys)]},
                        mutation=Mutation("cycle_verify", "untrusted_command", False, message))
+
 
 def run(command_line: str, cwd: Path, timeout: float) -> dict[str, Any]:
     """Run one verify command in its own process group; a timeout kills the whole group."""

@@ -1,0 +1,194 @@
+"""`repair`: the safe automatic repairs.
+
+It only does what cannot lose work: each step re-checks its precondition under
+the node's lock, and every step, applied, needless or refused, is listed in the
+mutation record. The steps: rebuild a stale cache, remove stray temporary files,
+rename a node file whose id is its only fault, release expired claims, and close
+parents whose children are all closed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.contract import Mutation, Result, next_
+from leafwise.commands.core import lifecycle
+from leafwise.commands.core.cascade import cascades, closing_status
+from leafwise.commands.core.validate import find_problems
+from leafwise.commands.domain.diagnosis import mismatched_id, problem_action
+from leafwise.commands.domain.doctor import cache_state
+from leafwise.commands.handlers.leases import give_back  # until domain/holds.py lands
+from leafwise.commands.handlers.shared import record, set_fields, write  # until domain/nodes.py lands
+from leafwise.commands.registry import Ctx
+from leafwise.store import CLOSED, Plan, load_plan
+from leafwise.store import claims as leases
+from leafwise.store.loader import cache_for
+from leafwise.store.paths import ID_PATTERN, PLAN_DIR
+from leafwise.store.writer import LockBusy, edit_node, locked, sweep_temp_files
+
+
+@dataclass(slots=True)
+class Repairs:
+    dry_run: bool
+    changes: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, repair: str, applied: bool, **about: Any) -> None:
+        self.changes.append({"repair": repair, "applied": applied and not self.dry_run, **about})
+
+
+def _referenced(plan: Plan, node_id: str) -> bool:
+    return any(n.parent == node_id or node_id in n.depends_on for n in plan.nodes.values())
+
+
+def _fix_names(ctx: Ctx, plan: Plan, out: Repairs) -> None:
+    """A node file whose id differs from its name: rename the file, or re-id a copy, when only one is right.
+
+    Rename when the file's id is free and nothing points at the file name; take the
+    file name as the id when the file's id belongs to another node (a copied file)
+    or only the file name is referred to; otherwise refuse and say why.
+    """
+    paths = ctx.paths()
+    found: dict[str, tuple[Path, str]] = {}
+    for problem in plan.problems:
+        if problem.node and problem.file:
+            path = paths.repo / problem.file
+            inner = mismatched_id(path)
+            if inner:
+                found[path.stem] = (path, inner)
+    inner_ids = [inner for _path, inner in found.values()]
+    for stem, (path, inner) in sorted(found.items()):
+        rel = f"{PLAN_DIR}/nodes/{path.name}"
+        taken = inner in plan.nodes or paths.nodes.joinpath(f"{inner}.yaml").exists()
+        if inner_ids.count(inner) == 1 and not taken and not _referenced(plan, stem):
+            target = paths.nodes / f"{inner}.yaml"
+            if not out.dry_run:
+                with locked(paths, inner):
+                    os.link(path, target)  # fails if the name appeared meanwhile: never overwrites
+                    path.unlink()
+                record(ctx, "repair", inner, {"file": (path.name, target.name)}, repair="rename_node_file")
+            out.add("rename_node_file", True, id=inner, file=rel, to=f"{PLAN_DIR}/nodes/{target.name}")
+        elif ID_PATTERN.match(stem) and stem not in plan.nodes and (taken or not _referenced(plan, inner)):
+            if not out.dry_run:
+                edit_node(paths, stem, None, lambda doc: doc.__setitem__("id", stem))
+                record(ctx, "repair", stem, {"id": (inner, stem)}, repair="set_id_from_file_name")
+            out.add("set_id_from_file_name", True, id=stem, file=rel, **{"from": inner, "to": stem})
+        else:
+            out.add("fix_id_mismatch", False, id=stem, file=rel,
+                    refused=f"ambiguous: the file says {inner} and both ids are in use; fix it by hand")
+
+
+def _release_claims(ctx: Ctx, plan: Plan, out: Repairs) -> None:
+    """Expired leases, and leases on closed or missing nodes, hold nothing: remove them."""
+    paths = ctx.paths()
+    now = ctx.clock()
+    try:
+        names = sorted(n for n in os.listdir(paths.claims) if n.endswith(".json") and not n.startswith("."))
+    except FileNotFoundError:
+        return
+    for name in names:
+        node_id = name[:-5]
+        if not ID_PATTERN.match(node_id):
+            continue
+        claim = leases.read(paths, node_id)
+        node = plan.nodes.get(node_id)
+        why = ("unreadable" if claim is None else "expired" if claim.expired(now)
+               else "node missing" if node is None and not any(p.node == node_id for p in plan.problems)
+               else f"node {node.status}" if node is not None and node.status in CLOSED else None)
+        if why is None:
+            continue
+        if not out.dry_run:
+            with locked(paths, node_id):  # a racing `start` may have renewed it: look again
+                again = leases.read(paths, node_id)
+                if again is not None and again != claim:
+                    out.add("release_claim", False, id=node_id, refused="renewed meanwhile")
+                    continue
+                if node is not None and node.status not in CLOSED:
+                    # back to the picker: a lease-less in-progress task would be its assignee's forever
+                    changes = give_back(ctx, node, {claim.agent} if claim else None)
+                else:
+                    changes = {}
+                    leases.remove(paths, node_id)
+            record(ctx, "repair", node_id, changes, repair="release_claim", why=why)
+        out.add("release_claim", True, id=node_id, file=f"{PLAN_DIR}/claims/{name}", why=why,
+                agent=claim.agent if claim else None)
+
+
+def _remove_strays(ctx: Ctx, out: Repairs) -> None:
+    paths = ctx.paths()
+    for path in sweep_temp_files(paths, dry_run=out.dry_run):
+        out.add("remove_temp_file", True, file=str(path.relative_to(paths.repo)))
+
+
+def _rerun_cascades(ctx: Ctx, plan: Plan, out: Repairs) -> None:
+    """Close open parents whose children are all closed, deepest first (as `complete` would have).
+
+    Refused while a node file does not load: its parent is unknown, so any
+    parent might have one more open child than the plan shows.
+    """
+    unreadable = sorted({p.node for p in plan.problems if p.node})
+    if unreadable:
+        out.add("cascade", False, refused=f"{len(unreadable)} node file(s) do not load (e.g. {unreadable[0]}); "
+                                          "a parent may have an open child that cannot be read")
+        return
+    status = {nid: n.status for nid, n in plan.nodes.items()}
+    for node in sorted(plan.nodes.values(), key=lambda n: (-n.depth, n.id)):
+        target = closing_status(status[c] for c in node.children) if cascades(node) else None
+        if target is None:
+            continue
+        if not out.dry_run:
+            def close(doc: dict[str, Any], target: str = target) -> dict[str, tuple[Any, Any]]:
+                return set_fields(doc, {"status": target}) \
+                    if lifecycle.transition(f"cascade: {target}", doc.get("status")) else {}
+
+            changes = write(ctx, node, close)
+            if not changes:
+                continue
+            record(ctx, "repair", node.id, changes, repair="cascade")
+        status[node.id] = target
+        out.add("cascade", True, id=node.id, field="status", **{"from": node.status, "to": target})
+
+
+def repair(ctx: Ctx, dry_run: bool = False) -> Result:
+    """Apply (or with `dry_run` list) every safe repair; each one applied, needless or refused is listed."""
+    paths = ctx.paths()
+    out = Repairs(dry_run)
+    state, message = cache_state(paths)
+    if state in ("stale", "unreadable"):
+        if not dry_run:
+            cache_for(paths).clear()
+            load_plan(paths)
+        out.add("rebuild_cache", True, file=str(cache_for(paths).path.relative_to(paths.repo)), why=message)
+    _remove_strays(ctx, out)
+    try:
+        _fix_names(ctx, ctx.plan(), out)
+        ctx.forget()
+        plan = ctx.plan()
+        _release_claims(ctx, plan, out)
+        _rerun_cascades(ctx, plan, out)
+    except LockBusy as exc:
+        out.add("lock", False, refused=str(exc))
+    ctx.forget()
+    done_count = sum(1 for c in out.changes if "refused" not in c)
+    refused = [c for c in out.changes if "refused" in c]
+    errors = [p for p in find_problems(ctx.plan(), ctx.cmd) if p.severity == "error"]
+    if dry_run:
+        reason = f"dry run: {done_count} repair(s) would apply" if done_count else "dry run: nothing needs repair"
+    else:
+        reason = f"{done_count} repair(s) applied" if done_count else "nothing needed repair"
+    if refused:
+        reason += f", {len(refused)} refused"
+    if dry_run and done_count:
+        action = next_(ctx.cmd("repair"), "apply these repairs")
+    elif errors:
+        action = problem_action(ctx, errors[0])
+    else:
+        action = next_(ctx.cmd("next"), "the plan needs no repair")
+    lines = [reason] + [" ".join(filter(None, ("  would" if dry_run and "refused" not in c else " ", c["repair"],
+                                               c.get("id") or c.get("file"))))
+                        + (f": refused, {c['refused']}" if "refused" in c else "") for c in out.changes]
+    return Result({"dry_run": dry_run, "repairs": out.changes, "applied": 0 if dry_run else done_count,
+                   "refused": len(refused), "remaining_errors": len(errors)}, action, lines,
+                  Mutation("repair_plan", "repair", not dry_run and done_count > 0, reason, out.changes))
