@@ -5,10 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from leafwise.canvas.demo.launch import prepare, start_agent, stop_agent
 from testkit import journal, run_cli, wait_until
 
 
+@pytest.mark.slow
 def test_the_demo_agent_follows_the_loop_through_the_cli(tmp_path):
     root = prepare(tmp_path)
     before = len(journal(root))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from testkit import wait_until
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
 
 def alive(pid: int) -> bool:

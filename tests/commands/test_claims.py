@@ -162,7 +162,7 @@ class Leases(RuleBasedStateMachine):
 
 Leases.TestCase.settings = settings(max_examples=30, stateful_step_count=30, deadline=None,
                                     suppress_health_check=[HealthCheck.too_slow])
-test_leases_state_machine = Leases.TestCase
+test_leases_state_machine = pytest.mark.slow(Leases.TestCase)  # a fuzz run: the slow set
 
 
 # --- heartbeat and unclaim through the CLI ---------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.commands.contract import CommandError
-from leafwise.commands.handlers.cycle_gates import check_paths, off_limits_for
+from leafwise.commands.domain.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.registry import REGISTRY, Ctx, load_all
 from leafwise.store import cycles as ledger
 from testkit import node, run_cli, write_plan
@@ -304,6 +304,7 @@ def test_glob_matching():
     assert ledger.first_match("a.txt", ["?.txt"]) == "?.txt" and ledger.first_match("ab.txt", ["?.txt"]) is None
 
 
+@pytest.mark.slow
 def test_racing_ticks_never_pass_the_cap(bugs):
     """Eight agents tick at once: five iterations begin, one tick escalates, the rest are refused."""
     cli(bugs, "cycle", "start", "race", "--kind", "until-goal", "--max-iterations", "5", "--token-cap", "10000",

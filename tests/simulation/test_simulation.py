@@ -19,7 +19,8 @@ simulate = importlib.util.module_from_spec(_spec)
 sys.modules["bench_simulate"] = simulate
 _spec.loader.exec_module(simulate)
 
-SEEDS = range(50)
+# Four seeds (one per agent count) in the fast run; all fifty in the slow one (`-m slow`, .ci/run).
+SEEDS = [seed if seed < 4 else pytest.param(seed, marks=pytest.mark.slow) for seed in range(50)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
