@@ -22,9 +22,20 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+# Variables of the shell that started pytest that would steer a test: the plan folder, the agent, the
+# person, the settings file, the reconcile cache and workers. Every test starts without them; a test
+# that needs one sets it.
+STEERING = ("LEAFWISE_ROOT", "LEAFWISE_AGENT", "LEAFWISE_USER", "LEAFWISE_SETTINGS", "LEAFWISE_RECONCILE_CACHE",
+            "LEAFWISE_RECONCILE_WORKERS")
+
+
 @pytest.fixture(autouse=True)
 def own_config_dir(tmp_path_factory, monkeypatch) -> Path:
-    """Every test gets its own user config folder (trust approvals, canvas settings), never ~/.config."""
+    """Every test gets its own user config and cache folders (trust approvals, canvas settings, caches),
+    never ~/.config or ~/.cache, and none of the shell's LEAFWISE_* variables (STEERING)."""
+    for name in STEERING:
+        monkeypatch.delenv(name, raising=False)
     folder = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("LEAFWISE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     return folder
