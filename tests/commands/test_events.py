@@ -102,6 +102,7 @@ KEYS = st.sampled_from(["command", "node", "actor", "time", "changes", "cascade"
                         "unknown", "parent", "x"])
 
 
+@pytest.mark.slow  # a fuzz run: the slow set
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(KEYS, JSON, max_size=8), st.sampled_from([None, "T-1", "T-9"]))
 def test_any_json_object_reads_to_an_event_and_words_without_raising(record, about):

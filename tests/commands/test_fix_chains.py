@@ -144,8 +144,15 @@ BROKEN: dict[str, Callable[[Path], str]] = {f.__name__: f for f in (
     hierarchy_cycle, merge_conflict_duplicate, half_finished_cascade, untrusted_command)}
 
 
-@pytest.mark.parametrize("start", ["validate", "diagnose", "complete"])
-@pytest.mark.parametrize("name", sorted(BROKEN))
+STARTS = ("validate", "diagnose", "complete")
+# Every broken plan from one entry in the fast set (the entries taken in turn, so each is tried), from
+# all three in the slow set (`-m slow`, .ci/run).
+CHAINS = [pytest.param(name, start, id=f"{name}-{start}",
+                       marks=() if STARTS.index(start) == i % len(STARTS) else pytest.mark.slow)
+          for i, name in enumerate(sorted(BROKEN)) for start in STARTS]
+
+
+@pytest.mark.parametrize("name, start", CHAINS)
 def test_following_the_hints_reaches_a_valid_plan_or_a_person(tmp_path: Path, name: str, start: str) -> None:
     broken = BROKEN[name](tmp_path)
     first = {"validate": ["leafwise", "validate"], "diagnose": ["leafwise", "diagnose", broken],
