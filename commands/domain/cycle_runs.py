@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, clean, fix
-from leafwise.commands.handlers.shared import write  # until domain/nodes.py lands
+from leafwise.commands.domain.nodes import write
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
 from leafwise.store import cycles as ledger

@@ -25,7 +25,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.domain import cycle_runs as runs
 from leafwise.commands.domain.cycle_gates import FOR_EACH
 from leafwise.commands.domain.cycles import count, finish, load, refused, reminder
-from leafwise.commands.handlers.shared import record  # until domain/nodes.py lands
+from leafwise.commands.domain.nodes import record
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node
 from leafwise.store import cycles as ledger

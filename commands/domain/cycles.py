@@ -36,7 +36,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.core.picker import order_key
 from leafwise.commands.domain import cycle_runs as runs
 from leafwise.commands.domain.cycle_gates import FOR_EACH, running_cycles, scope_ids
-from leafwise.commands.handlers.shared import get_node, record  # until domain/nodes.py lands
+from leafwise.commands.domain.nodes import get_node, record
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger

@@ -20,8 +20,8 @@ from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.validate import find_problems
 from leafwise.commands.domain.diagnosis import mismatched_id, problem_action
 from leafwise.commands.domain.doctor import cache_state
-from leafwise.commands.handlers.leases import give_back  # until domain/holds.py lands
-from leafwise.commands.handlers.shared import record, set_fields, write  # until domain/nodes.py lands
+from leafwise.commands.domain.holds import give_back
+from leafwise.commands.domain.nodes import record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Plan, load_plan
 from leafwise.store import claims as leases
