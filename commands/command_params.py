@@ -176,9 +176,9 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     ),
     "start": (
         ("node_id", "str", None, False),
+        ("next", "bool", "--next", False),
         ("agent", "str", "--agent", False),
         ("ttl", "float", "--ttl", False),
-        ("next", "bool", "--next", False),
     ),
     "tree": (
         ("node_id", "str", None, False),

@@ -1,4 +1,5 @@
-"""Who holds a task: leases and assignments, read under the node's lock, and the refusals they give.
+"""Who holds a task: leases and assignments, read under the node's lock, the refusals they give, and
+`heartbeat` (extend a lease) and `unclaim` (give it up).
 
 A lease (store/claims.py) is an agent's time-limited hold; an in-progress task assigned to an agent
 without a lease is held too (by hand, no expiry). The rule of who holds what is
@@ -13,12 +14,23 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, fix, wait
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    Result,
+    clean,
+    fix,
+    next_,
+    placeholder,
+    wait,
+)
 from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.picker import Pick, effective_holds, pick, until
-from leafwise.commands.domain.nodes import set_fields, write
+from leafwise.commands.domain.nodes import change_list, get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
-from leafwise.store import Node, Plan
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.ids import ID_ANY_CASE_TEXT
 from leafwise.store.loader import read_node_file
@@ -163,3 +175,98 @@ def pick_lock(ctx: Ctx) -> Iterator[None]:
                            exit_code=EXIT_CONFLICT, category="conflict") from exc
     with stack:
         yield
+
+
+def _agent_named(ctx: Ctx, agent: str | None, name: str, node_id: str) -> str:
+    agent = clean(agent, 80) if agent else ""
+    if not agent:
+        raise CommandError("missing_agent", "--agent must name the agent",
+                           fix(ctx.cmd(name, node_id, agent=placeholder("agent")), "say who holds the lease"),
+                           exit_code=EXIT_USAGE, category="usage")
+    return agent
+
+
+def lease_held(ctx: Ctx, node_id: str, holder: str, expires: str, agent: str | None, tool: str,
+               note: str = "") -> CommandError:
+    """Exit 3: another agent's live lease (or hand assignment); wait for it, or take other work."""
+    until_text = f"until {expires}" if expires else "(assigned, no lease)"
+    message = f"{node_id} is held by {holder} {until_text}{note}"
+    return CommandError("claim_held", message, wait(f"{holder} holds {node_id} {until_text}", "held by another agent",
+                                                    or_=ctx.cmd("next", agent=agent)),
+                        exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node_id),
+                        details={"holder": holder, "expires": expires or None},
+                        mutation=Mutation(tool, "claim_held", False, message))
+
+
+def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Result:
+    """Extend `agent`'s lease on the task it works on (a lapsed lease of its own is taken again)."""
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    agent = _agent_named(ctx, agent, "heartbeat", node_id)
+    minutes = ttl_minutes(plan, ttl)
+    paths, now = ctx.paths(), ctx.clock()
+    with locked(paths, node_id):
+        claim = leases.read(paths, node_id)
+        if claim and not claim.expired(now) and claim.agent != agent:
+            raise lease_held(ctx, node_id, claim.agent, claim.expires, agent, "heartbeat_task")
+        fresh = read_node_file(paths.node_file(node_id)).data or {}
+        status, assignee = fresh.get("status"), fresh.get("assignee")
+        if status in CLOSED:
+            raise CommandError("closed", f"{node_id} is {status}; there is no lease to extend",
+                               fix(ctx.cmd("next", agent=agent), "take the next task"),
+                               exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
+                               mutation=Mutation("heartbeat_task", "heartbeat", False, f"node {status}"))
+        ours = claim is not None and claim.agent == agent
+        if not ours and not (status == Status.IN_PROGRESS and assignee == agent):
+            if status == Status.IN_PROGRESS and assignee and claim is None:
+                raise lease_held(ctx, node_id, str(assignee), "", agent, "heartbeat_task")
+            raise CommandError("not_claimed", f"{agent} holds no lease on {node_id}; start it first",
+                               fix(ctx.cmd("start", node_id, agent=agent), "take the lease"),
+                               exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
+                               mutation=Mutation("heartbeat_task", "heartbeat", False, "no lease to extend"))
+        renewed = leases.write(paths, node_id, agent, now, minutes, since=claim.since if ours else None)
+    record(ctx, "heartbeat", node_id, {}, actor=agent, claim_expires=renewed.expires)
+    lapsed = " (the lapsed lease is taken again)" if claim is None or claim.expired(now) else ""
+    return Result({"id": node_id, "claim": renewed.as_dict()},
+                  next_(ctx.cmd("complete", node_id, summary=placeholder("summary")),
+                        f"lease until {renewed.expires}: heartbeat again before then",
+                        or_=ctx.cmd("heartbeat", node_id, agent=agent)),
+                  [f"{agent} holds {node_id} {node.title!r} until {renewed.expires}{lapsed}"],
+                  Mutation("heartbeat_task", "heartbeat", True, "lease extended",
+                           [{"id": node_id, "field": "claim.expires", "from": claim.expires if claim else None,
+                             "to": renewed.expires}]))
+
+
+def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = False) -> Result:
+    """Give up the lease on a task (another's live lease only with `force`); it goes back to draft."""
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    agent = clean(agent, 80) if agent else None
+    paths, now = ctx.paths(), ctx.clock()
+    with locked(paths, node_id):
+        claim = leases.read(paths, node_id)
+        fresh = read_node_file(paths.node_file(node_id)).data or {}
+        if claim is not None:
+            holder, expires, live = claim.agent, claim.expires, not claim.expired(now)
+        elif fresh.get("status") == Status.IN_PROGRESS and fresh.get("assignee"):
+            holder, expires, live = str(fresh["assignee"]), "", True  # assigned by hand: held, no expiry
+        else:
+            holder, expires, live = None, "", False
+        if live and holder != agent and not force:
+            raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task",
+                             f" (a person can take it back: {ctx.cmd('unclaim', node_id, force=True)})")
+        changes = give_back(ctx, node, None if force else {n for n in (holder, agent) if n})
+    applied = claim is not None or bool(changes)
+    if applied:
+        record(ctx, "unclaim", node_id, changes, actor=agent, holder=holder,
+               forced=bool(force and live and holder != agent) or None)
+    listed = change_list(node_id, changes)
+    if claim is not None:
+        listed.append({"id": node_id, "field": "claim", "from": holder, "to": None})
+    what = (f"{holder}'s lease on {node_id} given up" if holder else f"{node_id} had no lease") + \
+        ("; back to draft" if "status" in changes else "")
+    return Result({"id": node_id, "holder": holder, "status": changes.get("status", (None, fresh.get("status")))[1],
+                   "changes": listed},
+                  next_(ctx.cmd("next", agent=agent), "the task is free for the picker"),
+                  [what], Mutation("unclaim_task", "unclaim", applied, what if applied else "nothing held it",
+                                   listed))

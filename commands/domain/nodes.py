@@ -163,3 +163,10 @@ def move_status(ctx: Ctx, node: Node, from_status: Status, to_status: Status) ->
     if write(ctx, node, step):
         return {"id": node.id, "title": node.title, "from": from_status, "to": to_status}
     return None
+
+
+def patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
+    """Keep the in-memory plan in step with what was written (for the follow-up pick)."""
+    node = plan.nodes[node_id]
+    node.data.update(values)
+    node.status = Status(node.data["status"])

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
-from leafwise.commands.handlers.agent_loop import add_comment
-from leafwise.commands.handlers.shared import change_list, get_node, record, write
+from leafwise.commands.contract import Result
+from leafwise.commands.domain import comments
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import CLOSED
-
-MAX_COMMENTS = 200  # a node keeps its last 200 comments at most
 
 
 @command("comment", "Leave a comment on a node: shown in show and carried to the agent until it is done.",
@@ -17,26 +13,4 @@ MAX_COMMENTS = 200  # a node keeps its last 200 comments at most
                  Param("text", "the comment", required=True),
                  Param("agent", "who comments, when an agent does (default: the person)")))
 def comment(ctx: Ctx, node_id: str, text: str, agent: str | None = None) -> Result:
-    plan = ctx.plan()
-    node = get_node(ctx, node_id, plan)
-    node_id = node.id
-    text = clean(text, 1000) if text else ""
-    if not text:
-        raise CommandError("empty_comment", "a comment needs text",
-                           fix(ctx.cmd(f'comment {node_id} --text "<text>"'), "say something"),
-                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    existing = node.data.get("comments")
-    if isinstance(existing, list) and len(existing) >= MAX_COMMENTS:
-        raise CommandError("too_many_comments", f"{node_id} already has {MAX_COMMENTS} comments",
-                           fix(ctx.cmd(f"show {node_id}"), "read them; edit the node to trim old ones"),
-                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    who = clean(agent, 80) if agent else ctx.person()
-    changes = write(ctx, node, lambda doc: add_comment(doc, {"by": who, "at": ctx.clock(), "text": text}))
-    record(ctx, "comment", node_id, {}, actor=who, text=text)
-    carried = node.status not in CLOSED
-    return Result({"id": node_id, "by": who, "text": text, "carried": carried},
-                  next_(ctx.cmd(f"show {node_id}"), "the comment rides along with the task until it is done"
-                        if carried else f"{node_id} is {node.status}: the comment is kept for the record"),
-                  [f"Commented on {node_id} as {who}: {text}"],
-                  Mutation("comment_node", "comment", True, "comment added",
-                           [c for c in change_list(node_id, changes) if c["field"] == "comments"][:1]))
+    return comments.comment(ctx, node_id, text, agent)

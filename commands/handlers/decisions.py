@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
-from leafwise.commands.core import lifecycle
-from leafwise.commands.core.hints import pick_hint
-from leafwise.commands.handlers.agent_loop import unblock
-from leafwise.commands.handlers.shared import change_list, get_node, pick_for, plain, record, set_fields, write
+from leafwise.commands.contract import Result
+from leafwise.commands.domain import decisions
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import Status, claims
-from leafwise.store.model import open_decision
 
 
 @command("ask", "Ask a person a strategic question: blocks the node with options to choose from.",
@@ -21,38 +14,7 @@ from leafwise.store.model import open_decision
                  Param("option", 'an option with its trade-off, e.g. "A: …"', multiple=True, required=True),
                  Param("agent", "who asks")))
 def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), agent: str | None = None) -> Result:
-    plan = ctx.plan()
-    node = get_node(ctx, node_id, plan)
-    question = clean(question, 500)
-    options = [clean(o, 500) for o in option if clean(o, 500)]
-    if not question or len(options) < 2:
-        raise CommandError("bad_decision", "a decision needs a question and at least two options",
-                           fix(ctx.cmd(f'ask {node_id} "<question>" --option "A: <choice>" --option "B: <choice>"'),
-                               "give the person real choices"), exit_code=EXIT_USAGE, category="usage")
-    if lifecycle.transition("ask", node.status) is None:
-        raise CommandError("closed", f"{node_id} is {node.status}", fix(ctx.cmd("next"), "ask on open work"),
-                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
-    now = ctx.clock()
-    who = ctx.who(agent)
-
-    def mark(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        values: dict[str, Any] = {
-            "status": Status.BLOCKED, "blocked_reason": f"Decision needed: {question}",
-            "decision": {"question": question, "options": options, "asked_by": who, "asked": now}}
-        if doc.get("status") != Status.BLOCKED:
-            values["blocked_from"] = doc.get("status")
-            values["blocked_since"] = now
-        return set_fields(doc, values)
-
-    changes = write(ctx, node, mark)
-    claims.remove(ctx.paths(), node_id)
-    record(ctx, "ask", node_id, changes, actor=who, question=question)
-    plan = ctx.plan()
-    chosen = pick_for(ctx, agent, plan)
-    lines = [f"Asked on {node_id}: {question}"] + [f"  {i}. {o}" for i, o in enumerate(options, 1)]
-    return Result({"id": node_id, "question": question, "options": options, "status": Status.BLOCKED},
-                  pick_hint(ctx.cmd, chosen, agent), lines,
-                  Mutation("ask_decision", "ask", True, "blocked for a decision", change_list(node_id, changes)))
+    return decisions.ask(ctx, node_id, question, option, agent)
 
 
 @command("decide", "Answer a node's open decision by option number; records it and unblocks.",
@@ -61,39 +23,4 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
                  Param("option", "the chosen option's number (1, 2, …)", type=int, required=True),
                  Param("note", "why, in a sentence")))
 def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:
-    plan = ctx.plan()
-    node = get_node(ctx, node_id, plan)
-    decision = node.open_decision
-    if decision is None:
-        raise CommandError("no_decision", f"{node_id} has no open decision",
-                           fix(ctx.cmd(f"show {node_id}"), "look at the node"),
-                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
-    options = list(decision.get("options") or [])
-    if not 1 <= option <= len(options):
-        raise CommandError("bad_option", f"option {option} is not between 1 and {len(options)}",
-                           fix(ctx.cmd(f"decide {node_id} --option 1"), "pick one of the listed options"),
-                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
-    now = ctx.clock()
-    answer = {"option": option, "choice": options[option - 1], "by": ctx.who(), "at": now}
-    if note:
-        answer["note"] = clean(note, 1000)
-
-    def settle(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        current = open_decision(doc)
-        if current is None:
-            raise CommandError("already_decided", f"{node_id}'s decision was answered meanwhile",
-                               fix(ctx.cmd(f"show {node_id}"), "read the answer"),
-                               exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
-        before = plain(current)
-        current["answer"] = answer
-        return {"decision": (before, plain(current))}
-
-    changes = write(ctx, node, settle)
-    record(ctx, "decide", node_id, changes, choice=options[option - 1])
-    unblocked = unblock(ctx, node_id)
-    status = unblocked.result["status"]
-    listed = change_list(node_id, changes) + (unblocked.mutation.changes if unblocked.mutation else [])
-    return Result({"id": node_id, "answer": plain(answer), "status": status},
-                  next_(ctx.cmd("next"), "the decision is recorded and the node unblocked"),
-                  [f"Decided {node_id}: {options[option - 1]}", f"{node_id} → {status}"],
-                  Mutation("decide", "decide", True, "answered and unblocked", listed))
+    return decisions.decide(ctx, node_id, option, note)

@@ -1,0 +1,240 @@
+"""Taking work: `next` (which task now), `start ID` and `start --next` (claim it, under its lock)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    Result,
+    clean,
+    fix,
+    next_,
+    placeholder,
+    wait,
+)
+from leafwise.commands.core import lifecycle, readiness
+from leafwise.commands.core.hints import blocker_hint, pick_hint
+from leafwise.commands.core.picker import Pick, pick
+from leafwise.commands.core.views import message_lines, task_view
+from leafwise.commands.domain.holds import (
+    check_ttl,
+    conflict,
+    held,
+    holding,
+    live_claims,
+    other_work,
+    pick_for,
+    pick_lock,
+    ttl_minutes,
+    unreadable_parents,
+)
+from leafwise.commands.domain.nodes import (
+    cascade_changes,
+    change_list,
+    get_node,
+    move_status,
+    record,
+    require_project,
+    set_fields,
+    write,
+)
+from leafwise.commands.registry import Ctx
+from leafwise.store import Node, Plan, Status
+from leafwise.store import claims as leases
+from leafwise.store.loader import read_node_file
+from leafwise.store.writer import LockBusy, locked
+
+
+def task_lines(view: dict[str, Any]) -> list[str]:
+    """A task view's messages and inherited docs, as text lines."""
+    lines = message_lines(view.get("messages") or [])
+    if view.get("inherited_docs"):
+        lines.append("  docs from above: " + ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"]))
+    return lines
+
+
+def next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
+    """The picked task's view, for the `next` field of a mutation's answer."""
+    return task_view(plan, chosen.node) if chosen.node else None
+
+
+def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Result:
+    """The task to work on now, with why, and (explain) why the nearest others were passed over."""
+    plan = ctx.plan()
+    chosen = pick_for(ctx, agent, plan, explain=explain)
+    hint = pick_hint(ctx.cmd, chosen, agent)
+    result: dict[str, Any] = {"task": task_view(plan, chosen.node) if chosen.node else None,
+                              "reason": chosen.reason, "resumed": chosen.resumed,
+                              "open": chosen.open_count,
+                              "blocked": [n.id for n in chosen.blocked[:20]],
+                              "held": [{"id": n.id, "agent": c.agent, "expires": c.expires}
+                                       for n, c in chosen.held[:20]]}
+    if explain:
+        result["passed_over"] = chosen.passed
+    lines: list[str] = []
+    if chosen.node:
+        path = " › ".join(a["title"] for a in result["task"]["ancestors"])
+        lines.append(f"{chosen.node.id}  {clean(chosen.node.title)}" + (f"   ({clean(path, 300)})" if path else ""))
+        lines.append(f"  why: {chosen.reason}")
+        lines += task_lines(result["task"])
+    else:
+        lines.append(f"No task to hand out: {chosen.reason}")
+    for item in chosen.passed:
+        lines.append(f"  passed over {item['id']} “{clean(item['title'])}”: {clean(item['why'])}")
+    return Result(result, hint, lines)
+
+
+def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
+          next: bool = False) -> Result:  # noqa: A002 - the flag's name
+    """Claim `node_id` (or, with `next`, the picker's task) for `agent` and mark it in progress."""
+    agent = clean(agent, 80) if agent else ""
+    again = (node_id,) if node_id and not next else ()
+    if not agent:
+        raise CommandError("missing_agent", "--agent must name the agent",
+                           fix(ctx.cmd("start", *again, agent=placeholder("agent"), next=not again),
+                               "say who works on it"),
+                           exit_code=EXIT_USAGE, category="usage")
+    ttl = check_ttl(ctx, ttl, "start", *again, agent=agent, next=not again)
+    if next and node_id:
+        raise CommandError("usage", "give a node id or --next, not both",
+                           fix(other_work(ctx, agent), "let the picker choose"),
+                           exit_code=EXIT_USAGE, category="usage")
+    if not next and not node_id:
+        raise CommandError("missing_argument", "start needs a node id or --next",
+                           fix(other_work(ctx, agent), "let the picker choose"),
+                           exit_code=EXIT_USAGE, category="usage")
+    if next:
+        return _start_next(ctx, agent, ttl)
+    plan = ctx.plan()
+    node = get_node(ctx, node_id, plan)
+    if not node.children:
+        return _claim(ctx, plan, node, agent, ttl)
+    with pick_lock(ctx):  # a parent: judge its children as they are once no cascade is half done
+        plan = ctx.plan(fresh=True)
+        return _claim(ctx, plan, get_node(ctx, node.id, plan), agent, ttl)
+
+
+LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children",
+             "dependency_open"}
+
+
+def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
+    """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped."""
+    skipped: set[str] = set()
+    with pick_lock(ctx):
+        for _ in range(50):
+            plan = ctx.plan(fresh=True)
+            claims = live_claims(ctx, plan)
+            chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped)
+            if chosen.node is None:
+                return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
+                               "claim": None, "cascade": []},
+                              pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
+                              Mutation("start_task", "start", False, chosen.reason))
+            try:
+                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason)
+            except CommandError as exc:
+                if exc.code not in LOST_RACE:
+                    raise
+                skipped.add(chosen.node.id)
+                ctx.forget()
+    raise CommandError("lock_busy", "every candidate changed while being claimed",
+                       wait("the plan settles (a few seconds)", "many writers at once"),
+                       exit_code=EXIT_CONFLICT, category="conflict")
+
+
+START_REFUSALS = {readiness.CLOSED_KIND: ("closed", "{id} is {status}; closed work is not restarted"),
+                  readiness.BLOCKED_KIND: ("blocked", "{id} is blocked: {reason}"),
+                  readiness.OPEN_CHILDREN_KIND: ("has_open_children", "{id} has {count} open child node(s); a parent "
+                                                 "is work only once its children are closed"),
+                  readiness.UNMET_KIND: ("dependency_open", "{id} depends on {first}, which is not closed"),
+                  readiness.MISSING_KIND: ("dependency_open", "{id} depends on {first}, which does not exist")}
+
+
+def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent: str) -> CommandError:
+    """`start` refused for what `readiness.blocker` found; a missing dependency gets its own fix."""
+    code, text = START_REFUSALS[found.kind]
+    message = text.format(id=node.id, status=node.status, reason=clean(node.blocked_reason), count=len(found.ids),
+                          first=clean(found.ids[0]) if found.ids else "")
+    action = None
+    if found.kind == readiness.MISSING_KIND:  # no other task makes this one startable: repair the plan
+        repair = blocker_hint(ctx.cmd, plan, node, found, {})
+        action = fix(repair.command, repair.reason, or_=other_work(ctx, agent))
+    return conflict(ctx, code, message, node, agent, "start_task", action)
+
+
+def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
+    node_id = node.id
+    require_project(ctx, plan, f"start {node_id}")  # complete would refuse the work later
+    ttl = ttl_minutes(plan, ttl)
+    found = readiness.blocker(plan, node, {}, agent)  # the holds are judged under the node's lock below
+    if found is not None:
+        raise _not_ready(ctx, plan, node, found, agent)
+    new_claim, changes = _take(ctx, node, agent, ttl)
+    cascade = _open_ancestors(ctx, plan, node)
+    record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=new_claim.expires)
+    listed = change_list(node_id, changes)
+    view = task_view(plan, node)
+    view["status"] = Status.IN_PROGRESS
+    finish = ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=agent)
+    if node.docs or view["inherited_docs"]:
+        hint = next_(ctx.cmd("doc", node_id, agent=agent),
+                     "read the task's docs (and its parents') before the code",
+                     or_=finish)
+    else:
+        hint = next_(finish, "no docs: do the work, then complete",
+                     or_=ctx.cmd("block", node_id, reason=placeholder("reason"), agent=agent))
+    lines = [f"Started {node_id} “{clean(node.title)}” for {agent} (lease until {new_claim.expires})"]
+    if why:
+        lines.append(f"  why: {why}")
+    lines += [f"  {c['id']}: {c['from']} → {c['to']}" for c in cascade]
+    lines += task_lines(view)
+    return Result({"task": view, "claim": new_claim.as_dict(), "cascade": cascade}, hint, lines,
+                  Mutation("start_task", "start", True, "claimed and started",
+                           listed + cascade_changes(cascade)))
+
+
+def _take(ctx: Ctx, node: Node, agent: str, ttl: float) -> tuple[leases.Claim, dict[str, tuple[Any, Any]]]:
+    """Under the node's lock: re-check its status and holder, write the lease, mark it in progress."""
+    node_id = node.id
+    now = ctx.clock()
+    paths = ctx.paths()
+    try:
+        with locked(paths, node_id):
+            claim = leases.read(paths, node_id)
+            fresh = read_node_file(paths.node_file(node_id))
+            if fresh.data is None or lifecycle.transition("start", fresh.data.get("status")) is None:
+                status = fresh.data.get("status") if fresh.data else "unreadable"
+                raise conflict(ctx, "status_changed", f"{node_id} is now {clean(status)}", node, agent,
+                               "start_task")
+            hold = holding(ctx, node, now)
+            if hold and hold.agent != agent:
+                raise held(ctx, node, hold, agent, "start_task")
+            ours = claim is not None and claim.agent == agent and not claim.expired(now)
+            new_claim = leases.write(paths, node_id, agent, now, ttl, since=claim.since if ours else None)
+            try:
+                changes = write(ctx, node, lambda doc: set_fields(doc, {"status": Status.IN_PROGRESS,
+                                                                        "assignee": agent}), lock=False)
+            except BaseException:
+                if not ours:  # no claim left behind for a task that was never marked started
+                    leases.remove(paths, node_id)
+                raise
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait(f"the lock on {node_id} is free (a few seconds)",
+                                                       "another writer is changing it"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id)) from exc
+    return new_claim, changes
+
+
+def _open_ancestors(ctx: Ctx, plan: Plan, node: Node) -> list[dict[str, Any]]:
+    """Mark draft ancestors in progress (each re-checked under its own lock)."""
+    cascade: list[dict[str, Any]] = []
+    for ancestor in plan.ancestors(node.id):
+        row = lifecycle.transition("start: draft ancestors", ancestor.status)
+        if row is not None and (moved := move_status(ctx, ancestor, ancestor.status, row.target)):
+            cascade.append(moved)
+    return cascade
