@@ -8,7 +8,8 @@ from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded
 from leafwise.commands.core.hints import node_hint
 from leafwise.commands.core.progress import leaf_progress
 from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, messages
-from leafwise.commands.handlers.shared import get_node, live_claims  # until domain/nodes.py, holds.py land
+from leafwise.commands.domain.holds import live_claims
+from leafwise.commands.domain.nodes import get_node
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.store import CLOSED, Node, Plan, journal
 from leafwise.store.schema import LIST_FIELDS

@@ -21,7 +21,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.core import readiness
 from leafwise.commands.core.picker import order_key
 from leafwise.commands.core.views import inherited_docs
-from leafwise.commands.handlers.shared import get_node, record, set_fields, write  # until domain/nodes.py lands
+from leafwise.commands.domain.nodes import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.loader import read_bounded

@@ -8,14 +8,8 @@ from typing import Any
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_, placeholder
 from leafwise.commands.core import lifecycle
 from leafwise.commands.domain.assignments import parse_assignment
-from leafwise.commands.handlers.shared import (  # until domain/nodes.py and holds.py land
-    change_list,
-    get_node,
-    live_claims,
-    record,
-    set_fields,
-    write,
-)
+from leafwise.commands.domain.holds import held, live_claims
+from leafwise.commands.domain.nodes import change_list, get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import PRIORITIES, STATUSES, Node, Plan, Status
 from leafwise.store.paths import UnsafePath, resolve_inside
@@ -40,14 +34,10 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...]
     if bad:
         raise bad
     touches_hold = {"status", "assignee"} & values.keys()
-    held = live_claims(ctx, plan).get(node_id) if touches_hold else None
-    forced = bool(held and held.agent != agent)
+    claim = live_claims(ctx, plan).get(node_id) if touches_hold else None
+    forced = bool(claim and claim.agent != agent)
     if forced and not force:
-        from leafwise.commands.handlers.agent_loop import _held  # until domain/holds.py lands
-        from leafwise.commands.text import quote
-
-        line = f"edit {node_id} " + " ".join(f"--set {quote(a)}" for a in set) + " --force"
-        raise _held(ctx, node, held, agent, "edit_node", line)
+        raise held(ctx, node, claim, agent, "edit_node", ctx.cmd("edit", node_id, set=list(set), force=True))
     changes = write(ctx, node, lambda doc: set_fields(doc, values), base=node.data)
     if forced and "status" in values and values["status"] != Status.IN_PROGRESS:
         from leafwise.store import claims as leases
@@ -55,7 +45,7 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...]
         leases.remove(ctx.paths(), node_id)
     if changes:
         record(ctx, "edit", node_id, changes, actor=agent or ctx.person(),
-               forced_by=ctx.person() if forced else None, holder=held.agent if forced else None)
+               forced_by=ctx.person() if forced else None, holder=claim.agent if forced else None)
     listed = change_list(node_id, changes)
     said = ", ".join(f"{c['field']} {_shown(c['from'])} → {_shown(c['to'])}" for c in listed)
     return Result({"id": node_id, "changes": listed},

@@ -23,13 +23,7 @@ from leafwise.commands.contract import (
     placeholder,
 )
 from leafwise.commands.core import lifecycle
-from leafwise.commands.handlers.shared import (  # until domain/nodes.py lands
-    cascade_changes,
-    get_node,
-    move_status,
-    record,
-    require_project,
-)
+from leafwise.commands.domain.nodes import cascade_changes, get_node, move_status, record, require_project
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.ids import prefix_problem, suggest_prefix

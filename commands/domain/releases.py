@@ -23,7 +23,7 @@ from leafwise.commands.contract import (
     next_,
     placeholder,
 )
-from leafwise.commands.handlers.shared import record  # until domain/nodes.py lands
+from leafwise.commands.domain.nodes import record
 from leafwise.commands.registry import Ctx
 from leafwise.store.paths import PLAN_DIR, RELEASE_PATTERN, UnsafePath, check_prefix
 
@@ -118,7 +118,8 @@ def project_set(ctx: Ctx, name: str | None = None, prefix: str | None = None) ->
             prefix = check_prefix(prefix).upper()
         except UnsafePath as exc:
             raise CommandError("invalid_prefix", str(exc),
-                               fix(ctx.cmd("project set", prefix=placeholder("prefix")), "letters and digits, starting with a letter"),
+                               fix(ctx.cmd("project set", prefix=placeholder("prefix")),
+                                   "letters and digits, starting with a letter"),
                                exit_code=EXIT_USAGE, category="usage") from exc
     changes: dict[str, tuple[Any, Any]] = {}
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, NextAction, Result, fix, next_
+from leafwise.commands.domain.nodes import change_list, get_node, record, require_project, set_fields, write
 from leafwise.commands.merge_conflicts import MergeConflict, merge_conflict
-from leafwise.commands.handlers.shared import (  # until domain/nodes.py lands
-    change_list,
-    get_node,
-    record,
-    require_project,
-    set_fields,
-    write,
-)
 from leafwise.commands.registry import Ctx
 from leafwise.store import Plan
 from leafwise.store import claims as leases
