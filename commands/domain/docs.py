@@ -121,7 +121,7 @@ def write_doc(ctx: Ctx, node_id: str, content: str) -> Result:
     rel = node.docs[0] if node.docs else f"docs/{node_id}.md"
     path = plan.paths.inside(rel)
     if plan.paths.cycles.is_dir():  # a running cycle may put docs off limits
-        from leafwise.commands.handlers.cycle_gates import check_paths
+        from leafwise.commands.domain.cycle_gates import check_paths
 
         check_paths(ctx, [path])
     old = path.read_text() if path.is_file() else None
