@@ -350,8 +350,9 @@ async def workbench(root: Path, prebuild: bool = False) -> dict[str, object]:
     from leafwise.canvas.screens.blocked import BlockedScreen
     from leafwise.canvas.screens.board import BoardScreen, board_cards
     from leafwise.canvas.screens.progress import ProgressScreen
-    from leafwise.commands.core.forecast import forecast, read_lines
+    from leafwise.commands.core.forecast import forecast
     from leafwise.commands.core.impact import rank_stuck
+    from leafwise.commands.plan_files import read_lines
 
     lines = grow_journal(root)
     app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json", prebuild=prebuild)

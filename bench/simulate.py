@@ -291,7 +291,7 @@ class Sim:
     # --- invariants ---------------------------------------------------------------------------------
 
     def check(self) -> None:
-        from leafwise.commands.core.validate import find_problems
+        from leafwise.commands.plan_files import find_problems
 
         plan = self.plan()
         for problem in find_problems(plan):

@@ -15,7 +15,7 @@ from typing import Any
 
 from leafwise.canvas.model.state import Delta, PlanState
 from leafwise.canvas.screens.plan import PlanScreen
-from leafwise.commands.core.validate import find_problems
+from leafwise.commands.plan_files import find_problems
 from leafwise.commands.events import Event, read_all
 from leafwise.store import journal, load_plan
 from leafwise.store.watch import PlanChanges, watch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.core.validate import find_problems
+from leafwise.commands.plan_files import find_problems
 from leafwise.store import Problem
 from textual import on
 from textual.binding import Binding

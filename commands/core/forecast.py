@@ -150,11 +150,3 @@ def _project(item: ReleaseForecast, finished: list[date | None], today: date) ->
         item.verdict = "on track"
 
 
-
-def read_lines(path: Any) -> list[bytes]:
-    """A journal file's lines (none when it does not exist yet): the only I/O here, kept apart."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().split(b"\n")
-    except FileNotFoundError:
-        return []

@@ -1,145 +1,23 @@
-"""The validator: every problem with a code, severity, node, file, line, message and fix."""
+"""The validator: every problem with a code, severity, node, file, line, message and fix.
+
+Pure rules over the plan in memory: what it needs from the disk (the lines of a node file, whether
+a linked doc is there, the commands the plan's files would run, git's merge conflicts) its caller
+reads and passes in a `PlanFiles` (`commands/plan_files.py` does, for every command and the canvas).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from leafwise.commands.contract import quote
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.readiness import open_children
-from leafwise.store import Plan, Problem, Status
-from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
+from leafwise.store import Node, Plan, Problem, Status
+from leafwise.store.paths import UnsafePath
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
-
-
-
-def _p(code: str, severity: str, message: str, fix_cmd: str, node=None, line: int | None = None) -> Problem:
-    return Problem(code, severity, message, fix_cmd, node=node.id if node else None,
-                   file=node.file if node else None, line=line)
-
-
-
-def _line(plan: Plan, node, key: str) -> int | None:
-    """The line of `key` in the node's file (only computed for reported problems)."""
-    try:
-        lines = (plan.paths.repo / node.file).read_text().splitlines()
-    except OSError:
-        return None
-    for i, text in enumerate(lines, 1):
-        if text.startswith(f"{key}:"):
-            return i
-    return None
-
-
-
-PROJECT_FILE = ".leafwise/project.yaml"
-PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
-
-
-def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
-    """All problems of the plan, errors first, then by file and line: deterministic."""
-    # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
-    # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
-    from leafwise.commands.merge_conflicts import with_merge_conflicts
-
-    problems: list[Problem] = [
-        p if p.code in ("duplicate_id", "merge_conflict") else
-        Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
-                node=p.node, file=p.file, line=p.line)
-        for p in with_merge_conflicts(plan, cmd)]
-    nodes = plan.nodes
-    releases = plan.project.release_rank()
-    seen_releases: set[str] = set()
-    links: dict[str, bool | UnsafePath] = {}
-    for rel in plan.project.releases:
-        if rel.id in seen_releases:
-            problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
-                                    cmd("diagnose"),
-                                    file=".leafwise/project.yaml"))
-        seen_releases.add(rel.id)
-    for node in nodes.values():
-        parent = node.parent
-        if parent and parent not in nodes:
-            problems.append(_p("orphan_parent", "error", f"parent {parent} does not exist",
-                               cmd(f"edit {node.id} --set parent=null"), node, _line(plan, node, "parent")))
-        if node.release and node.release not in releases:
-            problems.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
-                               cmd(f'release add {node.release} --title "<title>"'), node,
-                               _line(plan, node, "release")))
-        deps = node.depends_on
-        if len(set(deps)) < len(deps):
-            problems.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
-                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{', '.join(dict.fromkeys(deps))}]")),
-                               node, _line(plan, node, "depends_on")))
-        above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None) if deps else None
-        if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
-            problems.append(_p("dependency_on_ancestor", "error",
-                               f"depends on {above}, which contains it: neither can ever close",
-                               cmd(f"edit {node.id} --set " + _list_value("depends_on", deps, above)), node,
-                               _line(plan, node, "depends_on")))
-        missing = [d for d in deps if d not in nodes]
-        if missing:
-            keep = ", ".join(d for d in deps if d in nodes)
-            problems.append(_p("dangling_dependency", "error",
-                               f"depends on {', '.join(missing)}, which does not exist",
-                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{keep}]")), node,
-                               _line(plan, node, "depends_on")))
-        if node.status == Status.BLOCKED and not node.blocked_reason:
-            problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
-                               cmd(f'block {node.id} --reason "<reason>"'), node, _line(plan, node, "status")))
-        if node.status == Status.DONE and node.children:
-            open_kids = open_children(plan, node)
-            if open_kids:
-                problems.append(_p("done_with_open_children", "error",
-                                   f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
-                                   cmd(f"edit {node.id} --set status=in-progress"), node,
-                                   _line(plan, node, "status")))
-        for key in ("docs", "diagrams"):
-            for rel in node.data.get(key) or []:
-                if rel not in links:  # many nodes share a doc: resolve each path once
-                    try:
-                        links[rel] = resolve_inside(plan.paths.dir, rel).is_file()
-                    except UnsafePath as exc:
-                        links[rel] = exc
-                state = links[rel]
-                if isinstance(state, UnsafePath):
-                    problems.append(_p("unsafe_path", "error", f"{key}: {state}",
-                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
-                                       node, _line(plan, node, key)))
-                    continue
-                if not state:
-                    problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
-                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
-                                       node, _line(plan, node, key)))
-        if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
-            problems.append(_p("foreign_prefix", "warning",
-                               f"id does not use the project prefix {plan.project.id_prefix}",
-                               cmd(f"renumber {node.id}"), node, 1))
-        if node.children and cascades(node) and node.status != Status.BLOCKED:
-            closing = closing_status(nodes[c].status for c in node.children if c in nodes)
-            if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
-                problems.append(_p("half_finished_cascade", "warning",
-                                   f"every child is closed but the node is still {node.status}; "
-                                   f"the cascade should have made it {closing}",
-                                   cmd("repair"), node, _line(plan, node, "status")))
-    problems.extend(_hierarchy_cycles(plan, cmd))
-    problems.extend(_dependency_cycles(plan, cmd))
-    problems.extend(_untrusted(plan, cmd))
-    if any(p.file == PROJECT_FILE and p.severity == "error" for p in problems):
-        # Releases and the id prefix come from project.yaml: with it unreadable, "unknown release" on
-        # every node and "foreign prefix" are echoes of the one problem, which must come first.
-        problems = [p for p in problems if p.code not in PROJECT_ECHOES]
-    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file != PROJECT_FILE, p.file or "",
-                                 p.line or 0, p.code))
-    return problems
-
-
-def project_unreadable(plan: Plan) -> Problem | None:
-    """project.yaml's first error, if it has one: then releases, prefix and settings are guesses."""
-    return next((p for p in plan.problems if p.file == PROJECT_FILE and p.severity == "error"), None)
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,56 +40,137 @@ class PlanCommand:
                 "hash": self.short, "trusted": self.trusted}
 
 
-def plan_commands(plan: Plan) -> list[PlanCommand]:
-    """Every command the plan's files would have Leafwise run, with whether the person approved it.
+@dataclass(frozen=True, slots=True)
+class PlanFiles:
+    """What the validator needs from the disk, read by its caller."""
 
-    Every `complete` validates, so what most plans lack (done_when checks, cycles) is imported only
-    when it is there."""
-    found: list[tuple[str, str, str, str]] = []
-    for node in plan.nodes.values():
-        if "done_when" in node.data:
-            from leafwise.commands.reconcile.checks import declared
-
-            found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
-                      if kind == "command"]
-    found += _cycle_commands(plan.paths)
-    if not found:
-        return []
-    from leafwise.store import trust
-
-    repo = plan.paths.repo
-    allowed = trust.allowed()
-    out = []
-    for command, source, owner, file in found:
-        key = trust.digest(repo, command)
-        out.append(PlanCommand(command, source, owner, file, key, key in allowed))
-    return sorted(out, key=lambda c: (c.source, c.owner, c.command))
+    load_problems: Sequence[Problem]  # the loader's problems, git's merge conflicts told apart
+    line_of: Callable[[Node, str], int | None]  # the line of a key in a node's file (asked for problems only)
+    link: Callable[[str], bool | UnsafePath]  # a docs/diagrams path: whether the file is there, or why unsafe
+    commands: Sequence[PlanCommand] = ()  # every command the plan's files would have Leafwise run
 
 
-def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
-    if not paths.cycles.is_dir():
-        return []
-    from leafwise.store import cycles as ledger
 
-    try:
-        names = ledger.names(paths)
-    except (OSError, ValueError):
-        return []
-    found = []
-    for name in names:
-        try:
-            cycle = ledger.read(paths, name)
-        except (ledger.LedgerError, OSError, ValueError, TypeError):
-            continue
-        if cycle is not None:
-            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
-    return found
+def _p(code: str, severity: str, message: str, fix_cmd: str, node=None, line: int | None = None) -> Problem:
+    return Problem(code, severity, message, fix_cmd, node=node.id if node else None,
+                   file=node.file if node else None, line=line)
 
 
-def _untrusted(plan: Plan, cmd) -> list[Problem]:
+
+def key_line(lines: Sequence[str], key: str) -> int | None:
+    """The line number of `key:` among a node file's lines."""
+    return next((i for i, text in enumerate(lines, 1) if text.startswith(f"{key}:")), None)
+
+
+
+PROJECT_FILE = ".leafwise/project.yaml"
+PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
+
+
+def plan_problems(plan: Plan, files: PlanFiles, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
+    """All problems of the plan, errors first, then by file and line: deterministic."""
+    # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
+    # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
+    problems: list[Problem] = [
+        p if p.code in ("duplicate_id", "merge_conflict") else
+        Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
+                node=p.node, file=p.file, line=p.line)
+        for p in files.load_problems]
+    nodes = plan.nodes
+    releases = plan.project.release_rank()
+    seen_releases: set[str] = set()
+    links: dict[str, bool | UnsafePath] = {}
+    _line = files.line_of
+    for rel in plan.project.releases:
+        if rel.id in seen_releases:
+            problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
+                                    cmd("diagnose"),
+                                    file=".leafwise/project.yaml"))
+        seen_releases.add(rel.id)
+    for node in nodes.values():
+        parent = node.parent
+        if parent and parent not in nodes:
+            problems.append(_p("orphan_parent", "error", f"parent {parent} does not exist",
+                               cmd(f"edit {node.id} --set parent=null"), node, _line(node, "parent")))
+        if node.release and node.release not in releases:
+            problems.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
+                               cmd(f'release add {node.release} --title "<title>"'), node,
+                               _line(node, "release")))
+        deps = node.depends_on
+        if len(set(deps)) < len(deps):
+            problems.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
+                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{', '.join(dict.fromkeys(deps))}]")),
+                               node, _line(node, "depends_on")))
+        above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None) if deps else None
+        if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
+            problems.append(_p("dependency_on_ancestor", "error",
+                               f"depends on {above}, which contains it: neither can ever close",
+                               cmd(f"edit {node.id} --set " + _list_value("depends_on", deps, above)), node,
+                               _line(node, "depends_on")))
+        missing = [d for d in deps if d not in nodes]
+        if missing:
+            keep = ", ".join(d for d in deps if d in nodes)
+            problems.append(_p("dangling_dependency", "error",
+                               f"depends on {', '.join(missing)}, which does not exist",
+                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{keep}]")), node,
+                               _line(node, "depends_on")))
+        if node.status == Status.BLOCKED and not node.blocked_reason:
+            problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
+                               cmd(f'block {node.id} --reason "<reason>"'), node, _line(node, "status")))
+        if node.status == Status.DONE and node.children:
+            open_kids = open_children(plan, node)
+            if open_kids:
+                problems.append(_p("done_with_open_children", "error",
+                                   f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
+                                   cmd(f"edit {node.id} --set status=in-progress"), node,
+                                   _line(node, "status")))
+        for key in ("docs", "diagrams"):
+            for rel in node.data.get(key) or []:
+                if rel not in links:  # many nodes share a doc: ask for each path once
+                    links[rel] = files.link(rel)
+                state = links[rel]
+                if isinstance(state, UnsafePath):
+                    problems.append(_p("unsafe_path", "error", f"{key}: {state}",
+                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
+                                       node, _line(node, key)))
+                    continue
+                if not state:
+                    problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
+                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
+                                       node, _line(node, key)))
+        if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
+            problems.append(_p("foreign_prefix", "warning",
+                               f"id does not use the project prefix {plan.project.id_prefix}",
+                               cmd(f"renumber {node.id}"), node, 1))
+        if node.children and cascades(node) and node.status != Status.BLOCKED:
+            closing = closing_status(nodes[c].status for c in node.children if c in nodes)
+            if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
+                problems.append(_p("half_finished_cascade", "warning",
+                                   f"every child is closed but the node is still {node.status}; "
+                                   f"the cascade should have made it {closing}",
+                                   cmd("repair"), node, _line(node, "status")))
+    problems.extend(_hierarchy_cycles(plan, files, cmd))
+    problems.extend(_dependency_cycles(plan, files, cmd))
+    problems.extend(_untrusted(files.commands, cmd))
+    if any(p.file == PROJECT_FILE and p.severity == "error" for p in problems):
+        # Releases and the id prefix come from project.yaml: with it unreadable, "unknown release" on
+        # every node and "foreign prefix" are echoes of the one problem, which must come first.
+        problems = [p for p in problems if p.code not in PROJECT_ECHOES]
+    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file != PROJECT_FILE, p.file or "",
+                                 p.line or 0, p.code))
+    return problems
+
+
+def project_unreadable(plan: Plan) -> Problem | None:
+    """project.yaml's first error, if it has one: then releases, prefix and settings are guesses."""
+    return next((p for p in plan.problems if p.file == PROJECT_FILE and p.severity == "error"), None)
+
+
+
+def _untrusted(commands: Sequence[PlanCommand], cmd) -> list[Problem]:
     """A warning per command from a plan file that would not run: nobody approved it here."""
     out = []
-    for item in plan_commands(plan):
+    for item in commands:
         if item.trusted:
             continue
         what = "a done_when check" if item.source == "node" else f"a verify command of cycle {item.owner}"
@@ -233,7 +192,7 @@ def _list_value(key: str, values: Any, drop: str) -> str:
 
 
 
-def _hierarchy_cycles(plan: Plan, cmd) -> list[Problem]:
+def _hierarchy_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
     nodes = plan.nodes
     state: dict[str, int] = {}  # 1 = on the current walk, 2 = known acyclic
     out: list[Problem] = []
@@ -249,14 +208,14 @@ def _hierarchy_cycles(plan: Plan, cmd) -> list[Problem]:
             first = min(loop)
             node = nodes[first]
             out.append(_p("hierarchy_cycle", "error", f"parent cycle: {' → '.join(loop + [cursor])}",
-                          cmd(f"edit {first} --set parent=null"), node, _line(plan, node, "parent")))
+                          cmd(f"edit {first} --set parent=null"), node, files.line_of(node, "parent")))
         for item in walk:
             state[item] = 2
     return out
 
 
 
-def _dependency_cycles(plan: Plan, cmd) -> list[Problem]:
+def _dependency_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
     """Kahn's pass finds whether a cycle exists; networkx names them (error path only)."""
     nodes = plan.nodes
     indegree = {nid: 0 for nid in nodes}
@@ -292,10 +251,7 @@ def _dependency_cycles(plan: Plan, cmd) -> list[Problem]:
         keep = ", ".join(d for d in node.depends_on if d != drop)
         problems.append(_p("dependency_cycle", "error", f"dependency cycle: {' → '.join(path)}",
                            cmd(f"edit {first} --set " + quote(f"depends_on=[{keep}]")), node,
-                           _line(plan, node, "depends_on")))
+                           files.line_of(node, "depends_on")))
     return problems
 
 
-
-def first_error(plan: Plan, cmd) -> Problem | None:
-    return next((p for p in find_problems(plan, cmd) if p.severity == "error"), None)

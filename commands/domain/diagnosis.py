@@ -15,9 +15,10 @@ from leafwise.commands.contract import NextAction, Result, bounded, clean, next_
 from leafwise.commands.core import readiness
 from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import until
-from leafwise.commands.core.validate import PROJECT_FILE, find_problems
+from leafwise.commands.core.validate import PROJECT_FILE
 from leafwise.commands.domain.holds import live_claims, pick_for
 from leafwise.commands.domain.nodes import get_node
+from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Problem, Status
 from leafwise.store import claims as leases

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import Result, next_, quote
-from leafwise.commands.core.validate import find_problems
+from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
 from leafwise.store import PlanNotFound, find_root
 from leafwise.store import claims as leases

@@ -17,11 +17,11 @@ from typing import Any
 from leafwise.commands.contract import Mutation, Result, next_
 from leafwise.commands.core import lifecycle
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core.validate import find_problems
 from leafwise.commands.domain.diagnosis import mismatched_id, problem_action
 from leafwise.commands.domain.doctor import cache_state
 from leafwise.commands.domain.holds import give_back
 from leafwise.commands.domain.nodes import record, set_fields, write
+from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Plan, load_plan
 from leafwise.store import claims as leases

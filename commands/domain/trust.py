@@ -9,7 +9,7 @@ the repository. Approving is a CLI-only act: the MCP tool only lists.
 from __future__ import annotations
 
 from leafwise.commands.contract import EXIT_NOT_FOUND, EXIT_USAGE, CommandError, Mutation, Result, done, fix, next_
-from leafwise.commands.core.validate import PlanCommand, plan_commands
+from leafwise.commands.plan_files import PlanCommand, plan_commands
 from leafwise.commands.registry import Ctx
 
 

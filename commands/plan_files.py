@@ -1,0 +1,101 @@
+"""What the pure rules of `commands/core/` need from the disk, read here: the validator's facts
+(lines of node files, linked docs, the commands plan files would run, git's merge conflicts) and the
+journal's lines for the forecast. Every command and the canvas validate through `find_problems`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.core.validate import PlanCommand, PlanFiles, key_line, plan_problems
+from leafwise.store import Node, Plan, Problem
+from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
+
+__all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan_files", "read_lines"]
+
+
+def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
+    """All problems of the plan (`core.validate.plan_problems`), with what the disk says."""
+    return plan_problems(plan, plan_files(plan, cmd), cmd)
+
+
+def first_error(plan: Plan, cmd) -> Problem | None:
+    return next((p for p in find_problems(plan, cmd) if p.severity == "error"), None)
+
+
+def plan_files(plan: Plan, cmd) -> PlanFiles:
+    from leafwise.commands.merge_conflicts import with_merge_conflicts  # runs git only on a broken file
+
+    lines: dict[str, list[str] | None] = {}
+
+    def line_of(node: Node, key: str) -> int | None:
+        if node.file not in lines:  # a node file is read only when it has a problem, and then once
+            try:
+                lines[node.file] = (plan.paths.repo / node.file).read_text().splitlines()
+            except OSError:
+                lines[node.file] = None
+        found = lines[node.file]
+        return key_line(found, key) if found is not None else None
+
+    def link(rel: str) -> bool | UnsafePath:
+        try:
+            return resolve_inside(plan.paths.dir, rel).is_file()
+        except UnsafePath as exc:
+            return exc
+
+    return PlanFiles(with_merge_conflicts(plan, cmd), line_of, link, plan_commands(plan))
+
+
+def plan_commands(plan: Plan) -> list[PlanCommand]:
+    """Every command the plan's files would have Leafwise run, with whether the person approved it.
+
+    Every `complete` validates, so what most plans lack (done_when checks, cycles) is imported only
+    when it is there."""
+    found: list[tuple[str, str, str, str]] = []
+    for node in plan.nodes.values():
+        if "done_when" in node.data:
+            from leafwise.commands.reconcile.checks import declared
+
+            found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
+                      if kind == "command"]
+    found += _cycle_commands(plan.paths)
+    if not found:
+        return []
+    from leafwise.store import trust
+
+    repo = plan.paths.repo
+    allowed = trust.allowed()
+    out = []
+    for command, source, owner, file in found:
+        key = trust.digest(repo, command)
+        out.append(PlanCommand(command, source, owner, file, key, key in allowed))
+    return sorted(out, key=lambda c: (c.source, c.owner, c.command))
+
+
+def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
+    if not paths.cycles.is_dir():
+        return []
+    from leafwise.store import cycles as ledger
+
+    try:
+        names = ledger.names(paths)
+    except (OSError, ValueError):
+        return []
+    found = []
+    for name in names:
+        try:
+            cycle = ledger.read(paths, name)
+        except (ledger.LedgerError, OSError, ValueError, TypeError):
+            continue
+        if cycle is not None:
+            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
+    return found
+
+
+def read_lines(path: Any) -> list[bytes]:
+    """A journal file's lines, for `core.forecast.forecast` (none when it does not exist yet)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().split(b"\n")
+    except FileNotFoundError:
+        return []
