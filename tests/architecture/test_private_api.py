@@ -41,13 +41,8 @@ LIBRARIES = ("ruamel", "mcp", "mcp_types")  # names taken from them must be in t
 ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 # Files with a private use their owner has yet to remove: file -> what it is and what replaces it.
 KNOWN = {
-    "commands/handlers/plan.py": "ctx._paths = paths (Ctx.use_paths replaces it), and agent_loop's private "
-                                 "_held imported: it needs a public home",
-    "commands/handlers/releases.py": "imports store.writer's private _yaml: store.roundtrip.round_trip_yaml "
-                                     "is its public name",
     "bench/canvas_bench.py": "Textual privates app._display and app._exception",
     "tests/canvas/test_toasts.py": "imports textual.widgets._toast, Textual's private toast module",
-    "tests/commands/test_hint_quoting.py": "imports plan.py's private _add_line: test through the add command",
 }
 
 
