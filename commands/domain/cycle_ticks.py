@@ -25,6 +25,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.core.views import task_view
+from leafwise.commands.domain.blocking import block
 from leafwise.commands.domain.cycle_gates import FOR_EACH, scope_ids
 from leafwise.commands.domain.cycles import (
     count,
@@ -39,7 +40,6 @@ from leafwise.commands.domain.cycles import (
 )
 from leafwise.commands.domain.holds import pick_for
 from leafwise.commands.domain.nodes import record
-from leafwise.commands.handlers.agent_loop import block  # until domain/blocking.py lands
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger

@@ -30,8 +30,8 @@ from leafwise.commands.contract import (
     placeholder,
 )
 from leafwise.commands.domain.cycle_gates import check_paths, off_limits_for
+from leafwise.commands.domain.finishing import complete
 from leafwise.commands.domain.nodes import change_list, get_node, record, set_fields, write
-from leafwise.commands.handlers.agent_loop import complete  # until domain/finishing.py lands
 from leafwise.commands.registry import Ctx
 from leafwise.store import Plan, Status
 from leafwise.store.writer import iso
