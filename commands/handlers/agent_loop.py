@@ -4,19 +4,12 @@ finishing.py and blocking.py do the work)."""
 from __future__ import annotations
 
 from leafwise.commands.contract import Result
-from leafwise.commands.domain import blocking, claiming, finishing, holds
+from leafwise.commands.domain import blocking, claiming, finishing
 from leafwise.commands.registry import Ctx, Param, command
-from leafwise.store import Node
-from leafwise.store import claims as leases
 
 ID = Param("node_id", "node id", positional=True, required=True)
 AGENT = Param("agent", "the agent's name (e.g. claude-1)")
 FORCE = Param("force", "a person overrides another agent's lease (journaled with who)", type=bool)
-
-
-def _held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str, forced: str | None = None):
-    """Old name of `holds.held` taking the forced command as words; use `holds.held` with a built line."""
-    return holds.held(ctx, node, claim, agent, tool, ctx.cmd(forced) if forced else None)
 
 
 @command("next", "The task to work on now (one plan state, one answer).", mutating=False,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import holds
-from leafwise.commands.domain.holds import give_back  # noqa: F401 - old import path
 from leafwise.commands.registry import Ctx, Param, command
 
 ID = Param("node_id", "node id", positional=True, required=True)
