@@ -27,8 +27,10 @@ def umask() -> int:
     global _UMASK
     if _UMASK is None:
         try:
-            with open("/proc/self/status") as fh:
-                found = next((line.split()[1] for line in fh if line.startswith("Umask:")), None)
+            from leafwise.store import reader
+
+            status = reader.read_text("/proc/self/status", reader.SYSTEM)
+            found = next((line.split()[1] for line in status.splitlines() if line.startswith("Umask:")), None)
             _UMASK = int(found, 8) if found else None
         except (OSError, ValueError):
             _UMASK = None
@@ -117,12 +119,12 @@ def sweep(folder: Path, *, dry_run: bool = False) -> list[Path]:
     """
     found: list[Path] = []
     now = time.time()
-    for parent, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in files:
-            if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
-                continue
-            path = Path(parent) / name
+    from leafwise.store import reader
+
+    for rel in reader.walk(folder, frozenset({".git"})):  # never into a linked folder
+        name = rel.rpartition("/")[2]
+        if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+            path = Path(folder) / rel
             try:
                 age = now - path.stat().st_mtime
             except FileNotFoundError:

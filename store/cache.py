@@ -1,27 +1,41 @@
-"""The derived node cache: parsed files keyed by (mtime_ns, size, inode).
+"""Derived caches, kept out of every work tree and sealed with this machine's key.
 
-An atomic rewrite always gives the file a new inode, so a file replaced within
-the same mtime tick and with the same size is still seen as changed. The cache
-holds only plain values (marshal reads 11,000 entries in a few milliseconds,
-several times faster than pickle of objects) and is advisory: any failure to
-read or write it only costs a re-parse.
+A cloned repository can hold any file, so nothing derived is ever read from it: each cache lives
+in the person's cache folder (`config_dirs.cache_dir()`), under `plans/<digest of the plan's real
+path>/`, and each file is sealed: a keyed BLAKE2b (a MAC) over its bytes and what it is for, with a
+per-machine key kept in the person's config folder (`cache.key`, 0600). Only bytes that this
+machine's Leafwise wrote pass the seal, so `marshal` (which trusts its input: a planted 5-byte file
+can ask for gigabytes) only ever reads its own output. Any problem at all (no key, no folder, a
+link, a foreign or corrupt file, too large) is a miss: a re-parse, never an error.
+
+The node cache: parsed node files keyed by (mtime_ns, size, inode). An atomic rewrite always gives
+the file a new inode, so a file replaced within the same mtime tick and with the same size is still
+seen as changed. It holds only plain values (marshal reads 11,000 entries in a few milliseconds,
+several times faster than pickle of objects or JSON).
 """
 
 from __future__ import annotations
 
+import hashlib
 import marshal
+import os
+import stat
 import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leafwise.store import atomic
+from leafwise.store import atomic, reader
 
-CACHE_FORMAT = 5  # the layout of the payload below
+CACHE_FORMAT = 6  # the layout of the payload below
 # What a cached entry depends on besides its file: the code that parses, checks and words it. A change
 # to any of these modules (a new refusal, a reworded error) makes every cached entry stale at once.
-LOADER_MODULES = ("cache", "ids", "loader", "model", "node_files", "paths", "project_file", "safe_yaml", "schema")
+LOADER_MODULES = ("cache", "ids", "loader", "model", "node_files", "paths", "project_file", "reader", "safe_yaml",
+                  "schema")
 CACHE_NAME = "nodes.marshal"
+KEY_NAME = "cache.key"
+MAGIC = b"LWC1"
+MAC_BYTES = 32
 StatKey = tuple[int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)
 Entry = tuple[StatKey, Any, str, Any]
@@ -36,21 +50,131 @@ def cache_version() -> tuple[int, int]:
     """(format, a checksum of the loader's code): a stored cache with another version is ignored."""
     here = Path(__file__).parent
     try:
-        return CACHE_FORMAT, zlib.crc32(b"".join((here / f"{name}.py").read_bytes() for name in LOADER_MODULES))
-    except OSError:  # installed without sources: the format alone
+        code = b"".join(reader.read_capped(here / f"{name}.py", reader.OWN_DATA) for name in LOADER_MODULES)
+        return CACHE_FORMAT, zlib.crc32(code)
+    except (OSError, ValueError):  # installed without sources: the format alone
         return CACHE_FORMAT, 0
 
 
+def plan_folder(real: str) -> Path:
+    """The folder of the caches of the plan whose real path is `real`, in the person's cache folder."""
+    from leafwise.store.config_dirs import cache_dir
+
+    digest = hashlib.blake2b(real.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    return cache_dir() / "plans" / digest
+
+
+def cache_file(repo: Path, name: str) -> tuple[Path, str]:
+    """(the cache file `name` of the plan in `repo`, what it is for: its name and the plan's real path)."""
+    real = os.path.realpath(repo)
+    return plan_folder(real) / name, f"{name} {real}"
+
+
+_KEY: dict[str, bytes] = {}
+
+
+def machine_key(create: bool = False) -> bytes | None:
+    """This machine's cache key (`config_dir()/cache.key`), made on the first write; None without one."""
+    from leafwise.store.config_dirs import config_dir
+
+    path = config_dir() / KEY_NAME
+    known = _KEY.get(str(path))
+    if known is not None:
+        return known
+    try:
+        key = reader.read_capped(path, reader.POINTER)
+    except FileNotFoundError:
+        key = b""
+    except (OSError, ValueError):
+        return None
+    if len(key) != 32:
+        if not create or key:  # a wrong-sized key is left for the person to look at; no cache meanwhile
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic.create(path, os.urandom(32), mode=0o600)
+        except atomic.Exists:
+            pass  # another process made it first: use theirs
+        except OSError:
+            return None
+        return machine_key(False)
+    _KEY[str(path)] = key
+    return key
+
+
+def _mac(key: bytes, purpose: bytes, payload: bytes) -> bytes:
+    h = hashlib.blake2b(key=key, digest_size=MAC_BYTES)
+    h.update(len(purpose).to_bytes(4, "big") + purpose)
+    h.update(payload)
+    return h.digest()
+
+
+def read_sealed(path: Path | None, purpose: str) -> Any:
+    """The value a `write_sealed` of this machine put at `path` for `purpose`, or None (any problem)."""
+    if path is None:
+        return None
+    key = machine_key()
+    if key is None:
+        return None
+    try:
+        data = reader.read_capped(path, reader.CACHE)
+    except (OSError, ValueError):
+        return None
+    head = len(MAGIC) + MAC_BYTES
+    if len(data) < head or data[:len(MAGIC)] != MAGIC:
+        return None
+    body = memoryview(data)[head:]
+    import hmac
+
+    if not hmac.compare_digest(data[len(MAGIC):head], _mac(key, purpose.encode(), body)):
+        return None
+    try:
+        return marshal.loads(body)  # sealed by this machine's key: bytes this Leafwise wrote
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int = reader.CACHE.cap - 64) -> bool:
+    """Seal and store `value` (marshal) at `path`, at once; nothing on any failure (a read-only
+    cache folder, a link on the way, a value marshal cannot write, more than `limit` bytes); whether
+    it was written."""
+    key = machine_key(create=True) if path is not None else None
+    if key is None or path is None:
+        return False
+    try:
+        body = marshal.dumps(value)
+    except ValueError:
+        return False  # unmarshallable data is re-parsed next time
+    if len(body) > limit:
+        return False
+    try:
+        own_folder(path.parent)
+        atomic.replace(path, MAGIC + _mac(key, purpose.encode(), body) + body, mode=0o600, durable=False)
+    except OSError:
+        return False  # a read-only cache folder: everything still works, only slower
+    return True
+
+
+def own_folder(folder: Path) -> None:
+    """Make the plan's cache folder (0700), refusing one that is a link (OSError)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for item in (folder, folder.parent):
+        if stat.S_ISLNK(os.lstat(item).st_mode):
+            raise OSError(f"{item} is a symbolic link")
+
+
 class NodeCache:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path | None, purpose: str):
         self.path = path
+        self._purpose = purpose
         self._snapshot: Snapshot | None = None
 
     def read(self) -> dict[str, Entry]:
-        payload = read_marshal(self.path)
-        if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != cache_version():
+        payload = read_sealed(self.path, self._purpose)
+        if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != cache_version() \
+                or not isinstance(payload[1], dict):
             return {}
-        self._snapshot = payload[2]
+        self._snapshot = payload[2] if isinstance(payload[2], dict) else None
         return payload[1]
 
     def snapshot(self) -> Snapshot | None:
@@ -58,35 +182,18 @@ class NodeCache:
         return self._snapshot
 
     def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
-        try:
-            write_atomic(self.path, marshal.dumps((cache_version(), entries, snapshot)))
-        except ValueError:
-            pass  # unmarshallable data is re-parsed next time
+        write_sealed(self.path, self._purpose, (cache_version(), entries, snapshot))
+
+    def exists(self) -> bool:
+        return self.path is not None and self.path.exists()
 
     def clear(self) -> bool:
-        return clear(self.path)
+        return self.path is not None and clear(self.path)
 
 
-def read_marshal(path: Path) -> Any:
-    """A derived cache file's payload, or None: missing, unreadable, corrupt or behind a link."""
-    try:
-        if path.is_symlink() or path.parent.is_symlink():
-            return None
-        with open(path, "rb") as fh:
-            return marshal.loads(fh.read())  # load(fh) reads in tiny pieces: 6x slower
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace a derived cache file at once (`atomic.replace`, without fsync: losing it only costs a
-    re-parse), never through a committed link; a failure leaves the old file."""
-    try:
-        if path.parent.is_symlink() or path.parent.parent.is_symlink():
-            return
-        atomic.replace(path, data, durable=False)
-    except OSError:
-        pass  # a read-only checkout still works, only slower
+def node_cache(repo: Path) -> NodeCache:
+    """The node cache of the plan in `repo` (its own folder in the person's cache folder)."""
+    return NodeCache(*cache_file(repo, CACHE_NAME))
 
 
 def clear(path: Path) -> bool:

@@ -15,12 +15,12 @@ import os
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from leafwise.store import atomic
-from leafwise.store.loader import read_bounded
+from leafwise.store import atomic, reader, values
 from leafwise.store.paths import PlanPaths, check_id
 from leafwise.store.timestamps import parse, to_text
 
 DEFAULT_TTL_MINUTES = 60
+MAX_AGENT_CHARS = 1000  # an agent's name, as a claim file may hold it
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +51,27 @@ def parse_time(text: str) -> datetime:
 
 
 def read(paths: PlanPaths, node_id: str) -> Claim | None:
+    """The lease on `node_id`, or None: no claim, or a claim file that cannot be trusted (a link, not
+    JSON, too large or deep, a value of the wrong kind, a time without its zone, another node's id)."""
     try:
-        raw = read_bounded(paths.own_folder(paths.claims) / f"{check_id(node_id)}.json", 4096)
-        data = json.loads(raw)
-        claim = Claim(**{k: str(data[k]) for k in ("node", "agent", "since", "heartbeat", "expires")})
-        for moment in (claim.since, claim.heartbeat, claim.expires):
-            parse_time(moment)  # a planted or naive time would break every comparison with the clock
-        return claim
-    except (OSError, ValueError, KeyError, TypeError):
+        data = reader.read_json(paths.own_folder(paths.claims) / f"{check_id(node_id)}.json", reader.CLAIM)
+        return from_data(data, node_id)
+    except (OSError, ValueError):  # reader.Refused is a ValueError
         return None
+
+
+def from_data(data: object, node_id: str) -> Claim:
+    """A claim from a claim file's JSON, every value checked; ValueError naming the wrong one."""
+    if not isinstance(data, dict):
+        raise ValueError("a claim file must be a JSON object")
+    fields = {k: values.text(data.get(k), k, limit=MAX_AGENT_CHARS if k == "agent" else 64, optional=False)
+              for k in ("node", "agent", "since", "heartbeat", "expires")}
+    claim = Claim(**fields)  # type: ignore[arg-type]
+    if claim.node != node_id:
+        raise ValueError(f"the claim file of {node_id} names {claim.node[:40]!r}")
+    for moment in (claim.since, claim.heartbeat, claim.expires):
+        parse_time(moment)  # a planted or naive time would break every comparison with the clock
+    return claim
 
 
 def read_all(paths: PlanPaths) -> dict[str, Claim]:

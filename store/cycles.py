@@ -15,10 +15,11 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict
 
-from leafwise.store import atomic
+from leafwise.store import atomic, reader, values
 from leafwise.store.globs import first_match  # noqa: F401 - the off-limits check: cycles.first_match
-from leafwise.store.loader import read_bounded, safe_load
 from leafwise.store.paths import PlanPaths, UnsafePath
+from leafwise.store.safe_yaml import line_of_key
+from leafwise.store.schema import MAX_TEXT_CHARS
 from leafwise.store.writer import dump_yaml
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -29,8 +30,19 @@ STATUSES = ("running", "stopped", "escalated")
 
 
 class LedgerError(ValueError):
-    """A ledger or cycle file that cannot be trusted (not a number, not a mapping)."""
+    """A ledger or cycle file that cannot be trusted (not a number, not a mapping, a planted value);
+    `key` and `line` say where, when known."""
 
+    def __init__(self, message: str, key: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.key = key
+        self.line = line
+
+
+MAX_TOKENS = values.MAX_COUNT
+_TEXT_FIELDS = ("kind", "node", "agent", "status", "current", "stop_reason", "not_before", "started",
+                "started_by", "updated")
+_LIST_FIELDS = ("verify", "off_limits", "items_done")
 
 
 class CycleRow(TypedDict, total=False):
@@ -108,19 +120,30 @@ class Cycle:
         if not isinstance(data, dict):
             raise LedgerError(f"cycles/{name}.yaml is not a mapping of keys to values")
         known = {f.name for f in fields(cls)} - {"name"}
-        values = {k: v for k, v in data.items() if k in known}
-        try:
-            cycle = cls(name=name, **values)
-            cycle.max_iterations = min(int(cycle.max_iterations), MAX_ITERATIONS)
-            cycle.token_cap = int(cycle.token_cap)
-            cycle.tokens_used = int(cycle.tokens_used or 0)
+        values_ = {k: v for k, v in data.items() if k in known}
+        key = None
+        try:  # every value checked here, where it is read: a planted one is this file's problem
+            for key in ("max_iterations", "token_cap"):  # required: a missing one is refused too
+                values_[key] = values.whole(values_.get(key), key, high=MAX_TOKENS)
+            key = "tokens_used"
+            values_[key] = values.whole(values_.get(key) or 0, key, high=MAX_TOKENS)
+            for key in _TEXT_FIELDS:
+                values.text(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            for key in _LIST_FIELDS:
+                values_[key] = values.texts(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            key = "last_verify"
+            if not isinstance(values_.get(key), (dict, type(None))):
+                raise ValueError("last_verify must be a mapping")
+            key = "finished"
+            values_[key] = bool(values_.get(key, False))
+            key = None
+            cycle = cls(name=name, **values_)
         except (TypeError, ValueError) as exc:
-            raise LedgerError(f"cycles/{name}.yaml: {exc}") from exc
-        cycle.verify = [str(v) for v in cycle.verify or []]
-        cycle.off_limits = [str(v) for v in cycle.off_limits or []]
-        cycle.items_done = [str(v) for v in cycle.items_done or []]
+            raise LedgerError(f"cycles/{name}.yaml: {exc}", key) from exc
+        cycle.max_iterations = min(cycle.max_iterations, MAX_ITERATIONS)
         if cycle.status not in STATUSES:
-            raise LedgerError(f"cycles/{name}.yaml: status {cycle.status!r} is not one of {', '.join(STATUSES)}")
+            raise LedgerError(f"cycles/{name}.yaml: status {cycle.status!r} is not one of {', '.join(STATUSES)}",
+                              "status")
         return cycle
 
 
@@ -146,13 +169,13 @@ def read_count(paths: PlanPaths, name: str) -> int:
     """The iteration count as the ledger file says it; a missing or garbled file is an error."""
     path = count_path(paths, name)
     try:
-        text = read_bounded(path, 64).decode("utf-8", "replace").strip()
+        text = reader.decode(reader.read_bytes(path, reader.LEDGER)).strip()
     except FileNotFoundError as exc:
         raise LedgerError(f"the ledger {path.name} is missing") from exc
-    except ValueError as exc:  # a symlink, not a regular file
+    except (OSError, ValueError) as exc:  # a symlink, not a regular file
         raise LedgerError(f"the ledger {path.name} cannot be trusted: {exc}") from exc
-    if not text.isdigit():
-        raise LedgerError(f"the ledger {path.name} holds {text[:40]!r}, not a count")
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:  # "١٢" is a digit to str.isdigit
+        raise LedgerError(f"the ledger {path.name} holds {text[:40]!r}, not a count", None, 1)
     return int(text)
 
 
@@ -174,16 +197,19 @@ def exists(paths: PlanPaths, name: str) -> bool:
 
 def read(paths: PlanPaths, name: str) -> Cycle | None:
     try:
-        raw = read_bounded(def_path(paths, name))
+        raw = reader.read_capped(def_path(paths, name), reader.CYCLE)
+        data = reader.load_yaml(raw, reader.CYCLE)
     except FileNotFoundError:
         return None
-    except ValueError as exc:  # a symlink
-        raise LedgerError(f"cycles/{name}.yaml cannot be trusted: {exc}") from exc
+    except reader.Refused as exc:  # a link, not a file, too large, not YAML: this file's problem
+        raise LedgerError(f"cycles/{name}.yaml cannot be trusted: {exc}", None, exc.line) from exc
+    except OSError as exc:
+        raise LedgerError(f"cycles/{name}.yaml cannot be read: {exc.strerror}") from exc
     try:
-        data = safe_load(raw)
-    except Exception as exc:  # noqa: BLE001 - any YAML error means the file cannot be trusted
-        raise LedgerError(f"cycles/{name}.yaml is not valid YAML: {exc}") from exc
-    return Cycle.from_dict(name, data)
+        return Cycle.from_dict(name, data)
+    except LedgerError as exc:
+        exc.line = line_of_key(raw, exc.key) if exc.key else 1
+        raise
 
 
 def names(paths: PlanPaths) -> list[str]:

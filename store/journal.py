@@ -13,23 +13,23 @@ import os
 from itertools import islice
 from typing import Any, Iterator
 
+from leafwise.store import reader
 from leafwise.store.paths import PlanPaths, SymlinkRefused
 from leafwise.store.timestamps import to_text, utc_now
 from leafwise.store.writer import locked
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-MAX_EVENT_BYTES = 1 << 20  # a longer journal line is skipped by readers (bounded work)
+MAX_EVENT_BYTES = reader.EVENT.cap  # a longer journal line is skipped by readers (bounded work)
 
 
 def _open_read(paths: PlanPaths):
-    """The journal for reading, never through a symlink (FileNotFoundError when absent or a link)."""
+    """The journal for reading through the one reader (FileNotFoundError when absent, a link, or not
+    a regular file: read as no journal; doctor reports the link)."""
     try:
-        fd = os.open(paths.journal, os.O_RDONLY | _NOFOLLOW)
-    except OSError as exc:
-        if exc.errno == 40:  # ELOOP: a symlink; read as no journal (doctor reports the link)
-            raise FileNotFoundError(str(paths.journal)) from exc
-        raise
-    return os.fdopen(fd, "rb")
+        fd = reader.open_fd(paths.journal)
+    except reader.Refused as exc:
+        raise FileNotFoundError(str(paths.journal)) from exc
+    return os.fdopen(fd, "rb")  # the reader's descriptor: a regular file, read in bounded blocks
 
 
 def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +64,7 @@ def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None)
     # a line about the node holds its id as a JSON string: lines without it are never decoded
     needle = json.dumps(node, ensure_ascii=False).encode() if node is not None else None
     matching = (e for e in _iter_reverse(paths, needle) if node is None or e.get("node") == node
-                or any(c.get("id") == node for c in e.get("cascade") or []))
+                or any(c.get("id") == node for c in _cascade(e)))
     events = list(islice(matching, limit))  # reads back from the end only as far as needed
     events.reverse()
     return events
@@ -105,13 +105,30 @@ def _iter_reverse(paths: PlanPaths, needle: bytes | None = None, block: int = 65
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
+    """One event, or None for a line that is not one: not JSON, too long or too deep (a planted
+    line of 3,000 brackets would make Python's json recurse out), or a value of the wrong kind."""
     if not line.strip() or len(line) > MAX_EVENT_BYTES:
         return None
     try:
-        event = json.loads(line)
-    except ValueError:
+        event = reader.load_json(line, reader.EVENT)
+    except ValueError:  # reader.Refused
         return None
-    return event if isinstance(event, dict) else None
+    return event if isinstance(event, dict) and _well_formed(event) else None
+
+
+_TEXT_KEYS = ("time", "command", "node", "actor")
+
+
+def _well_formed(event: dict[str, Any]) -> bool:
+    """The keys every reader relies on hold what Leafwise writes there (text; a list of mappings)."""
+    if any(not isinstance(event.get(k), (str, type(None))) for k in _TEXT_KEYS):
+        return False
+    cascade = event.get("cascade")
+    return cascade is None or (isinstance(cascade, list) and all(isinstance(c, dict) for c in cascade))
+
+
+def _cascade(event: dict[str, Any]) -> list[dict[str, Any]]:
+    return event.get("cascade") or []
 
 
 def read_since(paths: PlanPaths, offset: int) -> tuple[list[dict[str, Any]], int]:
@@ -122,6 +139,7 @@ def read_since(paths: PlanPaths, offset: int) -> tuple[list[dict[str, Any]], int
             end = fh.tell()
             if end < offset:
                 offset = 0  # truncated or replaced: start over
+            offset = max(offset, end - reader.JOURNAL.cap)  # a planted giant journal: only its end
             fh.seek(offset)
             data = fh.read(end - offset)
     except FileNotFoundError:

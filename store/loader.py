@@ -1,7 +1,7 @@
 """Reading a plan fast: PyYAML's C loader, a stat-keyed cache, and per-file errors.
 
-Reads never write plan files. The only thing a read may write is the cache
-under `.leafwise/.cache/`, which is derived and safe to delete. One file's reading is
+Reads never write plan files. The only thing a read may write is the node cache, which is derived,
+safe to delete and lives outside the work tree (`store/cache.py`). One file's reading is
 `node_files` (and `safe_yaml` under it), project.yaml's is `project_file`.
 """
 
@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from leafwise.store.cache import CACHE_NAME, Entry, NodeCache, StatKey
+from leafwise.store.cache import Entry, NodeCache, StatKey, node_cache
 from leafwise.store.model import Node, Plan, Problem, Status
 from leafwise.store.node_files import Loaded, check_node, node_file_problem, read_node_file  # noqa: F401
 from leafwise.store.paths import PlanPaths, relative
@@ -77,7 +77,7 @@ def parse_files(folder: Path, names: list[str]) -> dict[str, Loaded]:
 
 
 def cache_for(paths: PlanPaths) -> NodeCache:
-    return NodeCache(paths.cache / CACHE_NAME)
+    return node_cache(paths.repo)
 
 
 def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | None = None) -> Plan:

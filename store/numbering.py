@@ -8,7 +8,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable
 
-from leafwise.store import atomic
+from leafwise.store import atomic, reader
 from leafwise.store.atomic import Exists
 from leafwise.store.locks import LOCK_TIMEOUT, hold
 from leafwise.store.node_files import check_bytes, check_node
@@ -68,15 +68,15 @@ def git_dirs(start: Path) -> tuple[Path, Path] | None:
             return folder, dot
         if dot.is_file():  # a linked worktree or a submodule: `gitdir: <path>`
             try:
-                text = dot.read_text().strip()
-            except OSError:
+                text = reader.read_text(dot, reader.POINTER).strip()
+            except (OSError, ValueError):
                 return None
             if not text.startswith("gitdir:"):
                 return None
             gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
             try:
-                return folder, (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
-            except OSError:
+                return folder, (gitdir / reader.read_text(gitdir / "commondir", reader.POINTER).strip()).resolve()
+            except (OSError, ValueError):
                 return folder, gitdir  # a submodule: its gitdir is its own
     return None
 
@@ -101,7 +101,8 @@ def _read_counter(counter: Path | None) -> int:
     if counter is None:
         return 1
     try:
-        return max(1, int(counter.read_text().strip() or 1))
+        text = reader.read_text(counter, reader.POINTER).strip()
+        return max(1, int(text)) if text.isascii() and text.isdigit() and len(text) <= 12 else 1
     except (OSError, ValueError):
         return 1
 

@@ -8,11 +8,12 @@ the schema's (`node_files.check_node`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
+from leafwise.store import reader
 from leafwise.store.paths import UnsafePath
+from leafwise.store.reader import Refused, SchemaError  # noqa: F401 - one refusal for every read and parse
 from leafwise.store.schema import MAX_TEXT_CHARS
 
 # Bounded work: a plan file is untrusted input (docs/security.md). The limits are
@@ -23,13 +24,6 @@ MAX_DEPTH = 32  # nested lists and mappings in one file
 MAX_VALUES = 10_000  # scalars in one file
 _SCREEN_FROM = 8 * 1024  # below this size nesting cannot reach a depth that hurts the parser
 _REFUSED_TAGS = ("timestamp", "binary", "set", "omap", "pairs")  # values JSON cannot carry
-
-
-class SchemaError(ValueError):
-    def __init__(self, message: str, key: str | None = None, fix: str = ""):
-        super().__init__(message)
-        self.key = key
-        self.fix = fix
 
 
 class TooLarge(SchemaError, UnsafePath):
@@ -87,15 +81,6 @@ def _loader():
     return _LOADER
 
 
-class Refused(SchemaError, UnsafePath):
-    """A file refused before it is parsed (too big, anchors, too deep, a symlink); `line` where it is."""
-
-    def __init__(self, message: str, line: int | None = None, code: str = "yaml_refused"):
-        super().__init__(message, None, "")
-        self.line = line
-        self.code = code
-
-
 def screen(raw: bytes) -> None:
     """Raise `Refused` for a file whose parsing could be unbounded work.
 
@@ -145,30 +130,9 @@ def safe_load(raw: bytes) -> Any:
 
 
 def read_bounded(path: Path, limit: int = MAX_NODE_BYTES) -> bytes:
-    """A plan file's bytes, never through a symlink and never more than `limit` + 1 bytes."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno == 40 or path.is_symlink():  # ELOOP: the last part is a symlink
-            raise Refused("the file is a symbolic link; plan files are never read through links "
-                          "(replace it with the real file)", None, "symlink") from exc
-        raise
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise Refused("not a regular file", None, "unreadable_file")
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    """A plan file's bytes through the one reader (`reader.read_bytes`): never through a link, never
+    a device or FIFO, never more than `limit` + 1 bytes."""
+    return reader.read_bytes(path, reader.NODE, cap=limit)
 
 
 def error_line(exc: BaseException, raw: bytes) -> int | None:

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from leafwise.store import atomic
+from leafwise.store import atomic, reader
 from leafwise.store.config_dirs import config_dir
 from leafwise.store.timestamps import to_text, utc_now
 
@@ -41,8 +41,8 @@ def short(full: str) -> str:
 
 def _read() -> dict[str, Any]:
     try:
-        data = json.loads(store_path().read_text())
-    except (OSError, ValueError):
+        data = reader.read_json(store_path(), reader.SETTINGS)
+    except (OSError, ValueError):  # reader.Refused is a ValueError
         return {}
     if not isinstance(data, dict) or not isinstance(data.get("allowed"), dict):
         return {}

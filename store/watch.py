@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable
 
+from leafwise.store import atomic
 from leafwise.store.ids import ID_PATTERN
 from leafwise.store.paths import PlanPaths
 
@@ -117,10 +118,12 @@ class PlanWatcher:
 
     watchfiles delivers events from a background thread, so a write that
     finished just before a call may not have arrived when the call asks. So
-    `changes()` first touches a fence file of its own (under `.cache/`) and
-    drains events until the fence's own event shows up: the kernel queues a
-    watch's events in order, so every write finished before the call has
-    arrived by then. `lost` turns true when the watch can no longer vouch for
+    `changes()` first touches a fence file of its own and drains events until
+    the fence's own event shows up: the kernel queues a watch's events in order
+    (one inotify queue for both folders watched), so every write finished before
+    the call has arrived by then. The fence lives in the plan's folder of the
+    person's cache folder (`store/cache.py`), never in the work tree: a clone
+    could plant a link where a fence is written. `lost` turns true when the watch can no longer vouch for
     anything (the plan's folder or `nodes/` removed or replaced, the fence not
     seen in time): its owner then closes it and makes a new one.
     """
@@ -132,14 +135,17 @@ class PlanWatcher:
         self.lost = False
         self._timeout = timeout
         self._identity = _identity(paths)
-        paths.cache.mkdir(exist_ok=True)  # before the watch starts, so its fence is watched from the start
-        self._fence = paths.cache / f"watch-{os.getpid()}-{id(self):x}.fence"
-        self._fence.write_bytes(b"0")
+        from leafwise.store.cache import cache_file, own_folder
+
+        self._fence = cache_file(paths.repo, f"watch-{os.getpid()}-{id(self):x}.fence")[0]
+        own_folder(self._fence.parent)  # before the watch starts, so its fence is watched from the start
+        atomic.replace(self._fence, b"0", durable=False)
         self._remove_fence = weakref.finalize(self, self._fence.unlink, missing_ok=True)  # also at exit
         self._ticks = 0
         base, fence = paths.dir, os.fspath(self._fence)
         self._gone = {os.fspath(base), os.fspath(paths.nodes)}  # an event on these: the watch is lost
-        self._events = watch(base, watch_filter=lambda _c, path: path == fence or path in self._gone
+        self._events = watch(base, self._fence.parent,
+                             watch_filter=lambda _c, path: path == fence or path in self._gone
                              or relevant(base, path), debounce=50, step=1, rust_timeout=1,
                              yield_on_timeout=True, raise_interrupt=False)
         next(self._events)  # starts the watch: every write from here on is queued
@@ -153,7 +159,7 @@ class PlanWatcher:
         fence = os.fspath(self._fence)
         try:
             self._ticks += 1
-            self._fence.write_bytes(str(self._ticks).encode())
+            atomic.replace(self._fence, str(self._ticks).encode(), durable=False)
             deadline = time.monotonic() + self._timeout
             while True:
                 batch = {path for _change, path in next(self._events)}

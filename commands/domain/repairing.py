@@ -160,7 +160,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
         if not dry_run:
             cache_for(paths).clear()
             load_plan(paths)
-        out.add("rebuild_cache", True, file=str(cache_for(paths).path.relative_to(paths.repo)), why=message)
+        out.add("rebuild_cache", True, file=str(cache_for(paths).path), why=message)
     _remove_strays(ctx, out)
     try:
         _fix_names(ctx, ctx.plan(), out)

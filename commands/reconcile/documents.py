@@ -18,10 +18,11 @@ they corroborate one. The words go through the same `concept()` as identifiers.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import reader
 
 DOC_EXT = frozenset({".md", ".mdx", ".rst", ".markdown"})
 MARKUP_EXT = frozenset({".html", ".htm", ".vue", ".svelte", ".jinja", ".jinja2", ".j2", ".hbs", ".erb"})
@@ -29,6 +30,7 @@ CHANGELOG = re.compile(r"^(changelog|changes|history|news|releases?)(\.|$)", re.
 LOCALE = re.compile(r"^en([-_]us)?\.json$", re.I)
 TEST_DIRS = frozenset({"tests", "test", "__tests__", "testdata", "fixtures", "__fixtures__", "spec", "e2e", "cypress"})
 MAX_DOC_BYTES = 300_000
+DOC = reader.Kind(reader.DOC.name, MAX_DOC_BYTES)
 MAX_DOCS_PER_FILE = 2000
 NEGATION = re.compile(
     r"\b(no longer|not (?:yet )?(?:supported|possible|available|implemented)|unsupported|doesn'?t|does not|"
@@ -80,11 +82,8 @@ def scan(index: Index, root, files: list[str]) -> None:
         text = index.texts.get(rel)
         if text is None:
             try:
-                path = root / rel
-                if path.stat().st_size > MAX_DOC_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                text = reader.read_text(Path(root) / rel, DOC, under=Path(root))
+            except (OSError, ValueError):  # gone, too large, a link or not a file (reader.Refused)
                 continue
         src = Source(rel, text)
         before = len(index.docs)

@@ -21,13 +21,13 @@ line 1; the index page `/` is called "home".
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from leafwise.commands.reconcile.artifacts import Index, Source, route_words
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import reader
 
 FRAMEWORKS = {"next": "next", "nuxt": "nuxt", "nuxt3": "nuxt", "nuxt-edge": "nuxt", "@sveltejs/kit": "sveltekit",
               "@react-router/fs-routes": "remix", "@tanstack/react-router": "tanstack",
@@ -73,8 +73,8 @@ class Context:
 
 def frameworks_of(package_json: str) -> frozenset[str]:
     try:
-        data = json.loads(package_json)
-    except ValueError:
+        data = reader.load_json(package_json, reader.MANIFEST)
+    except ValueError:  # not JSON, too deep or too large (reader.Refused)
         return frozenset()
     if not isinstance(data, dict):
         return frozenset()

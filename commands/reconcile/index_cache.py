@@ -1,8 +1,10 @@
 """The reconcile index cache: what each file yielded the last time, so a second `reconcile`
 parses only what changed.
 
-One file, `.leafwise/.cache/reconcile-index.marshal` (derived, git-ignored, safe to delete),
-written atomically (a temporary file, then `os.replace`) and never through a symbolic link.
+One file, `reconcile-index.marshal` in the plan's folder of the person's cache folder (derived, safe
+to delete, never in the work tree: a clone's files are never trusted), sealed with this machine's key
+and written atomically (`store/cache.py` `read_sealed`/`write_sealed`): only bytes this machine's
+Leafwise wrote are ever unmarshalled, and any problem with the file is a miss.
 An entry is keyed by the file's path, the BLAKE2 digest of its bytes and the little it takes
 from other files (the prefix its routers are mounted under), so it is used only for exactly
 the content it was made from; the whole file is keyed by a digest of the scanners' own source
@@ -17,7 +19,6 @@ write costs a re-parse, never a wrong answer: results are the same with and with
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import sys
 from functools import lru_cache
@@ -25,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Artifact
-from leafwise.store.cache import read_marshal, write_atomic
+from leafwise.store import reader
+from leafwise.store.cache import cache_file, read_sealed, write_sealed
 
 FORMAT = 1
 CACHE_NAME = "reconcile-index.marshal"
 PLAN_DIR = ".leafwise"
-CACHE_DIR = ".cache"
-MAX_BYTES = 96 * 1024 * 1024
+MAX_BYTES = reader.CACHE.cap - 64  # the sealed file holds a few bytes more
 ENV = "LEAFWISE_RECONCILE_CACHE"  # "0": neither read nor write it
 # The modules whose code decides what a file yields (scan.py and everything it imports from this
 # package; a test keeps the list complete). The matching layer is not here: tuning it keeps the cache.
@@ -74,7 +75,7 @@ def version() -> bytes:
     here = Path(__file__).parent
     for name in SCANNERS:
         h.update(name.encode())
-        h.update((here / f"{name}.py").read_bytes())
+        h.update(reader.read_capped(here / f"{name}.py", reader.OWN_DATA))
     try:
         from importlib import metadata
 
@@ -89,8 +90,9 @@ def version() -> bytes:
 
 
 class IndexCache:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, purpose: str):
         self.path = path
+        self._purpose = purpose
 
     @classmethod
     def for_repo(cls, root: Path) -> IndexCache | None:
@@ -100,18 +102,15 @@ class IndexCache:
         plan = root / PLAN_DIR
         if plan.is_symlink() or not plan.is_dir():
             return None
-        return cls(plan / CACHE_DIR / CACHE_NAME)
+        return cls(*cache_file(root, CACHE_NAME))
 
     def read(self) -> dict[Key, bytes]:
-        payload = read_marshal(self.path)
+        payload = read_sealed(self.path, self._purpose)
         if not isinstance(payload, tuple) or len(payload) != 2 or payload[0] != version() \
                 or not isinstance(payload[1], dict):
             return {}
         return payload[1]
 
     def write(self, entries: dict[Key, bytes]) -> None:
-        try:
-            data = marshal.dumps((version(), entries))
-        except ValueError:
-            return  # unmarshallable: parsed again next time
-        write_atomic(self.path, data if len(data) <= MAX_BYTES else marshal.dumps((version(), {})))
+        if not write_sealed(self.path, self._purpose, (version(), entries), limit=MAX_BYTES):
+            write_sealed(self.path, self._purpose, (version(), {}))  # too large: none rather than stale

@@ -5,7 +5,6 @@ components, jest/vitest/mocha tests, CLI scripts, models, symbols. File-based ro
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import PurePosixPath
@@ -13,6 +12,7 @@ from pathlib import PurePosixPath
 from leafwise.commands.reconcile import file_routes
 from leafwise.commands.reconcile.artifacts import Index, Source, join_route, route_words
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import linear, reader
 
 _APP_VAR = re.compile(
     r"\b(?:const|let|var)\s+(\w+)\s*=\s*(?:express(?:\.Router)?\s*\(|(?:express\.)?Router\s*\(|new\s+(?:Hono|Koa|Router)\b"
@@ -34,7 +34,11 @@ _COMPONENT = re.compile(
     r"|\b(?:const|let)\s+([A-Z]\w*)\s*(?::[^=]+)?=\s*(?:\([^)]*\)|\w+)\s*=>"
     r"|\b(?:const|let)\s+([A-Z]\w*)\s*=\s*(?:React\.)?(?:memo|forwardRef)\("
     r"|\bclass\s+([A-Z]\w*)\s+extends\s+(?:React\.)?(?:Pure)?Component\b)")
-_TEST = re.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|concurrent|each\([^)]*\)))?\(\s*(['"`])((?:\\.|(?!\2).)*?)\2""")
+# A test's title in each quote, spelled out (no backreference): every character has exactly one way to
+# match (`[^"\\\n]` or an escape), and RE2 runs it in linear time (`test("` + 120 backslashes hung `re`).
+_TEST = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|concurrent|each\([^)]*\)))?\(\s*"""
+                       r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\\n]|\\.)*)`)""")
+_UNESCAPE = linear.compile(r"\\(.)")
 _SYMBOL = re.compile(
     r"(?:\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
     r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*(?:async\s+)?(?:function\b|\([^)\n]*\)\s*(?::[^=\n]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
@@ -207,18 +211,19 @@ def _tests(index: Index, src: Source) -> None:
     file_words = identifier_concepts(src.path.name.split(".")[0])
     describe: frozenset[str] = frozenset()
     for m in _TEST.finditer(src.text):
-        title = re.sub(r"\\(.)", r"\1", m.group(3))
+        quoted = m.lastindex or 2  # the one title group of the three that matched
+        title = _UNESCAPE.sub(r"\1", m.group(quoted) or "")
         if m.group(1) in ("describe", "context"):
             describe = identifier_concepts(title)
             continue
-        src.add(index, "test", title, m.start(3), identifier_concepts(title), file_words | describe)
+        src.add(index, "test", title, m.start(quoted), identifier_concepts(title), file_words | describe)
 
 
 def package(index: Index, src: Source, by_rel: dict[str, Source]) -> None:
     """Its `bin` entries and the scripts that run a file: CLI commands (at the file they run, when it is scanned)."""
     try:
-        data = json.loads(src.text)
-    except ValueError:
+        data = reader.load_json(src.text, reader.MANIFEST)
+    except ValueError:  # not JSON, too deep or too large (reader.Refused)
         return
     if not isinstance(data, dict):
         return

@@ -96,13 +96,15 @@ LEXICON = "lexicon.json.gz"  # built from WordNet 3.0 by bench/reconcile_eval/bu
 @lru_cache(maxsize=1)
 def _tables() -> dict:
     import gzip
-    import json
+    import zlib
     from pathlib import Path
 
+    from leafwise.store import reader
+
     try:
-        with gzip.open(Path(__file__).with_name(LEXICON), "rt", encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
+        packed = reader.read_capped(Path(__file__).with_name(LEXICON), reader.OWN_DATA)
+        return reader.load_json(gzip.decompress(packed), reader.OWN_DATA)
+    except (OSError, ValueError, EOFError, zlib.error):
         return {}
 
 

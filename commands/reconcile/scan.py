@@ -35,6 +35,7 @@ from leafwise.commands.reconcile import python_source as reconcile_py
 from leafwise.commands.reconcile import tags as reconcile_tags
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import reader
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".leafwise", "node_modules", ".venv", "venv", "env", ".env", "__pycache__",
@@ -45,7 +46,8 @@ SKIP_DIRS = frozenset({
 PY_EXT = frozenset({".py"})
 JS_EXT = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svelte"})
 OTHER_EXT = frozenset({".go", ".rb"})
-MAX_BYTES = 400_000
+MAX_BYTES = reader.CODE.cap
+CODE = reader.CODE
 MAX_WALK = 100_000
 SKIP_MINIFIED = True
 MINIFIED_LINE = 300  # average characters per line above which a script is a minified bundle
@@ -64,15 +66,8 @@ def list_files(root: Path) -> tuple[list[str], bool]:
             in_git = True
     except (OSError, subprocess.TimeoutExpired):
         files = None
-    if files is None:
-        files = []
-        for folder, dirs, names in os.walk(root):
-            if len(files) >= MAX_WALK:
-                break  # not a repository but a whole disk: enough to judge by
-            dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")]
-            rel_dir = os.path.relpath(folder, root)
-            for name in names:
-                files.append(name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/"))
+    if files is None:  # not a repository: a walk, stopped at MAX_WALK (a whole disk is enough to judge by)
+        files = list(reader.walk(root, SKIP_DIRS, MAX_WALK))
     keep = []
     for rel in files:
         parts = rel.split("/")
@@ -104,24 +99,19 @@ def minified(rel: str, text: str) -> bool:
     return len(text) > 4000 and len(text) / (text.count("\n") + 1) > MINIFIED_LINE
 
 
-def _read(path: Path, limit: int) -> bytes | None:
-    """At most `limit` bytes; None when the file is larger, gone or unreadable."""
+def _read(root: Path, rel: str, kind: reader.Kind) -> bytes | None:
+    """The file through the one reader (no link on the way from `root`, a regular file, at most the
+    kind's cap); None when it is larger, gone, unreadable or refused."""
     try:
-        if path.stat().st_size > limit:
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError:
+        data = reader.read_bytes(root / rel, kind, under=root)
+    except (OSError, ValueError):  # reader.Refused is a ValueError
         return None
-    return data if len(data) <= limit else None
+    return data if len(data) <= kind.cap else None
 
 
 def _text(data: bytes) -> str:
     """As `Path.read_text(encoding="utf-8", errors="replace")` reads it (universal newlines)."""
-    text = data.decode("utf-8", "replace")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return reader.decode(data)
 
 
 # A file to scan: (path, text, language "py" | "js" | "" , document kind or None, context)
@@ -269,7 +259,7 @@ def _build_index(root: Path, use_cache: bool) -> Index:
             doc_kind = None  # documents.scan leaves out test folders' documents
         if not lang and not doc_kind:
             continue
-        data = _read(root / rel, MAX_BYTES if lang else reconcile_docs.MAX_DOC_BYTES)
+        data = _read(root, rel, CODE if lang else reconcile_docs.DOC)
         if data is None:
             continue
         text = _text(data)

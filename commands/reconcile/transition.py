@@ -16,6 +16,7 @@ from pathlib import Path
 from leafwise.commands.reconcile.artifacts import Artifact
 from leafwise.commands.reconcile.retrieve import RIndex, category, key
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import reader
 
 _ARTICLE = r"(?:(?:the|a|an|our|my|its|their)\s+)?"
 # old → new, in the order the title says them; group `old` and `new` in each alternative
@@ -134,8 +135,8 @@ def _marked_deprecated(root: Path, doc: Artifact, cache: dict[str, list[str]]) -
     source is read here, only for the few definitions a rename names."""
     if doc.path not in cache:
         try:
-            cache[doc.path] = (root / doc.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+            cache[doc.path] = reader.read_text(root / doc.path, reader.CODE, under=root).splitlines()
+        except (OSError, ValueError):  # gone, too large, a link or not a file (reader.Refused)
             cache[doc.path] = []
     text = cache[doc.path]
     at = doc.line - 1

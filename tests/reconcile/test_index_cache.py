@@ -16,7 +16,15 @@ from pathlib import Path
 from testkit import node, run_cli, write_plan
 from testkit.repos import commit_all, write_files
 
-CACHE = Path(".leafwise/.cache/reconcile-index.marshal")
+from leafwise.commands.reconcile.index_cache import IndexCache
+from leafwise.store.cache import write_sealed
+
+
+def cache_of(root: Path) -> IndexCache:
+    """The index cache of the plan at `root`: in the person's cache folder, never in the work tree."""
+    cache = IndexCache.for_repo(root)
+    assert cache is not None and root not in cache.path.parents
+    return cache
 
 REPO = {
     "app/main.py": textwrap.dedent('''\
@@ -85,9 +93,9 @@ def repo(tmp_path: Path) -> Path:
 def test_cold_and_warm_indexes_equal_a_fresh_scan(tmp_path):
     root = repo(tmp_path)
     want = fresh(root)
-    assert not (root / CACHE).exists()  # use_cache=False neither reads nor writes it
+    assert not cache_of(root).path.exists()  # use_cache=False neither reads nor writes it
     assert cached(root) == want  # cold: every file scanned, the cache written
-    assert (root / CACHE).stat().st_size > 0
+    assert cache_of(root).path.stat().st_size > 0
     assert cached(root) == want  # warm: every file from the cache
     arts = {(a[0], a[1], a[2]) for a in want[0]}
     assert ("route", "GET /api/items/{item_id}", "app/items.py") in arts  # mount prefix from main.py
@@ -128,7 +136,7 @@ def test_a_deleted_file_leaves_the_index_and_the_cache(tmp_path):
     got = cached(root)
     assert got == fresh(root)
     assert not any(d[2] == "docs/guide.md" for d in got[1])
-    entries = marshal.loads((root / CACHE).read_bytes())[1]
+    entries = cache_of(root).read()
     assert "docs/guide.md" not in {key[0] for key in entries}
     assert "README.md" in {key[0] for key in entries}
 
@@ -136,17 +144,24 @@ def test_a_deleted_file_leaves_the_index_and_the_cache(tmp_path):
 def test_a_corrupt_or_foreign_cache_is_ignored_and_replaced(tmp_path):
     root = repo(tmp_path)
     want = fresh(root)
-    (root / CACHE).parent.mkdir(parents=True, exist_ok=True)
-    (root / CACHE).write_bytes(b"\x00garbage, not marshal")
+    cache = cache_of(root)
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cache.path.write_bytes(b"\x00garbage, not marshal")
     assert cached(root) == want
-    version, entries = marshal.loads((root / CACHE).read_bytes())
+    entries = cache.read()
     assert entries
-    # same keys, entries that are not what the scanners write: parsed again, never used
-    (root / CACHE).write_bytes(marshal.dumps((version, {key: b"\x00bad" for key in entries})))
+    # an unsealed marshal file (what anyone else could write) is never unmarshalled
+    from leafwise.commands.reconcile.index_cache import version
+
+    cache.path.write_bytes(marshal.dumps((version(), entries)))
+    assert cache.read() == {}
+    assert cached(root) == want
+    # sealed, same keys, entries that are not what the scanners write: parsed again, never used
+    write_sealed(cache.path, cache._purpose, (version(), {key: b"\x00bad" for key in entries}))
     assert cached(root) == want
     # another scanner version (an upgrade, an edited scanner): every entry ignored
     bogus = {key: marshal.dumps(((), (), (), (), (), ())) for key in entries}
-    (root / CACHE).write_bytes(marshal.dumps((b"another version", bogus)))
+    write_sealed(cache.path, cache._purpose, (b"another version", bogus))
     assert cached(root) == want
 
 
@@ -154,11 +169,9 @@ def test_a_linked_cache_folder_is_never_written_through(tmp_path):
     root = repo(tmp_path)
     elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
     elsewhere.mkdir()
-    (root / ".leafwise/.cache").mkdir(exist_ok=True)
-    for item in (root / ".leafwise/.cache").iterdir():
-        item.unlink()
-    (root / ".leafwise/.cache").rmdir()
-    (root / ".leafwise/.cache").symlink_to(elsewhere, target_is_directory=True)
+    folder = cache_of(root).path.parent
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.symlink_to(elsewhere, target_is_directory=True)
     assert cached(root) == fresh(root)
     assert list(elsewhere.iterdir()) == []
 
@@ -216,9 +229,9 @@ def test_the_cli_answers_the_same_with_the_cache_turned_off(tmp_path):
         return [{k: v for k, v in s.items()} for s in got["suggestions"]] + [got["indexed"], got["scanned_files"]]
 
     off = answer({"LEAFWISE_RECONCILE_CACHE": "0"})
-    assert not (root / CACHE).exists()
+    assert not cache_of(root).path.exists()
     cold = answer({})
-    assert (root / CACHE).exists()
+    assert cache_of(root).path.exists()
     warm = answer({})
     assert off == cold == warm
 

@@ -23,11 +23,18 @@ def test_a_write_finished_before_the_call_is_always_seen(tmp_path: Path) -> None
                 fh.write(text)
             changes = watcher.changes()
             assert changes.nodes == {"T-1"} and changes.plan_stale
+        paths.cache.mkdir(exist_ok=True)
         (paths.cache / "nodes.marshal").write_bytes(b"x")  # derived files do not count
         assert not watcher.changes() and not watcher.lost
+        fences = watcher._fence.parent
+        assert root_free_of_fences(paths.dir) and paths.dir not in fences.parents  # outside the work tree
     finally:
         watcher.close()
-    assert not any(p.suffix == ".fence" for p in paths.cache.iterdir())
+    assert not any(p.suffix == ".fence" for p in fences.iterdir())
+
+
+def root_free_of_fences(folder: Path) -> bool:
+    return not any(p.suffix == ".fence" for p in folder.rglob("*"))
 
 
 def test_a_replaced_plan_folder_loses_the_watch(tmp_path: Path) -> None:

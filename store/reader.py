@@ -1,0 +1,293 @@
+"""The one reader of plan and repository content: every byte Leafwise reads from a work tree comes
+through here (tests/security/test_one_reader.py fails on any other read in store/, commands/, canvas/).
+
+A cloned repository is hostile (docs/security.md), so a read:
+- lstat()s first and opens nothing that is not a regular file: never a device (`/dev/zero`), a FIFO,
+  a socket or a symbolic link (`O_NOFOLLOW`), and `O_NONBLOCK` so no open can wait on a writer;
+  `fstat()` of the open file must be the same regular file the lstat saw (no swap in between);
+- with `under=`, walks every folder from that trusted root to the file with `openat(O_NOFOLLOW)`:
+  a symlinked folder on the way is refused too. No symlink is ever followed, not even one that
+  resolves inside the tree: git records a link as a link and never lists files beyond one, so
+  nothing the plan or reconcile needs lives behind one, and "resolves inside" can change between
+  the check and the read. (Doc links are resolved by `paths.resolve_inside` first, which checks
+  where they land; the reader then reads the real file.)
+- reads at most the cap of its `Kind` (one byte past it says "too large");
+- decodes, and parses JSON and YAML, with depth and size caps (`load_json`, `load_yaml`).
+Every refusal is a `Refused` (message, line, code, fix) that the caller turns into that file's
+problem, never an internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Iterator, NamedTuple
+
+from leafwise.store.paths import UnsafePath
+
+
+class Kind(NamedTuple):
+    """What is read, and the most of it a read takes (bytes) and a parse may nest."""
+
+    name: str
+    cap: int
+    depth: int = 32
+
+
+KiB, MiB = 1024, 1024 * 1024
+NODE = Kind("node file", 256 * KiB)
+PROJECT = Kind("project.yaml", 256 * KiB)
+JOURNAL = Kind("journal", 64 * MiB)  # a read of new lines takes at most this much of the end
+EVENT = Kind("journal line", MiB)
+CLAIM = Kind("claim", 4 * KiB, 4)
+CYCLE = Kind("cycle file", 256 * KiB)
+LEDGER = Kind("cycle ledger", 64, 1)
+SETTINGS = Kind("settings", 4 * MiB, 8)  # the person's files too (trust.json, canvas settings)
+DOC = Kind("doc", MiB)
+CODE = Kind("scanned code", 400_000)
+MANIFEST = Kind("package manifest", MiB, 64)
+CACHE = Kind("cache", 96 * MiB)
+POINTER = Kind("git pointer", 4 * KiB)  # `.git` files, `commondir`, id counters
+SYSTEM = Kind("system file", 64 * KiB)  # /proc
+OWN_DATA = Kind("Leafwise's own data", 16 * MiB, 8)  # files shipped with Leafwise (the lexicon)
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class SchemaError(ValueError):
+    """A file's content the plan cannot hold; `key` where it is, `fix` what to do."""
+
+    def __init__(self, message: str, key: str | None = None, fix: str = ""):
+        super().__init__(message)
+        self.key = key
+        self.fix = fix
+
+
+class Refused(SchemaError, UnsafePath):
+    """A file the reader will not read or parse: a link, not a regular file, too large, too deep,
+    not text. `code` names the class (symlink, unreadable_file, too_large, too_deep, not_utf8,
+    json_error, yaml_alias ...), `line` is where it is when known."""
+
+    def __init__(self, message: str, line: int | None = None, code: str = "refused", fix: str = ""):
+        super().__init__(message, None, fix)
+        self.line = line
+        self.code = code
+
+
+def _symlink(path: Path | str) -> Refused:
+    return Refused(f"{Path(path).name} is a symbolic link; Leafwise never reads through links "
+                   "(replace it with the real file)", None, "symlink", "replace the link with the real file")
+
+
+def _not_regular(path: Path | str, mode: int) -> Refused:
+    what = ("a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return Refused(f"{Path(path).name} is {what}, not a regular file; it is not read", None, "unreadable_file",
+                   "replace it with a regular file (or delete it)")
+
+
+def _open_under(under: Path, path: Path) -> int:
+    """`path` opened from the trusted folder `under`, no component followed if it is a link."""
+    parts = path.relative_to(under).parts
+    if not parts or ".." in parts:
+        raise UnsafePath(f"{path} is not inside {under}")
+    dfd = os.open(under, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts[:-1]:
+            try:
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=dfd)
+            except OSError as exc:
+                if exc.errno in (40, 20) and stat.S_ISLNK(os.lstat(part, dir_fd=dfd).st_mode):  # ELOOP, ENOTDIR
+                    raise _symlink(part) from exc
+                raise
+            os.close(dfd)
+            dfd = nfd
+        st = os.lstat(parts[-1], dir_fd=dfd)
+        _check_mode(path, st.st_mode)
+        fd = os.open(parts[-1], _FLAGS, dir_fd=dfd)
+    finally:
+        os.close(dfd)
+    return _same_file(fd, path, st)
+
+
+def _check_mode(path: Path | str, mode: int) -> None:
+    if stat.S_ISLNK(mode):
+        raise _symlink(path)
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+
+
+def _same_file(fd: int, path: Path | str, seen: os.stat_result) -> int:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino):
+        os.close(fd)
+        raise _not_regular(path, st.st_mode) if not stat.S_ISREG(st.st_mode) else \
+            Refused(f"{Path(path).name} was replaced while it was read", None, "unreadable_file")
+    return fd
+
+
+def open_fd(path: Path | str, under: Path | None = None) -> int:
+    """A descriptor of the regular file at `path` (see the module's rules); the caller closes it.
+
+    FileNotFoundError (and other OSError) as the system says; `Refused` for what is never read."""
+    if under is not None:
+        return _open_under(Path(under), Path(path))
+    st = os.lstat(path)
+    _check_mode(path, st.st_mode)
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: replaced by a link after the lstat
+            raise _symlink(path) from exc
+        raise
+    return _same_file(fd, path, st)
+
+
+def read_bytes(path: Path | str, kind: Kind, *, under: Path | None = None, cap: int | None = None) -> bytes:
+    """At most `cap` (the kind's) + 1 bytes of the file: one past the cap says it is over it."""
+    return read_fd(open_fd(path, under), cap if cap is not None else kind.cap)
+
+
+def read_fd(fd: int, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes from `fd`, which is closed."""
+    try:
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_capped(path: Path | str, kind: Kind, *, under: Path | None = None) -> bytes:
+    """The whole file, `Refused` (too_large) when it is over the kind's cap."""
+    raw = read_bytes(path, kind, under=under)
+    check_cap(raw, kind)
+    return raw
+
+
+def check_cap(raw: bytes | str, kind: Kind) -> None:
+    if len(raw) > kind.cap:
+        raise Refused(f"the {kind.name} is over the limit of {kind.cap:,} bytes", 1, "too_large",
+                      "make it smaller")
+
+
+def read_text(path: Path | str, kind: Kind, *, under: Path | None = None, strict: bool = False) -> str:
+    """The file as text (universal newlines); undecodable bytes replaced, or `Refused` when `strict`."""
+    return decode(read_capped(path, kind, under=under), strict=strict)
+
+
+def decode(raw: bytes, *, strict: bool = False) -> str:
+    try:
+        text = raw.decode("utf-8", "strict" if strict else "replace")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise Refused(f"not UTF-8 text (byte {exc.start})", line, "not_utf8", "save the file as UTF-8") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)  # two alternatives that never start alike: linear
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def json_depth(raw: bytes) -> tuple[int, int]:
+    """(deepest nesting, the line where it is first reached) of JSON text, without parsing it."""
+    bare = _STRING.sub(lambda m: b"\n" * m.group().count(b"\n"), raw) if b'"' in raw else raw
+    depth = deepest = 0
+    at = 0
+    for m in _BRACKET.finditer(bare):
+        depth += 1 if m.group() in b"[{" else -1
+        if depth > deepest:
+            deepest, at = depth, m.start()
+    return deepest, bare[:at].count(b"\n") + 1
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a plan file may hold")
+
+
+def load_json(raw: bytes | str, kind: Kind) -> Any:
+    """JSON text parsed within the kind's size and depth caps; NaN and Infinity refused.
+
+    Python's json recurses (3,000 nested brackets raise RecursionError), so the depth is
+    measured first, by a scan that does not recurse."""
+    import json
+
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    check_cap(data, kind)
+    opened = data.count(b"[") + data.count(b"{")  # fewer openings than the cap cannot nest past it
+    deepest, line = json_depth(data) if opened > kind.depth else (0, 1)
+    if deepest > kind.depth:
+        raise Refused(f"the {kind.name} nests deeper than {kind.depth} levels", line, "too_deep",
+                      "flatten it")
+    try:
+        return json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise Refused(f"the {kind.name} is not valid JSON: {str(exc)[:200]}", line, "json_error",
+                      "fix the JSON") from None
+
+
+def read_json(path: Path | str, kind: Kind, *, under: Path | None = None) -> Any:
+    return load_json(read_capped(path, kind, under=under), kind)
+
+
+def load_yaml(raw: bytes, kind: Kind) -> Any:
+    """YAML parsed by the safe loader behind the alias, depth and size screen (`safe_yaml.safe_load`);
+    any failure a `Refused` with its line."""
+    from leafwise.store import safe_yaml
+
+    check_cap(raw, kind)
+    try:
+        return safe_yaml.safe_load(raw)
+    except Refused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every parse or construction failure is this file's
+        raise Refused(safe_yaml.describe_error(exc), safe_yaml.error_line(exc, raw), "yaml_error",
+                      "fix the YAML") from None
+
+
+def read_yaml(path: Path | str, kind: Kind, *, under: Path | None = None) -> Any:
+    return load_yaml(read_capped(path, kind, under=under), kind)
+
+
+def walk(root: Path | str, skip: frozenset[str] = frozenset(), limit: int = 100_000) -> Iterator[str]:
+    """Paths of the regular files under `root`, relative to it with `/`, at most `limit`: no link
+    followed (a linked folder is not entered, a linked file not listed), folders named in `skip`
+    (and `*.egg-info`) left out."""
+    count = 0
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel_dir) if rel_dir else root) as entries:
+                found = sorted(entries, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in found:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in skip and not entry.name.endswith(".egg-info"):
+                        stack.append(rel)
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            yield rel
+            count += 1
+            if count >= limit:
+                return
