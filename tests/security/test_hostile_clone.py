@@ -144,7 +144,6 @@ def test_a_deeply_nested_package_json_does_not_crash_reconcile(tmp_path, env):
     assert "internal_error" not in res.stdout + res.stderr and "Traceback" not in res.stderr, res.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
 def test_backtracking_text_in_scanned_code_keeps_reconcile_fast(tmp_path, env):
     origin = tmp_path / "origin"
     mkplan(origin)
