@@ -29,7 +29,7 @@ def test_the_graph_sees_function_level_imports() -> None:
     # surfaces.cli imports the mcp server only when `leafwise mcp` runs; the graph must still see it
     graph = import_graph()
     assert graph.number_of_nodes() > 60
-    assert graph.has_edge("leafwise.commands.handlers.reconcile", "leafwise.commands.reconcile.engine")
+    assert graph.has_edge("leafwise.commands.domain.reconciling", "leafwise.commands.reconcile.engine")
 
 
 def test_no_import_cycles() -> None:
