@@ -77,7 +77,6 @@ def test_no_hint_on_any_surface_approves_a_planted_command(tmp_path, env):
     assert not mark.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
 def test_a_hint_never_carries_a_file_name_a_shell_would_run(tmp_path, env):
     origin = tmp_path / "origin"
     mkplan(origin)
