@@ -153,8 +153,8 @@ def _nothing_ready(ctx: Ctx, cycle: ledger.Cycle, iterations: int, chosen: Pick)
 def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
     """Count the tokens, then finish, escalate, wait, or move the ledger and begin the next iteration.
 
-    Over 60 lines: every step from reading the ledger to writing it back happens under the
-    cycle's one lock, so two agents ticking at once can never both pass the cap."""
+    Every step from reading the ledger to writing it back happens under the cycle's one lock,
+    so two agents ticking at once can never both pass the cap."""
     ledger.check_name(name)
     if tokens is not None and tokens < 0:
         raise CommandError("negative_tokens", "--tokens counts tokens spent; it cannot be negative",
