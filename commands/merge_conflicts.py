@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from leafwise.commands.contract import CommandLine
 from leafwise.store import Plan, Problem
 from leafwise.store.loader import Refused, check_node, parse_yaml, read_bounded
 
@@ -95,7 +95,7 @@ def _has_merge_base(file: Path) -> bool | None:
 
 
 
-def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]:
+def with_merge_conflicts(plan: Plan, cmd: CommandLine) -> list[Problem]:
     """The plan's load problems, with git conflicts in node files named as such.
 
     Two nodes given one id on different clones (an add/add conflict) become
@@ -120,6 +120,6 @@ def with_merge_conflicts(plan: Plan, cmd: Callable[[str], str]) -> list[Problem]
         else:
             out.append(Problem("duplicate_id", "error",
                                f"two different nodes got the id {problem.node} on different branches",
-                               cmd(f"renumber {problem.node}"), node=problem.node, file=problem.file,
+                               cmd("renumber", problem.node), node=problem.node, file=problem.file,
                                line=found.line))
     return out

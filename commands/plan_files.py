@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from leafwise.commands.contract import CommandLine
 from leafwise.commands.core.validate import PlanCommand, PlanFiles, key_line, plan_problems
+from leafwise.commands.registry import command_line
 from leafwise.store import Node, Plan, Problem
 from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
 
 __all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan_files", "read_lines"]
 
 
-def find_problems(plan: Plan, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
+def find_problems(plan: Plan, cmd: CommandLine = command_line) -> list[Problem]:
     """All problems of the plan (`core.validate.plan_problems`), with what the disk says."""
     return plan_problems(plan, plan_files(plan, cmd), cmd)
 
 
-def first_error(plan: Plan, cmd) -> Problem | None:
+def first_error(plan: Plan, cmd: CommandLine) -> Problem | None:
     return next((p for p in find_problems(plan, cmd) if p.severity == "error"), None)
 
 
-def plan_files(plan: Plan, cmd) -> PlanFiles:
+def plan_files(plan: Plan, cmd: CommandLine) -> PlanFiles:
     from leafwise.commands.merge_conflicts import with_merge_conflicts  # runs git only on a broken file
 
     lines: dict[str, list[str] | None] = {}

@@ -8,8 +8,9 @@ from leafwise.canvas.look import STATUS_VAR, clock, inert_content
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.plan_header import stuck_work
-from leafwise.commands.core.hints import command_line, pick_hint
+from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.picker import pick
+from leafwise.commands.registry import command_line
 from leafwise.commands.text import one_line
 from leafwise.store import Status
 from leafwise.store.timestamps import utc_now

@@ -1,16 +1,15 @@
 """Next actions derived from plan state alone, so the same state gives the same hint.
 
-`cmd` turns the words of a command into the full line an agent runs (the CLI
-and the MCP server pass `Ctx.cmd`, which carries `--root`; the canvas passes
-`command_line`).
+`cmd` builds the full line an agent runs from a command's name and typed arguments
+(`contract.CommandLine`: the CLI and the MCP server pass `Ctx.cmd`, which carries `--root`; the
+canvas passes `registry.command_line`). Quoting is the builder's.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
 
-from leafwise.commands.contract import NextAction, clean, done, next_, quote, wait
+from leafwise.commands.contract import CommandLine, NextAction, clean, done, next_, placeholder, quote, wait
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.core.readiness import (
     BLOCKED_KIND,
@@ -26,20 +25,11 @@ from leafwise.commands.core.readiness import (
 from leafwise.store import Node, Plan, Status
 from leafwise.store.claims import Claim
 
-CommandLine = Callable[[str], str]
+SUMMARY, REASON, AGENT = placeholder("summary"), placeholder("reason"), placeholder("agent")
 
 
-def command_line(rest: str) -> str:
-    """`leafwise <rest>`: a hint's command line when no --root needs to ride along."""
-    return f"leafwise {rest}"
-
-
-def agent_arg(agent: str | None) -> str:
-    return quote(agent) if agent else "<agent>"
-
-
-def _next_line(agent: str | None) -> str:
-    return f"start --next --agent {agent_arg(agent)}" if agent else "next"
+def _next_line(cmd: CommandLine, agent: str | None) -> str:
+    return cmd("start", next=True, agent=agent) if agent else cmd("next")
 
 
 def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
@@ -47,30 +37,29 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
     if pick.node is not None:
         nid = pick.node.id
         if pick.resumed:
-            mine = f" --agent {agent_arg(agent)}"
-            return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), pick.reason,
-                         or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
+            mine = agent or AGENT
+            return next_(cmd("complete", nid, summary=SUMMARY, agent=mine), pick.reason,
+                         or_=cmd("block", nid, reason=REASON, agent=mine))
         # pick and claim in one step: agents that follow hints never race for the same task
-        return next_(cmd(f"start --next --agent {agent_arg(agent)}"), f"{nid}: {pick.reason}")
+        return next_(cmd("start", next=True, agent=agent or AGENT), f"{nid}: {pick.reason}")
     if pick.open_count == 0:
         if pick.empty:
-            return next_(cmd('add "<title>"'), "the plan has no nodes yet")
+            return next_(cmd("add", placeholder("title")), "the plan has no nodes yet")
         return done("every node is done or cancelled")
+    then = _next_line(cmd, agent)
     if pick.held:
         node, claim = pick.held[0]
-        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}; then run {cmd(_next_line(agent))}",
-                    pick.reason)
+        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}; then run {then}", pick.reason)
     if pick.blocked:
         node = pick.blocked[0]
         if node.open_decision:
             return wait(f"a person answers the decision on {node.id} "
-                        f"({cmd(f'decide {node.id} --option <N>')}); then run {cmd(_next_line(agent))}",
-                        pick.reason)
+                        f"({cmd('decide', node.id, option=placeholder('N'))}); then run {then}", pick.reason)
         return wait(f"{node.id} is blocked ({clean(node.blocked_reason or 'no reason', 120)}); "
-                    f"after {cmd(f'unblock {node.id}')} run {cmd(_next_line(agent))}", pick.reason)
+                    f"after {cmd('unblock', node.id)} run {then}", pick.reason)
     if pick.broken:
         return wait(f"a person fixes {', '.join(quote(f) for f in pick.broken)} (see {cmd('validate')}); "
-                    f"then run {cmd(_next_line(agent))}", pick.reason)
+                    f"then run {then}", pick.reason)
     return next_(cmd("validate"), pick.reason)
 
 
@@ -81,12 +70,12 @@ def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim]
     if node.status == Status.IN_PROGRESS and not node.children:
         who = holder(node, claims)
         if not (who and who != agent):
-            mine = f" --agent {agent_arg(who or agent)}" if who or agent else ""
-            return next_(cmd(f'complete {nid} --summary "<summary>"{mine}'), "in progress",
-                         or_=cmd(f'block {nid} --reason "<reason>"{mine}'))
+            mine = who or agent
+            return next_(cmd("complete", nid, summary=SUMMARY, agent=mine), "in progress",
+                         or_=cmd("block", nid, reason=REASON, agent=mine))
     found = blocker(plan, node, claims, agent)
     if found is None:
-        return next_(cmd(f"start {nid} --agent {agent_arg(agent)}"), "ready to start")
+        return next_(cmd("start", nid, agent=agent or AGENT), "ready to start")
     return blocker_hint(cmd, plan, node, found, claims)
 
 
@@ -97,20 +86,20 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
         return next_(cmd("next"), f"{nid} is {node.status}")
     if found.kind == BLOCKED_KIND:
         if node.open_decision:
-            return next_(cmd(f"decide {nid} --option 1"), "a decision is waiting for a person",
-                         or_=cmd(f"diagnose {nid}"))
-        return next_(cmd(f"unblock {nid}"), f"blocked: {node.blocked_reason or 'no reason'}",
-                     or_=cmd(f"diagnose {nid}"))
+            return next_(cmd("decide", nid, option=1), "a decision is waiting for a person",
+                         or_=cmd("diagnose", nid))
+        return next_(cmd("unblock", nid), f"blocked: {node.blocked_reason or 'no reason'}",
+                     or_=cmd("diagnose", nid))
     if found.kind == HELD_KIND:
         return wait(f"{clean(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
     if found.kind == OPEN_CHILDREN_KIND:
-        return next_(cmd(f"tree {nid}"), f"{len(found.ids)} open child node(s)")
+        return next_(cmd("tree", nid), f"{len(found.ids)} open child node(s)")
     dep = found.ids[0]
     if found.kind == MISSING_KIND:
         if any(p.node == dep for p in plan.problems):  # the node exists, but its file does not load
-            return next_(cmd(f"diagnose {quote(dep)}"), f"{clean(dep, 80)}'s file does not load: a person fixes it",
+            return next_(cmd("diagnose", dep), f"{clean(dep, 80)}'s file does not load: a person fixes it",
                          or_=cmd("validate"))
-        return next_(cmd(f"edit {nid} --remove {quote(f'depends_on={dep}')}"),
+        return next_(cmd("edit", nid, remove=[f"depends_on={dep}"]),
                      f"depends on {clean(dep, 80)}, which does not exist: drop the dependency "
                      "(or add the node it means)", or_=cmd("validate"))
-    return next_(cmd(f"show {quote(dep)}"), f"waits for {clean(dep, 80)}")
+    return next_(cmd("show", dep), f"waits for {clean(dep, 80)}")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from leafwise.commands.contract import quote
+from leafwise.commands.contract import CommandLine, placeholder
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.readiness import open_children
 from leafwise.store import Node, Plan, Problem, Status
@@ -67,13 +67,13 @@ PROJECT_FILE = ".leafwise/project.yaml"
 PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
 
 
-def plan_problems(plan: Plan, files: PlanFiles, cmd=lambda rest: f"leafwise {rest}") -> list[Problem]:
+def plan_problems(plan: Plan, files: PlanFiles, cmd: CommandLine) -> list[Problem]:
     """All problems of the plan, errors first, then by file and line: deterministic."""
     # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
     # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
     problems: list[Problem] = [
         p if p.code in ("duplicate_id", "merge_conflict") else
-        Problem(p.code, p.severity, p.message, cmd(f"diagnose {p.node}" if p.node else "diagnose"),
+        Problem(p.code, p.severity, p.message, cmd("diagnose", p.node),
                 node=p.node, file=p.file, line=p.line)
         for p in files.load_problems]
     nodes = plan.nodes
@@ -91,38 +91,38 @@ def plan_problems(plan: Plan, files: PlanFiles, cmd=lambda rest: f"leafwise {res
         parent = node.parent
         if parent and parent not in nodes:
             problems.append(_p("orphan_parent", "error", f"parent {parent} does not exist",
-                               cmd(f"edit {node.id} --set parent=null"), node, _line(node, "parent")))
+                               cmd("edit", node.id, set=["parent=null"]), node, _line(node, "parent")))
         if node.release and node.release not in releases:
             problems.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
-                               cmd(f'release add {node.release} --title "<title>"'), node,
+                               cmd("release add", node.release, title=placeholder("title")), node,
                                _line(node, "release")))
         deps = node.depends_on
         if len(set(deps)) < len(deps):
             problems.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
-                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{', '.join(dict.fromkeys(deps))}]")),
+                               cmd("edit", node.id, set=[f"depends_on=[{', '.join(dict.fromkeys(deps))}]"]),
                                node, _line(node, "depends_on")))
         above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None) if deps else None
         if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
             problems.append(_p("dependency_on_ancestor", "error",
                                f"depends on {above}, which contains it: neither can ever close",
-                               cmd(f"edit {node.id} --set " + _list_value("depends_on", deps, above)), node,
+                               cmd("edit", node.id, set=[_list_value("depends_on", deps, above)]), node,
                                _line(node, "depends_on")))
         missing = [d for d in deps if d not in nodes]
         if missing:
             keep = ", ".join(d for d in deps if d in nodes)
             problems.append(_p("dangling_dependency", "error",
                                f"depends on {', '.join(missing)}, which does not exist",
-                               cmd(f"edit {node.id} --set " + quote(f"depends_on=[{keep}]")), node,
+                               cmd("edit", node.id, set=[f"depends_on=[{keep}]"]), node,
                                _line(node, "depends_on")))
         if node.status == Status.BLOCKED and not node.blocked_reason:
             problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
-                               cmd(f'block {node.id} --reason "<reason>"'), node, _line(node, "status")))
+                               cmd("block", node.id, reason=placeholder("reason")), node, _line(node, "status")))
         if node.status == Status.DONE and node.children:
             open_kids = open_children(plan, node)
             if open_kids:
                 problems.append(_p("done_with_open_children", "error",
                                    f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
-                                   cmd(f"edit {node.id} --set status=in-progress"), node,
+                                   cmd("edit", node.id, set=["status=in-progress"]), node,
                                    _line(node, "status")))
         for key in ("docs", "diagrams"):
             for rel in node.data.get(key) or []:
@@ -131,17 +131,17 @@ def plan_problems(plan: Plan, files: PlanFiles, cmd=lambda rest: f"leafwise {res
                 state = links[rel]
                 if isinstance(state, UnsafePath):
                     problems.append(_p("unsafe_path", "error", f"{key}: {state}",
-                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
+                                       cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
                                        node, _line(node, key)))
                     continue
                 if not state:
                     problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
-                                       cmd(f"edit {node.id} --set " + _list_value(key, node.data.get(key), rel)),
+                                       cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
                                        node, _line(node, key)))
         if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
             problems.append(_p("foreign_prefix", "warning",
                                f"id does not use the project prefix {plan.project.id_prefix}",
-                               cmd(f"renumber {node.id}"), node, 1))
+                               cmd("renumber", node.id), node, 1))
         if node.children and cascades(node) and node.status != Status.BLOCKED:
             closing = closing_status(nodes[c].status for c in node.children if c in nodes)
             if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
@@ -176,7 +176,7 @@ def _untrusted(commands: Sequence[PlanCommand], cmd) -> list[Problem]:
         what = "a done_when check" if item.source == "node" else f"a verify command of cycle {item.owner}"
         out.append(Problem("untrusted_command", "warning",
                            f"{what} runs {item.command[:200]!r}, which you have not approved for this plan; "
-                           "it is not run until you do", cmd(f"trust --allow {item.short}"),
+                           "it is not run until you do", cmd("trust", allow=[item.short]),
                            node=item.owner if item.source == "node" else None, file=item.file,
                            line=None))
     return out
@@ -187,8 +187,8 @@ def _without(values: Any, drop: str) -> str:
 
 
 def _list_value(key: str, values: Any, drop: str) -> str:
-    """`key=[a, b]` without `drop`, quoted as one shell word (shlex.split gives it back whole)."""
-    return quote(f"{key}=[{_without(values, drop)}]")
+    """`key=[a, b]` without `drop` (the hint builder quotes it as one shell word)."""
+    return f"{key}=[{_without(values, drop)}]"
 
 
 
@@ -208,7 +208,7 @@ def _hierarchy_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
             first = min(loop)
             node = nodes[first]
             out.append(_p("hierarchy_cycle", "error", f"parent cycle: {' → '.join(loop + [cursor])}",
-                          cmd(f"edit {first} --set parent=null"), node, files.line_of(node, "parent")))
+                          cmd("edit", first, set=["parent=null"]), node, files.line_of(node, "parent")))
         for item in walk:
             state[item] = 2
     return out
@@ -250,7 +250,7 @@ def _dependency_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
         drop = next(b for a, b in cycle if a == first) if any(a == first for a, _ in cycle) else cycle[0][1]
         keep = ", ".join(d for d in node.depends_on if d != drop)
         problems.append(_p("dependency_cycle", "error", f"dependency cycle: {' → '.join(path)}",
-                           cmd(f"edit {first} --set " + quote(f"depends_on=[{keep}]")), node,
+                           cmd("edit", first, set=[f"depends_on=[{keep}]"]), node,
                            files.line_of(node, "depends_on")))
     return problems
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from leafwise.commands.merge_conflicts import conflict_sides, with_merge_conflicts
-from leafwise.commands.registry import REGISTRY, Ctx, load_all
+from leafwise.commands.registry import REGISTRY, Ctx, command_line, load_all
 from leafwise.commands.runner import execute
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store import claims as leases
@@ -340,7 +340,7 @@ def test_two_clones_that_took_one_id_are_reported_and_split_by_renumber(tmp_path
     conflicted = (origin / ".leafwise/nodes/T-2.yaml").read_text()
     assert "<<<<<<<" in conflicted
     plan = load_plan(PlanPaths(origin), use_cache=False)
-    problems = with_merge_conflicts(plan, lambda rest: f"leafwise {rest}")
+    problems = with_merge_conflicts(plan, command_line)
     dup = next(p for p in problems if p.node == "T-2")
     assert dup.code == "duplicate_id" and dup.fix == "leafwise renumber T-2" and dup.line
     res = run_cli("renumber", "T-2", "--json", cwd=origin)

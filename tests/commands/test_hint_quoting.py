@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from leafwise.commands.contract import clean
-from leafwise.commands.core.hints import command_line, node_hint, pick_hint
+from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.domain.planning import add_line
-from leafwise.commands.registry import command_line as full_line
+from leafwise.commands.registry import command_line
 from leafwise.commands.surfaces.mcp_server import tool_call
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.claims import Claim
@@ -46,7 +46,7 @@ def test_an_agent_name_is_one_argument(agent):
 @settings(max_examples=300, deadline=None)
 @given(TEXT, st.lists(TEXT, max_size=3), st.one_of(st.none(), TEXT))
 def test_an_add_line_keeps_title_tags_and_trigger_whole(title, tags, trigger):
-    line = add_line(full_line, title, parent="T-1", release="R1", depends_on=("T-2",), tags=tags, trigger=trigger)
+    line = add_line(command_line, title, parent="T-1", release="R1", depends_on=("T-2",), tags=tags, trigger=trigger)
     args = words(line)
     if clean(title).startswith("-"):  # a title that reads as an option comes last, after `--`
         assert args[-2:] == ["--", clean(title)] and args[:2] == ["leafwise", "add"]

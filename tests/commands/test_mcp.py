@@ -91,7 +91,7 @@ def test_a_success_is_the_envelope_as_structured_content(demo_plan):
     env = result.structured_content
     assert result.is_error is False and VALIDATOR.is_valid(env)
     assert env == run_cli("next", "--json", cwd=demo_plan).json
-    assert result.content[0].text.rstrip().splitlines()[-1] == "Next: leafwise start --next --agent <agent>"
+    assert result.content[0].text.rstrip().splitlines()[-1] == 'Next: leafwise start --next --agent "<agent>"'
     assert result.meta["leafwise/next_tool"] == {"name": "start_task",
                                                  "arguments": {"next": True, "agent": "<agent>"}}
 
@@ -194,7 +194,7 @@ def test_a_server_started_with_root_serves_that_plan_from_anywhere(demo_plan, tm
 
     result = anyio.run(go)
     assert result.structured_content["_next_action"]["command"] == \
-        f"leafwise start --next --agent <agent> --root {demo_plan}"
+        f'leafwise start --next --agent "<agent>" --root {demo_plan}'
     assert result.meta["leafwise/next_tool"]["arguments"] == {"next": True, "agent": "<agent>"}
 
 

@@ -51,4 +51,4 @@ def test_progress_suggests_reconcile_when_only_drafts_remain(tmp_path: Path) -> 
     assert env["result"]["reconcile_suggested"] == "R1"
     assert env["_next_action"]["command"] == "leafwise reconcile --release R1"
     assert env["_next_action"]["or"].startswith("leafwise start ")  # P-3, or the picker's `--next`
-    assert env["_next_action"]["or"].endswith("--agent <agent>")
+    assert env["_next_action"]["or"].endswith('--agent "<agent>"')
