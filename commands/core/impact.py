@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from leafwise.commands.core.readiness import open_children
+from leafwise.commands.core.readiness import open_children, unmet_dependencies
 from leafwise.store import CLOSED, Node, Plan
 
 WAITS, UNFINISHED = 0, 1  # the two ways a node is held: cannot start, cannot close
@@ -185,8 +185,8 @@ def critical_path(plan: Plan, release: str | None) -> CriticalPath:
 
     for leaf in leaves:
         for holder in [leaf, *plan.ancestors(leaf.id)]:
-            for dep in holder.depends_on:
-                if dep not in plan.nodes or plan.nodes[dep].status in CLOSED:
+            for dep in unmet_dependencies(plan, holder):
+                if dep not in plan.nodes:  # unmet, but a missing node has no place on the path
                     continue
                 if plan.nodes[dep].children:
                     gate = f"\0{dep}"  # one junction per epic instead of |epic| x |dependents| edges

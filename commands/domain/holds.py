@@ -218,8 +218,9 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
                                mutation=Mutation("heartbeat_task", "heartbeat", False, f"node {status}"))
         ours = claim is not None and claim.agent == agent
         if not ours and not (status == Status.IN_PROGRESS and assignee == agent):
-            if status == Status.IN_PROGRESS and assignee and claim is None:
-                raise lease_held(ctx, node_id, str(assignee), "", agent, "heartbeat_task")
+            hold = readiness.hold_from(node_id, claim, now, status, assignee, not node.children)
+            if claim is None and hold is not None:
+                raise lease_held(ctx, node_id, hold.agent, "", agent, "heartbeat_task")
             raise CommandError("not_claimed", f"{agent} holds no lease on {node_id}; start it first",
                                fix(ctx.cmd("start", node_id, agent=agent), "take the lease"),
                                exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id),
@@ -246,10 +247,11 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
     with locked(paths, node_id):
         claim = leases.read(paths, node_id)
         fresh = read_node_file(paths.node_file(node_id)).data or {}
+        hold = readiness.hold_from(node_id, claim, now, fresh.get("status"), fresh.get("assignee"), not node.children)
         if claim is not None:
-            holder, expires, live = claim.agent, claim.expires, not claim.expired(now)
-        elif fresh.get("status") == Status.IN_PROGRESS and fresh.get("assignee"):
-            holder, expires, live = str(fresh["assignee"]), "", True  # assigned by hand: held, no expiry
+            holder, expires, live = claim.agent, claim.expires, hold is not None
+        elif hold is not None:
+            holder, expires, live = hold.agent, "", True  # assigned by hand: held, no expiry
         else:
             holder, expires, live = None, "", False
         if live and holder != agent and not force:

@@ -156,6 +156,18 @@ def test_start_under_the_lock_agrees_with_next(tmp_path: Path, lease_minutes, he
     assert (started.code == 0) == (not held)
 
 
+@pytest.mark.parametrize(("lease_minutes", "held"), [(None, True), (-5, False)])
+def test_heartbeat_and_unclaim_judge_the_hold_as_next_does(tmp_path: Path, lease_minutes, held) -> None:
+    write_plan(tmp_path, [node("T-1", "Task", "in-progress", assignee="alice")])
+    if lease_minutes is not None:
+        now = datetime.now(timezone.utc)
+        leases.write(PlanPaths(tmp_path), "T-1", "alice", now - timedelta(minutes=10), 10 + lease_minutes)
+    for command in ("heartbeat", "unclaim"):
+        ran = run_cli(command, "T-1", "--agent", "bob", "--json", cwd=tmp_path)
+        refused = ran.code == 3 and ran.json["error"]["code"] == "claim_held"
+        assert refused == held, (command, ran.stdout)
+
+
 # --- the picker's hot loop agrees with readiness.blocker on generated plans -----------------------
 
 STATUS = st.sampled_from(["draft", "draft", "draft", "in-progress", "blocked", "done", "cancelled"])
