@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict
 
-from leafwise.store import atomic, reader, values
+from leafwise.store import atomic, reader, safe_yaml, values
 from leafwise.store.globs import first_match  # noqa: F401 - the off-limits check: cycles.first_match
 from leafwise.store.paths import PlanPaths, UnsafePath
 from leafwise.store.safe_yaml import line_of_key
@@ -198,7 +198,7 @@ def exists(paths: PlanPaths, name: str) -> bool:
 def read(paths: PlanPaths, name: str) -> Cycle | None:
     try:
         raw = reader.read_capped(def_path(paths, name), reader.CYCLE)
-        data = reader.load_yaml(raw, reader.CYCLE)
+        data = safe_yaml.load_yaml(raw, reader.CYCLE)
     except FileNotFoundError:
         return None
     except reader.Refused as exc:  # a link, not a file, too large, not YAML: this file's problem

@@ -12,7 +12,7 @@ A cloned repository is hostile (docs/security.md), so a read:
   the check and the read. (Doc links are resolved by `paths.resolve_inside` first, which checks
   where they land; the reader then reads the real file.)
 - reads at most the cap of its `Kind` (one byte past it says "too large");
-- decodes, and parses JSON and YAML, with depth and size caps (`load_json`, `load_yaml`).
+- decodes, and parses JSON and YAML, with depth and size caps (`load_json`; YAML: `safe_yaml.load_yaml`).
 Every refusal is a `Refused` (message, line, code, fix) that the caller turns into that file's
 problem, never an internal error.
 """
@@ -241,24 +241,6 @@ def load_json(raw: bytes | str, kind: Kind) -> Any:
 def read_json(path: Path | str, kind: Kind, *, under: Path | None = None) -> Any:
     return load_json(read_capped(path, kind, under=under), kind)
 
-
-def load_yaml(raw: bytes, kind: Kind) -> Any:
-    """YAML parsed by the safe loader behind the alias, depth and size screen (`safe_yaml.safe_load`);
-    any failure a `Refused` with its line."""
-    from leafwise.store import safe_yaml
-
-    check_cap(raw, kind)
-    try:
-        return safe_yaml.safe_load(raw)
-    except Refused:
-        raise
-    except Exception as exc:  # noqa: BLE001 - every parse or construction failure is this file's
-        raise Refused(safe_yaml.describe_error(exc), safe_yaml.error_line(exc, raw), "yaml_error",
-                      "fix the YAML") from None
-
-
-def read_yaml(path: Path | str, kind: Kind, *, under: Path | None = None) -> Any:
-    return load_yaml(read_capped(path, kind, under=under), kind)
 
 
 def walk(root: Path | str, skip: frozenset[str] = frozenset(), limit: int = 100_000) -> Iterator[str]:

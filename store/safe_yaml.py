@@ -244,3 +244,20 @@ def line_of_key(raw: bytes, key: str | None) -> int | None:
             if getattr(k, "value", None) == key:
                 return k.start_mark.line + 1
     return 1
+
+
+def load_yaml(raw: bytes, kind: reader.Kind) -> Any:
+    """YAML parsed by the safe loader behind the alias, depth and size screen (`safe_load`);
+    any failure a `Refused` with its line."""
+    reader.check_cap(raw, kind)
+    try:
+        return safe_load(raw)
+    except Refused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every parse or construction failure is this file's
+        raise Refused(describe_error(exc), error_line(exc, raw), "yaml_error",
+                      "fix the YAML") from None
+
+
+def read_yaml(path: Path | str, kind: reader.Kind, *, under: Path | None = None) -> Any:
+    return load_yaml(reader.read_capped(path, kind, under=under), kind)

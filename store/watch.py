@@ -150,6 +150,11 @@ class PlanWatcher:
                              yield_on_timeout=True, raise_interrupt=False)
         next(self._events)  # starts the watch: every write from here on is queued
 
+    @property
+    def fence(self) -> Path:
+        """The file this watcher touches to know it has caught up (outside the work tree)."""
+        return self._fence
+
     def changes(self) -> PlanChanges:
         """Every relevant change since the last call, including writes that finished just now."""
         out = PlanChanges()

@@ -94,6 +94,11 @@ class IndexCache:
         self.path = path
         self._purpose = purpose
 
+    @property
+    def purpose(self) -> str:
+        """What the seal binds this cache to (a test writes a sealed file of its own with it)."""
+        return self._purpose
+
     @classmethod
     def for_repo(cls, root: Path) -> IndexCache | None:
         """The cache of the plan at `root`, or None: no plan folder there, a link, or turned off."""

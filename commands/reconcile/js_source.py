@@ -36,7 +36,7 @@ _COMPONENT = re.compile(
     r"|\bclass\s+([A-Z]\w*)\s+extends\s+(?:React\.)?(?:Pure)?Component\b)")
 # A test's title in each quote, spelled out (no backreference): every character has exactly one way to
 # match (`[^"\\\n]` or an escape), and RE2 runs it in linear time (`test("` + 120 backslashes hung `re`).
-_TEST = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|concurrent|each\([^)]*\)))?\(\s*"""
+TEST_TITLE = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|concurrent|each\([^)]*\)))?\(\s*"""
                        r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\\n]|\\.)*)`)""")
 _UNESCAPE = linear.compile(r"\\(.)")
 _SYMBOL = re.compile(
@@ -210,7 +210,7 @@ def _cli(index: Index, src: Source) -> None:
 def _tests(index: Index, src: Source) -> None:
     file_words = identifier_concepts(src.path.name.split(".")[0])
     describe: frozenset[str] = frozenset()
-    for m in _TEST.finditer(src.text):
+    for m in TEST_TITLE.finditer(src.text):
         quoted = m.lastindex or 2  # the one title group of the three that matched
         title = _UNESCAPE.sub(r"\1", m.group(quoted) or "")
         if m.group(1) in ("describe", "context"):

@@ -157,11 +157,11 @@ def test_a_corrupt_or_foreign_cache_is_ignored_and_replaced(tmp_path):
     assert cache.read() == {}
     assert cached(root) == want
     # sealed, same keys, entries that are not what the scanners write: parsed again, never used
-    write_sealed(cache.path, cache._purpose, (version(), {key: b"\x00bad" for key in entries}))
+    write_sealed(cache.path, cache.purpose, (version(), {key: b"\x00bad" for key in entries}))
     assert cached(root) == want
     # another scanner version (an upgrade, an edited scanner): every entry ignored
     bogus = {key: marshal.dumps(((), (), (), (), (), ())) for key in entries}
-    write_sealed(cache.path, cache._purpose, (b"another version", bogus))
+    write_sealed(cache.path, cache.purpose, (b"another version", bogus))
     assert cached(root) == want
 
 

@@ -26,7 +26,7 @@ def test_a_write_finished_before_the_call_is_always_seen(tmp_path: Path) -> None
         paths.cache.mkdir(exist_ok=True)
         (paths.cache / "nodes.marshal").write_bytes(b"x")  # derived files do not count
         assert not watcher.changes() and not watcher.lost
-        fences = watcher._fence.parent
+        fences = watcher.fence.parent
         assert root_free_of_fences(paths.dir) and paths.dir not in fences.parents  # outside the work tree
     finally:
         watcher.close()
