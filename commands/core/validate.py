@@ -7,7 +7,7 @@ reads and passes in a `PlanFiles` (`commands/plan_files.py` does, for every comm
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,96 +69,129 @@ PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
 
 def plan_problems(plan: Plan, files: PlanFiles, cmd: CommandLine) -> list[Problem]:
     """All problems of the plan, errors first, then by file and line: deterministic."""
-    # A broken file needs a text edit; `diagnose` shows its file, line and cause. Git merge
-    # conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool).
-    problems: list[Problem] = [
-        p if p.code in ("duplicate_id", "merge_conflict") else
-        Problem(p.code, p.severity, p.message, cmd("diagnose", p.node),
-                node=p.node, file=p.file, line=p.line)
-        for p in files.load_problems]
-    nodes = plan.nodes
+    problems = _file_problems(files, cmd) + _release_problems(plan, cmd)
     releases = plan.project.release_rank()
-    seen_releases: set[str] = set()
-    links: dict[str, bool | UnsafePath] = {}
-    _line = files.line_of
-    for rel in plan.project.releases:
-        if rel.id in seen_releases:
-            problems.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
-                                    cmd("diagnose"),
-                                    file=".leafwise/project.yaml"))
-        seen_releases.add(rel.id)
-    for node in nodes.values():
-        parent = node.parent
-        if parent and parent not in nodes:
-            problems.append(_p("orphan_parent", "error", f"parent {parent} does not exist",
-                               cmd("edit", node.id, set=["parent=null"]), node, _line(node, "parent")))
-        if node.release and node.release not in releases:
-            problems.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
-                               cmd("release add", node.release, title=placeholder("title")), node,
-                               _line(node, "release")))
-        deps = node.depends_on
-        if len(set(deps)) < len(deps):
-            problems.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
-                               cmd("edit", node.id, set=[f"depends_on=[{', '.join(dict.fromkeys(deps))}]"]),
-                               node, _line(node, "depends_on")))
-        above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None) if deps else None
-        if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
-            problems.append(_p("dependency_on_ancestor", "error",
-                               f"depends on {above}, which contains it: neither can ever close",
-                               cmd("edit", node.id, set=[_list_value("depends_on", deps, above)]), node,
-                               _line(node, "depends_on")))
-        missing = [d for d in deps if d not in nodes]
-        if missing:
-            keep = ", ".join(d for d in deps if d in nodes)
-            problems.append(_p("dangling_dependency", "error",
-                               f"depends on {', '.join(missing)}, which does not exist",
-                               cmd("edit", node.id, set=[f"depends_on=[{keep}]"]), node,
-                               _line(node, "depends_on")))
-        if node.status == Status.BLOCKED and not node.blocked_reason:
-            problems.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
-                               cmd("block", node.id, reason=placeholder("reason")), node, _line(node, "status")))
-        if node.status == Status.DONE and node.children:
-            open_kids = open_children(plan, node)
-            if open_kids:
-                problems.append(_p("done_with_open_children", "error",
-                                   f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
-                                   cmd("edit", node.id, set=["status=in-progress"]), node,
-                                   _line(node, "status")))
-        for key in ("docs", "diagrams"):
-            for rel in node.data.get(key) or []:
-                if rel not in links:  # many nodes share a doc: ask for each path once
-                    links[rel] = files.link(rel)
-                state = links[rel]
-                if isinstance(state, UnsafePath):
-                    problems.append(_p("unsafe_path", "error", f"{key}: {state}",
-                                       cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
-                                       node, _line(node, key)))
-                    continue
-                if not state:
-                    problems.append(_p(f"dangling_{key[:-1]}", "error", f"{key[:-1]} {rel} does not exist",
-                                       cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
-                                       node, _line(node, key)))
-        if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
-            problems.append(_p("foreign_prefix", "warning",
-                               f"id does not use the project prefix {plan.project.id_prefix}",
-                               cmd("renumber", node.id), node, 1))
-        if node.children and cascades(node) and node.status != Status.BLOCKED:
-            closing = closing_status(nodes[c].status for c in node.children if c in nodes)
-            if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
-                problems.append(_p("half_finished_cascade", "warning",
-                                   f"every child is closed but the node is still {node.status}; "
-                                   f"the cascade should have made it {closing}",
-                                   cmd("repair"), node, _line(node, "status")))
-    problems.extend(_hierarchy_cycles(plan, files, cmd))
-    problems.extend(_dependency_cycles(plan, files, cmd))
-    problems.extend(_untrusted(files.commands, cmd))
+    links: dict[str, bool | UnsafePath] = {}  # many nodes share a doc: ask for each path once
+    for node in plan.nodes.values():
+        problems += _placement_problems(plan, releases, node, files, cmd)
+        problems += _dependency_problems(plan, node, files, cmd)
+        problems += _status_problems(plan, node, files, cmd)
+        problems += _link_problems(node, links, files, cmd)
+    problems += _hierarchy_cycles(plan, files, cmd)
+    problems += _dependency_cycles(plan, files, cmd)
+    problems += _untrusted(files.commands, cmd)
+    return _in_order(problems)
+
+
+def _in_order(problems: list[Problem]) -> list[Problem]:
+    """Errors first, project.yaml's first among them, then by file, line and code."""
     if any(p.file == PROJECT_FILE and p.severity == "error" for p in problems):
         # Releases and the id prefix come from project.yaml: with it unreadable, "unknown release" on
         # every node and "foreign prefix" are echoes of the one problem, which must come first.
         problems = [p for p in problems if p.code not in PROJECT_ECHOES]
-    problems.sort(key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file != PROJECT_FILE, p.file or "",
-                                 p.line or 0, p.code))
-    return problems
+    return sorted(problems, key=lambda p: (SEVERITY_ORDER.get(p.severity, 2), p.file != PROJECT_FILE,
+                                           p.file or "", p.line or 0, p.code))
+
+
+def _file_problems(files: PlanFiles, cmd: CommandLine) -> list[Problem]:
+    """The loader's problems: a broken file needs a text edit; `diagnose` shows its file, line and cause.
+    Git merge conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool)."""
+    return [p if p.code in ("duplicate_id", "merge_conflict") else
+            Problem(p.code, p.severity, p.message, cmd("diagnose", p.node), node=p.node, file=p.file, line=p.line)
+            for p in files.load_problems]
+
+
+def _release_problems(plan: Plan, cmd: CommandLine) -> list[Problem]:
+    """A release listed twice in project.yaml."""
+    seen: set[str] = set()
+    out = []
+    for rel in plan.project.releases:
+        if rel.id in seen:
+            out.append(Problem("duplicate_release", "error", f"release {rel.id} is listed twice",
+                               cmd("diagnose"), file=PROJECT_FILE))
+        seen.add(rel.id)
+    return out
+
+
+def _placement_problems(plan: Plan, releases: Container[str], node: Node, files: PlanFiles,
+                        cmd: CommandLine) -> list[Problem]:
+    """Where the node sits: its parent, its release and its id's prefix must be the plan's own."""
+    out = []
+    if node.parent and node.parent not in plan.nodes:
+        out.append(_p("orphan_parent", "error", f"parent {node.parent} does not exist",
+                      cmd("edit", node.id, set=["parent=null"]), node, files.line_of(node, "parent")))
+    if node.release and node.release not in releases:
+        out.append(_p("unknown_release", "error", f"release {node.release} is not in project.yaml",
+                      cmd("release add", node.release, title=placeholder("title")), node,
+                      files.line_of(node, "release")))
+    if node.id.rsplit("-", 1)[0] not in (plan.project.id_prefix, *plan.project.former_prefixes):
+        out.append(_p("foreign_prefix", "warning", f"id does not use the project prefix {plan.project.id_prefix}",
+                      cmd("renumber", node.id), node, 1))
+    return out
+
+
+def _dependency_problems(plan: Plan, node: Node, files: PlanFiles, cmd: CommandLine) -> list[Problem]:
+    """The node's depends_on: no repeats, no ancestor of its own, no missing node."""
+    deps = node.depends_on
+    if not deps:
+        return []
+    out = []
+    if len(set(deps)) < len(deps):
+        out.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
+                      cmd("edit", node.id, set=[f"depends_on=[{', '.join(dict.fromkeys(deps))}]"]), node,
+                      files.line_of(node, "depends_on")))
+    above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None)
+    if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
+        out.append(_p("dependency_on_ancestor", "error",
+                      f"depends on {above}, which contains it: neither can ever close",
+                      cmd("edit", node.id, set=[_list_value("depends_on", deps, above)]), node,
+                      files.line_of(node, "depends_on")))
+    missing = [d for d in deps if d not in plan.nodes]
+    if missing:
+        keep = ", ".join(d for d in deps if d in plan.nodes)
+        out.append(_p("dangling_dependency", "error", f"depends on {', '.join(missing)}, which does not exist",
+                      cmd("edit", node.id, set=[f"depends_on=[{keep}]"]), node, files.line_of(node, "depends_on")))
+    return out
+
+
+def _status_problems(plan: Plan, node: Node, files: PlanFiles, cmd: CommandLine) -> list[Problem]:
+    """A status its own fields or its children contradict."""
+    out = []
+    if node.status == Status.BLOCKED and not node.blocked_reason:
+        out.append(_p("blocked_without_reason", "error", "blocked, but no blocked_reason says why",
+                      cmd("block", node.id, reason=placeholder("reason")), node, files.line_of(node, "status")))
+    if node.status == Status.DONE and node.children and (open_kids := open_children(plan, node)):
+        out.append(_p("done_with_open_children", "error",
+                      f"done, but {len(open_kids)} child node(s) are open (e.g. {open_kids[0]})",
+                      cmd("edit", node.id, set=["status=in-progress"]), node, files.line_of(node, "status")))
+    if node.children and cascades(node) and node.status != Status.BLOCKED:
+        closing = closing_status(plan.nodes[c].status for c in node.children if c in plan.nodes)
+        if closing is not None:  # a cascade cut short (a killed `complete`): repair finishes it
+            out.append(_p("half_finished_cascade", "warning",
+                          f"every child is closed but the node is still {node.status}; "
+                          f"the cascade should have made it {closing}",
+                          cmd("repair"), node, files.line_of(node, "status")))
+    return out
+
+
+def _link_problems(node: Node, links: dict[str, bool | UnsafePath], files: PlanFiles,
+                   cmd: CommandLine) -> list[Problem]:
+    """Each docs/diagrams path of the node must be safe and there; `links` remembers the answers."""
+    out = []
+    for key in ("docs", "diagrams"):
+        for rel in node.data.get(key) or []:
+            if rel not in links:
+                links[rel] = files.link(rel)
+            state = links[rel]
+            if isinstance(state, UnsafePath):
+                code, message = "unsafe_path", f"{key}: {state}"
+            elif not state:
+                code, message = f"dangling_{key[:-1]}", f"{key[:-1]} {rel} does not exist"
+            else:
+                continue
+            out.append(_p(code, "error", message, cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
+                          node, files.line_of(node, key)))
+    return out
 
 
 def project_unreadable(plan: Plan) -> Problem | None:
