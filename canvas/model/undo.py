@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core.lifecycle import RESTORED, edit_command, transition
+from leafwise.commands.core.cascade import would_close
+from leafwise.commands.core.lifecycle import RESTORED, edit_command, inverse, transition
 from leafwise.commands.events import changes, moves, status_word
 from leafwise.store.model import CLOSED, OPEN, Status
 from leafwise.commands.domain.assignments import format_assignment
@@ -46,7 +46,7 @@ SKIPPED = ("updated", "created", "id")  # never restored: the core keeps them
 BLOCK_FIELDS = ("status", "blocked_reason", "blocked_from", "blocked_since", "decision")
 NO_REASON = "(blocked with no reason given)"
 # What blocks a task again, with its old reason: the lifecycle's inverse of unblock (and of decide).
-REBLOCK = str(transition("unblock", Status.BLOCKED).inverse)
+REBLOCK = str(inverse("unblock", Status.BLOCKED))
 # Bookkeeping fields a person never types, said in words when an undo puts them back (old value None or not).
 FIELD_SAYS = {"reconcile_rejected": ("the rejected suggestion shows again", "the suggestion is rejected again")}
 FIELD_NAMES = {"reconcile_rejected": "the rejection of its suggestion"}
@@ -207,12 +207,6 @@ def _opened_by_start(fields: dict[str, tuple[Any, Any]]) -> bool:
     return row is not None and row.target == new
 
 
-def _inverse(command: str, source: Any) -> str | None:
-    """The command the lifecycle table names to take back `command`'s move out of `source` (None: none)."""
-    row = transition(command, source)
-    return row.inverse if row is not None else None
-
-
 def _no_way_back(nid: str, command: str, source: Any) -> str:
     return f"the lifecycle has no command that takes back {command} on {nid} (from {status_word(source)})"
 
@@ -260,10 +254,10 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
     old_status, new_status = fields.get("status", (node.status, node.status))
     other = {k: v[0] for k, v in fields.items() if k not in SKIPPED and k not in BLOCK_FIELDS}
     if action.command == "start" and nid == action.node:
-        inverse = _inverse("start", old_status)
-        if inverse is None:
+        back = inverse("start", old_status)
+        if back is None:
             return _no_way_back(nid, "start", old_status)
-        steps = [Step(inverse, {"node_id": nid}, f"{nid} back to draft, your lease on it given up")]
+        steps = [Step(back, {"node_id": nid}, f"{nid} back to draft, your lease on it given up")]
         old_assignee = fields.get("assignee", (None, None))[0]
         if old_assignee not in (None, me):
             steps.append(_edit(nid, {"assignee": old_assignee}, f"{nid} assigned to {old_assignee} again"))
@@ -276,10 +270,10 @@ def _restore(node: Any, fields: dict[str, tuple[Any, Any]], action: Action, me: 
             steps.append(_edit(nid, other, f"{nid} {_named(other)} restored"))
         return steps
     if new_status == Status.BLOCKED and old_status in OPEN and "decision" not in fields:  # a first block
-        inverse = _inverse("block", old_status)
-        if inverse is None:
+        back = inverse("block", old_status)
+        if back is None:
             return _no_way_back(nid, "block", old_status)
-        steps = [Step(inverse, {"node_id": nid}, f"{nid} unblocked, back to {status_word(old_status)}")]
+        steps = [Step(back, {"node_id": nid}, f"{nid} unblocked, back to {status_word(old_status)}")]
         if other:
             steps.append(_edit(nid, other, f"{nid} {_named(other)} restored"))
         return steps
@@ -355,23 +349,6 @@ def _ancestors(nodes: Mapping[str, Any], nid: str) -> list[Any]:
     return out
 
 
-def _cancel_would_close(nodes: Mapping[str, Any], nid: str) -> list[tuple[Any, str]]:
-    """The ancestors the core's cancel of `nid` would close by its cascade, nearest first, with the status
-    each would get (the rule of `commands.core.cascade`: a parent closes when all its children are closed)."""
-    status: dict[str, Any] = {nid: Status.CANCELLED}
-    closed: list[tuple[Any, str]] = []
-    for ancestor in _ancestors(nodes, nid):
-        if not cascades(ancestor):
-            break
-        children = (status.get(c, nodes[c].status if c in nodes else Status.DRAFT) for c in ancestor.children)
-        target = closing_status(children)
-        if target is None:
-            break
-        status[ancestor.id] = str(target)
-        closed.append((ancestor, str(target)))
-    return closed
-
-
 def _undo_add(nodes: Mapping[str, Any], action: Action) -> UndoPlan:
     """Cancel the node the person added, leaving everything above it as it was before the add.
 
@@ -392,7 +369,7 @@ def _undo_add(nodes: Mapping[str, Any], action: Action) -> UndoPlan:
     if any(nodes[c].status != Status.CANCELLED for c in node.children if c in nodes):
         return UndoPlan(refused=f"{nid} has work under it now (added since)")
     reopened = {aid: f["status"][0] for aid, f in action.changes.items() if "status" in f}  # by the add: done
-    closes = _cancel_would_close(nodes, nid)
+    closes = would_close(nodes, nid, Status.CANCELLED)
     harmless = all(reopened.get(a.id) == target and a.status == Status.IN_PROGRESS for a, target in closes)
     cancel = Step("cancel", {"node_id": nid, "reason": "added by mistake (undone in the canvas)"},
                   f"{nid} cancelled (the core deletes no node: its file stays, cancelled)")

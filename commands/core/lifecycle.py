@@ -77,6 +77,13 @@ def transition(command: str, status: Status | str | None) -> Transition | None:
     return row if status in row.sources else None
 
 
+def inverse(command: str, status: Status | str | None) -> str | None:
+    """The command that takes back `command`'s move out of `status`; None: the move is not allowed from
+    there, or nothing takes it back."""
+    row = transition(command, status)
+    return row.inverse if row is not None else None
+
+
 def edit_command(target: Status | str) -> str:
     """The table's name for `edit --set status=<target>`."""
     return f"edit status={target}"
