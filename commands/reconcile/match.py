@@ -3,7 +3,7 @@ whether together they say shipped, partial or nothing.
 
 The rules, in order (docs/reconcile.md explains them with examples):
 
-1. The title becomes *concepts* (reconcile_text). Actors ("users", "admins")
+1. The title becomes *concepts* (`title.py`). Actors ("users", "admins")
    and vague verbs ("keep", "open") are dropped; words after "on/in/at" (where
    it happens, not what) count half; the rest weigh by rarity in this
    repository (IDF over artifacts), so "task" in a task tracker counts little.
@@ -30,114 +30,13 @@ from functools import cached_property
 from typing import Callable
 
 from leafwise.commands.reconcile.artifacts import SURFACES, Artifact, Index
-from leafwise.commands.reconcile.text import (
-    ACTORS,
-    GENERIC,
-    NOISE,
-    PHRASES,
-    STOP,
-    concept,
-    identifier_concepts,
-    noun_then_article,
-    split_identifier,
-    stem,
-)
+from leafwise.commands.reconcile.text import identifier_concepts, split_identifier
+from leafwise.commands.reconcile.title import CRUD, Query, parse_title
 
 SHIP_COVERAGE = 0.70  # share of the title's weight the entry points and tests must cover
 PARTIAL_COVERAGE = 0.40
 LOCATION_WEIGHT = 0.5
-LOCATION_WORDS = frozenset({"on", "in", "at", "inside", "within", "across"})
-MODALS = frozenset({"can", "could", "may", "must", "should", "will"})
-SUBORDINATE = frozenset({"who", "which", "that", "when", "whenever", "once", "after", "before", "while", "if",
-                         "so", "until"})
-CLAUSE_BREAK = frozenset({"and", "or", "with", "by", "for", "to", "from", "as", "when", "once", "so", "that",
-                          "who", "which", "without", "into", "of", "via", "using", "after", "before", "while"})
-CRUD = frozenset(concept(w) for w in ("list", "create", "edit", "delete"))
 PRIMARY_COVERAGE = 0.5
-HEADLESS = frozenset({"cli", "api", "endpoint", "webhook", "script", "command", "terminal", "cron", "job"})
-_ACTOR_CONCEPTS = frozenset(concept(w) for w in ACTORS)
-_GENERIC_CONCEPTS = frozenset(concept(w) for w in GENERIC)
-_PHRASE_KEYS = {tuple(stem(w) for w in k.split()): v for k, v in PHRASES.items()}
-
-
-@dataclass(slots=True)
-class Term:
-    concept: str
-    word: str  # as the title spells it, for messages
-    location: bool = False
-    attribute: bool = False  # named in a "with ..." phrase: a detail the tests must show
-
-
-@dataclass
-class Query:
-    """What a backlog item asks the code for."""
-
-    terms: list[Term]
-    verb: str | None  # the main action's concept, when the title has a specific one
-    headless: bool  # a CLI/API item: no UI needed
-    verbs: frozenset[str] = frozenset()  # the main verb and the CRUD verbs coordinated with it
-
-    @property
-    def concepts(self) -> list[str]:
-        return [t.concept for t in self.terms]
-
-    @property
-    def core(self) -> list[str]:
-        """The concepts of what is done, without its "with ..." details (all of them if that leaves none)."""
-        return [t.concept for t in self.terms if not t.attribute] or self.concepts
-
-    def word(self, concept_: str) -> str:
-        return next((t.word for t in self.terms if t.concept == concept_), concept_)
-
-
-def parse_title(title: str, description: str = "") -> Query:
-    """Concepts of a backlog title, its main verb, and whether it is a UI-less item."""
-    words = split_identifier(title.replace("'s ", " "))
-    stems = [stem(w) for w in words]
-    # "<who> can <do what>": the words before an early modal name the actor, whatever they are.
-    modal = next((k for k, w in enumerate(words[:5]) if w in MODALS), None)
-    actor_words = set(range(modal)) if modal else set()
-    terms: list[Term] = []
-    verb: str | None = None
-    after_actor = False
-    location = False
-    attribute = False
-    subordinate = False
-    verbs: set[str] = set()
-    i = 0
-    while i < len(words):
-        size, value = 1, None
-        for n in range(3, 1, -1):
-            key = tuple(stems[i:i + n])
-            if len(key) == n and key in _PHRASE_KEYS and not noun_then_article(words, i, n):
-                size, value = n, _PHRASE_KEYS[key]
-                break
-        word = " ".join(words[i:i + size])
-        position = i
-        i += size
-        if value is None and (word in LOCATION_WORDS or word in CLAUSE_BREAK or word in SUBORDINATE):
-            location = word in LOCATION_WORDS
-            attribute = word == "with" or (attribute and word in ("and", "or", "of"))
-            subordinate = subordinate or word in SUBORDINATE
-        if value is None and (word in STOP or word in NOISE or word.isdigit() or len(word) < 2):
-            continue
-        c = concept(value or word)
-        if c in _ACTOR_CONCEPTS or position in actor_words:
-            after_actor = True
-            continue
-        if after_actor and verb is None:
-            after_actor = False
-            if c not in _GENERIC_CONCEPTS:
-                verb = c
-                verbs.add(c)
-        if c in CRUD and not subordinate:
-            verbs.add(c)
-        if c in _GENERIC_CONCEPTS or any(t.concept == c for t in terms):
-            continue
-        terms.append(Term(c, word, location, attribute))
-    text_concepts = {concept(w) for w in split_identifier(f"{title} {description}")}
-    headless = bool(text_concepts & {concept(w) for w in HEADLESS})
-    return Query(terms, verb, headless, frozenset(verbs))
 
 
 @dataclass
@@ -269,7 +168,21 @@ def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, ha
     if crux in absent:
         return Assessment("none", 0.0, missing=[f"nothing in the code names {query.word(c)!r}" for c in
                                                 [crux] + [c for c in absent if c != crux]])
+    cov = _coverage(weights, total)
+    found = _found(query, by_concept, weights, crux, cov)
+    roles = _Roles.of(query, found, weights, stats, has_ui)
+    ship_cov = cov(roles.bundle)
+    if roles.primary and roles.tests_tied and crux in roles.bundle and ship_cov >= SHIP_COVERAGE \
+            and (roles.ui or not roles.needs_ui):
+        return _shipped(query, roles, ship_cov)
+    everything = set().union(*(f.matched for f in found)) if found else set()
+    if not any(crux in f.matched for f in found) or cov(everything) < PARTIAL_COVERAGE:
+        return Assessment("none", 0.0, missing=[f"no evidence names {query.word(crux)!r} with the rest of the title"])
+    return _partial(query, roles, crux, absent, everything, ship_cov >= SHIP_COVERAGE, cov(everything))
 
+
+def _coverage(weights: dict[str, float], total: float) -> Callable[[frozenset[str] | set[str]], float]:
+    """The share of the title's weight a set of concepts carries (asked often for the same sets)."""
     memo: dict[frozenset[str], float] = {}
 
     def cov(concepts: frozenset[str] | set[str]) -> float:
@@ -278,57 +191,80 @@ def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, ha
             memo[key] = sum(weights[c] for c in key) / total
         return memo[key]
 
-    core = {c: weights[c] for c in query.core}
-    core_crux = _heaviest(core, stats)
-    found = _found(query, by_concept, weights, crux, cov)
-    surfaces = [f for f in found if f.art.kind in SURFACES]
-    tests = [f for f in found if f.art.kind == "test"]
-    logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
-    primary = [f for f in surfaces if _primary(f, query, core_crux, sum(core[c] for c in f.matched & core.keys())
-                                               / sum(core.values()))]
-    needs_ui = has_ui and not query.headless and not any(f.art.side == "cli" for f in primary)
-    ui = [f for f in found if f.art.side == "ui"]
-    ui.sort(key=lambda f: (-f.coverage, f.art.path, f.art.line))
-    bundle: set[str] = set()
-    tied: list[Found] = []
-    if primary:
-        lead = primary[0]
-        # The same resource: entry points of the lead's file that share a concept with it,
-        # and the tests that name what the lead names.
-        tied = [s for s in surfaces if s is not lead and s.art.path == lead.art.path
-                and s.matched & lead.matched and _carries(s, query.verbs)]
-        tied += [t for t in tests if t.matched & lead.matched]
-        for f in [lead, *tied]:
-            bundle |= f.matched
-    tests_tied = [f for f in tied if f.art.kind == "test"]
-    ship_cov = cov(bundle)
-    if primary and tests_tied and crux in bundle and ship_cov >= SHIP_COVERAGE and (ui or not needs_ui):
-        by_rank = sorted(tied, key=lambda f: (-f.rank, f.art.path, f.art.line))
-        evidence = _pick(primary[:3] + [f for f in by_rank if f.art.kind != "test"]
-                         + [f for f in by_rank if f.art.kind == "test"] + ui + logic)
-        confidence = round(min(0.97, 0.45 + 0.5 * ship_cov + 0.03 * min(len(tests_tied), 2)), 2)
-        return Assessment("shipped", confidence, evidence,
-                          missing=[f"the evidence does not show {query.word(c)!r}" for c in query.concepts
-                                   if c not in bundle])
-    everything = set().union(*(f.matched for f in found)) if found else set()
-    if not any(crux in f.matched for f in found) or cov(everything) < PARTIAL_COVERAGE:
-        return Assessment("none", 0.0, missing=[f"no evidence names {query.word(crux)!r} with the rest of the title"])
-    evidence = _pick(surfaces + tests + ui + logic)
+    return cov
+
+
+@dataclass
+class _Roles:
+    """The evidence by the part it plays: entry points, tests, logic and UI; the primary entry points
+    (those that answer the title); and what is tied to the lead one (its resource's entry points and tests)."""
+
+    surfaces: list[Found]
+    tests: list[Found]
+    logic: list[Found]
+    ui: list[Found]
+    primary: list[Found]
+    needs_ui: bool
+    tied: list[Found]
+    bundle: set[str]  # the concepts the lead entry point and what is tied to it name
+    tests_tied: list[Found]
+
+    @classmethod
+    def of(cls, query: Query, found: list[Found], weights: dict[str, float], stats: Stats,
+           has_ui: bool) -> "_Roles":
+        core = {c: weights[c] for c in query.core}
+        core_crux = _heaviest(core, stats)
+        surfaces = [f for f in found if f.art.kind in SURFACES]
+        tests = [f for f in found if f.art.kind == "test"]
+        logic = [f for f in found if f.art.kind not in SURFACES and f.art.kind != "test"]
+        primary = [f for f in surfaces if _primary(f, query, core_crux,
+                                                   sum(core[c] for c in f.matched & core.keys()) / sum(core.values()))]
+        needs_ui = has_ui and not query.headless and not any(f.art.side == "cli" for f in primary)
+        ui = sorted((f for f in found if f.art.side == "ui"), key=lambda f: (-f.coverage, f.art.path, f.art.line))
+        tied = _tied(primary[0], surfaces, tests, query) if primary else []
+        bundle = set().union(*(f.matched for f in [primary[0], *tied])) if primary else set()
+        return cls(surfaces, tests, logic, ui, primary, needs_ui, tied, bundle,
+                   [f for f in tied if f.art.kind == "test"])
+
+
+def _tied(lead: Found, surfaces: list[Found], tests: list[Found], query: Query) -> list[Found]:
+    """The same resource as the lead entry point: entry points of its file that share a concept with it
+    and do one of the title's verbs, and the tests that name what the lead names."""
+    tied = [s for s in surfaces if s is not lead and s.art.path == lead.art.path
+            and s.matched & lead.matched and _carries(s, query.verbs)]
+    return tied + [t for t in tests if t.matched & lead.matched]
+
+
+def _shipped(query: Query, roles: _Roles, ship_cov: float) -> Assessment:
+    """Shipped: the primary entry points first, then what is tied to the lead, the UI and the logic."""
+    by_rank = sorted(roles.tied, key=lambda f: (-f.rank, f.art.path, f.art.line))
+    evidence = _pick(roles.primary[:3] + [f for f in by_rank if f.art.kind != "test"]
+                     + [f for f in by_rank if f.art.kind == "test"] + roles.ui + roles.logic)
+    confidence = round(min(0.97, 0.45 + 0.5 * ship_cov + 0.03 * min(len(roles.tests_tied), 2)), 2)
+    return Assessment("shipped", confidence, evidence,
+                      missing=[f"the evidence does not show {query.word(c)!r}" for c in query.concepts
+                               if c not in roles.bundle])
+
+
+def _partial(query: Query, roles: _Roles, crux: str, absent: list[str], everything: set[str],
+             covers_enough: bool, coverage: float) -> Assessment:
+    """Partial: what exists, and each thing shipped would still need."""
+    evidence = _pick(roles.surfaces + roles.tests + roles.ui + roles.logic)
     exists = [f"{_label(f.art)} {f.art.name} ({f.art.path}:{f.art.line})" for f in evidence[:4]]
     missing = [f"nothing in the code names {query.word(c)!r}" if c in absent else f"no evidence shows {query.word(c)!r}"
                for c in query.concepts if c not in everything]
-    if not primary:
+    if not roles.primary:
         missing.append("no route, page or command " + (f"that does {query.word(query.verb)!r}" if query.verb
                                                           else "that names it"))
-    if not tests_tied:
-        missing.append("no test" if not tests else "no test of the entry point")
-    if needs_ui and not ui:
+    if not roles.tests_tied:
+        missing.append("no test" if not roles.tests else "no test of the entry point")
+    if roles.needs_ui and not roles.ui:
         missing.append("no UI (page or component) for it")
-    if primary and tests_tied and crux not in bundle:
+    if roles.primary and roles.tests_tied and crux not in roles.bundle:
         missing.append(f"the entry points and tests do not cover {query.word(crux)!r}")
-    elif primary and tests_tied and ship_cov < SHIP_COVERAGE:
+    elif roles.primary and roles.tests_tied and not covers_enough:
         missing.append("the entry points and tests cover only part of the title")
-    confidence = round(min(0.6, 0.2 + 0.5 * cov(everything)), 2)
+    confidence = round(min(0.6, 0.2 + 0.5 * coverage), 2)
     return Assessment("partial", confidence, evidence, exists, missing)
 
 
