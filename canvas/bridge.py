@@ -7,9 +7,6 @@ so it gets the same checks, the same journal entry and the same envelope
 
 from __future__ import annotations
 
-import getpass
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,32 +29,12 @@ class Request:
     doc_before: str | None = None  # write-doc: the text it replaces (what an undo writes back)
 
 
-PERSON_ENV = "LEAFWISE_USER"
-
-
 def person(cwd: str | None = None) -> str:
-    """Who sits at the keyboard: `LEAFWISE_USER`, else git's `user.name`, else the login name.
+    """Who sits at the keyboard (`registry.person_name`: LEAFWISE_USER, else git's user.name, else the login name).
 
     Never an agent's or an assignee's name: what a person does in the canvas is journaled as them.
-    The core's rule (`registry.person_name`) when this build has it; the same rule otherwise.
     """
-    core_rule = getattr(registry, "person_name", None)
-    if core_rule is not None:
-        return core_rule(Path(cwd) if cwd else None)
-    explicit = os.environ.get(PERSON_ENV, "").strip()
-    if explicit:
-        return explicit
-    try:
-        found = subprocess.run(["git", "config", "user.name"], cwd=cwd, capture_output=True, text=True,
-                               timeout=2, check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        found = ""
-    if found:
-        return found
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return os.environ.get("USER") or "person"
+    return registry.person_name(Path(cwd) if cwd else None)
 
 
 def run(root: Path, request: Request, actor: str | None = None) -> Outcome:

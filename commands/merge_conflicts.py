@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from leafwise.commands.contract import CommandLine
-from leafwise.store import Plan, Problem
+from leafwise.store import Plan, Problem, git
 from leafwise.store.loader import Refused, check_node, parse_yaml, read_bounded
 
 CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
@@ -84,14 +83,18 @@ def merge_conflict(raw: bytes, node_id: str, file: Path | None = None) -> MergeC
 
 
 def _has_merge_base(file: Path) -> bool | None:
-    """Whether git's unresolved entry for `file` has a base version (None: git does not know)."""
+    """Whether git's unresolved entry for `file` has a base version (None: git does not know).
+
+    Asked of the plan's own repository through the one runner: git started in the node folder
+    would take a repository planted there for the plan's.
+    """
     try:
-        out = subprocess.run(["git", "ls-files", "-u", "--", file.name], cwd=file.parent, capture_output=True,
-                             text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
+        out = git.run_git(file.parent, "ls-files", "-u", "-z", "--", git.pin(file.parent).rel(file))
+    except git.GitError:
         return None
-    stages = {line.split()[2] for line in out.splitlines() if len(line.split()) >= 4}
-    return ("1" in stages) if stages else None
+    # each entry: "<mode> <object> <stage>\t<path>"
+    stages = {entry.split(b"\t", 1)[0].split()[-1] for entry in out.split(b"\0") if b"\t" in entry}
+    return (b"1" in stages) if stages else None
 
 
 

@@ -208,32 +208,11 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
     return " ".join(["leafwise", name, *heads, *flags, *tail])
 
 
-_PERSON: dict[str, str] = {}
-
-
 def person_name(cwd: Path | None = None) -> str:
-    """A person's name, the one rule: LEAFWISE_USER, else git's user.name, else the login name."""
-    named = (os.environ.get("LEAFWISE_USER") or "").strip()
-    if named:
-        return named[:80]
-    key = str(cwd or "")
-    if key not in _PERSON:
-        import subprocess
+    """A person's name: the rule's one home is `store/git.py` `person_name` (git through the one runner)."""
+    from leafwise.store import git
 
-        try:
-            found = subprocess.run(["git", "config", "user.name"], cwd=cwd or None, capture_output=True,
-                                   text=True, timeout=2).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            found = ""
-        if not found:
-            import getpass
-
-            try:
-                found = getpass.getuser()
-            except (OSError, KeyError):  # no login name (a container without a passwd entry)
-                found = "person"
-        _PERSON[key] = found[:80]
-    return _PERSON[key]
+    return git.person_name(cwd)
 
 
 @dataclass

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Index
+from leafwise.store import git
 from leafwise.store.globs import matches
 from leafwise.store.ids import find_ids
 
@@ -163,14 +164,12 @@ class Commit:
 def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
     """Commits whose message names a node id, newest first (empty outside git)."""
     try:
-        proc = subprocess.run(["git", "-C", str(root), "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--",
-                               "."], capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    if proc.returncode != 0:
+        out = git.run_git(root, "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--", git.pin(root).rel(root),
+                          deadline=30)
+    except git.GitError:
         return {}
     found: dict[str, list[Commit]] = {}
-    for record in proc.stdout.decode("utf-8", "replace").split("\x1e"):
+    for record in out.decode("utf-8", "replace").split("\x1e"):
         parts = record.strip("\n").split("\x1f")
         if len(parts) < 3:
             continue

@@ -23,9 +23,9 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import subprocess
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from leafwise.commands.reconcile import documents as reconcile_docs
@@ -35,7 +35,7 @@ from leafwise.commands.reconcile import python_source as reconcile_py
 from leafwise.commands.reconcile import tags as reconcile_tags
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
-from leafwise.store import reader
+from leafwise.store import git, reader
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".leafwise", "node_modules", ".venv", "venv", "env", ".env", "__pycache__",
@@ -56,16 +56,8 @@ WORKERS_ENV = "LEAFWISE_RECONCILE_WORKERS"  # "1": parse in this process only
 
 def list_files(root: Path) -> tuple[list[str], bool]:
     """Files worth scanning, relative to root; git's view when root is in a work tree."""
-    files: list[str] | None = None
-    in_git = False
-    try:
-        proc = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
-                              capture_output=True, timeout=30)
-        if proc.returncode == 0:
-            files = [f for f in proc.stdout.decode("utf-8", "replace").split("\0") if f]
-            in_git = True
-    except (OSError, subprocess.TimeoutExpired):
-        files = None
+    files = _git_files(root)
+    in_git = files is not None
     if files is None:  # not a repository: a walk, stopped at MAX_WALK (a whole disk is enough to judge by)
         files = list(reader.walk(root, SKIP_DIRS, MAX_WALK))
     keep = []
@@ -75,6 +67,17 @@ def list_files(root: Path) -> tuple[list[str], bool]:
             keep.append(rel)
     keep.sort()
     return keep, in_git
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked and untracked-but-not-ignored files under `root`, relative to it (None: no git here)."""
+    try:
+        under = git.pin(root).rel(root)
+        out = git.run_git(root, "ls-files", "-z", "-co", "--exclude-standard", "--", under, deadline=30)
+    except git.GitError:
+        return None
+    cut = 0 if under == "." else len(under) + 1  # git names files from the work tree's top
+    return [f[cut:] for f in out.decode("utf-8", "replace").split("\0") if f]
 
 
 def _merge_duplicates(index: Index) -> None:
@@ -238,22 +241,30 @@ def build_index(root: Path, use_cache: bool = True) -> Index:
             gc.enable()
 
 
-def _build_index(root: Path, use_cache: bool) -> Index:
-    files, in_git = list_files(root)
-    index = Index(root, files, in_git=in_git)
-    cache = index_cache.IndexCache.for_repo(root) if use_cache else None
-    cached = cache.read() if cache is not None else {}
-    sources: list[Source] = []
-    langs: dict[str, str] = {}
-    doc_kinds: dict[str, str] = {}
-    digests: dict[str, bytes] = {}
-    doc_only: dict[str, str] = {}
+@dataclass(slots=True)
+class _Files:
+    """What the files to scan hold: sources in a language, documents, each one's digest."""
+
+    sources: list[Source] = field(default_factory=list)
+    langs: dict[str, str] = field(default_factory=dict)  # rel -> "py" | "js" | "other"
+    doc_kinds: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, bytes] = field(default_factory=dict)
+    doc_only: dict[str, str] = field(default_factory=dict)  # documents in no language: their text
+
+
+def _language(rel: str) -> str:
+    name = rel.rpartition("/")[2]
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # as PurePosixPath(rel).suffix
+    return "py" if suffix in PY_EXT or name == "pyproject.toml" else \
+        "js" if suffix in JS_EXT or name == "package.json" else "other" if suffix in OTHER_EXT else ""
+
+
+def _read_files(root: Path, files: list[str], index: Index) -> _Files:
+    """Each file a scanner wants, read through the one reader (texts of sources go into `index`)."""
+    got = _Files()
     for rel in files:
-        name = rel.rpartition("/")[2]
-        dot = name.rfind(".")
-        suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # as PurePosixPath(rel).suffix
-        lang = "py" if suffix in PY_EXT or name == "pyproject.toml" else \
-            "js" if suffix in JS_EXT or name == "package.json" else "other" if suffix in OTHER_EXT else ""
+        lang = _language(rel)
         doc_kind = reconcile_docs.kind_of(rel)
         if doc_kind and reconcile_docs.TEST_DIRS.intersection(rel.split("/")[:-1]):
             doc_kind = None  # documents.scan leaves out test folders' documents
@@ -263,54 +274,71 @@ def _build_index(root: Path, use_cache: bool) -> Index:
         if data is None:
             continue
         text = _text(data)
-        digests[rel] = index_cache.digest(data)
+        got.digests[rel] = index_cache.digest(data)
         if doc_kind:
-            doc_kinds[rel] = doc_kind
+            got.doc_kinds[rel] = doc_kind
         if lang:
             index.texts[rel] = text
-            langs[rel] = lang
-            sources.append(Source(rel, text))
+            got.langs[rel] = lang
+            got.sources.append(Source(rel, text))
         else:
-            doc_only[rel] = text
-    by_rel = {s.rel: s for s in sources}
-    py = [s for s in sources if langs[s.rel] == "py"]
-    js = [s for s in sources if langs[s.rel] == "js"]
+            got.doc_only[rel] = text
+    return got
+
+
+def _contexts(got: _Files, by_rel: dict[str, Source]) -> dict[str, object]:
+    """Per file, the facts from other files its artifacts depend on (the prefix its router is mounted under)."""
+    py = [s for s in got.sources if got.langs[s.rel] == "py"]
+    js = [s for s in got.sources if got.langs[s.rel] == "js"]
     py_mounts = reconcile_py.mount_prefixes(py)
     js_mounts = reconcile_js.mount_prefixes(js, by_rel)
-    routes = file_routes.Context.of([s for s in js if s.path.name == "package.json"], files)
+    out: dict[str, object] = {}
+    for rel in got.digests:
+        lang = got.langs.get(rel)
+        out[rel] = reconcile_py.mounted(by_rel[rel], py_mounts) if lang == "py" else \
+            tuple(js_mounts.get(rel, [""])) if lang == "js" else None
+    return out
 
-    def context(rel: str) -> object:
-        lang = langs.get(rel)
-        if lang == "py":
-            return reconcile_py.mounted(by_rel[rel], py_mounts)
-        if lang == "js":
-            return tuple(js_mounts.get(rel, [""]))
-        return None
 
-    scanned = [rel for rel in files if rel in digests]
-    keys = {rel: (rel, digests[rel], context(rel)) for rel in scanned}
+def _build_index(root: Path, use_cache: bool) -> Index:
+    files, in_git = list_files(root)
+    index = Index(root, files, in_git=in_git)
+    cache = index_cache.IndexCache.for_repo(root) if use_cache else None
+    cached = cache.read() if cache is not None else {}
+    got = _read_files(root, files, index)
+    by_rel = {s.rel: s for s in got.sources}
+    routes = file_routes.Context.of([s for s in got.sources if got.langs[s.rel] == "js"
+                                     and s.path.name == "package.json"], files)
+    context = _contexts(got, by_rel)
+    scanned = [rel for rel in files if rel in got.digests]
+    keys = {rel: (rel, got.digests[rel], context[rel]) for rel in scanned}
+    blobs, artifacts = _cached_entries(scanned, keys, cached)
+    missing = [rel for rel in scanned if rel not in artifacts]
+    jobs = [(rel, by_rel[rel].text if rel in by_rel else got.doc_only[rel], got.langs.get(rel, ""),
+             got.doc_kinds.get(rel), context[rel]) for rel in missing]
+    for rel, blob in zip(missing, _scan_all(jobs)):
+        blobs[rel] = blob
+        artifacts[rel] = _unpack(marshal.loads(blob))
+    if cache is not None and (missing or len(blobs) != len(cached)):
+        cache.write({keys[rel]: blob for rel, blob in blobs.items()})
+    _assemble(index, got.sources, got.langs, artifacts, by_rel, routes, got.doc_kinds, scanned)
+    return index
+
+
+def _cached_entries(scanned: list[str], keys: dict[str, tuple], cached: dict) -> tuple[dict[str, bytes],
+                                                                                     dict[str, tuple]]:
+    """The cache's entries (marshalled, and unpacked) for the files whose key it holds."""
     blobs: dict[str, bytes] = {}
     artifacts: dict[str, tuple] = {}
-    missing: list[str] = []
     for rel in scanned:
         blob = cached.get(keys[rel])
         if isinstance(blob, bytes):
             try:
                 artifacts[rel] = _unpack(marshal.loads(blob))
                 blobs[rel] = blob
-                continue
             except (TypeError, ValueError, EOFError):
                 pass  # not what this version writes: parse again
-        missing.append(rel)
-    jobs = [(rel, by_rel[rel].text if rel in by_rel else doc_only[rel], langs.get(rel, ""), doc_kinds.get(rel),
-             context(rel)) for rel in missing]
-    for rel, blob in zip(missing, _scan_all(jobs)):
-        blobs[rel] = blob
-        artifacts[rel] = _unpack(marshal.loads(blob))
-    if cache is not None and (missing or len(blobs) != len(cached)):
-        cache.write({keys[rel]: blob for rel, blob in blobs.items()})
-    _assemble(index, sources, langs, artifacts, by_rel, routes, doc_kinds, scanned)
-    return index
+    return blobs, artifacts
 
 
 def _assemble(index: Index, sources: list[Source], langs: dict[str, str], artifacts: dict[str, tuple],

@@ -1,0 +1,243 @@
+"""Every git process Leafwise starts: one runner, `run_git`, and the person's name from git.
+
+A cloned repository is hostile (docs/security.md, "the git runner"). git finds its repository
+from its working directory, and any folder holding `HEAD`, `objects/` and `refs/` is a repository
+to it: one committed inside `.leafwise/nodes/` brings its own `config`, and `core.fsmonitor`,
+hooks, pagers, external diff and textconv drivers, gpg and ssh programs are commands git runs.
+So the runner:
+
+- pins the repository once per plan root: `rev-parse` run from the plan root (never from inside
+  `.leafwise/`) with `safe.bareRepository=explicit`, so a planted bare repository is never the one
+  found, and the answer is refused unless its git dir is the work tree's own `.git` or lies outside
+  the work tree; every later call names both (`--git-dir`, `--work-tree`) and runs in the work tree;
+- passes command-line config, which outranks every config file, turning off what config can make
+  git run, and `--no-ext-diff --no-textconv` to the subcommands that take them;
+- runs only the read-only subcommands in `SUBCOMMANDS` (none of them reads file contents through
+  a filter driver or runs a hook);
+- keeps none of the caller's `GIT_*` variables but those naming the person's own config files (a
+  git hook's `GIT_DIR` or `GIT_INDEX_FILE` would point git elsewhere);
+- closes stdin, kills the process group at the deadline and stops reading past a byte cap.
+
+The person's global and system config stay in force (they are the person's); the repository's own
+config is read, and the overrides win over it.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT = "git"
+DEADLINE = 10.0  # seconds
+MAX_OUTPUT = 64 * 1024 * 1024  # bytes of stdout (a 5,000-file `ls-files` is ~200 KB)
+MAX_ERRORS = 64 * 1024  # bytes of stderr kept
+PLAN_DIR = ".leafwise"
+
+# What each setting stops: a command from the repository's (or anyone's) config.
+OVERRIDES = (
+    "core.fsmonitor=false",  # the hook every index read runs
+    "core.hooksPath=/dev/null",  # hooks
+    "core.pager=cat", "pager.log=false", "pager.config=false",  # a pager is a command
+    "core.editor=false", "sequence.editor=false",
+    "core.sshCommand=false", "core.askPass=false", "credential.helper=",  # network helpers: refused
+    "protocol.allow=never",  # no transport at all (also a partial clone's lazy fetch)
+    "diff.external=",  # an external diff command
+    "log.showSignature=false", "gpg.program=false", "gpg.ssh.program=false", "gpg.x509.program=false",
+    "core.untrackedCache=false",  # nothing written back into the repository
+    "safe.bareRepository=explicit",  # never a bare repository git discovers by itself
+)
+# Global options before the subcommand: no pager, pathspecs are plain names (a file named
+# ":(glob)**" is that file), no locks taken on the person's index.
+GLOBAL_OPTIONS = ("--no-pager", "--literal-pathspecs", "--no-optional-locks")
+# The subcommands Leafwise runs; each reads only. A new one is added here after checking that it
+# runs no hook, no filter driver and no remote.
+SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config"})
+DIFF_OPTIONS = {"log": ("--no-ext-diff", "--no-textconv")}
+# The caller's GIT_* variables that survive: where the person's own config files are.
+KEPT_ENV = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
+SET_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1",
+           "GIT_PROTOCOL_FROM_USER": "0"}
+
+
+class GitError(Exception):
+    """git did not answer: not installed, not a repository, refused, timed out, too much output or a
+    non-zero exit (`code`)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Repo:
+    """A pinned repository: its git dir and the top of its work tree, both absolute and resolved."""
+
+    git_dir: Path
+    work_tree: Path
+
+    def rel(self, path: Path) -> str:
+        """`path` relative to the work tree, as git names it ("." for the top)."""
+        try:
+            rel = Path(os.path.realpath(path)).relative_to(self.work_tree)
+        except ValueError:
+            raise GitError(f"{path} is outside the repository at {self.work_tree}") from None
+        return rel.as_posix() or "."
+
+
+_PINNED: dict[str, Repo] = {}
+
+
+def environment() -> dict[str, str]:
+    """The process environment without the caller's GIT_* variables, plus the runner's own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEPT_ENV}
+    env.update(SET_ENV)
+    return env
+
+
+def _argv(*head: str) -> list[str]:
+    argv = [GIT]
+    for setting in OVERRIDES:
+        argv += ["-c", setting]
+    return [*argv, *GLOBAL_OPTIONS, *head]
+
+
+def outside_plan(start: Path) -> Path:
+    """`start`, or the folder holding `.leafwise/` when `start` is inside it: git never starts there."""
+    path = Path(os.path.realpath(start))
+    parts = path.parts
+    if PLAN_DIR in parts:
+        path = Path(*parts[:parts.index(PLAN_DIR)])
+    return path
+
+
+def pin(root: Path) -> Repo:
+    """The repository holding the plan root `root`, found once (GitError when there is none)."""
+    start = outside_plan(root)
+    key = str(start)
+    found = _PINNED.get(key)
+    if found is not None:
+        return found
+    out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, DEADLINE, 64 * 1024)
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 2 or not all(lines):
+        raise GitError(f"{start} is not in a git work tree")
+    git_dir, top = (Path(os.path.realpath(line)) for line in lines)
+    if not (start == top or top in start.parents):
+        raise GitError(f"git named {top} as the work tree of {start}")
+    if top in git_dir.parents and not (git_dir == top / ".git" or top / ".git" in git_dir.parents):
+        raise GitError(f"{git_dir} is a repository inside the work tree {top}; Leafwise does not use it")
+    repo = Repo(git_dir, top)
+    _PINNED[key] = repo
+    return repo
+
+
+def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
+            limit: int = MAX_OUTPUT) -> bytes:
+    """git's stdout for `git <subcommand> <args>` on the repository holding the plan root `root`.
+
+    Paths in `args` are relative to the work tree's top (`pin(root).rel(path)`). GitError on any
+    failure, non-zero exits included.
+    """
+    if subcommand not in SUBCOMMANDS:
+        raise ValueError(f"git {subcommand} is not one the runner allows (store/git.py SUBCOMMANDS)")
+    repo = pin(root)
+    argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
+                 *DIFF_OPTIONS.get(subcommand, ()), *args)
+    return _spawn(argv, repo.work_tree, deadline, limit)
+
+
+def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int) -> bytes:
+    """Run git in its own process group: stdin closed, stdout up to `limit`, killed at `deadline`."""
+    name = next((a for a in argv[1:] if a in SUBCOMMANDS), "git")
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:  # no git on PATH, or cwd gone
+        raise GitError(f"git could not start: {exc}") from exc
+    out, err = bytearray(), bytearray()
+    end = time.monotonic() + deadline
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ, out)  # type: ignore[arg-type]
+            sel.register(proc.stderr, selectors.EVENT_READ, err)  # type: ignore[arg-type]
+            while sel.get_map():
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise GitError(f"git {name} took longer than {deadline:g} s and was stopped")
+                for key, _ in sel.select(left):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                    elif key.data is out or len(err) < MAX_ERRORS:
+                        key.data.extend(chunk)
+                if len(out) > limit:
+                    raise GitError(f"git {name} answered more than {limit} bytes and was stopped")
+        try:
+            code = proc.wait(max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {name} took longer than {deadline:g} s and was stopped") from None
+    finally:
+        if proc.returncode is None:
+            _kill(proc)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    if code != 0:
+        first = bytes(err).decode("utf-8", "replace").strip().splitlines()[:1]
+        raise GitError(f"git {name} failed (exit {code})" + (f": {first[0][:200]}" if first else ""), code)
+    return bytes(out)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group: whatever git started goes too
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+_PERSON: dict[str, str] = {}
+
+
+def person_name(start: Path | None = None) -> str:
+    """A person's name, the one rule: LEAFWISE_USER, else git's user.name, else the login name.
+
+    `user.name` is read from the repository holding `start` when there is one (a person's
+    `includeIf` rules may name them differently there), else from their own config alone.
+    """
+    named = (os.environ.get("LEAFWISE_USER") or "").strip()
+    if named:
+        return named[:80]
+    key = str(start or "")
+    if key not in _PERSON:
+        _PERSON[key] = (_git_user_name(start) or _login_name())[:80]
+    return _PERSON[key]
+
+
+def _git_user_name(start: Path | None) -> str:
+    try:
+        repo = pin(start) if start is not None else None
+    except GitError:
+        repo = None
+    try:
+        if repo is not None and start is not None:
+            return run_git(start, "config", "--get", "user.name", deadline=2).decode("utf-8", "replace").strip()
+        # no repository: a git dir that does not exist makes git read the person's own config only
+        argv = _argv("--git-dir=/nonexistent/leafwise", "config", "--get", "user.name")
+        return _spawn(argv, Path("/"), 2, 64 * 1024).decode("utf-8", "replace").strip()
+    except GitError:  # exit 1: no user.name set
+        return ""
+
+
+def _login_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name (a container without a passwd entry)
+        return "person"
