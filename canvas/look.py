@@ -6,6 +6,7 @@ from bisect import bisect_left
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
+from leafwise.commands.core.progress import filled_cells
 from leafwise.commands.core.views import MARKS
 from leafwise.commands.events import Piece, status_word
 from leafwise.commands.text import HIDDEN, one_line, shown, visible
@@ -113,12 +114,14 @@ BAR_STYLE = {"done": "$status-done", "bar-empty": "$bar-empty"}  # a bar's runs 
 
 
 def bar_runs(done: int, total: int, width: int = BAR_WIDTH) -> tuple[tuple[str, str], ...]:
-    """The canvas's one progress bar as (text, role) runs, role "done" or "bar-empty": thin cells by
-    `bar_cells`; an empty denominator (all cancelled, or nothing yet) is dotted."""
-    if total <= 0:
+    """The canvas's progress bar as (text, role) runs, role "done" or "bar-empty": thin cells, as many
+    filled as `commands.core.progress.filled_cells` says; nothing to count (all cancelled, or nothing yet)
+    is dotted."""
+    filled = filled_cells(done, total, width)
+    if filled is None:
         return (("·" * width, "bar-empty"),)
-    filled, empty = bar_cells(done, total, width)
-    return tuple((cells, role) for cells, role in (("━" * filled, "done"), ("━" * empty, "bar-empty")) if cells)
+    return tuple((cells, role) for cells, role in (("━" * filled, "done"), ("━" * (width - filled), "bar-empty"))
+                 if cells)
 
 
 def bar(done: int, total: int, width: int = BAR_WIDTH) -> Content:
@@ -190,15 +193,3 @@ def blocked_for(node: Node) -> str:
     if how_long == "now":
         return "just now"
     return f"for {'' if exact else '≥ '}{how_long}"
-
-
-def bar_cells(done: int, total: int, width: int = BAR_WIDTH) -> tuple[int, int]:
-    """(filled, empty) cells: any progress shows, and only complete work fills the bar."""
-    if total <= 0:
-        return 0, width
-    filled = round(width * done / total)
-    if done and not filled:
-        filled = 1
-    if done < total and filled == width:
-        filled = width - 1
-    return filled, width - filled

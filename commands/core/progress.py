@@ -1,4 +1,5 @@
-"""Progress: done percentages by release and epic, and the one leaf count every surface uses."""
+"""Progress: done percentages by release and epic, the one leaf count every surface uses, and the one
+rule of how many cells of a progress bar are filled (the CLI's text bar and the canvas's bar both ask it)."""
 
 from __future__ import annotations
 
@@ -94,10 +95,25 @@ def _top(plan: Plan, node: Node, memo: dict[str, str]) -> str:
 
 
 
-def bar(percent: int | None, width: int = 20) -> str:
-    if percent is None:
+def filled_cells(done: int, total: int, width: int) -> int | None:
+    """How many of a bar's `width` cells are filled for `done` of `total`: any progress shows (never 0
+    cells for work done) and only complete work fills the bar (never full before all is done).
+    None: nothing to count (all cancelled, or nothing yet), which a bar shows dotted, never as 0%."""
+    if total <= 0:
+        return None
+    filled = round(width * done / total)
+    if done and not filled:
+        filled = 1
+    if done < total and filled == width:
+        filled = width - 1
+    return min(max(filled, 0), width)
+
+
+def bar(done: int, total: int, width: int = 20) -> str:
+    """The CLI's text bar for `done` of `total` (cells by `filled_cells`; nothing to count is dotted)."""
+    filled = filled_cells(done, total, width)
+    if filled is None:
         return "·" * width
-    filled = round(width * percent / 100)
     return "█" * filled + "░" * (width - filled)
 
 

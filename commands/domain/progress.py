@@ -66,7 +66,7 @@ def _report_lines(ctx: Ctx, plan: Plan, report: PlanProgress, forecasts: list[An
               ] if unreadable else []
     lines += ["", "Releases"]
     for t in report.releases:
-        lines.append(f"  {t.id or '-':6} {bar(t.percent)} {t.percent if t.percent is not None else '-':>3}%  "
+        lines.append(f"  {t.id or '-':6} {bar(t.done, t.total)} {t.percent if t.percent is not None else '-':>3}%  "
                      f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {clean(t.title)}")
     lines += ["", "Forecast (from the journal: leaves done per day over 7 and 14 days)"]
     for f in forecasts:
@@ -76,7 +76,7 @@ def _report_lines(ctx: Ctx, plan: Plan, report: PlanProgress, forecasts: list[An
                      f"{f.remaining} left{finish}{target}: {f.verdict}")
     lines += ["", "Epics"]
     for t in report.epics[:50]:
-        lines.append(f"  {t.id:10} {bar(t.percent, 10)} {t.percent if t.percent is not None else '-':>3}%  "
+        lines.append(f"  {t.id:10} {bar(t.done, t.total, 10)} {t.percent if t.percent is not None else '-':>3}%  "
                      f"{t.done}/{t.total}  {clean(t.title)}")
     if report.in_flight:
         lines += ["", "In progress"]

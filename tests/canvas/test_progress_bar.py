@@ -1,9 +1,12 @@
-"""The canvas's one progress bar: any progress shows, only complete work fills it, and every place draws it alike."""
+"""The canvas's progress bar: any progress shows, only complete work fills it, and every place draws it alike,
+with the cells of the one rule (`commands.core.progress.filled_cells`) the CLI's bar uses too."""
 
 from __future__ import annotations
 
 from leafwise.canvas.look import BAR_STYLE, BAR_WIDTH, bar, bar_runs
 from leafwise.canvas.widgets.tree_rows import RowPainter
+from leafwise.commands.core.progress import bar as cli_bar
+from leafwise.commands.core.progress import filled_cells
 from rich.style import Style
 
 
@@ -30,3 +33,17 @@ def test_the_tree_and_the_panes_draw_the_same_cells():
         pane = bar(done, total)
         assert [(pane.plain[s.start:s.end], s.style) for s in pane.spans] == \
             [(cells, BAR_STYLE[role]) for cells, role in runs], (done, total)
+
+
+def test_the_canvas_and_the_cli_fill_the_cells_of_the_one_rule():
+    for total in range(0, 45):
+        for done in range(0, total + 1):
+            for width in (4, BAR_WIDTH, 10, 20):
+                rule = filled_cells(done, total, width)
+                runs = bar_runs(done, total, width)
+                text = cli_bar(done, total, width)
+                if rule is None:
+                    assert runs == (("·" * width, "bar-empty"),) and text == "·" * width
+                    continue
+                assert filled(runs) == text.count("█") == rule, (done, total, width)
+                assert (rule == 0) == (done == 0) and (rule == width) == (done == total), (done, total, width)
