@@ -189,6 +189,8 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("allow", "str", "--allow", True),
         ("everything", "bool", "--all", False),
         ("revoke", "str", "--revoke", True),
+        ("yes", "bool", "--yes", False),
+        ("agent", "str", "--agent", False),
     ),
     "unblock": (
         ("node_id", "str", None, False),

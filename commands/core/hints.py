@@ -103,3 +103,15 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
                      f"depends on {clean(dep, 80)}, which does not exist: drop the dependency "
                      "(or add the node it means)", or_=cmd("validate"))
     return next_(cmd("show", dep), f"waits for {clean(dep, 80)}")
+
+
+def approval_wait(cmd: CommandLine, what: str) -> NextAction:
+    """The answer where a command from a plan file waits for the person's approval: a person's step.
+
+    Never the approving line itself: an agent follows hints, and a clone's author wrote the command.
+    `what` names the node or cycle (ids and cycle names only: no plan text, which could spell a
+    command line); `leafwise trust` lists the commands with their hashes, and approving asks the
+    person at a terminal (docs/security.md, "Approvals").
+    """
+    return wait(f"a person approves {what} ({cmd('trust')})",
+                "only a person approves a command from a plan file, after reading it")

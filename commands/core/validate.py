@@ -208,8 +208,9 @@ def _untrusted(commands: Sequence[PlanCommand], cmd) -> list[Problem]:
             continue
         what = "a done_when check" if item.source == "node" else f"a verify command of cycle {item.owner}"
         out.append(Problem("untrusted_command", "warning",
-                           f"{what} runs {item.command[:200]!r}, which you have not approved for this plan; "
-                           "it is not run until you do", cmd("trust", allow=[item.short]),
+                           f"{what} runs {item.command[:200]!r} (hash {item.short}), which the person has not "
+                           "approved for this plan; it is not run until a person does",
+                           cmd("trust"),  # the listing: approving is the person's, never a hint (security.md)
                            node=item.owner if item.source == "node" else None, file=item.file,
                            line=None))
     return out

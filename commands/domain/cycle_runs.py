@@ -1,4 +1,4 @@
-"""Running a cycle's verify commands: the person's consent, the trust check, a process group per
+"""Running a cycle's verify commands: the person's approval, the trust check, a process group per
 command with a timeout, and the outcome recorded as evidence on the cycle's task (`cycle verify`
 in cycle_verify.py is the command)."""
 
@@ -11,45 +11,59 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, clean, fix
+from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, clean
+from leafwise.commands.core.hints import approval_wait
+from leafwise.commands.core.validate import PlanCommand
+from leafwise.commands.domain.trust import person_here, subject
 from leafwise.commands.domain.nodes import write
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
 from leafwise.store import cycles as ledger
 
 
-def consent(paths: Any, verify: Iterable[str]) -> None:
-    """The verify commands given to `cycle start` are the caller's own words: approved for this plan.
+def approve_own(paths: Any, verify: Iterable[str], agent: str | None) -> bool:
+    """Approve the verify commands given to `cycle start` when a person typed them at a terminal.
 
-    A cycle file that arrives any other way (a merge, an agent's edit) holds
-    commands nobody approved: `cycle verify` refuses those (see `check_trusted`).
+    A person's own words on their own terminal are their consent (docs/security.md, "Approvals").
+    Anything else is no person here (`trust.person_here`): an MCP call, a call naming an agent, an
+    agent's shell without a terminal, a cycle file that arrived by a merge. Those commands wait for the
+    person's approval like any command from a plan file (`check_trusted`). Returns whether approved.
     """
     from leafwise.store import trust
 
-    if verify:
-        try:
-            trust.allow(paths.repo, list(verify))
-        except OSError:
-            pass  # no writable config folder: `cycle verify` will ask for `leafwise trust`
+    if not verify or not person_here(agent):
+        return False
+    try:
+        trust.allow(paths.repo, list(verify))
+    except OSError:
+        return False  # no writable config folder: `cycle verify` waits for `leafwise trust`
+    return True
+
+
+def unapproved(ctx: Ctx, cycle: ledger.Cycle) -> list[PlanCommand]:
+    """The cycle's verify commands the person has not approved for this plan."""
+    from leafwise.store import trust
+
+    repo, allowed = ctx.paths().repo, trust.allowed()
+    file = f".leafwise/cycles/{cycle.name}.yaml"
+    keys = [(command, trust.digest(repo, command)) for command in cycle.verify]
+    return [PlanCommand(command, "cycle", cycle.name, file, key, False) for command, key in keys if key not in allowed]
 
 
 def check_trusted(ctx: Ctx, cycle: ledger.Cycle) -> None:
-    """Refuse to run a verify command from the cycle file that the person never approved."""
-    from leafwise.store import trust
-
-    repo = ctx.paths().repo
-    untrusted = [c for c in cycle.verify if not trust.is_trusted(repo, c)]
+    """Refuse to run a verify command the person never approved: a person's step (a Wait), never
+    the approving line."""
+    untrusted = unapproved(ctx, cycle)
     if not untrusted:
         return
-    keys = [trust.short(trust.digest(repo, c)) for c in untrusted]
-    message = (f"cycle {cycle.name} would run {len(untrusted)} command(s) from its file that you have not "
-               f"approved for this plan: {untrusted[0]!r}; nothing was run")
-    raise CommandError("untrusted_command", message,
-                       fix(ctx.cmd("trust", allow=keys),
-                           "read the command first; approve it only if you would run it yourself"),
+    message = (f"cycle {cycle.name} would run {len(untrusted)} verify command(s) that the person has not "
+               f"approved for this plan; nothing was run")
+    lines = [f"Not approved for this plan (cycle {cycle.name}):"]
+    lines += [f"  {c.short}  {c.command}" for c in untrusted]
+    raise CommandError("untrusted_command", message, approval_wait(ctx.cmd, subject(untrusted)),
                        exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
-                       details={"untrusted": [{"command": c, "hash": k} for c, k in zip(untrusted, keys)]},
-                       mutation=Mutation("cycle_verify", "untrusted_command", False, message))
+                       details={"untrusted": [{"command": c.command, "hash": c.short} for c in untrusted]},
+                       mutation=Mutation("cycle_verify", "untrusted_command", False, message), text=lines)
 
 
 def run(command_line: str, cwd: Path, timeout: float) -> dict[str, Any]:

@@ -221,15 +221,26 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
                                exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", name),
                                mutation=Mutation("cycle_start", "cycle_exists", False, message))
         ledger.create(paths, cycle)
-    runs.consent(paths, verify)
+    approved = runs.approve_own(paths, verify, agent)
     record(ctx, "cycle start", node, {}, actor=agent, cycle=name, kind=kind, cap=max_iterations,
            token_cap=token_cap, verify=list(verify), off_limits=list(off_limits))
     lines = [f"Started cycle {name} ({kind}): at most {max_iterations} iterations, {token_cap} tokens; "
              f"ledger .leafwise/cycles/{name}.count = 0"]
-    lines += [f"  verify: {v}" for v in verify] + reminder(cycle)
+    lines += [f"  verify: {v}" for v in verify] + _approval_lines(ctx, cycle, approved) + reminder(cycle)
     return Result(cycle.row(0), next_(ctx.cmd("cycle tick", name), "each iteration begins with a tick"),
                   lines, Mutation("cycle_start", "start", True, "cycle created, ledger at 0",
                                   [{"id": name, "field": "cycle", "from": None, "to": "running"}]))
+
+
+def _approval_lines(ctx: Ctx, cycle: ledger.Cycle, approved: bool) -> list[str]:
+    """Whether `cycle verify` may run the verify commands: the person typed them here, or they wait."""
+    if approved:
+        return ["  approved for this plan: you typed them on your terminal (leafwise trust lists them)"]
+    waiting = runs.unapproved(ctx, cycle)
+    if not waiting:
+        return []
+    return [f"  not approved yet ({len(waiting)}): cycle verify runs them once a person approves them "
+            f"({ctx.cmd('trust')})"]
 
 
 # --- cycle status, cycle stop ------------------------------------------------------

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from leafwise.commands.contract import EXIT_INVALID, CommandError, Result, bounded, fix, next_, placeholder
+from leafwise.commands.contract import EXIT_INVALID, CommandError, NextAction, Result, bounded, fix, next_, placeholder
+from leafwise.commands.core.hints import approval_wait
 from leafwise.commands.core.validate import PROJECT_FILE
-from leafwise.commands.plan_files import find_problems, first_error
+from leafwise.commands.domain.trust import subject
+from leafwise.commands.plan_files import find_problems, first_error, plan_commands
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Problem
 
 PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conflict"}
+# Warnings only a person can clear: approving a command from a plan file (docs/security.md, "Approvals").
+PERSON_STEPS = {"untrusted_command"}
 
 
 def touches(plan: Plan, node: Node, problem: Problem) -> bool:
@@ -49,6 +53,14 @@ def require_valid(ctx: Ctx, plan: Plan, doing: str) -> None:
         _refuse(ctx, problem, doing)
 
 
+def _warning_action(ctx: Ctx, plan: Plan, problems: list[Problem]) -> NextAction:
+    """The first warning an agent can fix; with only a person's steps left, Wait for the person."""
+    mine = next((p for p in problems if p.code not in PERSON_STEPS), None)
+    if mine is not None:
+        return next_(mine.fix, f"{mine.code}: {mine.message}", or_=ctx.cmd("next"))
+    return approval_wait(ctx.cmd, subject([c for c in plan_commands(plan) if not c.trusted]))
+
+
 def validate(ctx: Ctx, limit: int = 100) -> Result:
     """Every problem with its file, line and fix; exit 4 while there are errors."""
     plan = ctx.plan()
@@ -70,8 +82,7 @@ def validate(ctx: Ctx, limit: int = 100) -> Result:
             category="invalid_plan", source=("node" if first.node else "plan", first.node),
             details=body, repair=("leafwise repair", True, "some problems have safe repairs"), text=lines)
     if warnings:
-        return Result(body, next_(problems[0].fix, f"{problems[0].code}: {problems[0].message}",
-                                  or_=ctx.cmd("next")), lines)
+        return Result(body, _warning_action(ctx, plan, problems), lines)
     return Result(body, next_(ctx.cmd("next"), "the plan is valid"), lines) if plan.nodes else \
         Result(body, next_(ctx.cmd("add", placeholder("title")), "the plan has no nodes yet"), lines)
 

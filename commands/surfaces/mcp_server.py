@@ -24,6 +24,7 @@ import anyio
 import anyio.to_thread
 import click
 from leafwise.commands.contract import CommandError, render_text, shown
+from leafwise.commands.domain.trust import agent_surface
 from leafwise.commands.registry import Command, Ctx, Param, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.commands.surfaces.cli import parse
@@ -169,7 +170,8 @@ class Session:
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
         ctx = self.ctx(spec)
-        outcome = execute(spec, ctx, arguments, "mcp")
+        with agent_surface():  # no call here is a person's: it never approves a command (docs/security.md)
+            outcome = execute(spec, ctx, arguments, "mcp")
         self._keep(spec, ctx)
         return outcome
 
