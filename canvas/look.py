@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from leafwise.commands.core.progress import filled_cells
-from leafwise.commands.core.views import MARKS
-from leafwise.commands.events import Piece, status_word
+from leafwise.commands.core.views import MARKS, status_word
+from leafwise.commands.events import Piece
 from leafwise.commands.text import HIDDEN, one_line, shown, visible
 from leafwise.store import Node
 from leafwise.store.timestamps import parse

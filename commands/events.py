@@ -1,6 +1,6 @@
 """Journal events as typed values, and how one reads to a person.
 
-A journal line is a JSON object written by `handlers.shared.record` (see `store/journal.py`), but
+A journal line is a JSON object written by `commands/domain/nodes.py` `record` (through `store/journal.py`), but
 anyone can edit `journal.jsonl`: `Event.read` takes whatever a line holds and never raises. A
 field whose value has the wrong type, is too big or is nested too deep is not taken: its name
 goes to `Event.unknown`. `Change` and `Moved` are the two shapes a journal line and a command's
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from leafwise.commands.core.views import STATUS_WORDS, status_word
 from leafwise.commands.text import clean, one_line
 from leafwise.store.journal import MAX_EVENT_BYTES
 from leafwise.store.safe_yaml import MAX_DEPTH, MAX_VALUES
@@ -227,11 +228,6 @@ def read_all(records: Iterable[object]) -> list[Event]:
 
 # --- how an event reads ------------------------------------------------------------------------
 
-STATUS_WORDS = {"draft": "draft", "in-progress": "in progress", "blocked": "blocked", "done": "done",
-                "cancelled": "cancelled"}
-NO_STATUS = "(none)"  # the word for a status that is not there (a node before it existed)
-
-
 class Piece(NamedTuple):
     """A run of a sentence. `limit` set: plan text, to be made inert and cut to that many characters.
 
@@ -243,13 +239,6 @@ class Piece(NamedTuple):
     role: str = ""
     limit: int | None = None
     status: str | None = None
-
-
-def status_word(status: object) -> str:
-    """'in progress', 'done'…; NO_STATUS for None; an unknown status as written (plan text: cut it)."""
-    if status is None:
-        return NO_STATUS
-    return STATUS_WORDS.get(str(status), str(status))
 
 
 def _status(status: object) -> Piece:

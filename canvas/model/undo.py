@@ -33,7 +33,8 @@ from typing import Any
 
 from leafwise.commands.core.cascade import would_close
 from leafwise.commands.core.lifecycle import RESTORED, edit_command, inverse, transition
-from leafwise.commands.events import changes, moves, status_word
+from leafwise.commands.core.views import status_word
+from leafwise.commands.events import changes, moves
 from leafwise.store.model import CLOSED, OPEN, Status
 from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.text import one_line

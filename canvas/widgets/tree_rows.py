@@ -11,7 +11,7 @@ from typing import Callable
 from leafwise.canvas.look import BAR_WIDTH, DECISION_MARK, bar_runs, percent
 from leafwise.canvas.model.state import Group
 from leafwise.commands.core.views import MARKS
-from leafwise.commands.events import status_word
+from leafwise.commands.core.views import status_word
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node
 from rich.style import Style

@@ -1,4 +1,4 @@
-"""How nodes read to an agent and a person: status marks, a task's view."""
+"""How nodes read to an agent and a person: status words and marks, a task's view."""
 
 from __future__ import annotations
 
@@ -65,3 +65,15 @@ def inherited_docs(plan: Plan, node: Node) -> list[dict[str, str]]:
 
 
 MARKS = {Status.DRAFT: "○", Status.IN_PROGRESS: "◐", Status.BLOCKED: "⊘", Status.DONE: "●", Status.CANCELLED: "✕"}
+
+# How each status reads in a sentence (the feed, the detail pane, undo, the board's columns).
+STATUS_WORDS: dict[str, str] = {Status.DRAFT: "draft", Status.IN_PROGRESS: "in progress", Status.BLOCKED: "blocked",
+                Status.DONE: "done", Status.CANCELLED: "cancelled"}
+NO_STATUS = "(none)"  # the word for a status that is not there (a node before it existed)
+
+
+def status_word(status: object) -> str:
+    """'in progress', 'done'…; NO_STATUS for None; an unknown status as written (plan text: cut it)."""
+    if status is None:
+        return NO_STATUS
+    return STATUS_WORDS.get(str(status), str(status))
