@@ -143,55 +143,67 @@ def scan(index: Index, sources: list[Source]) -> None:
         if src.path.suffix in (".vue", ".svelte"):
             name, text = "typescript", _script_part(text)
         loaded = _language(name) if name and text else None
-        if loaded is None:
-            continue
-        parser, query, strings, cases = loaded
-        bodies: list[tuple[int, int, str, str]] = []
-        data = text.encode("utf-8", "replace")
-        if len(data) != len(text):
-            offsets = None  # multi-byte text: map byte offsets back to characters per capture
-        else:
-            offsets = True
-        tree = parser.parse(data)
-        test = src.is_test
-        for _, caps in ts.QueryCursor(query).matches(tree.root_node):
-            for cap, nodes in caps.items():
-                if cap.startswith("_") or cap == "init.name":
+        if loaded is not None:
+            _scan_source(index, src, ts.QueryCursor, name, text, loaded)
+
+
+def _scan_source(index: Index, src: Source, cursor, name: str, text: str, loaded) -> None:
+    """One source: its definitions, options, flags and commands, then its strings and its case branches."""
+    parser, query, strings, cases = loaded
+    bodies: list[tuple[int, int, str, str]] = []
+    data = text.encode("utf-8", "replace")
+    offsets = True if len(data) == len(text) else None  # multi-byte text: map byte offsets back per capture
+    tree = parser.parse(data)
+    for _, caps in cursor(query).matches(tree.root_node):
+        for cap, nodes in caps.items():
+            if not _wanted(cap, caps, name):
+                continue
+            for node in nodes[:1] if cap in ("flag", "command") else nodes:
+                label = _capture_name(cap, node, name)
+                words = identifier_concepts(label) if label is not None else frozenset()
+                if not words:
                     continue
-                if cap == "option" and "init.name" in caps and caps["init.name"][0].text != b"__init__":
+                start = node.start_byte if offsets else len(data[:node.start_byte].decode("utf-8", "replace"))
+                if cap == "command":
+                    # python_source.py names the subcommand; here it gets its help and description
+                    line = src.line_of(start)
+                    cmd = Artifact("cli", label, src.rel, line, src.snippet(line), words, side="cli")
+                    _document(index, src, cmd, node, "cli", name, offsets, data)
                     continue
-                if cap == "flag" and "_f" in caps and name == "go" and not _is_flag(caps["_f"][0].text):
-                    continue
-                for node in nodes[:1] if cap in ("flag", "command") else nodes:
-                    text = node.text.decode("utf-8", "replace").strip("\"'`")
-                    if cap == "flag":
-                        if name != "go" and not text.startswith("-"):
-                            continue
-                        longs = _LONG_FLAG.findall(text)  # "-d, --debug <level>", "--dry-run/--no-dry-run"
-                        text = longs[0] if longs else text.lstrip("-")
-                        if not text or " " in text or len(text) > 40:
-                            continue
-                    elif cap == "command" and (not text or " " in text or len(text) > 40):
-                        continue
-                    words = identifier_concepts(text)
-                    if not words:
-                        continue
-                    start = node.start_byte if offsets else len(data[:node.start_byte].decode("utf-8", "replace"))
-                    if cap == "command":
-                        # python_source.py names the subcommand; here it gets its help and description
-                        line = src.line_of(start)
-                        cmd = Artifact("cli", text, src.rel, line, src.snippet(line), words, side="cli")
-                        _document(index, src, cmd, node, "cli", name, offsets, data)
-                        continue
-                    kind = "test" if test and cap.startswith("def") else (
-                        "definition" if cap.startswith("def") else "option" if cap == "option" else "flag")
-                    art = src.add(index, kind, text, start, words,
-                                  identifier_concepts(src.path.stem) if kind == "test" else frozenset(),
-                                  side="cli" if kind == "flag" else None)
-                    _document(index, src, art, node, kind, name, offsets, data, bodies)
-        _strings(index, src, strings, tree, name, offsets, data)
-        if CASE_WORDS.get(name, b"case") in data:  # no branch without its keyword: skip the query
-            _cases(index, src, cases, tree, bodies, offsets, data)
+                kind = "test" if src.is_test and cap.startswith("def") else (
+                    "definition" if cap.startswith("def") else "option" if cap == "option" else "flag")
+                art = src.add(index, kind, label, start, words,
+                              identifier_concepts(src.path.stem) if kind == "test" else frozenset(),
+                              side="cli" if kind == "flag" else None)
+                _document(index, src, art, node, kind, name, offsets, data, bodies)
+    _strings(index, src, strings, tree, name, offsets, data)
+    if CASE_WORDS.get(name, b"case") in data:  # no branch without its keyword: skip the query
+        _cases(index, src, cases, tree, bodies, offsets, data)
+
+
+def _wanted(cap: str, caps: dict, name: str) -> bool:
+    """Whether a capture names something: not a helper capture, an option only in `__init__`, a Go flag
+    only from the flag package."""
+    if cap.startswith("_") or cap == "init.name":
+        return False
+    if cap == "option" and "init.name" in caps and caps["init.name"][0].text != b"__init__":
+        return False
+    return not (cap == "flag" and "_f" in caps and name == "go" and not _is_flag(caps["_f"][0].text))
+
+
+def _capture_name(cap: str, node, name: str) -> str | None:
+    """The name a capture gives its artifact: a flag by its long form; None for what names nothing."""
+    text = node.text.decode("utf-8", "replace").strip("\"'`")
+    if cap == "flag":
+        if name != "go" and not text.startswith("-"):
+            return None
+        longs = _LONG_FLAG.findall(text)  # "-d, --debug <level>", "--dry-run/--no-dry-run"
+        text = longs[0] if longs else text.lstrip("-")
+        if not text or " " in text or len(text) > 40:
+            return None
+    elif cap == "command" and (not text or " " in text or len(text) > 40):
+        return None
+    return text
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
