@@ -31,7 +31,6 @@ TO_SWITCH: dict[tuple[str, str], int] = {
     ("commands/domain/docs.py", ".read_text"): 2,  # to switch: a doc file to write from, the old doc
     ("commands/core/forecast.py", "json.loads"): 1,  # to switch: journal lines (reader.load_json)
     ("commands/surfaces/mcp_server.py", ".read_text"): 1,  # to switch: the schema resource
-    ("canvas/model/journal_tail.py", "open"): 1,  # to switch: the journal tail (reader.open_fd)
     ("canvas/settings.py", ".read_text"): 1,  # to switch: reader.read_json(SETTINGS)
     ("canvas/settings.py", "json.loads"): 1,  # to switch: reader.read_json(SETTINGS)
     ("canvas/screens/editing.py", ".read_text"): 2,  # to switch: the file before and after the editor
