@@ -208,6 +208,12 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
     return " ".join(["leafwise", name, *heads, *flags, *tail])
 
 
+def help_line(name: str, /, *, root: str | None = None) -> str:
+    """The help line of command `name` (`leafwise <name> [--root ...] --help`): --help is click's, no
+    registry param, so it follows the line the builder makes."""
+    return command_line(name, root=root) + " --help"
+
+
 def person_name(cwd: Path | None = None) -> str:
     """A person's name: the rule's one home is `store/git.py` `person_name` (git through the one runner)."""
     from leafwise.store import git

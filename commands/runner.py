@@ -19,7 +19,7 @@ from leafwise.commands.contract import (
     fix,
     wait,
 )
-from leafwise.commands.registry import Command, Ctx
+from leafwise.commands.registry import Command, Ctx, help_line
 from leafwise.store import UnsafePath
 from leafwise.store.ids import canonical_id
 from leafwise.store.loader import TooLarge
@@ -68,7 +68,8 @@ def execute(command: Command, ctx: Ctx, arguments: dict[str, Any], surface: Surf
                                                           "send less: split the text or keep the details in a doc"),
                                exit_code=EXIT_USAGE, category="usage")
     except UnsafePath as exc:
-        outcome = CommandError("unsafe_path", str(exc), fix(ctx.cmd(f"{command.name} --help"), "use a plan id or path"),
+        outcome = CommandError("unsafe_path", str(exc),
+                               fix(help_line(command.name, root=ctx.root), "use a plan id or path"),
                                exit_code=EXIT_USAGE, category="usage")
     except LockBusy as exc:
         outcome = CommandError("lock_busy", str(exc), wait("the lock is free (retry in a few seconds)",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, fix, next_
-from leafwise.commands.registry import REGISTRY, Ctx
+from leafwise.commands.registry import Ctx, help_line, load_word
 from leafwise.commands.runner import execute
 from leafwise.store import Status
 
@@ -35,11 +35,6 @@ def _to_call(update: Any) -> tuple[str, dict[str, Any]]:
     return name, args
 
 
-def _help(ctx: Ctx) -> str:
-    """`leafwise bulk --help`: the builder knows the registry's params only, and --help is click's."""
-    return ctx.cmd("bulk") + " --help"
-
-
 def _load(ctx: Ctx, source: str | None, updates: Any) -> list[Any]:
     try:
         if updates is not None:
@@ -52,11 +47,11 @@ def _load(ctx: Ctx, source: str | None, updates: Any) -> list[Any]:
             raise ValueError("give a FILE, - for stdin, or updates")
     except (OSError, ValueError) as exc:
         raise CommandError("bad_bulk_input", f"cannot read the updates: {exc}",
-                           fix(_help(ctx), f"a JSON list like {EXAMPLE}"),
+                           fix(help_line("bulk", root=ctx.root), f"a JSON list like {EXAMPLE}"),
                            exit_code=EXIT_USAGE, category="usage") from exc
     if not isinstance(data, list):
         raise CommandError("bad_bulk_input", "the updates must be a JSON list",
-                           fix(_help(ctx), f"a JSON list like {EXAMPLE}"),
+                           fix(help_line("bulk", root=ctx.root), f"a JSON list like {EXAMPLE}"),
                            exit_code=EXIT_USAGE, category="usage")
     return data
 
@@ -75,7 +70,8 @@ def apply(ctx: Ctx, source: str | None = None, updates: Any = None) -> Result:
                            "code": "bad_update", "reason": str(exc)})
             continue
         ctx.forget()
-        outcome = execute(REGISTRY[name], ctx, {"node_id": update["id"], **args})
+        # the CLI loads handler modules only up to bulk's: load the update's own command by its word
+        outcome = execute(load_word(name)[name], ctx, {"node_id": update["id"], **args})
         env = outcome.envelope
         if env["status"] == "ok":
             successful.append({"index": index, "id": update["id"], "command": name})
