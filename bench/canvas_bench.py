@@ -23,8 +23,9 @@ writes no bytes to a terminal):
   built on its first visit), and with the opt-in background build
   (`CanvasApp(prebuild=True)`: the views built after opening, then visited).
 
-A "frame" is the app's compositor handing an update to the driver: the bench
-wraps `App._display` to see it (the only private hook used, bench-only).
+A "frame" is the screen's repaint: the bench waits for it with Textual's public
+`wait_for_refresh` (it returns once the screen has composed everything pending,
+at once when nothing is), and takes the time then.
 Wall times swing with the machine's load, so CPU times (the process's, all
 threads) are reported beside them: on an idle machine the wall time of a step
 is close to its CPU time (plus the watcher's few milliseconds of debounce).
@@ -64,42 +65,10 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-class Frames(list):
-    """The times of the composed frames; `showing` (set by the caller): the screen test a frame must pass
-    to be recorded in `views` as well (the first frame that shows a view, filled)."""
-
-    showing = None
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.views: list[float] = []
-
-
-def frames(app) -> Frames:
-    """Record the time of every composed frame."""
-    seen = Frames()
-    original = app._display
-
-    def display(screen, renderable):
-        if renderable is not None:
-            now = time.perf_counter()
-            seen.append(now)
-            if seen.showing is not None and seen.showing(screen):
-                seen.views.append(now)
-        return original(screen, renderable)
-
-    app._display = display
-    return seen
-
-
-async def next_frame(pilot, seen: list[float], after: float, timeout: float = 5.0) -> float:
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        later = [t for t in seen if t >= after]
-        if later:
-            return later[0]
-        await asyncio.sleep(0.001)
-    raise TimeoutError("no frame")
+async def next_frame(app, timeout: float = 5.0) -> float:
+    """The time the current screen has composed every change made so far (its next repaint)."""
+    await asyncio.wait_for(app.screen.wait_for_refresh(), timeout)
+    return time.perf_counter()
 
 
 # --- first screen, in a fresh process -----------------------------------------------------
@@ -110,7 +79,6 @@ def first_screen_child(root: str, started: float) -> None:
 
     async def run() -> None:
         app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json")
-        seen = frames(app)
         async with app.run_test(size=SIZE) as pilot:
             deadline = time.perf_counter() + 60
             while True:
@@ -121,8 +89,7 @@ def first_screen_child(root: str, started: float) -> None:
                 if time.perf_counter() > deadline:
                     raise TimeoutError("no rows after a minute")
                 await asyncio.sleep(0.002)
-            mark = time.perf_counter()
-            shown = await next_frame(pilot, seen, mark)
+            shown = await next_frame(app)
             usage = resource.getrusage(resource.RUSAGE_SELF)
             print(json.dumps({"first_screen": time.time() - started - (time.perf_counter() - shown),
                               "cpu": usage.ru_utime + usage.ru_stime, "rows": len(rows)}))
@@ -170,14 +137,13 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
     from leafwise.canvas.widgets.plan_tree import PlanTree
 
     app = make_canvas(root, watch=True, settings_path=Path(tempfile.mkdtemp()) / "s.json")
-    seen = frames(app)
     report: dict[str, object] = {}
     async with app.run_test(size=SIZE) as pilot:
         deadline = time.perf_counter() + 60
         while app.state is None or not app.live:
             await asyncio.sleep(0.01)
-            if time.perf_counter() > deadline or app._exception:
-                raise RuntimeError(f"the canvas did not start watching: {app._exception}")
+            if time.perf_counter() > deadline or app.return_code is not None:
+                raise RuntimeError(f"the canvas did not start watching (exit code {app.return_code})")
         await pilot.pause(1.0)  # the watcher's catch-up re-read
         tree = app.screen.query_one(PlanTree)
         # Open a feature with open leaves near the top, so leaves are on screen too.
@@ -227,7 +193,7 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
                 await asyncio.sleep(0.001)
                 if time.perf_counter() - written > 5:
                     raise TimeoutError(f"{key} never changed on screen")
-            shown = await next_frame(pilot, seen, applied[-1])
+            shown = await next_frame(app)
             latencies[kind].append((shown - written) * 1000)
             cpu.append((time.process_time() - cpu_start) * 1000)
             await asyncio.sleep(0.2)  # let the throttled parts (next task, detail) settle between writes
@@ -244,7 +210,7 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
                      "release:R2 status:draft", "cache", ""):
             start, cpu_start = time.perf_counter(), time.process_time()
             tree.set_filter(text)
-            shown = await next_frame(pilot, seen, time.perf_counter())
+            shown = await next_frame(app)
             filter_times.append((shown - start) * 1000)
             filter_cpu.append((time.process_time() - cpu_start) * 1000)
             await pilot.pause(0.05)
@@ -260,7 +226,7 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
         for i in range(20):
             start = time.perf_counter()
             tree.action_page_down() if i % 4 < 2 else tree.action_page_up()
-            shown = await next_frame(pilot, seen, time.perf_counter())
+            shown = await next_frame(app)
             scroll_times.append((shown - start) * 1000)
             await pilot.pause(0.02)
         report["page_down_ms"] = summary(scroll_times)
@@ -356,7 +322,6 @@ async def workbench(root: Path, prebuild: bool = False) -> dict[str, object]:
 
     lines = grow_journal(root)
     app = make_canvas(root, watch=False, settings_path=Path(tempfile.mkdtemp()) / "s.json", prebuild=prebuild)
-    seen = frames(app)
     report: dict[str, object] = {"journal_lines": lines}
     async with app.run_test(size=SIZE) as pilot:
         while app.state is None:
@@ -379,17 +344,14 @@ async def workbench(root: Path, prebuild: bool = False) -> dict[str, object]:
             """The first visit, key press → the first frame showing the view; then its redraw alone, again."""
             await pilot.press("escape")
             await pilot.pause(0.3)
-            seen.showing = lambda screen: isinstance(screen, screen_type) and ready(screen)
-            seen.views.clear()
             wall, cpu = time.perf_counter(), time.process_time()
             await pilot.press(key)
             deadline = wall + 30
-            while not seen.views:  # the first frame composed for the view, filled
+            while not (isinstance(app.screen, screen_type) and ready(app.screen)):  # the view, filled
                 if time.perf_counter() > deadline:
                     raise TimeoutError(f"{key}: the view did not fill")
                 await asyncio.sleep(0.001)
-            shown = seen.views[0]
-            seen.showing = None
+            shown = await next_frame(app)  # then its first frame
             first = {"wall_ms": round((shown - wall) * 1000, 1), "cpu_ms": round((time.process_time() - cpu) * 1000, 1)}
             screen = app.screen
             again = timed(screen.redraw if isinstance(screen, BoardScreen) else lambda: screen.redraw(app.state))

@@ -40,10 +40,7 @@ SOURCE_FOLDERS = ("store", "commands", "bench", "canvas")
 LIBRARIES = ("ruamel", "mcp", "mcp_types")  # names taken from them must be in their __all__
 ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 # Files with a private use their owner has yet to remove: file -> what it is and what replaces it.
-KNOWN = {
-    "bench/canvas_bench.py": "Textual privates app._display and app._exception",
-    "tests/canvas/test_toasts.py": "imports textual.widgets._toast, Textual's private toast module",
-}
+KNOWN: dict[str, str] = {}
 
 
 def private(name: str) -> bool:

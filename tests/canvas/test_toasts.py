@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from testkit import node, node_data, write_plan
 from testkit.canvas import answer_prompt, canvas, idle, ready, until
-from textual.widgets._toast import Toast
 
 pytestmark = pytest.mark.anyio
+# Textual exports no Toast class: its widgets are found by their type name, a public selector.
+TOAST = "Toast"
 
 
 async def test_a_wrapped_toast_leaves_nothing_of_the_feed_showing_at_its_right(demo_plan, tmp_path):
@@ -17,9 +18,9 @@ async def test_a_wrapped_toast_leaves_nothing_of_the_feed_showing_at_its_right(d
         await ready(app, pilot)
         app.notify("Delete my account (GDPR) → done, Customer profile → done, Accounts and sign-in → done",
                    title="Cascade")
-        await until(pilot, lambda: app.screen.query(Toast) and app.screen.query_one(Toast).region.height > 0)
+        await until(pilot, lambda: app.screen.query(TOAST) and app.screen.query_one(TOAST).region.height > 0)
         await idle(pilot)
-        toast = app.screen.query_one(Toast)
+        toast = app.screen.query_one(TOAST)
         assert toast.region.height >= 4  # the title and two wrapped lines, at least
         assert toast.region.right == app.size.width, toast.region
         for y in range(toast.region.y, toast.region.bottom):
