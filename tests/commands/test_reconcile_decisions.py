@@ -2,6 +2,9 @@
 
 The demo shop (canvas/demo/shop) ships a small codebase beside its plan, so these tests read real
 suggestions: which ids are shipped or partial comes from `reconcile --json`, not from this file.
+Finding which node to decide on runs the CLI's `main()` in this process (`run_cli_in_process`: the
+same words, no interpreter start-up); each decision and each answer a test checks runs the real CLI in
+a subprocess.
 """
 
 from __future__ import annotations
@@ -11,13 +14,13 @@ from pathlib import Path
 
 import yaml
 from leafwise.canvas.demo.launch import prepare
-from testkit import run_cli
+from testkit import run_cli, run_cli_in_process
 
 PERSON = {"LEAFWISE_USER": "Pat Person"}
 
 
-def suggestions(root: Path) -> dict[str, dict]:
-    res = run_cli("reconcile", "--json", cwd=root)
+def suggestions(root: Path, *, in_process: bool = True) -> dict[str, dict]:
+    res = (run_cli_in_process if in_process else run_cli)("reconcile", "--json", cwd=root)
     assert res.code == 0, res.stderr
     return {s["id"]: s for s in res.json["result"]["suggestions"]}
 
@@ -85,7 +88,7 @@ def test_reject_is_recorded_on_the_node_and_hides_the_suggestion_until_the_evide
     # The evidence moves (a line added above it): the suggestion comes back.
     code = demo_plan / target["evidence"][0]["path"]
     code.write_text("# moved down a line\n" + code.read_text())
-    back = suggestions(demo_plan)
+    back = suggestions(demo_plan, in_process=False)
     assert nid in back and back[nid]["verdict"] == "shipped"
 
 
