@@ -22,7 +22,7 @@ from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.core.lifecycle import board_command, edit_command
 from leafwise.commands.core.views import MARKS
-from leafwise.commands.events import status_word
+from leafwise.commands.core.views import status_word
 from leafwise.commands.text import one_line
 from leafwise.store import Node, Status
 from textual.app import ComposeResult

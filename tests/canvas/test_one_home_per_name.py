@@ -1,6 +1,6 @@
 """The canvas writes no second copy of a rule that has a home, and gives no name a second meaning.
 
-Cutting and making text inert live in `commands/text.py`, status words in `commands/events.py`,
+Cutting and making text inert live in `commands/text.py`, status words in `commands/core/views.py`,
 open/closed in `store/model.py`, the progress bar in `canvas/look.py` (`bar_runs`). A canvas module
 that defines one of these names again, or draws bar cells itself, fails here.
 """

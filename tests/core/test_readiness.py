@@ -111,6 +111,8 @@ def test_open_children_and_unmet_dependencies(tmp_path: Path) -> None:
     assert readiness.open_children(plan, plan.nodes["T-1"]) == ["T-3", "T-5"]
     assert readiness.unmet_dependencies(plan, plan.nodes["T-6"]) == ["T-9", "T-3", "T-5"]
     assert readiness.open_children(plan, plan.nodes["T-6"]) == []
+    del plan.nodes["T-5"]  # a child whose file went away (the canvas drops it until it loads again)
+    assert readiness.open_children(plan, plan.nodes["T-1"]) == ["T-3", "T-5"]  # unknown counts as open
 
 
 @pytest.mark.parametrize(("lease", "status", "assignee", "leaf", "expected"), [

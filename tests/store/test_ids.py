@@ -85,7 +85,7 @@ def test_the_prefix_rule(text: object, ok: bool) -> None:
 @pytest.mark.parametrize(("text", "ok"), [
     ("SHOP-7", True), ("A-0", True), ("X1-123456789012", True), ("A" * MAX_PREFIX_LENGTH + "-1", True),
     ("shop-7", False), ("SHOP-", False), ("SHOP-1234567890123", False), ("7-SHOP", False), ("SHOP-7\n", False),
-    ("A" * (MAX_PREFIX_LENGTH + 1) + "-1", False), ("SH OP-7", False), (7, False),
+    ("A" * (MAX_PREFIX_LENGTH + 1) + "-1", False), ("SH OP-7", False), ("1AB-7", False), (7, False),
 ])
 def test_the_id_rule(text: object, ok: bool) -> None:
     assert is_node_id(text) is ok and (id_problem(text) is None) is ok
