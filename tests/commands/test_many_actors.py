@@ -1,11 +1,21 @@
-"""Many agents and a person on one plan."""
+"""Many agents and a person on one plan.
+
+Steps that only set the plan up run the CLI's `main()` in this process (`setup`: the same words, no
+interpreter start-up); every answer a test checks comes from the real CLI in a subprocess.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import yaml
-from testkit import journal, node, run_cli, write_plan
+from testkit import journal, node, run_cli, run_cli_in_process, write_plan
+
+
+def setup(*args: str, cwd: Path) -> None:
+    """A step before what the test checks: it must succeed."""
+    res = run_cli_in_process(*args, cwd=cwd)
+    assert res.code == 0, (args, res.stderr)
 
 
 def plan(tmp_path: Path) -> Path:
@@ -48,12 +58,12 @@ def test_a_lease_protects_and_a_person_forces_with_a_name(tmp_path):
 
 def test_a_persons_word_reaches_the_next_agent(tmp_path):
     root = plan(tmp_path)
-    run_cli("start", "HX-2", "--agent", "A", cwd=root)
-    run_cli("ask", "HX-2", "Keep the old API?", "--option", "A: drop", "--option", "B: keep", "--agent", "A",
-            cwd=root)
+    setup("start", "HX-2", "--agent", "A", cwd=root)
+    setup("ask", "HX-2", "Keep the old API?", "--option", "A: drop", "--option", "B: keep", "--agent", "A",
+          cwd=root)
     assert run_cli("decide", "hx-2", "--option", "2", "--note", "keep compat", cwd=root).code == 0
-    run_cli("unclaim", "HX-2", "--agent", "A", cwd=root)
-    run_cli("comment", "HX-2", "--text", "mind the $(old) clients", cwd=root)
+    setup("unclaim", "HX-2", "--agent", "A", cwd=root)
+    setup("comment", "HX-2", "--text", "mind the $(old) clients", cwd=root)
     nxt = run_cli("next", "--agent", "B", "--json", cwd=root).json
     texts = [m["text"] for m in nxt["result"]["task"]["messages"]]
     assert texts == ["B: keep — keep compat", "mind the $(old) clients"]
@@ -63,13 +73,13 @@ def test_a_persons_word_reaches_the_next_agent(tmp_path):
     assert context["result"]["blocked"] == []
     shown = run_cli("show", "HX-2", cwd=root).stdout
     assert "{" not in shown and "keep compat" in shown
-    run_cli("complete", "HX-2", "--summary", "x", "--agent", "B", cwd=root)
+    setup("complete", "HX-2", "--summary", "x", "--agent", "B", cwd=root)
     assert run_cli("show", "HX-2", "--json", cwd=root).json["result"]["messages"]  # kept for the record
 
 
 def test_an_unblock_note_rides_along(tmp_path):
     root = plan(tmp_path)
-    run_cli("block", "HX-2", "--reason", "needs keys", cwd=root)
+    setup("block", "HX-2", "--reason", "needs keys", cwd=root)
     assert run_cli("unblock", "HX-2", "--note", "keys are in the vault", cwd=root).code == 0
     started = run_cli("start", "HX-2", "--agent", "A", "--json", cwd=root).json
     assert [m["text"] for m in started["result"]["task"]["messages"]] == ["keys are in the vault"]
@@ -78,7 +88,7 @@ def test_an_unblock_note_rides_along(tmp_path):
 def test_work_added_under_a_closed_parent_reopens_it(tmp_path):
     root = write_plan(tmp_path, [node("HX-1", "Epic", release="R1"), node("HX-2", "Leaf", parent="HX-1")],
                       prefix="HX")
-    run_cli("start", "HX-2", "--agent", "A", cwd=root)
+    setup("start", "HX-2", "--agent", "A", cwd=root)
     assert run_cli("complete", "HX-2", "--summary", "x", "--agent", "A", "--json", cwd=root).json[
         "result"]["cascade"][0]["to"] == "done"
     tail = run_cli("add", "Clean up", "--tech-debt", "--follows", "HX-2", "--json", cwd=root).json
@@ -86,7 +96,7 @@ def test_work_added_under_a_closed_parent_reopens_it(tmp_path):
     assert run_cli("validate", cwd=root).code == 0
     started = run_cli("start", "--next", "--agent", "A", "--json", cwd=root).json
     assert run_cli("complete", started["result"]["task"]["id"], "--summary", "y", "--agent", "A", cwd=root).code == 0
-    run_cli("cancel", "HX-1", "--reason", "dropped", cwd=root)
+    assert run_cli_in_process("cancel", "HX-1", "--reason", "dropped", cwd=root).code == 3  # done is not cancelled
     refused = run_cli("add", "More", "--parent", "HX-1", cwd=root)
     assert refused.code in (3, 0)  # HX-1 is done (not cancelled): done work reopens
     write_plan(tmp_path, [node("HX-9", "Gone", "cancelled")], prefix="HX")
@@ -97,13 +107,13 @@ def test_work_added_under_a_closed_parent_reopens_it(tmp_path):
 def test_a_broken_node_stops_only_what_it_touches(tmp_path):
     root = plan(tmp_path)
     (root / ".leafwise/nodes/HX-10.yaml").write_text("id: HX-10\ntitle: [unclosed\n")
-    run_cli("start", "HX-2", "--agent", "A", cwd=root)
+    setup("start", "HX-2", "--agent", "A", cwd=root)
     done = run_cli("complete", "HX-2", "--summary", "x", "--agent", "A", "--json", cwd=root)
     assert done.code == 0 and done.json["result"]["warnings"]
     diag = run_cli("diagnose", "HX-10", "--json", cwd=root).json
     assert diag["_next_action"]["marker"] == "wait" and "HX-10.yaml" in diag["_next_action"]["condition"]
     assert run_cli("edit", "HX-3", "--set", "depends_on=HX-3", cwd=root).code == 2
-    run_cli("edit", "HX-4", "--add", "depends_on=HX-3", cwd=root)
+    setup("edit", "HX-4", "--add", "depends_on=HX-3", cwd=root)
     assert run_cli("edit", "HX-3", "--add", "depends_on=HX-4", cwd=root).code == 2
     typo = run_cli("edit", "HX-3", "--set", "titel=x", cwd=root)
     assert typo.code == 2 and "did you mean title" in typo.stderr
@@ -125,9 +135,9 @@ def test_docs_flow_down_and_a_parent_points_at_its_leaf(tmp_path):
 def test_priority_breaks_ties_after_the_release(tmp_path):
     root = plan(tmp_path)
     assert run_cli("next", "--json", cwd=root).json["result"]["task"]["id"] == "HX-2"
-    run_cli("edit", "HX-4", "--set", "priority=high", cwd=root)
+    setup("edit", "HX-4", "--set", "priority=high", cwd=root)
     assert run_cli("next", "--json", cwd=root).json["result"]["task"]["id"] == "HX-4"
-    run_cli("edit", "HX-10", "--set", "priority=high", cwd=root)
+    setup("edit", "HX-10", "--set", "priority=high", cwd=root)
     assert run_cli("next", "--json", cwd=root).json["result"]["task"]["id"] == "HX-4", "release first"
 
 
