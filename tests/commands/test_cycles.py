@@ -34,7 +34,11 @@ def bugs(tmp_path: Path) -> Path:
 
 
 def cli(root: Path, *args: str):
-    return run_cli(*args, "--json", cwd=root)
+    res = run_cli(*args, "--json", cwd=root)
+    if args[:2] == ("cycle", "start") and res.code == 0:
+        # the person approves the loop's verify commands (a call without a terminal never does)
+        assert run_cli("trust", "--all", "--yes", cwd=root).code == 0
+    return res
 
 
 def count_file(root: Path, name: str) -> Path:

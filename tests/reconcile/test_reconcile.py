@@ -86,7 +86,7 @@ def test_declared_checks_passing_make_a_node_shipped(tmp_path):
     # commands from plan files run only once the person trusts them (store/trust.py)
     listing = json.loads(run_cli("trust", "--json", cwd=tmp_path).stdout)["result"]["commands"]
     for entry in listing:
-        assert run_cli("trust", "--allow", entry["hash"], cwd=tmp_path).code == 0
+        assert run_cli("trust", "--allow", entry["hash"], "--yes", cwd=tmp_path).code == 0
     found = by_id(reconcile(tmp_path))
     shipped = found["T-1"]
     assert shipped["verdict"] == "shipped" and shipped["confidence"] >= 0.9

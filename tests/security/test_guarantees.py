@@ -39,12 +39,13 @@ def test_reconcile_never_runs_an_unapproved_done_when_command(tmp_path, config):
     assert "not run" in suggestion["checks"][0]["detail"]
     applied = cli(root, config, "reconcile", "--apply", "--json")
     assert not mark.exists() and applied.json["result"]["applied"] == []
-    # validate names it, with the approval as the fix
+    # validate names it; the fix is the listing, never the approving line (an agent follows fixes)
     [warning] = [p for p in problems(root, config) if p["code"] == "untrusted_command"]
     listing = cli(root, config, "trust", "--json").json["result"]["commands"]
-    assert warning["fix"] == f"leafwise trust --allow {listing[0]['hash']}" and not listing[0]["trusted"]
-    # the person approves: now it runs
-    assert cli(root, config, "trust", "--allow", listing[0]["hash"]).code == 0
+    assert warning["fix"] == "leafwise trust" and listing[0]["hash"] in warning["message"]
+    assert not listing[0]["trusted"]
+    # the person approves (--yes: this call has no terminal to ask on): now it runs
+    assert cli(root, config, "trust", "--allow", listing[0]["hash"], "--yes").code == 0
     assert cli(root, config, "reconcile", "--json").code == 0 and mark.exists()
     # an edited command needs a new approval
     mark.unlink()
@@ -60,7 +61,7 @@ def test_the_approval_is_outside_the_repository_and_revocable(tmp_path, config):
     root = tmp_path / "repo"
     write_plan(root, [node("T-1", "X", done_when=[{"command": "true"}])])
     key = cli(root, config, "trust", "--json").json["result"]["commands"][0]["hash"]
-    assert cli(root, config, "trust", "--all").code == 0
+    assert cli(root, config, "trust", "--all", "--yes").code == 0
     assert not list(root.rglob("trust.json")) and (tmp_path / "config/trust.json").is_file()
     assert cli(root, config, "trust", "--json").json["result"]["untrusted"] == 0
     assert cli(root, config, "trust", "--revoke", key).code == 0
@@ -80,11 +81,15 @@ def test_a_planted_cycle_file_never_runs_its_verify_commands(tmp_path, config):
     (cycles / "evil.count").write_text("0\n")
     res = cli(root, config, "cycle", "verify", "evil", "--json")
     assert res.code == 3 and res.json["error"]["code"] == "untrusted_command" and not mark.exists()
-    assert res.json["_next_action"]["command"].startswith("leafwise trust --allow ")
-    # a cycle started on the command line: its verify commands are the caller's own, and run
+    assert res.json["_next_action"]["marker"] == "wait" and res.json["_next_action"]["command"] is None
+    # a cycle started without a terminal (an agent's shell) waits for the person too; approved, it runs
     ok = tmp_path / "ok"
     assert cli(root, config, "cycle", "start", "mine", "--kind", "until-goal", "--max-iterations", "2",
                "--token-cap", "10", "--verify", f"touch {ok}").code == 0
+    assert cli(root, config, "cycle", "verify", "mine").code == 3 and not ok.exists()
+    listing = cli(root, config, "trust", "--json").json["result"]["commands"]
+    key = next(c["hash"] for c in listing if c["owner"] == "mine")
+    assert cli(root, config, "trust", "--allow", key, "--yes").code == 0
     assert cli(root, config, "cycle", "verify", "mine").code == 0 and ok.exists()
 
 
