@@ -32,6 +32,7 @@ from leafwise.commands.domain.nodes import change_list, get_node, record, set_fi
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
+from leafwise.store import reader
 from leafwise.store.ids import ID_ANY_CASE_TEXT
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import LockBusy, locked
@@ -72,6 +73,7 @@ def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -
     return pick(plan, live_claims(ctx, plan), agent, **kw)
 
 
+_HEAD = 100_000
 _PARENT_LINE = re.compile(rf"^parent:\s*['\"]?({ID_ANY_CASE_TEXT})['\"]?\s*(#.*)?$", re.M)
 
 
@@ -81,9 +83,13 @@ def unreadable_parents(plan: Plan) -> set[str | None]:
     for problem in plan.problems:
         if not problem.file or not problem.file.endswith(".yaml") or "/nodes/" not in f"/{problem.file}":
             continue
-        try:
-            text = (plan.paths.repo / problem.file).read_text(errors="replace")[:100_000]
-        except OSError:
+        try:  # the head of the file is enough to find its parent line
+            text = reader.decode(reader.read_bytes(plan.paths.repo / problem.file, reader.NODE,
+                                                   under=plan.paths.repo, cap=_HEAD))[:_HEAD]
+        except reader.Refused:
+            out.add(None)  # a link, a device, a FIFO: never read, so its parent cannot be told
+            continue
+        except (OSError, ValueError):
             continue
         found = _PARENT_LINE.findall(text)
         if re.search(r"^parent:\s*(null|~)?\s*$", text, re.M) and not found:

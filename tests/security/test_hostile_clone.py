@@ -105,7 +105,6 @@ def test_a_planted_cache_is_a_miss_never_memory_or_an_error(tmp_path, env):
     assert res.json["result"]["task"]["id"] in ("P1-2", "P1-3")
 
 
-@pytest.mark.xfail(strict=True, reason="open: the gateway that closes this class is not built yet")
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_a_node_file_linked_to_a_device_is_never_read(tmp_path, env):
     origin = tmp_path / "origin"

@@ -21,7 +21,6 @@ READER = "store/reader.py"
 TO_SWITCH: dict[tuple[str, str], int] = {
     ("commands/plan_files.py", ".read_text"): 1,  # to switch: node file lines for hints
     ("commands/plan_files.py", "open"): 1,  # to switch: the journal for forecast
-    ("commands/domain/holds.py", ".read_text"): 1,  # to switch: a problem file's text
     ("commands/domain/doctor.py", ".read_text"): 2,  # to switch: the JSON schema, inotify's limit
     ("commands/domain/doctor.py", "json.loads"): 1,  # to switch: the JSON schema
     ("commands/domain/doctor.py", "os.walk"): 1,  # to switch: reader.walk
