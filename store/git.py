@@ -115,14 +115,14 @@ def outside_plan(start: Path) -> Path:
     return path
 
 
-def pin(root: Path) -> Repo:
+def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     """The repository holding the plan root `root`, found once (GitError when there is none)."""
     start = outside_plan(root)
     key = str(start)
     found = _PINNED.get(key)
     if found is not None:
         return found
-    out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, DEADLINE, 64 * 1024)
+    out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, deadline, 64 * 1024)
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 2 or not all(lines):
         raise GitError(f"{start} is not in a git work tree")
@@ -145,10 +145,11 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
     """
     if subcommand not in SUBCOMMANDS:
         raise ValueError(f"git {subcommand} is not one the runner allows (store/git.py SUBCOMMANDS)")
-    repo = pin(root)
+    end = time.monotonic() + deadline  # one deadline for finding the repository and the call
+    repo = pin(root, deadline)
     argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
                  *DIFF_OPTIONS.get(subcommand, ()), *args)
-    return _spawn(argv, repo.work_tree, deadline, limit)
+    return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit)
 
 
 def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int) -> bytes:
@@ -219,9 +220,15 @@ def person_name(start: Path | None = None) -> str:
     return _PERSON[key]
 
 
+def forget() -> None:
+    """Drop the pinned repositories and names: a long-lived process (or a test) asks git again."""
+    _PINNED.clear()
+    _PERSON.clear()
+
+
 def _git_user_name(start: Path | None) -> str:
     try:
-        repo = pin(start) if start is not None else None
+        repo = pin(start, 2) if start is not None else None
     except GitError:
         repo = None
     try:

@@ -45,22 +45,95 @@ def hints(result) -> list[str]:
     return [line for line in text.splitlines() if line.split(":", 1)[0] in ("Next", "Or", "Fix", "Wait")]
 
 
-def test_bare_repository_files_in_the_plan_never_run_their_fsmonitor(tmp_path, env):
+HOSTILE_COMMANDS = (["validate"], ["doctor"], ["diagnose"], ["repair", "--dry-run"], ["show", "P1-3"],
+                    ["reconcile"])
+
+
+def hostile_config(mark: Path) -> str:
+    """Config lines that make git run `touch mark` from every place a read-only git command could."""
+    touch = f"touch {mark}"
+    return (f'\trepositoryformatversion = 0\n\tfsmonitor = "{touch}; false"\n\thooksPath = hooks\n'
+            f'\tpager = "{touch}; cat"\n\tsshCommand = "{touch}; false"\n'
+            f'[diff]\n\texternal = "{touch}; false"\n[diff "node"]\n\ttextconv = "{touch}; cat"\n'
+            f'[log]\n\tshowSignature = true\n[gpg]\n\tprogram = "{touch}; false"\n'
+            f'[alias]\n\tls-files = "!{touch}"\n\tlog = "!{touch}"\n\tst = "!{touch}"\n')
+
+
+def plant_bare_repository(folder: Path, mark: Path) -> None:
+    """The files of a bare repository in `folder`. `repositoryformatversion = 0` makes git honour its
+    `worktree`, so an index read there runs the fsmonitor (git 2.39: `ls-files -u` does)."""
+    (folder / "HEAD").write_text("ref: refs/heads/main\n")
+    for keep in ("objects/info", "refs/heads"):
+        (folder / keep).mkdir(parents=True)
+        (folder / keep / ".keep").write_text("")
+    (folder / "config").write_text("[core]\n\tbare = false\n\tworktree = .\n" + hostile_config(mark))
+    hook = folder / "hooks" / "post-index-change"
+    hook.parent.mkdir()
+    hook.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    hook.chmod(0o755)
+    (folder / "info").mkdir()
+    (folder / "info" / "attributes").write_text("* diff=node\n")
+
+
+CONFLICTED = ("<<<<<<< HEAD\nid: P1-3\ntitle: a\nstatus: draft\n=======\n"
+              "id: P1-3\ntitle: b\nstatus: draft\n>>>>>>> other\n")
+
+
+def test_bare_repository_files_in_the_plan_never_run_their_config(tmp_path, env):
     origin, mark = tmp_path / "origin", tmp_path / "PWNED"
     mkplan(origin)
     nodes = origin / ".leafwise" / "nodes"
-    (nodes / "HEAD").write_text("ref: refs/heads/main\n")
-    (nodes / "objects" / "info").mkdir(parents=True)
-    (nodes / "objects" / "info" / ".keep").write_text("")
-    (nodes / "refs" / "heads").mkdir(parents=True)
-    (nodes / "refs" / "heads" / ".keep").write_text("")
-    (nodes / "config").write_text(f'[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch {mark}; false"\n')
-    (nodes / "P1-3.yaml").write_text("<<<<<<< HEAD\nid: P1-3\ntitle: a\nstatus: draft\n=======\n"
-                                     "id: P1-3\ntitle: b\nstatus: draft\n>>>>>>> other\n")
+    plant_bare_repository(nodes, mark)
+    (nodes / "P1-3.yaml").write_text(CONFLICTED)
     clone = commit_and_clone(origin, tmp_path / "clone")
-    for args in (["validate"], ["doctor"], ["diagnose"], ["repair", "--dry-run"], ["show", "P1-3"]):
-        run_cli(*args, cwd=clone, env=env)
-        assert not mark.exists(), f"leafwise {' '.join(args)} ran the planted fsmonitor"
+    assert (clone / ".leafwise" / "nodes" / "config").is_file() and not mark.exists()
+    for args in HOSTILE_COMMANDS:
+        res = run_cli(*args, cwd=clone, env=env)
+        assert not mark.exists(), f"leafwise {' '.join(args)} ran the planted repository's config"
+        assert "internal_error" not in res.stdout + res.stderr, (args, res.stderr)
+    res = run_cli("validate", cwd=clone / ".leafwise" / "nodes", env=env)  # started inside the planted one
+    assert not mark.exists() and "P1-3" in res.stdout + res.stderr
+
+
+def test_the_repositorys_own_config_never_runs_a_command(tmp_path, env):
+    """A repository that arrives whole (an archive, a shared folder) brings its `.git/config`: the
+    person's own git commands run with it, Leafwise's never run what it names."""
+    root, mark = tmp_path / "shared", tmp_path / "PWNED"
+    mkplan(root)
+    (root / ".leafwise" / "nodes" / "P1-3.yaml").write_text(CONFLICTED)
+    (root / "app.py").write_text("def checkout():\n    pass\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "P1-2 done: the cart page")
+    with (root / ".git" / "config").open("a") as fh:
+        fh.write("[core]\n" + hostile_config(mark))
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "attributes").write_text("* diff=node\n")
+    for args in HOSTILE_COMMANDS:
+        res = run_cli(*args, cwd=root, env=env)
+        assert not mark.exists(), f"leafwise {' '.join(args)} ran a command from .git/config"
+        assert "internal_error" not in res.stdout + res.stderr, (args, res.stderr)
+
+
+def test_a_caller_environment_pointing_git_elsewhere_is_not_followed(tmp_path, env):
+    """Run from a git hook, Leafwise inherits GIT_DIR and GIT_WORK_TREE naming the hook's
+    repository (and maybe GIT_CONFIG_* settings): its own calls still ask the plan's repository."""
+    origin, mark = tmp_path / "origin", tmp_path / "PWNED"
+    mkplan(origin)
+    (origin / ".leafwise" / "nodes" / "P1-3.yaml").write_text(CONFLICTED)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "plan")
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    with (other / ".git" / "config").open("a") as fh:
+        fh.write("[core]\n" + hostile_config(mark))
+    hostile_env = {**env, "GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(other),
+                   "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor",
+                   "GIT_CONFIG_VALUE_0": f"touch {mark}; false", "GIT_EXTERNAL_DIFF": f"touch {mark}"}
+    for args in (["reconcile"], ["validate"]):
+        res = run_cli(*args, cwd=origin, env=hostile_env)
+        assert not mark.exists(), f"leafwise {' '.join(args)} followed the caller's GIT_* variables"
+        assert "internal_error" not in res.stdout + res.stderr, (args, res.stderr)
 
 
 def test_no_hint_on_any_surface_approves_a_planted_command(tmp_path, env):
