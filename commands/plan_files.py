@@ -1,19 +1,23 @@
 """What the pure rules of `commands/core/` need from the disk, read here: the validator's facts
 (lines of node files, linked docs, the commands plan files would run, git's merge conflicts) and the
-journal's lines for the forecast. Every command and the canvas validate through `find_problems`.
+journal's events for the forecast. Every command and the canvas validate through `find_problems`.
+Every file is read through `store/reader.py` (bounded, no link, no device or FIFO).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from pathlib import Path
 
 from leafwise.commands.contract import CommandLine
+from leafwise.commands.core.forecast import DONE_MARK
 from leafwise.commands.core.validate import PlanCommand, PlanFiles, key_line, plan_problems
+from leafwise.commands.events import Event
 from leafwise.commands.registry import command_line
-from leafwise.store import Node, Plan, Problem
+from leafwise.store import Node, Plan, Problem, reader
 from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
 
-__all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan_files", "read_lines"]
+__all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan_files", "read_lines", "done_events"]
 
 
 def find_problems(plan: Plan, cmd: CommandLine = command_line) -> list[Problem]:
@@ -33,8 +37,9 @@ def plan_files(plan: Plan, cmd: CommandLine) -> PlanFiles:
     def line_of(node: Node, key: str) -> int | None:
         if node.file not in lines:  # a node file is read only when it has a problem, and then once
             try:
-                lines[node.file] = (plan.paths.repo / node.file).read_text().splitlines()
-            except OSError:
+                lines[node.file] = reader.read_text(plan.paths.repo / node.file, reader.NODE,
+                                                    under=plan.paths.repo).splitlines()
+            except (OSError, ValueError):  # reader.Refused too: no line to point at
                 lines[node.file] = None
         found = lines[node.file]
         return key_line(found, key) if found is not None else None
@@ -94,10 +99,34 @@ def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
     return found
 
 
-def read_lines(path: Any) -> list[bytes]:
-    """A journal file's lines, for `core.forecast.forecast` (none when it does not exist yet)."""
+def read_lines(path: Path) -> list[Event]:
+    """The journal's events that may close a leaf, for `core.forecast.forecast`: none when the
+    journal does not exist yet or is not a regular file (a link, a device: doctor reports it). A
+    journal over the reader's cap is read from its last cap bytes, where the newest events are."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read().split(b"\n")
-    except FileNotFoundError:
+        fd = reader.open_fd(path)
+    except (OSError, reader.Refused):
         return []
+    try:
+        start = max(0, os.fstat(fd).st_size - reader.JOURNAL.cap)
+        os.lseek(fd, start, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    lines = reader.read_fd(fd, reader.JOURNAL.cap - 1).split(b"\n")  # read_fd closes it
+    return done_events(lines[1:] if start else lines)  # from the middle: the first line is cut
+
+
+def done_events(lines: list[bytes]) -> list[Event]:
+    """The events of the journal lines that mention "done" (a line that is not an event skipped)."""
+    out = []
+    for line in lines:
+        if DONE_MARK not in line:
+            continue
+        try:
+            event = Event.read(reader.load_json(line, reader.EVENT))
+        except reader.Refused:
+            continue
+        if event is not None:
+            out.append(event)
+    return out

@@ -125,7 +125,8 @@ class ProgressScreen(ViewScreen):
             label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
                                      f"{one_line(titles.get(tally.id or '') or tally.title, 22):<24}")
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
-        forecasts = forecast(state.plan, self._done_lines.read(), look.display_now())
+        self._done_lines.read()  # reads what the journal gained since the last redraw
+        forecasts = forecast(state.plan, self._done_lines.events, look.display_now())
         self._forecasts = tuple(forecasts)
         options.append(self._header("Forecast  (leaves done per day, last 7 / 14 days → projected finish)"))
         for item in forecasts:

@@ -6,21 +6,24 @@ velocity is the leaves done per day over the last 7 and 14 days; the projected
 finish is today plus the open leaves over that velocity, against the release's
 target date. One function for every surface (`leafwise progress`, the canvas).
 
-Pure: it takes the journal's raw lines (bytes), not a path, and a clock.
+Pure: it takes the journal's typed events (`commands.events.Event`, read by the caller through
+`store/reader.py`: `commands/plan_files.py` `read_lines`, the canvas's journal tail), and a clock.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from leafwise.store import Plan, Status
 
+if TYPE_CHECKING:
+    from leafwise.commands.events import Event
+
 WINDOWS = (7, 14)
-DONE_MARK = b'"done"'  # a line that never says "done" cannot close a leaf: skip it undecoded
+DONE_MARK = b'"done"'  # a journal line that never says "done" cannot close a leaf: readers skip it undecoded
 
 
 @dataclass(slots=True)
@@ -63,25 +66,15 @@ def _day(value: Any) -> date | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc).date()
 
 
-def done_days(lines: Iterable[bytes]) -> dict[str, date]:
-    """The day each node last moved to done, from journal lines (torn or foreign lines skipped)."""
+def done_days(events: Iterable[Event]) -> dict[str, date]:
+    """The day each node last moved to done, from journal events (an event without a time skipped)."""
     out: dict[str, date] = {}
-    for line in lines:
-        if DONE_MARK not in line:
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
-        changes = event.get("changes")
-        status = changes.get("status") if isinstance(changes, dict) else None
-        node = event.get("node")
-        if isinstance(node, str) and isinstance(status, list) and len(status) == 2 and status[1] == "done":
-            day = _day(event.get("time"))
+    for event in events:
+        status = event.change("status")
+        if event.node and status is not None and status.new == Status.DONE:
+            day = _day(event.time)
             if day is not None:
-                out[node] = day
+                out[event.node] = day
     return out
 
 
@@ -91,10 +84,10 @@ def _target(value: Any) -> date | None:
     return _day(value)
 
 
-def forecast(plan: Plan, lines: Iterable[bytes], now: datetime | None = None) -> list[ReleaseForecast]:
+def forecast(plan: Plan, events: Iterable[Event], now: datetime | None = None) -> list[ReleaseForecast]:
     """One forecast per release (in release order, then work without a release if any)."""
     today = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).date()
-    days = done_days(lines)
+    days = done_days(events)
     by_release: dict[str | None, ReleaseForecast] = {
         r.id: ReleaseForecast(r.id, r.title, _target(r.target), 0, 0) for r in plan.project.releases}
     unreleased = ReleaseForecast(None, "no release", None, 0, 0)

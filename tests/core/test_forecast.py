@@ -7,6 +7,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 from leafwise.commands.core.forecast import done_days, forecast
+from leafwise.commands.events import Event
+from leafwise.commands.plan_files import read_lines
 from leafwise.store import find_root, load_plan
 from testkit import node, run_cli, write_plan
 
@@ -33,7 +35,7 @@ def setup(tmp_path: Path, target: str) -> None:
 def test_velocity_finish_and_verdict(tmp_path: Path) -> None:
     setup(tmp_path, "2027-01-20")
     plan = load_plan(find_root(None, tmp_path))
-    lines = (tmp_path / ".leafwise" / "journal.jsonl").read_bytes().split(b"\n")
+    lines = read_lines(tmp_path / ".leafwise" / "journal.jsonl")
     (item,) = forecast(plan, lines, NOW)
     assert (item.total, item.done, item.remaining) == (10, 4, 6)
     # The last 7 days are Jan 4-10 (two leaves), the last 14 Dec 28-Jan 10 (three).
@@ -48,15 +50,15 @@ def test_velocity_finish_and_verdict(tmp_path: Path) -> None:
 def test_on_track_and_stalled(tmp_path: Path) -> None:
     setup(tmp_path, "2027-03-01")
     plan = load_plan(find_root(None, tmp_path))
-    lines = (tmp_path / ".leafwise" / "journal.jsonl").read_bytes().split(b"\n")
+    lines = read_lines(tmp_path / ".leafwise" / "journal.jsonl")
     assert forecast(plan, lines, NOW)[0].verdict == "on track"
     late = datetime(2027, 3, 1, tzinfo=timezone.utc)
     assert forecast(plan, lines, late)[0].verdict == "no progress in 14 days"
 
 
 def test_done_days_keeps_the_last_move_to_done() -> None:
-    lines = [done_line("T-1", "2027-01-01"), done_line("T-1", "2027-01-05"), b"", b"[1]"]
-    assert done_days(lines) == {"T-1": date(2027, 1, 5)}
+    lines = [done_line("T-1", "2027-01-01"), done_line("T-1", "2027-01-05"), b'{"node": "T-2", "time": "x"}']
+    assert done_days(Event.read(json.loads(line)) for line in lines) == {"T-1": date(2027, 1, 5)}
 
 
 def test_progress_carries_the_forecast(tmp_path: Path) -> None:
