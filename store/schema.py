@@ -114,6 +114,8 @@ FIELDS: tuple[Field, ...] = (
     Field("blocked_since", "timestamp", "when it was blocked (UTC)", strict=False, origin="leafwise"),
     Field("decision", "mapping", "a question for a person: question, options, answer", strict=False,
           origin="leafwise"),
+    Field("decisions", "list", "the earlier decisions, oldest first (each a question, options and its answer): "
+          "a new ask keeps the one it follows here", strict=False, origin="leafwise"),
     Field("comments", "list", "comments and unblock notes", strict=False, origin="leafwise"),
     Field("reconcile_note", "mapping", "what reconcile found when it closed the node", strict=False,
           origin="leafwise"),

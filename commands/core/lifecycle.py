@@ -17,14 +17,14 @@ from leafwise.store import OPEN, Status
 
 DRAFT, IN_PROGRESS, BLOCKED, DONE, CANCELLED = (Status.DRAFT, Status.IN_PROGRESS, Status.BLOCKED, Status.DONE,
                                                 Status.CANCELLED)
-RESTORED = frozenset({DRAFT, IN_PROGRESS})  # what unblocking gives back: the status held before the block
+RESTORED = frozenset({DRAFT, IN_PROGRESS})  # what unblocking may give back (which one: `unblocked_status`)
 
 
 @dataclass(frozen=True, slots=True)
 class Transition:
     command: str  # "start", "complete", "block", "unblock", "cancel", "ask", "decide", "edit status=draft" …
     sources: frozenset[Status]  # statuses it may leave
-    target: Status | None  # None: restores the status held before (`blocked_from`: draft or in progress)
+    target: Status | None  # None: where the block ends, by `unblocked_status` (draft or in progress)
     who: str  # "agent" (it names the agent), "person" (it acts as the person), "any"
     inverse: str | None  # the command undo runs to take it back (None: nothing takes it back)
 
@@ -82,6 +82,16 @@ def inverse(command: str, status: Status | str | None) -> str | None:
     there, or nothing takes it back."""
     row = transition(command, status)
     return row.inverse if row is not None else None
+
+
+def unblocked_status(before: Status | str | None, holder_at_work: bool) -> Status:
+    """Where `unblock` and `decide` (which unblocks) return a task: back in progress to its assignee
+    when it was in progress before the block and that agent is still at work (it holds a live lease
+    on some task: it asked, then took other work), else draft, for whichever agent takes it next.
+
+    Never in progress for an agent that is gone: the person's answer would wait on a lease of
+    nobody's until it ran out."""
+    return IN_PROGRESS if before == IN_PROGRESS and holder_at_work else DRAFT
 
 
 def edit_command(target: Status | str) -> str:

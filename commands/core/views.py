@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from leafwise.commands.contract import clean
@@ -9,33 +10,53 @@ from leafwise.store import CLOSED, Node, Plan, Status
 
 
 def messages(node: Node) -> list[dict[str, Any]]:
-    """A person's word for whoever works on the node: the decision's answer, unblock notes, comments.
+    """A person's word for whoever works on the node: every decision's answer (the earlier ones in
+    `decisions`, then `decision`), unblock notes, comments; oldest first, each with an `id` that
+    stays the same however the list around it changes (a hash of what was said, by whom, when).
 
-    Oldest first; every text cleaned of control characters (plan files are untrusted).
+    Every text cleaned of control characters (plan files are untrusted). Which of them still wait
+    for an agent is commands/domain/messages.py's.
     """
     out: list[dict[str, Any]] = []
-    decision = node.data.get("decision")
-    if isinstance(decision, dict) and isinstance(decision.get("answer"), dict):
-        answer = decision["answer"]
-        note = clean(answer.get("note"), 1000) if answer.get("note") else None
-        out.append({"kind": "decision", "by": clean(answer.get("by") or "", 80),
-                    "at": clean(answer.get("at") or "", 40),
-                    "question": clean(decision.get("question") or "", 500),
-                    "option": answer.get("option"), "choice": clean(answer.get("choice") or "", 500),
-                    "note": note,
-                    "text": clean(answer.get("choice") or "", 500) + (f" — {note}" if note else "")})
+    history = node.data.get("decisions")
+    for decision in [*(history if isinstance(history, list) else []), node.data.get("decision")]:
+        if isinstance(decision, dict) and isinstance(decision.get("answer"), dict):
+            out.append(_decision_word(decision, decision["answer"]))
     comments = node.data.get("comments")
     for item in comments if isinstance(comments, list) else []:
         if isinstance(item, dict) and item.get("text"):
             kind = "unblock note" if item.get("kind") == "unblock" else "comment"
-            out.append({"kind": kind, "by": clean(item.get("by") or "", 80), "at": clean(item.get("at") or "", 40),
-                        "text": clean(item["text"], 1000)})
+            word = {"kind": kind, "by": clean(item.get("by") or "", 80), "at": clean(item.get("at") or "", 40),
+                    "text": clean(item["text"], 1000)}
+            out.append({"id": word_id(word), **word})
     return out
 
 
-def message_lines(items: list[dict[str, Any]]) -> list[str]:
-    """How a person's word reads in a text answer, one line each."""
-    return [f"  {m['kind']} from {m['by'] or 'a person'}: {m['text']}" for m in items]
+def _decision_word(decision: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    note = clean(answer.get("note"), 1000) if answer.get("note") else None
+    choice = clean(answer.get("choice") or "", 500)
+    word = {"kind": "decision", "by": clean(answer.get("by") or "", 80), "at": clean(answer.get("at") or "", 40),
+            "question": clean(decision.get("question") or "", 500), "option": answer.get("option"),
+            "choice": choice, "note": note, "text": choice + (f" — {note}" if note else "")}
+    return {"id": word_id(word), **word}
+
+
+def word_id(word: dict[str, Any]) -> str:
+    """A word's id: the same for the same word wherever it is read (journaled when it reaches an agent)."""
+    key = "\x1f".join(str(word.get(k) or "") for k in ("kind", "by", "at", "question", "text"))
+    return "w-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def message_lines(items: list[dict[str, Any]], node_id: str = "") -> list[str]:
+    """How a person's word reads in a text answer, one line each (one already seen is marked so)."""
+    on = f" on {node_id}" if node_id else ""
+    out = []
+    for m in items:
+        what = "answer" if m["kind"] == "decision" else m["kind"]
+        said = f"“{m['question']}” → {m['text']}" if m.get("question") else m["text"]
+        seen = " (already seen)" if m.get("delivered") else ""
+        out.append(f"  {m['by'] or 'a person'}'s {what}{on}{seen}: {said}")
+    return out
 
 
 def task_view(plan: Plan, node: Node) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.domain.claiming import next_view
 from leafwise.commands.domain.comments import add_comment
 from leafwise.commands.domain.finishing import close_ancestors
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.holds import (
     conflict,
     guard_hold,
@@ -94,8 +95,10 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
     patch(plan, node_id, {"status": Status.BLOCKED, "blocked_reason": reason})
     chosen = pick_for(ctx, agent, plan)
     listed = change_list(node_id, changes)
-    return Result({"id": node_id, "status": Status.BLOCKED, "reason": reason, "next": next_view(plan, chosen)},
-                  pick_hint(ctx.cmd, chosen, agent), [f"Blocked {node_id}: {reason}"],
+    view = next_view(plan, chosen)
+    return Result({"id": node_id, "status": Status.BLOCKED, "reason": reason, "next": view},
+                  pick_hint(ctx.cmd, chosen, agent),
+                  [f"Blocked {node_id}: {reason}", *carry_pick(ctx, plan, chosen, view, agent)],
                   Mutation("block_task", "block", bool(listed), "blocked" if listed else "already blocked so",
                            listed))
 
@@ -113,13 +116,19 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
     note = reason_line(ctx, note, "note", ctx.cmd("unblock", node_id, note=placeholder("text")), node_id) or None
     who = ctx.who(agent) if agent else ctx.person()
     now = ctx.clock()
+    at_work = {c.agent for c in leases.read_all(ctx.paths()).values() if not c.expired(now)}
+    assigned: list[Any] = []  # the assignee as read under the lock
 
     def clear(doc: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         if lifecycle.transition("unblock", doc.get("status")) is None:
             return {}
-        before = doc.get("blocked_from")
-        restored = before if before in lifecycle.RESTORED else Status.DRAFT
-        changed = set_fields(doc, {"status": restored, "blocked_reason": None})
+        before, assignee = doc.get("blocked_from"), doc.get("assignee")
+        assigned.append(assignee)
+        restored = lifecycle.unblocked_status(before, assignee in at_work)
+        values: dict[str, Any] = {"status": restored, "blocked_reason": None}
+        if restored == Status.DRAFT and before == Status.IN_PROGRESS and assignee is not None:
+            values["assignee"] = None  # its agent is gone: the task is anyone's, as after unclaim
+        changed = set_fields(doc, values)
         for key in ("blocked_from", "blocked_since"):
             if key in doc:
                 changed[key] = (plain(doc.pop(key)), None)
@@ -129,7 +138,7 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
 
     changes = write(ctx, node, clear)
     status = changes.get("status", (None, node.status))[1]
-    holder = node.assignee if status == Status.IN_PROGRESS else None
+    holder = (assigned[0] if assigned else node.assignee) if status == Status.IN_PROGRESS else None
     # Block gave the lease up; back in progress, the holder gets a fresh one, so the task returns to
     # the pool by itself if that agent is gone (a lease-less assignment would hold it for good).
     claim = leases.write(ctx.paths(), node_id, holder, now, ttl_minutes(plan, None)) if holder and changes \
@@ -148,7 +157,11 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
                      "back in progress, held by no one")
     else:
         hint = next_(other, "the task is available again")
-    lines = [f"Unblocked {node_id} → {status}" if listed else f"{node_id} was not blocked"]
+    gone = assigned[0] if assigned and not holder and changes.get("assignee") else None
+    lines = [f"Unblocked {node_id} → {status}" + (f" (back to {clean(holder, 80)}, at work on other tasks)" if holder else
+                                                   f" ({clean(gone, 80)} holds no lease now: any agent may take it)"
+                                                   if gone else "")
+             if listed else f"{node_id} was not blocked"]
     if note and listed:
         lines.append(f"  note for the agent: {note}")
     return Result({"id": node_id, "status": status, "changes": listed, "note": note if listed else None}, hint,

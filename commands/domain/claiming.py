@@ -19,7 +19,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.hints import blocker_hint, pick_hint
 from leafwise.commands.core.picker import Pick, pick
-from leafwise.commands.core.views import message_lines, task_view
+from leafwise.commands.core.views import task_view
 from leafwise.commands.domain.holds import (
     check_ttl,
     conflict,
@@ -32,6 +32,7 @@ from leafwise.commands.domain.holds import (
     ttl_minutes,
     unreadable_parents,
 )
+from leafwise.commands.domain.messages import carry, carry_pick
 from leafwise.commands.domain.nodes import (
     cascade_changes,
     change_list,
@@ -50,11 +51,10 @@ from leafwise.store.writer import LockBusy, locked
 
 
 def task_lines(view: dict[str, Any]) -> list[str]:
-    """A task view's messages and inherited docs, as text lines."""
-    lines = message_lines(view.get("messages") or [])
+    """A task view's inherited docs, as text lines (its words: `messages.carry`)."""
     if view.get("inherited_docs"):
-        lines.append("  docs from above: " + ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"]))
-    return lines
+        return ["  docs from above: " + ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])]
+    return []
 
 
 def next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
@@ -80,6 +80,7 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Resu
         path = " › ".join(a["title"] for a in result["task"]["ancestors"])
         lines.append(f"{chosen.node.id}  {clean(chosen.node.title)}" + (f"   ({clean(path, 300)})" if path else ""))
         lines.append(f"  why: {chosen.reason}")
+        lines += carry_pick(ctx, plan, chosen, result["task"], agent)
         lines += task_lines(result["task"])
     else:
         lines.append(f"No task to hand out: {chosen.reason}")
@@ -192,6 +193,7 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
     if why:
         lines.append(f"  why: {why}")
     lines += [f"  {c['id']}: {c['from']} → {c['to']}" for c in cascade]
+    lines += carry(ctx, plan, node, view, agent, resumed=True)  # the agent holds it now
     lines += task_lines(view)
     return Result({"task": view, "claim": new_claim.as_dict(), "cascade": cascade}, hint, lines,
                   Mutation("start_task", "start", True, "claimed and started",

@@ -10,6 +10,7 @@ from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.progress import compute
 from leafwise.commands.core.views import task_view
 from leafwise.commands.domain.holds import live_claims, pick_for
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, STATUSES, Plan, Status
 
@@ -61,6 +62,7 @@ def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:
         lines.append(f"{len(plan.problems)} file(s) do not load — run {ctx.cmd('validate')}")
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} {clean(chosen.node.title)}")
+        lines += carry_pick(ctx, plan, chosen, result["next"], agent)
     return Result(result, pick_hint(ctx.cmd, chosen, agent), lines)
 
 

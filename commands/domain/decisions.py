@@ -47,6 +47,7 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
         values: dict[str, Any] = {
             "status": Status.BLOCKED, "blocked_reason": f"Decision needed: {question}",
             "decision": {"question": question, "options": options, "asked_by": who, "asked": now}}
+        values.update(_keep_earlier(ctx, node_id, doc))
         if doc.get("status") != Status.BLOCKED:
             values["blocked_from"] = doc.get("status")
             values["blocked_since"] = now
@@ -61,6 +62,24 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
     return Result({"id": node_id, "question": question, "options": options, "status": Status.BLOCKED},
                   pick_hint(ctx.cmd, chosen, agent), lines,
                   Mutation("ask_decision", "ask", True, "blocked for a decision", change_list(node_id, changes)))
+
+
+MAX_DECISIONS = 50  # earlier decisions a node keeps: each ask journals the list, a journal line is bounded
+
+
+def _keep_earlier(ctx: Ctx, node_id: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """The node's decision history with its current decision appended, when it has one: a new
+    question never replaces an answer (nor an unanswered question) in the file."""
+    current = doc.get("decision")
+    if not isinstance(current, dict) or not current.get("question"):
+        return {}
+    earlier = doc.get("decisions")
+    earlier = plain(earlier) if isinstance(earlier, list) else []
+    if len(earlier) >= MAX_DECISIONS:
+        raise CommandError("too_many_decisions", f"{node_id} already keeps {MAX_DECISIONS} earlier decisions",
+                           fix(ctx.cmd("show", node_id), "read them; a person trims old ones by editing the node"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    return {"decisions": [*earlier, plain(current)]}
 
 
 def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:

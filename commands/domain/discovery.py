@@ -7,8 +7,9 @@ from typing import Any
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded, clean, fix, next_
 from leafwise.commands.core.hints import node_hint
 from leafwise.commands.core.progress import leaf_progress
-from leafwise.commands.core.views import MARKS, inherited_docs, message_lines, messages
+from leafwise.commands.core.views import MARKS, inherited_docs
 from leafwise.commands.domain.holds import live_claims
+from leafwise.commands.domain.messages import carry_history
 from leafwise.commands.domain.nodes import get_node
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.store import CLOSED, Node, Plan, journal
@@ -33,7 +34,6 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         progress={"done": done, "total": total, "percent": round(100 * done / total) if total else None},
         claim=claim.as_dict() if claim else None,
         history=history,
-        messages=messages(node),
         inherited_docs=inherited_docs(plan, node),
     )
     lines = [f"{node.id}  {clean(node.title)}", _field("status", f"{MARKS[node.status]} {node.status}")]
@@ -61,9 +61,9 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
             lines.append(f"    {i}. {clean(option, 500)}")
     if view["inherited_docs"]:
         lines.append(_field("docs above", ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])))
-    lines += message_lines(view["messages"])
+    lines += carry_history(ctx, plan, node, view, agent)
     shown = {"id", "title", "status", "parent", "release", "assignee", "blocked_reason", "summary", "trigger",
-             "depends_on", "tags", "docs", "diagrams", "created", "updated", "decision", "comments",
+             "depends_on", "tags", "docs", "diagrams", "created", "updated", "decision", "decisions", "comments",
              "blocked_from", "blocked_since"}
     for key, value in node.data.items():
         if key not in shown and value not in (None, [], {}):

@@ -21,6 +21,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.core import readiness
 from leafwise.commands.core.picker import order_key
 from leafwise.commands.core.views import inherited_docs
+from leafwise.commands.domain.messages import carry
 from leafwise.commands.domain.nodes import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
@@ -67,7 +68,8 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
     node = get_node(ctx, node_id, plan)
     node_id = node.id
     docs = read_docs(ctx, node_id)
-    lines: list[str] = []
+    task = {"id": node_id, "title": clean(node.title)}
+    lines = carry(ctx, plan, node, task, clean(agent, 80) if agent else None)  # the person's word first
     for item in docs:
         origin = f" (from {item['from']})" if item["from"] else ""
         lines.append(f"── {clean(item['path'])}{origin}" + (" (missing)" if item["missing"] else ""))
@@ -75,7 +77,8 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
         lines += item["text"].replace("\r\n", "\n").rstrip("\n").split("\n")
     if not docs:
         lines.append(f"{node_id} has no docs yet.")
-    return Result({"id": node_id, "docs": docs}, _after_reading(ctx, plan, node, bool(docs), agent), lines)
+    return Result({"id": node_id, "docs": docs, "task": task}, _after_reading(ctx, plan, node, bool(docs), agent),
+                  lines)
 
 
 def _after_reading(ctx: Ctx, plan: Plan, node: Node, has_docs: bool, agent: str | None) -> NextAction:

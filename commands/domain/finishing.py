@@ -21,6 +21,7 @@ from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.domain.claiming import next_view
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.holds import (
     conflict,
     guard_hold,
@@ -54,8 +55,10 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status == Status.DONE:
         chosen = pick_for(ctx, agent, plan)
-        return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": next_view(plan, chosen)},
-                      pick_hint(ctx.cmd, chosen, agent), [f"{node_id} is already done"],
+        view = next_view(plan, chosen)
+        lines = [f"{node_id} is already done"] + carry_pick(ctx, plan, chosen, view, agent)
+        return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": view},
+                      pick_hint(ctx.cmd, chosen, agent), lines,
                       Mutation("complete_task", "complete", False, "already done"))
     forced_line = ctx.cmd("complete", node_id, summary=summary, force=True)
     _refuse_unfinished(ctx, plan, node, agent, force, forced_line)
@@ -109,14 +112,16 @@ def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, c
     if was_blocked is not None:  # finishing it ends the block: say so, the reason leaves the task
         lines.append(f"  it was blocked ({clean(was_blocked or 'no reason', 200)}); the block is cleared")
     lines += [f"  warning: {w['message']}" for w in warnings]
+    view = next_view(plan, chosen)
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} “{clean(chosen.node.title)}”")
+        lines += carry_pick(ctx, plan, chosen, view, agent)
     hint = pick_hint(ctx.cmd, chosen, agent)
     if cycle is not None:  # the loop's ledger decides what comes next
         hint = next_(ctx.cmd("cycle tick", cycle.name), f"{node_id} belongs to cycle {cycle.name}")
     return Result(
         {"id": node_id, "status": Status.DONE, "summary": summary, "ancestors_before": snapshot,
-         "cascade": cascade, "next": next_view(plan, chosen), "warnings": warnings,
+         "cascade": cascade, "next": view, "warnings": warnings,
          "forced_from": forced_from},
         hint, lines,
         Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
