@@ -180,3 +180,54 @@ def test_delivery_is_per_agent(tmp_path):
     assert [a for a, _ in delivered(root, "T-1")] == ["A", "B"]
     assert run_cli("show", "T-1", "--agent", "B", "--json", cwd=root).json["result"]["messages"][0][
         "delivered_to"] == ["A", "B"]
+
+
+# --- over MCP: the real client against the real server process -------------------------------------------
+
+
+def mcp_session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    import os
+    import sys
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+                                   cwd=str(root), env={**env, **PERSON})
+
+    async def go():
+        async with Client(params, read_timeout_seconds=60) as client:
+            return [await client.call_tool(tool, arguments) for tool, arguments in calls]
+
+    return anyio.run(go)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(c.text for c in result.content if hasattr(c, "text"))
+
+
+def test_over_mcp_complete_task_and_get_doc_carry_the_words_once(tmp_path):
+    root = plan(tmp_path)
+    ask_then_take_other_work(root)
+    setup("decide", "T-1", "--option", "2", "--note", "keep compat", cwd=root)
+    setup("comment", "T-2", "--text", "not for T", cwd=root)  # words on another task stay there
+    done, doc_after = mcp_session(root, [
+        ("complete_task", {"node_id": "T-2", "summary": "done", "agent": "A"}),
+        ("get_doc", {"node_id": "T-1", "agent": "A"})])
+    assert not done.is_error, text_of(done)
+    env = done.structured_content
+    assert [m["text"] for m in env["result"]["next"]["messages"]] == ["B: keep — keep compat"]
+    assert "Ana's answer on T-1: “Keep the old API?” → B: keep — keep compat" in text_of(done)
+    assert_words_before_markers(text_of(done), "keep compat")
+    assert doc_after.structured_content["result"]["task"]["messages"] == []  # seen: not repeated
+    assert "keep compat" not in text_of(doc_after)
+    # a comment while A holds T: get_doc tells it once, in a new MCP session too
+    setup("comment", "T-1", "--text", "mind the mobile app", cwd=root)
+    [first] = mcp_session(root, [("get_doc", {"node_id": "T-1", "agent": "A"})])
+    [second] = mcp_session(root, [("get_doc", {"node_id": "T-1", "agent": "A"})])
+    assert [m["text"] for m in first.structured_content["result"]["task"]["messages"]] == ["mind the mobile app"]
+    assert "Ana's comment on T-1: mind the mobile app" in text_of(first)
+    assert second.structured_content["result"]["task"]["messages"] == []
+    assert "mind the mobile app" not in text_of(second)
