@@ -38,6 +38,9 @@ With `--json` (and over MCP) the same is in the envelope's `_next_action`.
   an improvement that applies later. `add` warns about near-duplicates.
 - Strategic questions are a person's: `leafwise ask ID "<question>" --option "A: …"
   --option "B: …"` blocks the node until someone decides.
+- A person's answer, unblock note or comment on your task comes once, in the text above the
+  `Next:` line ("Ana's answer on ID: …") and in the task's `messages` (`task` in next, start
+  and doc; `next` in complete and block): read it before the work, it may change the task.
 - Stuck or surprised? `leafwise diagnose ID` says why; `leafwise doctor` checks the setup.
 
 ## MCP
