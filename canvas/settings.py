@@ -3,17 +3,19 @@
 The file is `settings.json` in the person's config folder (`store.config_dirs.config_dir()`:
 `$LEAFWISE_CONFIG_DIR`, else where the platform keeps it, `~/.config/leafwise` on Linux);
 `LEAFWISE_SETTINGS` names another file, and the app takes an explicit path so tests never touch a
-real home folder.
+real home folder. It is read by `store/reader.py` (a regular file, no link, within the settings
+cap and depth); one that cannot be read gives the defaults and says why in `Settings.problem`,
+naming the file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from leafwise.store import atomic
+from leafwise.store import atomic, reader
 from leafwise.store.config_dirs import config_dir
 
 SETTINGS_ENV = "LEAFWISE_SETTINGS"
@@ -32,15 +34,18 @@ class Settings:
     theme: str | None = None
     hide_closed: bool = False
     attention: bool = True  # bell and desktop notification when an agent blocks or asks
+    problem: str | None = field(default=None, compare=False)  # why the file gave the defaults (not saved)
 
     @classmethod
     def read(cls, path: Path) -> Settings:
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
+            data = reader.read_json(path, reader.SETTINGS)
+        except FileNotFoundError:
             return cls()
+        except (OSError, ValueError) as exc:  # reader.Refused too: a link, a FIFO, too large, not JSON
+            return cls(problem=f"{path}: {exc} (the defaults are used)")
         if not isinstance(data, dict):
-            return cls()
+            return cls(problem=f"{path}: not a JSON object (the defaults are used)")
         theme = data.get("theme")
         return cls(theme=theme if isinstance(theme, str) else None,
                    hide_closed=bool(data.get("hide_closed", False)),
@@ -50,7 +55,8 @@ class Settings:
         """Save atomically; a read-only home only costs the memory of the choice."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic.replace(path, json.dumps(asdict(self), indent=1).encode())
+            saved = {k: v for k, v in asdict(self).items() if k != "problem"}
+            atomic.replace(path, json.dumps(saved, indent=1).encode())
             return True
         except OSError:
             return False

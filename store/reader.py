@@ -45,13 +45,15 @@ CLAIM = Kind("claim", 4 * KiB, 4)
 CYCLE = Kind("cycle file", 256 * KiB)
 LEDGER = Kind("cycle ledger", 64, 1)
 SETTINGS = Kind("settings", 4 * MiB, 8)  # the person's files too (trust.json, canvas settings)
-DOC = Kind("doc", MiB)
+DOC = Kind("doc", MiB)  # a node's doc: read, written from a file, and before and after the person's editor
 CODE = Kind("scanned code", 400_000)
 MANIFEST = Kind("package manifest", MiB, 64)
 CACHE = Kind("cache", 96 * MiB)
 POINTER = Kind("git pointer", 4 * KiB)  # `.git` files, `commondir`, id counters
 SYSTEM = Kind("system file", 64 * KiB)  # /proc
 OWN_DATA = Kind("Leafwise's own data", 16 * MiB, 8)  # files shipped with Leafwise (the lexicon)
+SCHEMA = Kind("JSON schema", 256 * KiB)  # the envelope's schema shipped in commands/ (6 KB today)
+UPDATES = Kind("updates file", 16 * MiB)  # bulk's updates (a file or stdin): a few thousand commands
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -19,7 +19,7 @@ from leafwise.canvas.bridge import Outcome, Request
 from leafwise.canvas.screens.dialogs import PickPrompt, TextPrompt
 from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.text import one_line
-from leafwise.store import CLOSED, Node
+from leafwise.store import CLOSED, Node, reader
 from textual.binding import Binding
 
 if TYPE_CHECKING:
@@ -205,9 +205,10 @@ class Editing:
         rel = node.docs[0] if node.docs else f"docs/{node.id}.md"
         try:
             path = state.plan.paths.inside(rel)
-            before = path.read_text() if path.is_file() else ""
-        except (OSError, ValueError) as exc:
-            self.app.notify(f"{node.id}'s doc cannot be read: {exc}", severity="error")
+            before = _read_doc(path)
+        except (OSError, ValueError) as exc:  # reader.Refused too: a link, a FIFO, over the doc cap
+            self.app.notify(f"{node.id}'s doc {rel} cannot be read: {exc}", title=f"Doc of {node.id}",
+                            severity="error")
             return
         start = before or f"# {one_line(node.title, 200)}\n\n"  # a new doc starts from its title
         with tempfile.TemporaryDirectory(prefix="leafwise-doc-") as folder:
@@ -219,7 +220,12 @@ class Editing:
             except Exception as exc:  # noqa: BLE001 - no terminal to hand over (a test, the web), no editor
                 self.app.notify(f"Could not open {editor}: {exc}", severity="error")
                 return
-            after = scratch.read_text()
+            try:
+                after = reader.read_text(scratch, reader.DOC)
+            except (OSError, ValueError) as exc:  # over the doc cap, or the editor left no regular file
+                self.app.notify(f"Not written: the edited doc cannot be read ({exc}); {rel} is as it was",
+                                title=f"Doc of {node.id}", severity="error")
+                return
         if after == start:  # discarded (`:q!`, an editor that fails), or saved as it was: nothing is written
             self.app.notify(f"No changes: {node.id}'s doc " + ("was not created" if not before else "is as it was"),
                             title=f"Doc of {node.id}", timeout=4)
@@ -231,3 +237,11 @@ class Editing:
             return
         self.app.run_request(Request("write-doc", {"node_id": node.id, "content": after},
                                      f"Doc of {node.id}", node.id, doc_before=before))
+
+
+def _read_doc(path: Path) -> str:
+    """A doc's text by the one reader ("" when it does not exist yet)."""
+    try:
+        return reader.read_text(path, reader.DOC)
+    except FileNotFoundError:
+        return ""

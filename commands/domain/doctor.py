@@ -7,7 +7,6 @@ each, with a fix (a leafwise command where one exists).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
 from leafwise.store import PlanNotFound, find_root
 from leafwise.store import claims as leases
+from leafwise.store import reader
 from leafwise.store.loader import PROJECT_KEY, cache_for
 from leafwise.store.paths import PLAN_DIR, PlanPaths
 from leafwise.store.writer import sweep_temp_files
@@ -27,9 +27,14 @@ SCHEMA_FILE = Path(__file__).parent.parent / "envelope.schema.json"  # commands/
 SUPPORTED_SCHEMA = 1  # the project.yaml `schema:` this version reads and writes
 
 
+def envelope_schema_text() -> str:
+    """The JSON Schema of the result envelope as shipped in commands/ (read by the one reader)."""
+    return reader.read_text(SCHEMA_FILE, reader.SCHEMA, strict=True)
+
+
 def envelope_schema() -> dict[str, Any]:
-    """The JSON Schema of the result envelope, shipped in commands/."""
-    return json.loads(SCHEMA_FILE.read_text())
+    """The JSON Schema of the result envelope, parsed."""
+    return reader.load_json(envelope_schema_text(), reader.SCHEMA)
 
 
 @dataclass(slots=True)
@@ -93,7 +98,10 @@ def _watcher_check() -> Check:
                      "pip install watchfiles")
     limit = Path("/proc/sys/fs/inotify/max_user_watches")
     if sys.platform.startswith("linux") and limit.is_file():
-        watches = int(limit.read_text().strip() or 0)
+        try:
+            watches = int(reader.read_text(limit, reader.SYSTEM).strip() or 0)
+        except (OSError, ValueError):  # reader.Refused too: the limit cannot be told
+            return Check("watcher", "ok", f"watchfiles {_version('watchfiles')} (inotify, limit unknown)")
         if watches < 1024:
             return Check("watcher", "warning", f"inotify allows only {watches} watches",
                          "sudo sysctl fs.inotify.max_user_watches=65536")
@@ -166,10 +174,7 @@ RECREATED = ("journal.jsonl", "claims", ".cache", ".locks")  # Leafwise makes th
 
 def _symlink_checks(paths: PlanPaths) -> list[Check]:
     """Every symbolic link in the plan folder (and the folder itself): Leafwise never writes through one."""
-    found: list[Path] = [paths.dir] if paths.dir.is_symlink() else []
-    for folder, dirs, files in os.walk(paths.dir):  # os.walk does not descend into linked folders
-        dirs[:] = [d for d in dirs if d != ".git"]
-        found += [Path(folder) / name for name in (*dirs, *files) if (Path(folder) / name).is_symlink()]
+    found: list[Path] = [paths.dir] if paths.dir.is_symlink() else _links_under(paths.dir)
     if not found:
         return [Check("symlinks", "ok", "no symbolic links in the plan folder")]
     checks = []
@@ -187,6 +192,25 @@ def _symlink_checks(paths: PlanPaths) -> list[Check]:
     if len(found) > 20:
         checks.append(Check("symlinks", "warning", f"and {len(found) - 20} more symbolic link(s)"))
     return checks
+
+
+def _links_under(top: Path, limit: int = 100_000) -> list[Path]:
+    """The symbolic links under `top`, looking at no more than `limit` entries: a linked folder is
+    listed, never entered. (`reader.walk` lists only regular files, so it cannot name links.)"""
+    found: list[Path] = []
+    stack, seen = [top], 0
+    while stack and seen < limit:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_symlink():
+                        found.append(Path(entry.path))
+                    elif entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+                        stack.append(Path(entry.path))
+        except OSError:
+            continue
+    return sorted(found)
 
 
 def doctor(ctx: Ctx) -> Result:

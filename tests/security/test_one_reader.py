@@ -19,17 +19,11 @@ READER = "store/reader.py"
 # Reads that do not go through the reader yet, in files whose owners are finishing other work:
 # to switch (the lead switches them when their owners finish). Each is (file, call) -> how many.
 TO_SWITCH: dict[tuple[str, str], int] = {
-    ("commands/domain/doctor.py", ".read_text"): 2,  # to switch: the JSON schema, inotify's limit
-    ("commands/domain/doctor.py", "json.loads"): 1,  # to switch: the JSON schema
-    ("commands/domain/doctor.py", "os.walk"): 1,  # to switch: reader.walk
     ("commands/domain/bulk.py", ".read_text"): 1,  # to switch: an updates file named by the caller
     ("commands/domain/bulk.py", "json.loads"): 2,  # to switch: the updates file (the argument is not a file)
     ("commands/domain/bulk.py", "json.load"): 1,  # to switch: stdin, bounded
     ("commands/domain/docs.py", ".read_text"): 2,  # to switch: a doc file to write from, the old doc
     ("commands/surfaces/mcp_server.py", ".read_text"): 1,  # to switch: the schema resource
-    ("canvas/settings.py", ".read_text"): 1,  # to switch: reader.read_json(SETTINGS)
-    ("canvas/settings.py", "json.loads"): 1,  # to switch: reader.read_json(SETTINGS)
-    ("canvas/screens/editing.py", ".read_text"): 2,  # to switch: the file before and after the editor
     ("canvas/demo/agent.py", "json.loads"): 1,  # to switch: a child's --json output (not a file)
 }
 # Calls the scan sees that read no file content: what they parse is Leafwise's own output.
