@@ -22,7 +22,6 @@ from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.domain.claiming import next_view
 from leafwise.commands.domain.comments import add_comment
 from leafwise.commands.domain.finishing import close_ancestors
-from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.holds import (
     conflict,
     guard_hold,
@@ -32,6 +31,7 @@ from leafwise.commands.domain.holds import (
     pick_lock,
     ttl_minutes,
 )
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.nodes import cascade_changes, change_list, get_node, patch, plain, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import Status
@@ -158,16 +158,18 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
     else:
         hint = next_(other, "the task is available again")
     gone = assigned[0] if assigned and not holder and changes.get("assignee") else None
-    lines = [f"Unblocked {node_id} → {status}" + (f" (back to {clean(holder, 80)}, at work on other tasks)" if holder else
-                                                   f" ({clean(gone, 80)} holds no lease now: any agent may take it)"
-                                                   if gone else "")
-             if listed else f"{node_id} was not blocked"]
-    if note and listed:
-        lines.append(f"  note for the agent: {note}")
+    lines = _unblocked_lines(node_id, status, holder, gone, note) if listed else [f"{node_id} was not blocked"]
     return Result({"id": node_id, "status": status, "changes": listed, "note": note if listed else None}, hint,
                   lines,
                   Mutation("unblock_task", "unblock", bool(listed),
                            "unblocked" if listed else "not blocked; nothing to do", listed))
+
+
+def _unblocked_lines(node_id: str, status: str, holder: str | None, gone: str | None, note: str | None) -> list[str]:
+    """What unblock says: where the task went (to whom, or why to the pool), and the note."""
+    where = (f" (back to {clean(holder, 80)}, at work on other tasks)" if holder else
+             f" ({clean(gone, 80)} holds no lease now: any agent may take it)" if gone else "")
+    return [f"Unblocked {node_id} → {status}{where}"] + ([f"  note for the agent: {note}"] if note else [])
 
 
 def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:

@@ -21,7 +21,6 @@ from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.domain.claiming import next_view
-from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.holds import (
     conflict,
     guard_hold,
@@ -32,6 +31,7 @@ from leafwise.commands.domain.holds import (
     pick_lock,
     unreadable_parents,
 )
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.nodes import cascade_changes, change_list, get_node, patch, record, set_fields, write
 from leafwise.commands.domain.validation import require_valid_for
 from leafwise.commands.registry import Ctx
