@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -24,7 +23,7 @@ from leafwise.commands.core.views import inherited_docs
 from leafwise.commands.domain.messages import carry
 from leafwise.commands.domain.nodes import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store import CLOSED, Node, Plan, Status, reader
 from leafwise.store.loader import read_bounded
 from leafwise.store.paths import PLAN_DIR, UnsafePath
 from leafwise.store.writer import write_text
@@ -62,7 +61,7 @@ def _next_leaf(plan: Plan, node: Node) -> Node | None:
 def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = None) -> Result:
     """`doc`: the node's docs, then its ancestors' (or, with `write` a file or `-`, replace its own doc)."""
     if write is not None:
-        text = sys.stdin.read() if write == "-" else _read_file(ctx, node_id, write)
+        text = _read_stdin(ctx, node_id) if write == "-" else _read_file(ctx, node_id, write)
         return write_doc(ctx, node_id, text)
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
@@ -105,12 +104,26 @@ def _after_reading(ctx: Ctx, plan: Plan, node: Node, has_docs: bool, agent: str 
 
 
 def _read_file(ctx: Ctx, node_id: str, name: str) -> str:
+    """The text of the file the caller names, by the one reader (a regular file, within the doc cap)."""
     try:
-        return Path(name).read_text()
-    except OSError as exc:
-        raise CommandError("unreadable_input", f"cannot read {name}: {exc.strerror}",
+        return reader.read_text(name, reader.DOC)
+    except (OSError, reader.Refused) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CommandError("unreadable_input", f"cannot read {name}: {why}",
                            fix(ctx.cmd("doc", node_id, write="-"), "pipe the text on stdin instead"),
                            exit_code=EXIT_USAGE, category="usage") from exc
+
+
+def _read_stdin(ctx: Ctx, node_id: str) -> str:
+    """Standard input, at most the doc cap (one byte past it says it is too large)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    raw = stream.read(reader.DOC.cap + 1) if stream is not None else \
+        sys.stdin.read(reader.DOC.cap + 1).encode("utf-8", "surrogateescape")
+    if len(raw) > reader.DOC.cap:
+        raise CommandError("doc_too_large", f"the doc on standard input is over {reader.DOC.cap:,} bytes",
+                           fix(ctx.cmd("doc", node_id, write="-"), "split it into smaller docs"),
+                           exit_code=EXIT_USAGE, category="usage")
+    return reader.decode(raw)
 
 
 def write_doc(ctx: Ctx, node_id: str, content: str) -> Result:
@@ -127,13 +140,13 @@ def write_doc(ctx: Ctx, node_id: str, content: str) -> Result:
         from leafwise.commands.domain.cycle_gates import check_paths
 
         check_paths(ctx, [path])
-    old = path.read_text() if path.is_file() else None
+    existed = path.is_file()  # whether this write creates the doc or replaces it: its text is not needed
     write_text(path, content if content.endswith("\n") else content + "\n")
     linked = {}
     if not node.docs:
         linked = write(ctx, node, lambda d: set_fields(d, {"docs": [rel]}))
     record(ctx, "doc", node_id, linked, path=rel)
-    changes = [{"id": node_id, "file": f"{PLAN_DIR}/{rel}", "op": "create" if old is None else "replace"}]
+    changes = [{"id": node_id, "file": f"{PLAN_DIR}/{rel}", "op": "replace" if existed else "create"}]
     return Result({"id": node_id, "path": rel, "linked": bool(linked), "chars": len(content)},
                   next_(ctx.cmd("doc", node_id), "read it back"),
                   [f"Wrote {PLAN_DIR}/{rel}" + (" and linked it" if linked else "")],

@@ -22,7 +22,6 @@ TO_SWITCH: dict[tuple[str, str], int] = {
     ("commands/domain/bulk.py", ".read_text"): 1,  # to switch: an updates file named by the caller
     ("commands/domain/bulk.py", "json.loads"): 2,  # to switch: the updates file (the argument is not a file)
     ("commands/domain/bulk.py", "json.load"): 1,  # to switch: stdin, bounded
-    ("commands/domain/docs.py", ".read_text"): 2,  # to switch: a doc file to write from, the old doc
     ("commands/surfaces/mcp_server.py", ".read_text"): 1,  # to switch: the schema resource
     ("canvas/demo/agent.py", "json.loads"): 1,  # to switch: a child's --json output (not a file)
 }
