@@ -144,7 +144,7 @@ def _command(index: Index, cmd: str) -> CheckResult:
 
     if not trust.is_trusted(index.root, cmd):  # the consent gate: nothing from a plan file runs unasked
         key = trust.short(trust.digest(index.root, cmd))
-        return CheckResult("command", cmd, False, snippet=f"{NOT_TRUSTED} (leafwise trust --allow {key})")
+        return CheckResult("command", cmd, False, snippet=f"{NOT_TRUSTED}: a person approves it first (leafwise trust; hash {key})")
     try:
         proc = subprocess.run(cmd, shell=True, cwd=index.root, capture_output=True, text=True,
                               timeout=COMMAND_TIMEOUT)

@@ -42,9 +42,8 @@ EXTRA: dict[str, list[str]] = {
     "cycle start": ["--max-iterations", "2", "--token-cap", "100"],  # --verify: the marker (see cli_args)
 }
 MCP_ONLY: dict[str, dict[str, Any]] = {"bulk": {"updates": "[]"}}
-# Commands whose body still names the approving line from a file another change owns: their hints are
-# checked here, their whole answer by the strict xfail below (test_reconcile_evidence_...).
-KNOWN_GAPS = {"reconcile"}
+# Commands whose body may name the approving line: their hints only are checked here (none left).
+KNOWN_GAPS: set[str] = set()
 
 
 def hostile_plan(root: Path, marks: Path) -> Path:
@@ -318,8 +317,6 @@ def test_trust_allow_on_a_terminal_shows_the_exact_commands_and_asks(tmp_path, e
 
 # --- gaps in files other helpers own (see the reasons) -----------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="open: commands/reconcile/checks.py writes '(leafwise trust --allow KEY)' "
-                                       "into a check's detail (reconcile --json, MCP reconcile)")
 def test_reconcile_evidence_never_carries_the_approving_line(tmp_path, env):
     root = hostile_plan(tmp_path / "plan", tmp_path / "marks")
     res = run_cli("reconcile", "--json", cwd=root, env=env)
