@@ -54,6 +54,9 @@ SYSTEM = Kind("system file", 64 * KiB)  # /proc
 OWN_DATA = Kind("Leafwise's own data", 16 * MiB, 8)  # files shipped with Leafwise (the lexicon)
 SCHEMA = Kind("JSON schema", 256 * KiB)  # the envelope's schema shipped in commands/ (6 KB today)
 UPDATES = Kind("updates file", 16 * MiB)  # bulk's updates (a file or stdin): a few thousand commands
+# Not a file: the `--json` answer of a Leafwise child process (the demo agent's CLI calls). Our own
+# output, but parsed with the same size and depth caps, so a runaway answer is an error, not a crash.
+ANSWER = Kind("command's answer", 64 * MiB, 64)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -16,7 +16,6 @@ the other end, so the agent ends with the canvas however the canvas ends
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shlex
@@ -26,6 +25,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from leafwise.store import reader
 
 SUMMARIES = (
     "Implemented {t} with unit tests for the happy path and the two obvious edge cases.",
@@ -77,9 +78,11 @@ class DemoAgent:
                               cwd=self.root, capture_output=True, text=True, timeout=120,
                               stdin=subprocess.DEVNULL,
                               env={**os.environ, "LEAFWISE_AGENT": self.agent})  # the journal names it
-        try:
-            env = json.loads(proc.stdout)
-        except ValueError:
+        try:  # our own CLI's answer, parsed within the reader's caps for one (reader.ANSWER)
+            env = reader.load_json(proc.stdout, reader.ANSWER)
+            if not isinstance(env, dict):
+                raise ValueError("not an envelope")
+        except ValueError:  # reader.Refused too
             env = {"status": "error", "error": {"message": (proc.stderr or proc.stdout).strip()[:300]},
                    "_next_action": {"marker": "fix", "command": None}}
         status = env.get("status")

@@ -23,7 +23,6 @@ TO_SWITCH: dict[tuple[str, str], int] = {
     ("commands/domain/bulk.py", "json.loads"): 2,  # to switch: the updates file (the argument is not a file)
     ("commands/domain/bulk.py", "json.load"): 1,  # to switch: stdin, bounded
     ("commands/surfaces/mcp_server.py", ".read_text"): 1,  # to switch: the schema resource
-    ("canvas/demo/agent.py", "json.loads"): 1,  # to switch: a child's --json output (not a file)
 }
 # Calls the scan sees that read no file content: what they parse is Leafwise's own output.
 NOT_FILE_CONTENT: dict[tuple[str, str], int] = {
