@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, fix, next_
 from leafwise.commands.registry import Ctx, help_line, load_word
 from leafwise.commands.runner import execute
-from leafwise.store import Status
+from leafwise.store import Status, reader
 
 # An update names a command, or a status that maps to one.
 STATUS_COMMANDS = {Status.DONE: "complete", Status.BLOCKED: "block", Status.CANCELLED: "cancel",
@@ -35,18 +34,30 @@ def _to_call(update: Any) -> tuple[str, dict[str, Any]]:
     return name, args
 
 
+def _stdin() -> bytes:
+    """Standard input, at most one byte past the updates cap (which `load_json` then refuses)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        return stream.read(reader.UPDATES.cap + 1)
+    return sys.stdin.read(reader.UPDATES.cap + 1).encode("utf-8", "surrogateescape")
+
+
 def _load(ctx: Ctx, source: str | None, updates: Any) -> list[Any]:
+    """The updates, from the argument, stdin (`-`) or a file, each parsed within the reader's caps
+    for an updates file (`reader.UPDATES`: size and depth), the file read by the one reader."""
+    where = "the updates" if updates is not None or source in (None, "-") else f"the updates in {source}"
     try:
         if updates is not None:
-            data = json.loads(updates) if isinstance(updates, str) else updates
+            data = reader.load_json(updates, reader.UPDATES) if isinstance(updates, str) else updates
         elif source == "-":
-            data = json.load(sys.stdin)
+            data = reader.load_json(_stdin(), reader.UPDATES)
         elif source:
-            data = json.loads(Path(source).read_text())
+            data = reader.read_json(source, reader.UPDATES)
         else:
             raise ValueError("give a FILE, - for stdin, or updates")
-    except (OSError, ValueError) as exc:
-        raise CommandError("bad_bulk_input", f"cannot read the updates: {exc}",
+    except (OSError, ValueError) as exc:  # reader.Refused too: a link, a FIFO, too large, too deep
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CommandError("bad_bulk_input", f"cannot read {where}: {why}",
                            fix(help_line("bulk", root=ctx.root), f"a JSON list like {EXAMPLE}"),
                            exit_code=EXIT_USAGE, category="usage") from exc
     if not isinstance(data, list):

@@ -19,9 +19,6 @@ READER = "store/reader.py"
 # Reads that do not go through the reader yet, in files whose owners are finishing other work:
 # to switch (the lead switches them when their owners finish). Each is (file, call) -> how many.
 TO_SWITCH: dict[tuple[str, str], int] = {
-    ("commands/domain/bulk.py", ".read_text"): 1,  # to switch: an updates file named by the caller
-    ("commands/domain/bulk.py", "json.loads"): 2,  # to switch: the updates file (the argument is not a file)
-    ("commands/domain/bulk.py", "json.load"): 1,  # to switch: stdin, bounded
     ("commands/surfaces/mcp_server.py", ".read_text"): 1,  # to switch: the schema resource
 }
 # Calls the scan sees that read no file content: what they parse is Leafwise's own output.
