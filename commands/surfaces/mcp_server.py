@@ -253,7 +253,7 @@ NODE_DOCS = re.compile(r"leafwise://nodes/([^/]+)/docs")
 
 def _resource(session: Session, uri: str) -> tuple[str, str]:
     """(text, mime type) of a resource; MCPError for a uri that names none."""
-    from leafwise.commands.domain.doctor import SCHEMA_FILE
+    from leafwise.commands.domain.doctor import envelope_schema_text
     from leafwise.commands.domain.guide import GUIDE
 
     mime = {u: m for u, _n, m, _d in RESOURCES}
@@ -262,7 +262,7 @@ def _resource(session: Session, uri: str) -> tuple[str, str]:
     if uri == "leafwise://agent-guide":
         return GUIDE, mime[uri]
     if uri == "leafwise://schema/envelope":
-        return SCHEMA_FILE.read_text(), mime[uri]
+        return envelope_schema_text(), mime[uri]  # by the one reader
     if match := NODE_DOCS.fullmatch(uri):
         return _read_docs(session, unquote(match.group(1))), mime["leafwise://nodes/{node_id}/docs"]
     raise MCPError(INVALID_PARAMS, f"no resource {uri!r}", {"uri": uri})
