@@ -254,7 +254,7 @@ EVENT_WORDS: dict[str, tuple[str, str | None]] = {
     "comment": ("commented", "text"), "heartbeat": ("heartbeat", None), "unclaim": ("released the claim", "why"),
     "doc": ("wrote", "path"), "renumber": ("renumbered", None), "repair": ("repaired", "repair"),
     "reconcile": ("reconcile", "decision"), "release add": ("added a release", "release"),
-    "init": ("created the plan", None),
+    "init": ("created the plan", None), "delivered": ("read the person's words", None),
 }
 SEPARATOR = {"complete": " —", "unblock": " —", "doc": ""}  # between the verb and its quoted text; else ":"
 STATUS_SAID = {"add", "start", "complete", "block", "unblock", "cancel", "ask", "decide"}  # the verb says it
