@@ -19,6 +19,7 @@ from typing import Any
 
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
+    EXIT_FAILURE,
     EXIT_NOT_FOUND,
     EXIT_USAGE,
     CommandError,
@@ -28,6 +29,7 @@ from leafwise.commands.contract import (
     fix,
     next_,
     placeholder,
+    wait,
 )
 from leafwise.commands.domain.cycle_gates import check_paths, off_limits_for
 from leafwise.commands.domain.finishing import complete
@@ -47,7 +49,7 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
               min_confidence: float | None = None, limit: int | None = None, explain: bool = False,
               reject: str | None = None, close: str | None = None, note: str | None = None) -> Result:
     """Suggest the draft leaves that shipped (and with `apply` close them), or take a person's decision."""
-    from leafwise.commands.reconcile.engine import draft_leaves, suggest
+    from leafwise.commands.reconcile.engine import draft_leaves
 
     if reject or close:
         return _decide(ctx, reject, close, note, apply)
@@ -65,7 +67,7 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
                            exit_code=EXIT_USAGE, category="usage")
     limit = DEFAULT_LIMIT if limit is None or limit <= 0 else limit
     off_limits = _off_limits(ctx)
-    report = suggest(plan, draft_leaves(plan, node, release), off_limits, explain=explain)
+    report = scanned(ctx, [n.id for n in draft_leaves(plan, node, release)], off_limits, explain)
     for s in report.suggestions:
         s.setdefault("reason", reason_of(s))
     rejected = [_rejected_view(s, plan.nodes[s["id"]].data[REJECTED_KEY]) for s in report.suggestions
@@ -97,6 +99,33 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
               else "suggestions only; nothing written without --apply")
     return Result(result, hint, lines, Mutation("reconcile", "apply" if apply else "suggest",
                                                 bool(changes), reason, changes))
+
+
+SCAN_WAITS = {
+    "deadline": "a person narrows the scan (reconcile --node ID) or raises its deadline (LEAFWISE_RECONCILE_DEADLINE)",
+    "stopped": "a person runs reconcile again (it was stopped before it finished)",
+    "failed": "a person looks at why reconcile's scan of the code failed",
+}
+
+
+def scanned(ctx: Ctx, node_ids: list[str], off_limits: list[str], explain: bool = False):
+    """The engine's report for `node_ids`, from a child process with a deadline (`reconcile/worker.py`):
+    the code it reads is a clone author's, and must never freeze the canvas or the MCP server."""
+    from leafwise.commands.reconcile.worker import ScanStopped, deadline, scan
+
+    try:
+        return scan(str(ctx.paths().repo), node_ids, off_limits, explain)
+    except ScanStopped as exc:
+        code = {"deadline": "reconcile_deadline", "stopped": "reconcile_stopped"}.get(exc.why, "reconcile_failed")
+        where = (f"; a person sets it with LEAFWISE_RECONCILE_DEADLINE (seconds, now {deadline():g})"
+                 if exc.why == "deadline" else "")
+        raise CommandError(
+            code, f"reconcile wrote nothing: {exc.detail}{where}",
+            wait(SCAN_WAITS.get(exc.why, SCAN_WAITS["failed"]), "the plan is unchanged; other work goes on",
+                 or_=ctx.cmd("next")),
+            exit_code=EXIT_FAILURE, category="io", source=("plan", None),
+            details={"why": exc.why, "seconds": round(exc.seconds, 3), "deadline_s": deadline()},
+        ) from None
 
 
 def evidence_hash(evidence: list[dict[str, Any]]) -> str:
@@ -149,8 +178,6 @@ def _decide(ctx: Ctx, reject: str | None, close: str | None, note: str | None, a
 
 def _one_suggestion(ctx: Ctx, node_id: str) -> dict[str, Any]:
     """The suggestion for one draft leaf; an error when there is none to decide on."""
-    from leafwise.commands.reconcile.engine import draft_leaves, suggest
-
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     if node.status != Status.DRAFT or node.children:
@@ -158,7 +185,7 @@ def _one_suggestion(ctx: Ctx, node_id: str) -> dict[str, Any]:
                            + (" with children" if node.children else "") + ": reconcile decides on draft leaves",
                            fix(ctx.cmd("show", node.id), "look at the node"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
-    found = suggest(plan, draft_leaves(plan, node.id), _off_limits(ctx)).suggestions[0]
+    found = scanned(ctx, [node.id], _off_limits(ctx)).suggestions[0]
     found.setdefault("reason", reason_of(found))
     if found["verdict"] == "none":
         raise CommandError("no_suggestion", f"reconcile suggests nothing for {node.id}: {found['reason']}",
