@@ -116,9 +116,12 @@ def mistakes(command: Command, given: dict[str, Any], surface: Surface,
 
 def again(command: Command, cmd: CommandLine, right: dict[str, Any], wrong: Collection[str] = ()) -> str:
     """The call again: the arguments that were right (but those in `wrong`), and a placeholder for each
-    required one that is missing and each in `wrong`."""
+    required one that is missing and each in `wrong`; never a person's own act (`Param.person_only`:
+    trust's approving), which the person types again themselves."""
     args: dict[str, Any] = {}
     for p in command.params:
+        if p.person_only:
+            continue
         if p.name in right and p.name not in wrong:
             args[p.name] = right[p.name]
         elif (p.required or p.name in wrong) and p.type is not bool:

@@ -6,6 +6,7 @@ the contract tests are all generated from `REGISTRY`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ class Param:
     flag: str | None = None  # CLI spelling when not --name-with-dashes
     cli_only: bool = False  # reads a file or stdin: not offered as an MCP tool argument
     mcp_only: bool = False  # inline data that the CLI takes from a file instead
+    person_only: bool = False  # a person's own act (trust's approving): no hint ever spells it
+
 
     @property
     def cli_flag(self) -> str:
@@ -110,10 +113,30 @@ def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating
     def register(fn: Callable[..., Result]) -> Callable[..., Result]:
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")
-        REGISTRY[name] = Command(name, summary, fn, params, mutating, tool, **extra)
+        REGISTRY[name] = Command(name, summary, _answering(fn, any(p.name == "agent" for p in params)),
+                                 params, mutating, tool, **extra)
         return fn
 
     return register
+
+
+def _answering(fn: Callable[..., Result], takes_agent: bool) -> Callable[..., Result]:
+    """The registry's handler: `fn` with `Ctx.caller` set to the agent the call names (the rule of
+    `Ctx.answers`) while it runs, so every hint it builds carries that agent. A command run inside an
+    agent's call (bulk's updates) is that agent's unless it names another."""
+
+    @functools.wraps(fn)
+    def run(ctx: Ctx, /, **arguments: Any) -> Result:
+        outer = ctx.caller
+        if takes_agent and outer and not arguments.get("agent"):
+            arguments["agent"] = outer
+        ctx.caller = ctx.answers(arguments.get("agent") if takes_agent else None) or outer
+        try:
+            return fn(ctx, **arguments)
+        finally:
+            ctx.caller = outer
+
+    return run
 
 
 def load_all() -> dict[str, Command]:
@@ -151,6 +174,10 @@ def _hint_params(name: str) -> tuple[Param, ...]:
                  for p, kind, flag, multiple in PARAMS[name])
 
 
+def _unnamed(agent: Any) -> bool:
+    return agent is None or agent == "" or (isinstance(agent, Placeholder) and agent.name == "agent")
+
+
 def _is_command(name: str) -> bool:
     from leafwise.commands.command_params import PARAMS
 
@@ -182,6 +209,9 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
     unknown = sorted(set(given) - {p.name for p in params})
     if unknown:
         raise ValueError(f"{name} has no argument {unknown[0]!r}")
+    own = [p.name for p in params if p.person_only and given.get(p.name) not in (None, False, (), [])]
+    if own:  # a hint is followed by agents: a person's own act is never spelled for them
+        raise ValueError(f"{name}: {own[0]} is a person's own act, never a hint")
     heads: list[str] = []
     flags: list[str] = []
     dashed = False
@@ -208,6 +238,15 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
     return " ".join(["leafwise", name, *heads, *flags, *tail])
 
 
+# Commands a hint names as a person's step ("after a person runs leafwise unblock X"): the calling
+# agent is not written into them, it is not the one to run them.
+PERSON_STEPS = frozenset({"decide", "unblock", "trust"})
+# What `Ctx.cmd` gives for a `--force` line in an answer to an agent: words, not a command line, so a
+# message still reads ("a person may complete it anyway (a person's override)") and one put in a
+# Next/Or/Fix slot fails the hint-line contract tests (tests/contract/test_agent_in_hints.py).
+PERSON_OVERRIDE = "a person's override"
+
+
 def help_line(name: str, /, *, root: str | None = None) -> str:
     """The help line of command `name` (`leafwise <name> [--root ...] --help`): --help is click's, no
     registry param, so it follows the line the builder makes."""
@@ -231,7 +270,8 @@ class Ctx:
 
     root: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
-    actor: str | None = None
+    actor: str | None = None  # the surface's actor: the person in the canvas
+    caller: str | None = None  # the agent this call's answer is for (set by the registry); None: a person
     clock: Callable[[], datetime] = utc_now
     _paths: PlanPaths | None = None
     _plan: Plan | None = None
@@ -276,8 +316,14 @@ class Ctx:
         return self._plan
 
     def who(self, agent: str | None = None) -> str:
-        """Who acts: the agent named on the call, else the surface's actor, else the person."""
-        return agent or self.actor or os.environ.get("LEAFWISE_AGENT") or person_name(self.cwd)
+        """Who acts: the agent named, else the agent of the call, else the surface's actor, else the person."""
+        return agent or self.caller or self.actor or os.environ.get("LEAFWISE_AGENT") or person_name(self.cwd)
+
+    def answers(self, agent: str | None) -> str | None:
+        """The agent a call naming `agent` answers (None: a person): the agent named, else the one in
+        LEAFWISE_AGENT; never the surface's own actor (the canvas names the person there)."""
+        named = clean(agent, 80) if agent else (os.environ.get("LEAFWISE_AGENT") or "").strip() or None
+        return named if named and named != self.actor else None
 
     def person(self) -> str:
         """The person at the keyboard (for --force, decide, comment…): see `person_name`."""
@@ -287,9 +333,19 @@ class Ctx:
         """A hint's full command line (`contract.CommandLine`), built by `command_line` from the
         registry entry of command `name`, carrying --root when the caller gave it.
 
+        In an answer to an agent (`caller`) the line is the agent's: a command that takes an agent
+        carries the caller where the hint names none (or only `<agent>`), but a person's step
+        (`PERSON_STEPS`); a hint that names another agent (a task's holder) keeps it. A `--force` line
+        is a person's: to an agent it is `PERSON_OVERRIDE`, never the line.
+
         The one-string form (`ctx.cmd("complete SHOP-7 --summary ...")`, no arguments) is still read
         as the words after `leafwise`, until every caller passes typed arguments."""
         if positional or args or _is_command(name):
+            if self.caller and args.get("force") is True:
+                return PERSON_OVERRIDE
+            if self.caller and name not in PERSON_STEPS and _unnamed(args.get("agent")) \
+                    and any(p.name == "agent" for p in _hint_params(name)):
+                args["agent"] = self.caller
             return command_line(name, *positional, root=self.root, **args)
         line = f"leafwise {name}"
         if self.root:

@@ -323,8 +323,6 @@ def test_reconcile_evidence_never_carries_the_approving_line(tmp_path, env):
     assert not approving(res.stdout + res.stderr), res.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="open: a usage error's Fix repeats the call (commands/arguments.py "
-                                       "`again`), approving arguments included")
 def test_a_usage_error_never_echoes_the_approving_line(tmp_path, env):
     root = hostile_plan(tmp_path / "plan", tmp_path / "marks")
     res = run_cli("trust", "--allow", "0123456789abcdef", "--bogus", cwd=root, env=env)
