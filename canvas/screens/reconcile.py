@@ -109,8 +109,17 @@ class ReconcileScreen(ViewScreen):
 
     @work(thread=True, exclusive=True, group="reconcile")
     def _run(self) -> None:
+        # The scan is a child process (commands/reconcile/worker.py): this thread only waits on it, so
+        # the person's keys go on working, and its deadline or `on_unmount` ends the wait.
         outcome = bridge.run(self.app.paths.repo, Request(COMMAND, {}, "Reconcile"))
-        self.app.call_from_thread(self._ran, outcome)
+        if self.app.is_running:
+            self.app.call_from_thread(self._ran, outcome)
+
+    def on_unmount(self) -> None:
+        """The canvas closes: a scan still reading code must not keep the process alive to its deadline."""
+        from leafwise.commands.reconcile.worker import stop_all
+
+        stop_all()
 
     def _ran(self, outcome: bridge.Outcome) -> None:
         listing = self.query_one("#reconcile-list", OptionList)

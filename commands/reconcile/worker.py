@@ -2,11 +2,11 @@
 
 The scan reads code a clone's author wrote: one pathological file, one slow matcher, one huge tree
 must never freeze the process that asked (the canvas a person keeps open, the MCP server other
-agents call). So `scan` starts a fresh interpreter (multiprocessing's spawn: no inherited threads,
-locks or file descriptors but the result pipe), which makes itself a process group leader, loads
-the plan, runs `engine.suggest` and sends back the report as JSON. The caller only waits on the
-pipe, holding no lock and no GIL, and kills the whole group (approved `done_when` commands
-included) when the deadline passes or the person leaves (`stop_all`).
+agents call). So `scan` starts this Python on this module (`python -m`, in a session of its own, its
+stdin the request and its stdout the report as JSON, never the person's terminal), which loads the
+plan and runs `engine.suggest`. The caller only waits on the pipes, holding no lock and no GIL, and
+kills the child's whole process group (approved `done_when` commands included) when the deadline
+passes or the person leaves (`stop_all`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import json
 import math
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import asdict
@@ -28,6 +30,7 @@ DEADLINE_ENV = "LEAFWISE_RECONCILE_DEADLINE"
 # process that waits is the real one. Read only in the child; an environment is the person's, never a plan's.
 DELAY_ENV = "LEAFWISE_RECONCILE_WORKER_DELAY"
 ANSWER = reader.Kind("reconcile worker's answer", 256 * reader.MiB, 64)
+REQUEST = reader.Kind("reconcile worker's request", 16 * reader.MiB, 8)
 POLL = 0.1  # how often the waiting thread looks at the clock and at `stop_all`
 
 
@@ -41,7 +44,7 @@ class ScanStopped(Exception):
         self.seconds = seconds
 
 
-_live: set[Any] = set()  # the children still scanning, for stop_all
+_live: dict[int, subprocess.Popen] = {}  # the children still scanning, for stop_all
 _lock = threading.Lock()
 _stopping: set[int] = set()  # pids stop_all killed: their waiters answer "stopped", not "failed"
 
@@ -61,95 +64,106 @@ def scan(repo: str, node_ids: list[str], off_limits: list[str], explain: bool = 
     """`engine.suggest` for `node_ids` of the plan at `repo`, run in a child; its `Report`.
 
     Raises ScanStopped when the child passes `limit_s` (default: `deadline()`), is stopped by
-    `stop_all`, or dies without an answer.
+    `stop_all`, or ends without an answer.
     """
-    import multiprocessing
-
     from leafwise.commands.reconcile.engine import Report
 
     limit = deadline() if limit_s is None else limit_s
-    context = multiprocessing.get_context("spawn")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(send, repo, node_ids, off_limits, explain),
-                            name="leafwise-reconcile", daemon=True)
+    request = json.dumps({"repo": repo, "nodes": node_ids, "off_limits": off_limits, "explain": explain})
     started = time.monotonic()
-    child.start()
-    send.close()  # ours is the reading end: EOF once the child exits
+    child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
     with _lock:
-        _live.add(child)
+        _live[child.pid] = child
     try:
-        raw = _wait(receive, child, started, limit)
+        out, err = _wait(child, request.encode(), started, limit)
     finally:
         with _lock:
-            _live.discard(child)
-        receive.close()
+            _live.pop(child.pid, None)
         _kill(child)
     try:
-        answer = reader.load_json(raw, ANSWER)
+        answer = reader.load_json(out, ANSWER)
     except reader.Refused as exc:
-        raise ScanStopped("failed", f"the scan's answer could not be read: {exc}", time.monotonic() - started) from None
+        raise ScanStopped("failed", f"the scan's answer could not be read: {exc}; {_tail(err)}",
+                          time.monotonic() - started) from None
     if "error" in answer:
         raise ScanStopped("failed", str(answer["error"]), time.monotonic() - started)
     return Report(**answer["report"])
 
 
-def _wait(receive, child, started: float, limit: float) -> bytes:
+def _wait(child: subprocess.Popen, request: bytes | None, started: float, limit: float) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of the child once it exits; ScanStopped at the deadline or on `stop_all`."""
     while True:
         left = limit - (time.monotonic() - started)
         if left <= 0:
             raise ScanStopped("deadline", f"the scan passed its deadline of {limit:g} s and was stopped", limit)
-        if receive.poll(min(POLL, left)):
-            try:
-                return receive.recv_bytes(ANSWER.cap)
-            except (EOFError, OSError):
-                break  # the child exited without an answer (killed, crashed, out of memory)
-        if not child.is_alive() and not receive.poll(0):
+        try:
+            out, err = child.communicate(request, timeout=min(POLL, left))
             break
+        except subprocess.TimeoutExpired:
+            request = None  # sent already; a retry never loses output
     seconds = time.monotonic() - started
     with _lock:
         stopped = child.pid in _stopping
         _stopping.discard(child.pid)
     if stopped:
         raise ScanStopped("stopped", "the scan was stopped before it finished", seconds)
-    raise ScanStopped("failed", f"the scan process ended without an answer (exit code {child.exitcode})", seconds)
+    if child.returncode != 0 and not out:
+        raise ScanStopped("failed", f"the scan process ended without an answer (exit code {child.returncode}); "
+                          f"{_tail(err)}", seconds)
+    return out, err
 
 
-def _kill(child) -> None:
-    """The child's whole process group (it leads one), then the child itself; reaped."""
-    if child.pid is not None and child.exitcode is None:
+def _tail(err: bytes) -> str:
+    text = err.decode("utf-8", "replace").strip().splitlines()
+    return text[-1][:300] if text else "nothing on its stderr"
+
+
+def _signal(child: subprocess.Popen) -> None:
+    """SIGKILL to the child's whole process group (it leads one), else to the child itself."""
+    if child.poll() is None:
         try:
             os.killpg(child.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             child.kill()
-    child.join(5)
+
+
+def _kill(child: subprocess.Popen) -> None:
+    """The child and its group killed, and reaped (by the thread that waits on it)."""
+    _signal(child)
+    try:
+        child.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        pass
 
 
 def running() -> list[int]:
     """The process ids of the scans this process is waiting on."""
     with _lock:
-        return [c.pid for c in _live if c.pid is not None]
+        return list(_live)
 
 
 def stop_all() -> int:
     """Stop every scan this process is waiting on (the person left the reconcile view, or the canvas
     quits): each waiter answers at once with ScanStopped("stopped"). How many were stopped."""
     with _lock:
-        children = list(_live)
-        _stopping.update(c.pid for c in children if c.pid is not None)
+        children = list(_live.values())
+        _stopping.update(c.pid for c in children)
     for child in children:
-        _kill(child)
+        _signal(child)  # its own waiter reaps it: two threads never read one child's pipes
     return len(children)
 
 
-def _child(send, repo: str, node_ids: list[str], off_limits: list[str], explain: bool) -> None:
-    """In the child: lead a process group (so the deadline kills what the scan starts), scan, answer."""
-    os.setsid()
+def main() -> None:
+    """The child: read the request on stdin, scan, write the answer on stdout (JSON)."""
     try:
-        answer: dict[str, Any] = {"report": asdict(_scan_here(repo, node_ids, off_limits, explain))}
+        request = reader.load_json(sys.stdin.buffer.read(REQUEST.cap + 1), REQUEST)
+        report = _scan_here(request["repo"], request["nodes"], request["off_limits"], request["explain"])
+        answer: dict[str, Any] = {"report": asdict(report)}
     except BaseException as exc:  # noqa: BLE001 - any failure is the answer, named, never a hang
         answer = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
-    send.send_bytes(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
-    send.close()
+    sys.stdout.buffer.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+    sys.stdout.flush()
 
 
 def _scan_here(repo: str, node_ids: list[str], off_limits: list[str], explain: bool):
@@ -165,3 +179,7 @@ def _scan_here(repo: str, node_ids: list[str], off_limits: list[str], explain: b
     plan = load_plan(PlanPaths(Path(repo)))
     nodes = [plan.nodes[i] for i in node_ids if i in plan.nodes]
     return suggest(plan, nodes, off_limits, explain=explain)
+
+
+if __name__ == "__main__":
+    main()
