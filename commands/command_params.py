@@ -18,6 +18,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("tech_debt", "bool", "--tech-debt", False),
         ("trigger", "str", "--trigger", False),
         ("follows", "str", "--follows", False),
+        ("agent", "str", "--agent", False),
         ("force", "bool", "--force", False),
     ),
     "agent-guide": (),
@@ -36,10 +37,12 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "bulk": (
         ("source", "str", None, False),
         ("updates", "str", "--updates", False),
+        ("agent", "str", "--agent", False),
     ),
     "cancel": (
         ("node_id", "str", None, False),
         ("reason", "str", "--reason", False),
+        ("agent", "str", "--agent", False),
     ),
     "commands": (),
     "comment": (
@@ -73,14 +76,17 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "cycle stop": (
         ("name", "str", None, False),
         ("reason", "str", "--reason", False),
+        ("agent", "str", "--agent", False),
     ),
     "cycle tick": (
         ("name", "str", None, False),
         ("tokens", "int", "--tokens", False),
+        ("agent", "str", "--agent", False),
     ),
     "cycle verify": (
         ("name", "str", None, False),
         ("timeout", "float", "--timeout", False),
+        ("agent", "str", "--agent", False),
     ),
     "decide": (
         ("node_id", "str", None, False),
@@ -113,6 +119,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "init": (
         ("name", "str", "--name", False),
         ("prefix", "str", "--prefix", False),
+        ("agent", "str", "--agent", False),
     ),
     "list": (
         ("status", "str", "--status", False),
@@ -125,6 +132,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "next": (
         ("agent", "str", "--agent", False),
         ("explain", "bool", "--explain", False),
+        ("wait", "float", "--wait", False),
     ),
     "progress": (
         ("agent", "str", "--agent", False),
@@ -132,6 +140,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "project set": (
         ("name", "str", "--name", False),
         ("prefix", "str", "--prefix", False),
+        ("agent", "str", "--agent", False),
     ),
     "reconcile": (
         ("node", "str", "--node", False),
@@ -143,32 +152,39 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("reject", "str", "--reject", False),
         ("close", "str", "--close", False),
         ("note", "str", "--note", False),
+        ("agent", "str", "--agent", False),
     ),
     "release add": (
         ("release_id", "str", None, False),
         ("title", "str", "--title", False),
         ("target", "str", "--target", False),
+        ("agent", "str", "--agent", False),
     ),
     "release edit": (
         ("release_id", "str", None, False),
         ("title", "str", "--title", False),
         ("target", "str", "--target", False),
         ("clear_target", "bool", "--clear-target", False),
+        ("agent", "str", "--agent", False),
     ),
     "release list": (),
     "release move": (
         ("release_id", "str", None, False),
         ("before", "str", "--before", False),
         ("after", "str", "--after", False),
+        ("agent", "str", "--agent", False),
     ),
     "release remove": (
         ("release_id", "str", None, False),
+        ("agent", "str", "--agent", False),
     ),
     "renumber": (
         ("node_id", "str", None, False),
+        ("agent", "str", "--agent", False),
     ),
     "repair": (
         ("dry_run", "bool", "--dry-run", False),
+        ("agent", "str", "--agent", False),
     ),
     "show": (
         ("node_id", "str", None, False),
@@ -179,6 +195,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("next", "bool", "--next", False),
         ("agent", "str", "--agent", False),
         ("ttl", "float", "--ttl", False),
+        ("wait", "float", "--wait", False),
     ),
     "tree": (
         ("node_id", "str", None, False),
@@ -208,5 +225,6 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "write-doc": (
         ("node_id", "str", None, False),
         ("content", "str", "--content", False),
+        ("agent", "str", "--agent", False),
     ),
 }

@@ -40,6 +40,11 @@ class Param:
         return self.flag or "--" + self.name.replace("_", "-")
 
 
+# The `agent` of a mutating command that does not otherwise use the name: it is journaled as the
+# actor and carried in the answer's hints through `Ctx.caller` (`Ctx.who`, `Ctx.cmd`).
+ACTING = Param("agent", "the agent doing it (e.g. claude-1), journaled as the actor; none: the person")
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
     name: str  # "next", "release add"

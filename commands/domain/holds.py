@@ -235,7 +235,7 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
     record(ctx, "heartbeat", node_id, {}, actor=agent, claim_expires=renewed.expires)
     lapsed = " (the lapsed lease is taken again)" if claim is None or claim.expired(now) else ""
     return Result({"id": node_id, "claim": renewed.as_dict()},
-                  next_(ctx.cmd("complete", node_id, summary=placeholder("summary")),
+                  next_(ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=agent),
                         f"lease until {renewed.expires}: heartbeat again before then",
                         or_=ctx.cmd("heartbeat", node_id, agent=agent)),
                   [f"{agent} holds {node_id} {node.title!r} until {renewed.expires}{lapsed}"],
@@ -260,8 +260,8 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
             holder, expires, live = hold.agent, "", True  # assigned by hand: held, no expiry
         else:
             holder, expires, live = None, "", False
-        if live and holder != agent and not force:
-            raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task",
+        if live and holder != agent and not force:  # the override is a person's: never told to an agent
+            raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task", "" if ctx.caller else
                              f" (a person can take it back: {ctx.cmd('unclaim', node_id, force=True)})")
         changes = give_back(ctx, node, None if force else {n for n in (holder, agent) if n})
     applied = claim is not None or bool(changes)

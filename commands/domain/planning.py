@@ -110,8 +110,10 @@ def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:
 
 def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
         depends_on: tuple[str, ...] = (), tag: tuple[str, ...] = (), tech_debt: bool = False,
-        trigger: str | None = None, follows: str | None = None, force: bool = False) -> Result:
-    """Add a node (a task, an epic, a tech-debt tail with `tech_debt`, a deferred improvement with `trigger`)."""
+        trigger: str | None = None, follows: str | None = None, force: bool = False,
+        agent: str | None = None) -> Result:
+    """Add a node (a task, an epic, a tech-debt tail with `tech_debt`, a deferred improvement with `trigger`),
+    journaled as `agent` when an agent adds it."""
     plan = ctx.plan()
     require_project(ctx, plan, "add")
     title = " ".join(str(title).split())
@@ -128,11 +130,12 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
     if not force:
         _refuse_near_duplicate(ctx, plan, title, add_line(
             ctx.cmd, title, parent=parent, release=release, depends_on=depends_on, tags=tags, trigger=trigger,
-            follows=follows, tech_debt=tech_debt, force=True))
+            follows=follows, tech_debt=tech_debt, force=True) if not ctx.caller else None)
     node_id, fields = _create_node(ctx, plan, title, parent, release, depends_on, tags, trigger, follows)
     shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
     cascade = reopen_ancestors(ctx, plan, parent) if parent else []
-    record(ctx, "add", node_id, {"status": (None, Status.DRAFT)}, title=title, parent=parent, cascade=cascade)
+    record(ctx, "add", node_id, {"status": (None, Status.DRAFT)}, actor=agent, title=title, parent=parent,
+           cascade=cascade)
     ctx.forget()
     kind = "tech-debt tail" if tech_debt else "deferred improvement" if trigger else "node"
     return Result(
@@ -171,8 +174,8 @@ def _placement(ctx: Ctx, plan: Plan, title: str, parent: str | None, release: st
     return parent, release
 
 
-def _refuse_near_duplicate(ctx: Ctx, plan: Plan, title: str, forced: str) -> None:
-    """Refuse a title near an open node's; `forced` is the same add with --force."""
+def _refuse_near_duplicate(ctx: Ctx, plan: Plan, title: str, forced: str | None) -> None:
+    """Refuse a title near an open node's; `forced` is the same add with --force (a person's only)."""
     dup = near_duplicate(plan, title)
     if dup is None:
         return

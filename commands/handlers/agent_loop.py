@@ -10,13 +10,15 @@ from leafwise.commands.registry import Ctx, Param, command
 ID = Param("node_id", "node id", positional=True, required=True)
 AGENT = Param("agent", "the agent's name (e.g. claude-1)")
 FORCE = Param("force", "a person overrides another agent's lease (journaled with who)", type=bool)
+WAIT = Param("wait", "block up to this many seconds (at most 600) until a task is free, woken by the "
+             "plan's own writes: instead of polling", type=float)
 
 
 @command("next", "The task to work on now (one plan state, one answer).", mutating=False,
          tool="get_next_task", idempotent=True,
-         params=(AGENT, Param("explain", "say why the nearest other nodes were passed over", type=bool)))
-def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Result:
-    return claiming.next_task(ctx, agent, explain)
+         params=(AGENT, Param("explain", "say why the nearest other nodes were passed over", type=bool), WAIT))
+def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False, wait: float | None = None) -> Result:
+    return claiming.next_task(ctx, agent, explain, wait)
 
 
 # --next comes before --agent so a hint spells it `start --next --agent A`, as the docs do
@@ -26,10 +28,10 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Resu
          params=(Param("node_id", "node id (or --next)", positional=True),
                  Param("next", "pick the next task and claim it under one lock", type=bool),
                  Param("agent", "the agent's name (e.g. claude-1)", required=True),
-                 Param("ttl", "lease length in minutes (default 60)", type=float)))
+                 Param("ttl", "lease length in minutes (default 60)", type=float), WAIT))
 def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
-          next: bool = False) -> Result:  # noqa: A002 - the flag's name
-    return claiming.start(ctx, node_id, agent, ttl, next)
+          next: bool = False, wait: float | None = None) -> Result:  # noqa: A002 - the flag's name
+    return claiming.start(ctx, node_id, agent, ttl, next, wait)
 
 
 @command("complete", "Mark a task done with a summary; closed ancestors cascade; answers the next task.",
@@ -56,6 +58,6 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
 
 @command("cancel", "Cancel a node (and its open descendants) with a reason.", mutating=True,
          tool="cancel_node", destructive=True, idempotent=True,
-         params=(ID, Param("reason", "why the work is dropped", required=True)))
-def cancel(ctx: Ctx, node_id: str, reason: str) -> Result:
+         params=(ID, Param("reason", "why the work is dropped", required=True), AGENT))
+def cancel(ctx: Ctx, node_id: str, reason: str, agent: str | None = None) -> Result:
     return blocking.cancel(ctx, node_id, reason)

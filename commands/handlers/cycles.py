@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import cycle_ticks, cycle_verify, cycles
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 from leafwise.store import cycles as ledger
 
 NAME = Param("name", "the cycle's name (letters, digits, . _ -)", positional=True, required=True)
@@ -31,16 +31,16 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
 
 @command("cycle tick", "Begin the next iteration: moves the ledger first, then says what this iteration is for.",
          mutating=True, tool="cycle_tick", example="cycle tick fix-bugs --tokens 12000",
-         params=(NAME, Param("tokens", "tokens spent since the last tick", type=int)))
-def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
+         params=(NAME, Param("tokens", "tokens spent since the last tick", type=int), ACTING))
+def tick(ctx: Ctx, name: str, tokens: int | None = None, agent: str | None = None) -> Result:
     return cycle_ticks.tick(ctx, name, tokens)
 
 
 @command("cycle verify", "Run the cycle's verify commands (real exit codes, a timeout); record them as evidence.",
          mutating=True, tool="cycle_verify", example="cycle verify fix-bugs",
          params=(NAME, Param("timeout", f"seconds each command may run (default {cycle_verify.VERIFY_TIMEOUT:g})",
-                             type=float)))
-def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
+                             type=float), ACTING))
+def verify(ctx: Ctx, name: str, timeout: float | None = None, agent: str | None = None) -> Result:
     return cycle_verify.verify(ctx, name, timeout)
 
 
@@ -53,6 +53,6 @@ def status(ctx: Ctx, name: str | None = None) -> Result:
 
 @command("cycle stop", "Stop a cycle by hand; its ledger stays and further ticks are refused.",
          mutating=True, tool="cycle_stop", idempotent=True, example="cycle stop fix-bugs",
-         params=(NAME, Param("reason", "why it stops")))
-def stop(ctx: Ctx, name: str, reason: str | None = None) -> Result:
+         params=(NAME, Param("reason", "why it stops"), ACTING))
+def stop(ctx: Ctx, name: str, reason: str | None = None, agent: str | None = None) -> Result:
     return cycles.stop(ctx, name, reason)

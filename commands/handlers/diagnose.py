@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import diagnosis, doctor as health, repairing
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command("diagnose", "Why a node (or the whole plan) is stuck: root cause, remediation, next step.",
@@ -24,6 +24,6 @@ def doctor(ctx: Ctx) -> Result:
 
 @command("repair", "Safe automatic repairs: cache, expired claims, temp files, id/file names, cascades.",
          mutating=True, tool="repair_plan", idempotent=True,
-         params=(Param("dry_run", "list the repairs without applying them", type=bool),))
-def repair(ctx: Ctx, dry_run: bool = False) -> Result:
+         params=(Param("dry_run", "list the repairs without applying them", type=bool), ACTING))
+def repair(ctx: Ctx, dry_run: bool = False, agent: str | None = None) -> Result:
     return repairing.repair(ctx, dry_run)

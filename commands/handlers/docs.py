@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import docs
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command("doc", "Read a node's docs and diagrams, then its ancestors' docs (or replace its doc with --write FILE|-).",
@@ -19,6 +19,6 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
 @command("write-doc", "Replace a node's own doc (docs/ID.md unless it links one), linking it if needed.",
          mutating=True, tool="update_doc", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
-                 Param("content", "the markdown text", required=True)))
-def write_doc(ctx: Ctx, node_id: str, content: str) -> Result:
+                 Param("content", "the markdown text", required=True), ACTING))
+def write_doc(ctx: Ctx, node_id: str, content: str, agent: str | None = None) -> Result:
     return docs.write_doc(ctx, node_id, content)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import editing, planning
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command("init", "Create a plan (.leafwise/) in this folder.", mutating=True, tool="init_project",
          needs_plan=False, idempotent=True,
          params=(Param("name", "project name (default: the folder name)"),
-                 Param("prefix", "id prefix, e.g. SHOP (default: from the name)")))
-def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result:
+                 Param("prefix", "id prefix, e.g. SHOP (default: from the name)"), ACTING))
+def init(ctx: Ctx, name: str | None = None, prefix: str | None = None, agent: str | None = None) -> Result:
     return planning.init(ctx, name, prefix)
 
 
@@ -25,11 +25,13 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
                  Param("tech_debt", "a tech-debt tail: tagged tech-debt, beside --follows", type=bool),
                  Param("trigger", "a deferred improvement: when it applies (goes to a later release)"),
                  Param("follows", "the node this tail comes from (sets parent and release)"),
-                 Param("force", "add even when a near-duplicate title exists", type=bool)))
+                 Param("agent", "the agent adding it (e.g. claude-1), journaled as the actor; none: the person"),
+                 Param("force", "a person adds even when a near-duplicate title exists", type=bool)))
 def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
         depends_on: tuple[str, ...] = (), tag: tuple[str, ...] = (), tech_debt: bool = False,
-        trigger: str | None = None, follows: str | None = None, force: bool = False) -> Result:
-    return planning.add(ctx, title, parent, release, depends_on, tag, tech_debt, trigger, follows, force)
+        trigger: str | None = None, follows: str | None = None, agent: str | None = None,
+        force: bool = False) -> Result:
+    return planning.add(ctx, title, parent, release, depends_on, tag, tech_debt, trigger, follows, force, agent)
 
 
 @command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears; a value in quotes "

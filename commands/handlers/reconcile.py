@@ -5,7 +5,7 @@ from __future__ import annotations
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import reconciling
 from leafwise.commands.domain.reconciling import DEFAULT_LIMIT, DEFAULT_MIN_CONFIDENCE
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command(
@@ -21,10 +21,11 @@ from leafwise.commands.registry import Ctx, Param, command
                   type=bool),
             Param("reject", "a person rejects this node's suggestion: hidden until its evidence changes"),
             Param("close", "a person closes this node anyway (e.g. a partial), with --note; journaled as theirs"),
-            Param("note", "why: required with --close, optional with --reject")),
+            Param("note", "why: required with --close, optional with --reject"), ACTING),
     example="leafwise reconcile --release R1",
 )
 def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, apply: bool = False,
               min_confidence: float | None = None, limit: int | None = None, explain: bool = False,
-              reject: str | None = None, close: str | None = None, note: str | None = None) -> Result:
+              reject: str | None = None, close: str | None = None, note: str | None = None,
+              agent: str | None = None) -> Result:
     return reconciling.reconcile(ctx, node, release, apply, min_confidence, limit, explain, reject, close, note)

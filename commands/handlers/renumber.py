@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import renumbering
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command("renumber", "Give a node a fresh id; update its references (parent, depends_on, follows) and claim.",
          mutating=True, tool="renumber_node",
-         params=(Param("node_id", "node id", positional=True, required=True),))
-def renumber(ctx: Ctx, node_id: str) -> Result:
+         params=(Param("node_id", "node id", positional=True, required=True), ACTING))
+def renumber(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     return renumbering.renumber(ctx, node_id)
