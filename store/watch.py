@@ -5,11 +5,13 @@ It maps raw file events under `.leafwise/` to what a viewer must re-read
 noise every write makes: the derived `.cache/`, the `.locks/`, and the
 temporary files of atomic writes. `watch` streams those batches to the
 canvas; `PlanWatcher` answers a long-lived server's "anything since I last
-looked?" synchronously. Nothing here knows about the UI.
+looked?" synchronously; `ChangeWait` blocks a waiting call (`next --wait`) until
+the plan may have changed. Nothing here knows about the UI.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import weakref
@@ -187,3 +189,48 @@ def _identity(paths: PlanPaths) -> tuple[tuple[int, int], ...] | None:
         return tuple((st.st_dev, st.st_ino) for st in (os.stat(paths.dir), os.stat(paths.nodes)))
     except OSError:
         return None
+
+
+class ChangeWait:
+    """A watch on the plan that starts when made, then blocks on request until a relevant write
+    (`leafwise next --wait`: check the plan, then sleep until it may have changed).
+
+    `watchfiles.watch` starts watching only on its first iteration, which blocks: a write between
+    the caller's check and that start would go unseen until the timeout. So this holds watchfiles'
+    own engine, `RustNotify` (what `watch` iterates over; documented in its `_rust_notify.pyi`),
+    which watches from the moment it is made and queues every event until `wait` asks. While
+    waiting, the GIL is released; the Rust side looks at its queue every `STEP_MS`.
+    """
+
+    DEBOUNCE_MS = 100  # a burst of writes (lease, node, journal) is one wake-up, at most this late
+    STEP_MS = 20  # how soon after the last write of a burst the waiter wakes
+
+    def __init__(self, paths: PlanPaths):
+        from watchfiles._rust_notify import RustNotify  # imported here: only a waiting call needs it
+
+        self.paths = paths
+        self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
+
+    def wait(self, seconds: float, stop: Any = None) -> PlanChanges | None:
+        """The first batch of relevant changes within `seconds`; None when the time ran out or
+        `stop` (anything with `is_set()`) was set first. Ctrl-C raises KeyboardInterrupt."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            raw = self._notify.watch(self.DEBOUNCE_MS, self.STEP_MS, max(1, math.ceil(left * 1000)), stop)
+            if raw == "signal":
+                raise KeyboardInterrupt
+            if raw in ("stop", "timeout"):
+                return None
+            changes = classify(self.paths, (path for _change, path in raw))
+            if changes:
+                return changes
+        return None
+
+    def close(self) -> None:
+        self._notify.close()
+
+    def __enter__(self) -> ChangeWait:
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.close()

@@ -28,8 +28,16 @@ from leafwise.store.claims import Claim
 SUMMARY, REASON, AGENT = placeholder("summary"), placeholder("reason"), placeholder("agent")
 
 
+WAIT_SECONDS = 300  # what a `Wait:` offers to block for: well under the cap (domain/waiting.py)
+
+
 def _next_line(cmd: CommandLine, agent: str | None) -> str:
     return cmd("start", next=True, agent=agent) if agent else cmd("next")
+
+
+def _waiting_line(cmd: CommandLine, agent: str | None) -> str:
+    """The same call, blocking until work comes free (woken by the plan's writes): no polling."""
+    return cmd("start", next=True, agent=agent, wait=WAIT_SECONDS) if agent else cmd("next", wait=WAIT_SECONDS)
 
 
 def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
@@ -46,20 +54,23 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
         if pick.empty:
             return next_(cmd("add", placeholder("title")), "the plan has no nodes yet")
         return done("every node is done or cancelled")
-    then = _next_line(cmd, agent)
+    then, waiting = _next_line(cmd, agent), _waiting_line(cmd, agent)
     if pick.held:
         node, claim = pick.held[0]
-        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}; then run {then}", pick.reason)
+        more = f" (and {len(pick.held) - 1} more held)" if len(pick.held) > 1 else ""
+        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}{more}: it comes free when done "
+                    f"or at the lease's end; then run {then}", pick.reason, or_=waiting)
     if pick.blocked:
         node = pick.blocked[0]
         if node.open_decision:
             return wait(f"a person answers the decision on {node.id} "
-                        f"({cmd('decide', node.id, option=placeholder('N'))}); then run {then}", pick.reason)
+                        f"({cmd('decide', node.id, option=placeholder('N'))}); then run {then}", pick.reason,
+                        or_=waiting)
         return wait(f"{node.id} is blocked ({clean(node.blocked_reason or 'no reason', 120)}); "
-                    f"after {cmd('unblock', node.id)} run {then}", pick.reason)
+                    f"after {cmd('unblock', node.id)} run {then}", pick.reason, or_=waiting)
     if pick.broken:
         return wait(f"a person fixes {', '.join(quote(f) for f in pick.broken)} (see {cmd('validate')}); "
-                    f"then run {then}", pick.reason)
+                    f"then run {then}", pick.reason, or_=waiting)
     return next_(cmd("validate"), pick.reason)
 
 

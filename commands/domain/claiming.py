@@ -62,8 +62,18 @@ def next_view(plan: Plan, chosen: Pick) -> dict[str, Any] | None:
     return task_view(plan, chosen.node) if chosen.node else None
 
 
-def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Result:
-    """The task to work on now, with why, and (explain) why the nearest others were passed over."""
+def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False, wait: float | None = None) -> Result:
+    """The task to work on now, with why, and (explain) why the nearest others were passed over;
+    `wait`: seconds to block until there is one (`domain/waiting.py`)."""
+    if wait is None:  # the hot path: no waiting module, no watch
+        return _next_once(ctx, agent, explain)[0]
+    from leafwise.commands.domain import waiting
+
+    seconds = waiting.check_wait(ctx, wait, "next", agent=agent, explain=explain or None)
+    return waiting.until_work(ctx, seconds, lambda: _next_once(ctx, agent, explain))
+
+
+def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick]:
     plan = ctx.plan()
     chosen = pick_for(ctx, agent, plan, explain=explain)
     hint = pick_hint(ctx.cmd, chosen, agent)
@@ -86,12 +96,13 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False) -> Resu
         lines.append(f"No task to hand out: {chosen.reason}")
     for item in chosen.passed:
         lines.append(f"  passed over {item['id']} “{clean(item['title'])}”: {clean(item['why'])}")
-    return Result(result, hint, lines)
+    return Result(result, hint, lines), chosen
 
 
 def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
-          next: bool = False) -> Result:  # noqa: A002 - the flag's name
-    """Claim `node_id` (or, with `next`, the picker's task) for `agent` and mark it in progress."""
+          next: bool = False, wait: float | None = None) -> Result:  # noqa: A002 - the flag's name
+    """Claim `node_id` (or, with `next`, the picker's task) for `agent` and mark it in progress;
+    `wait` (with `next`): seconds to block until there is a task to claim."""
     agent = clean(agent, 80) if agent else ""
     again = (node_id,) if node_id and not next else ()
     if not agent:
@@ -108,8 +119,18 @@ def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | No
         raise CommandError("missing_argument", "start needs a node id or --next",
                            fix(other_work(ctx, agent), "let the picker choose"),
                            exit_code=EXIT_USAGE, category="usage")
+    if wait is not None:
+        from leafwise.commands.domain import waiting
+
+        seconds = waiting.check_wait(ctx, wait, "start", agent=agent, ttl=ttl, next=True)
+        if not next:
+            raise CommandError("usage", "--wait waits for the picker's next task: it goes with --next",
+                               fix(ctx.cmd("start", agent=agent, ttl=ttl, next=True, wait=wait),
+                                   "wait for any task"),
+                               exit_code=EXIT_USAGE, category="usage")
+        return waiting.until_work(ctx, seconds, lambda: _start_next(ctx, agent, ttl))
     if next:
-        return _start_next(ctx, agent, ttl)
+        return _start_next(ctx, agent, ttl)[0]
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     if not node.children:
@@ -123,8 +144,9 @@ LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "
              "dependency_open"}
 
 
-def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
-    """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped."""
+def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> tuple[Result, Pick | None]:
+    """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped.
+    With the answer, the pick when there was nothing to claim (what a wait waits on)."""
     skipped: set[str] = set()
     with pick_lock(ctx):
         for _ in range(50):
@@ -135,9 +157,9 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> Result:
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": []},
                               pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
-                              Mutation("start_task", "start", False, chosen.reason))
+                              Mutation("start_task", "start", False, chosen.reason)), chosen
             try:
-                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason)
+                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason), None
             except CommandError as exc:
                 if exc.code not in LOST_RACE:
                     raise
