@@ -6,6 +6,7 @@ doc still points at the old place, so README, docs/ and llms.txt stay true as th
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -108,3 +109,74 @@ def test_the_command_reference_names_real_commands_and_flags() -> None:
                 continue
             wrong += [f"{current}: {flag}" for flag in sorted(flags - known - GLOBAL_FLAGS)]
     assert not wrong, f"docs/commands.md names what the registry does not have: {wrong}"
+
+
+# Short paths the docs use for modules: `handlers/agent_loop`, `core/cascade`, `surfaces/cli.py` are under
+# commands/; `model/state.py`, `widgets/…`, `screens/…` under canvas/.
+SHORT_ROOTS = {"handlers": "commands", "core": "commands", "surfaces": "commands", "domain": "commands",
+               "reconcile": "commands", "model": "canvas", "widgets": "canvas", "screens": "canvas"}
+FILE_SUFFIXES = {"py", "md", "yaml", "json", "jsonl", "toml", "txt", "svg", "tcss", "lock", "count", "cfg"}
+
+
+def _names_in(path: Path) -> set[str]:
+    """What a module defines at any depth: functions, classes, assigned names, imported names."""
+    names: set[str] = set()
+    for item in ast.walk(ast.parse(_text(path))):
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(item.name)
+        elif isinstance(item, ast.Assign):
+            names |= {t.id for t in item.targets if isinstance(t, ast.Name)}
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.add(item.target.id)
+        elif isinstance(item, ast.ImportFrom | ast.Import):
+            names |= {(a.asname or a.name).split(".")[0] for a in item.names}
+    return names
+
+
+def _modules_by_stem() -> dict[str, list[Path]]:
+    found: dict[str, list[Path]] = {}
+    for package in ("store", "commands"):
+        for path in (ROOT / package).rglob("*.py"):
+            found.setdefault(path.stem, []).append(path)
+    return found
+
+
+def stale_names(text: str, root: Path = ROOT) -> list[str]:
+    """Module and function names in `text` the tree does not have: `path.py` `name` (the name defined in
+    that file), a short path (`handlers/shared.write`: the module, and the name in it), and `module.name`
+    for a module of store/ or commands/ (`nodes.record`: some module of that name defines it)."""
+    stale = []
+    for path, name in re.findall(r"`((?:%s)[\w/]+\.py)` `([A-Za-z_]\w*)" % "|".join(TREE_ROOTS), text):
+        if (root / path).is_file() and name not in _names_in(root / path):
+            stale.append(f"{path} {name}")
+    for head, rest, name in re.findall(r"`(%s)/([\w/]+?)(?:\.py)?(?:\.([A-Za-z_]\w*))?`" % "|".join(SHORT_ROOTS),
+                                       text):
+        base = root / SHORT_ROOTS[head] / head / rest
+        module = base.with_suffix(".py")
+        if not module.is_file() and not base.is_dir():
+            stale.append(f"{head}/{rest}: no module {module.relative_to(root)}")
+        elif name and module.is_file() and name not in _names_in(module):
+            stale.append(f"{head}/{rest}.{name}: {module.relative_to(root)} defines no {name}")
+    stems = _modules_by_stem() if root == ROOT else {}
+    for stem, name in re.findall(r"`([a-z_][a-z0-9_]*)\.([A-Za-z_]\w*)(?:\.\w+)*(?:\(\))?`", text):
+        files = stems.get(stem)
+        if files and name not in FILE_SUFFIXES and not any(name in _names_in(f) for f in files):
+            stale.append(f"{stem}.{name}")
+    return stale
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_module_and_function_named_exists(doc: Path) -> None:
+    stale = stale_names(_text(doc))
+    assert not stale, f"{doc.name} names what the code does not have: {stale}"
+
+
+def test_the_name_scan_finds_each_kind_of_stale_name() -> None:
+    text = ("`handlers/shared.write` `core/nowhere` `commands/domain/claiming.py` `next` `nodes.gone` "
+            "`domain/nodes.write` `core/cascade` `commands/domain/nodes.py` `write` `nodes.record` `store/writer`")
+    assert stale_names(text) == [
+        "commands/domain/claiming.py next",
+        "handlers/shared: no module commands/handlers/shared.py",
+        "core/nowhere: no module commands/core/nowhere.py",
+        "nodes.gone",
+    ]
