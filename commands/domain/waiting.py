@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime, timezone
 from typing import Any
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, fix, placeholder
@@ -98,7 +99,11 @@ def lease_end(ctx: Ctx, chosen: Pick | None) -> float:
     now = ctx.clock()
     ahead = [(parse_time(claim.expires) - now).total_seconds() for _node, claim in chosen.held if claim.expires]
     ahead = [s for s in ahead if s > 0]  # a lapsed lease holds nothing (`effective_holds`)
-    return min(ahead) + _AFTER_EXPIRY if ahead else math.inf
+    if not ahead:
+        return math.inf
+    # the plan's clock counts whole seconds (`store/timestamps.utc_now`): the instant is up to 1 s later
+    lag = min(max((datetime.now(timezone.utc) - now).total_seconds(), 0.0), 1.0)
+    return max(min(ahead) - lag, 0.0) + _AFTER_EXPIRY
 
 
 def _is_set(stop: Any) -> bool:
