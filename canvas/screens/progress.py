@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime
 
 from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
@@ -10,7 +10,7 @@ from leafwise.canvas.look import bar, clock, mark, percent
 from leafwise.canvas.model.journal_tail import DoneLines
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
-from leafwise.commands.core.forecast import ReleaseForecast, forecast
+from leafwise.commands.core.forecast import MIN_DONE, MIN_HISTORY, ReleaseForecast, axis_labels, forecast, span_words
 from leafwise.commands.core.progress import Tally, compute
 from leafwise.commands.text import one_line
 from leafwise.store.cycles import CycleRow
@@ -22,6 +22,8 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual_plotext import PlotextPlot
 
 CYCLE_COMMAND = "cycle status"
+CHART_POINTS = 120  # the burn-up's last points drawn
+AXIS_TICKS = 6  # labels on the burn-up's time axis
 EPICS_SHOWN = 200
 
 
@@ -43,6 +45,20 @@ def verdict_of(item: ReleaseForecast) -> str:
     if item.target is None and item.finish and item.remaining:
         return "no target"
     return item.verdict
+
+
+def forecast_row(item: ReleaseForecast) -> Content:
+    """One release's forecast: its rate and the window it is over, what is left (a later release's
+    blockers it waits on counted), the finish and the target, and the verdict."""
+    verdict_style = ("$status-done" if item.verdict in ("on track", "done")
+                     else "$status-blocked" if item.verdict.startswith("late") else "$text-muted")
+    rate = f"{item.rate.words}   " if item.rate and item.remaining else ""
+    waits = f" (incl. {len(item.waits_on)} of a later release)" if item.waits_on else ""
+    target = f"  target {item.target.isoformat()}" if item.target else ""
+    finish = f"  finish ~{item.finish.isoformat()}" if item.finish and item.remaining else ""
+    return Content.assemble((f"{item.release or '—':<6}", "bold $accent"),
+                            (f"{rate}{item.remaining} left{waits}", ""),
+                            (finish + target, "$text-muted"), "   ", (verdict_of(item), f"bold {verdict_style}"))
 
 
 def cycle_line(row: CycleRow) -> Content:
@@ -70,6 +86,7 @@ class ProgressScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self._forecasts: tuple[ReleaseForecast, ...] = ()
+        self.axis: list[str] = []  # the burn-up's time-axis labels as last drawn
 
     @property
     def forecasts(self) -> tuple[ReleaseForecast, ...]:
@@ -83,7 +100,8 @@ class ProgressScreen(ViewScreen):
         self.mount(chart, before=self.query_one("#progress-list"))
 
     def _draw_chart(self) -> None:
-        """Each release's burn-up (done leaves by day) against its scope, from the journal."""
+        """Each release's burn-up (done leaves by day, hour or minute: `forecast.burnup_step`) against its
+        scope, from the journal; the axis reads `forecast.axis_labels`, no two alike."""
         found = self.query("#forecast-chart")
         if not found:
             return
@@ -91,26 +109,29 @@ class ProgressScreen(ViewScreen):
         plt = chart.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.title("Burn-up: done leaves by day")
-        plt.date_form("Y-m-d")
-        drawn = False
-        top = 0
-        for item in self._forecasts:
-            if not item.burnup or item.release is None:
-                continue
-            points = item.burnup[-120:]
-            if len(points) == len(item.burnup):  # the whole history: it starts from nothing done the day before
-                points = [(points[0][0] - timedelta(days=1), 0), *points]
-            days = [d.isoformat() for d, _ in points]
-            counts = [n for _, n in points]
-            plt.plot(days, counts, label=f"{item.release} ({item.done}/{item.total})")
-            top = max(top, *counts)
-            drawn = True
-        if drawn:
-            step = max(1, -(-top // 5))  # whole leaves on the y axis, about five ticks
-            plt.yticks(list(range(0, top + step, step)))
-        else:
+        drawn = [item for item in self._forecasts if item.burnup and item.release is not None]
+        if not drawn:
             plt.title("Burn-up: nothing done yet in the journal")
+            chart.refresh()
+            return
+        longest = max(drawn, key=lambda item: len(item.burnup))
+        points = longest.burnup[-CHART_POINTS:]
+        labels = axis_labels(points)
+        unit = "time" if isinstance(points[0][0], datetime) else "day"
+        plt.title(f"Burn-up: done leaves by {unit}")
+        top = 0
+        for item in drawn:
+            counts = [n for _, n in item.burnup[-CHART_POINTS:]]
+            # every release's burn-up ends now: align its points on the right of the shared axis
+            xs = list(range(len(points) - len(counts), len(points)))
+            plt.plot(xs, counts, label=f"{item.release} ({item.done}/{item.total})")
+            top = max(top, *counts)
+        ticks = sorted({round(i * (len(points) - 1) / (AXIS_TICKS - 1)) for i in range(AXIS_TICKS)}) \
+            if len(points) > 1 else [0]
+        self.axis = [labels[i] for i in ticks]
+        plt.xticks(ticks, self.axis)
+        step = max(1, -(-top // 5))  # whole leaves on the y axis, about five ticks
+        plt.yticks(list(range(0, top + step, step)))
         chart.refresh()
 
     def redraw(self, state: PlanState) -> None:
@@ -128,17 +149,10 @@ class ProgressScreen(ViewScreen):
         self._done_lines.read()  # reads what the journal gained since the last redraw
         forecasts = forecast(state.plan, self._done_lines.events, look.display_now())
         self._forecasts = tuple(forecasts)
-        options.append(self._header("Forecast  (leaves done per day, last 7 / 14 days → projected finish)"))
+        options.append(self._header(f"Forecast  (rate → projected finish; a finish date once {MIN_DONE}+ leaves "
+                                    f"are done over {span_words(MIN_HISTORY)}+)"))
         for item in forecasts:
-            verdict_style = ("$status-done" if item.verdict in ("on track", "done")
-                             else "$status-blocked" if item.verdict.startswith("late") else "$text-muted")
-            target = f"  target {item.target.isoformat()}" if item.target else ""
-            finish = f"  finish ~{item.finish.isoformat()}" if item.finish and item.remaining else ""
-            options.append(Option(Content.assemble(
-                (f"{item.release or '—':<6}", "bold $accent"),
-                (f"{item.velocity[7]:>5.1f} / {item.velocity[14]:>4.1f} a day   {item.remaining:>5} left", ""),
-                (finish + target, "$text-muted"), "   ", (verdict_of(item), f"bold {verdict_style}")),
-                id=f"forecast:{item.release or ''}"))
+            options.append(Option(forecast_row(item), id=f"forecast:{item.release or ''}"))
         self._draw_chart()
         options.append(self._header(f"Epics ({len(report.epics)})"))
         for tally in report.epics[:EPICS_SHOWN]:

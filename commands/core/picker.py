@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leafwise.commands.core.readiness import blocker, effective_holds, holder, until
+from leafwise.commands.core.release_needs import needed_by, rank_of
 from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
 
@@ -31,15 +32,29 @@ class Pick:
 
 def order_key(plan: Plan):
     """Pick order: release, then a person's priority (`store.priority_rank`: unset is normal), deepest
-    first, title, id."""
+    first, title, id. A task an earlier release waits on (`release_needs.needed_by`) takes the place
+    of that release: it goes out before its own release's work, among the waiting release's."""
     rank = plan.project.release_rank()
     last = len(rank)
+    needed = needed_by(plan)
 
     def key(node: Node):
-        return (rank.get(node.effective_release, last), priority_rank(node.data.get("priority")),
-                -node.depth, node.title.casefold(), node.id)
+        return (min(rank.get(node.effective_release, last), needed.get(node.id, last)),
+                priority_rank(node.data.get("priority")), -node.depth, node.title.casefold(), node.id)
 
     return key
+
+
+def release_place(plan: Plan, node: Node) -> tuple[int, str]:
+    """The node's place in release order and how to say it: its own release, or the earlier one that
+    waits on it."""
+    rank = plan.project.release_rank()
+    own = rank_of(node, rank)
+    need = needed_by(plan).get(node.id, own)
+    if need < own:
+        waiting = plan.project.releases[need].id
+        return need, f"needed by release {waiting} (a task of {waiting} waits on it)"
+    return own, f"earliest release ({node.effective_release or 'no release'})"
 
 
 def _why_not(plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None) -> str | None:
@@ -71,10 +86,9 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     blocked.sort(key=key)
     held.sort(key=lambda pair: (pair[1].expires, key(pair[0])))
     if chosen is not None:
-        rel = chosen.effective_release or "no release"
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
         prio = chosen.data.get("priority")
-        reason = f"earliest release ({rel}), " + (f"{prio} priority, " if prio in PRIORITIES else "") + \
+        reason = release_place(plan, chosen)[1] + ", " + (f"{prio} priority, " if prio in PRIORITIES else "") + \
             f"deepest {kind}, then title order"
     elif open_count == 0:
         reason = "every node is done or cancelled"
@@ -152,9 +166,7 @@ def explain_passed(plan: Plan, claims: dict[str, Claim], agent: str | None, chos
 
 
 def _later_reason(plan: Plan, chosen: Node, other: Node) -> str:
-    rank = plan.project.release_rank()
-    a = rank.get(chosen.effective_release, len(rank))
-    b = rank.get(other.effective_release, len(rank))
+    a, b = release_place(plan, chosen)[0], release_place(plan, other)[0]
     if a != b:
         return f"later release ({other.effective_release or 'none'} after {chosen.effective_release})"
     pa = priority_rank(chosen.data.get("priority"))

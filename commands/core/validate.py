@@ -14,6 +14,7 @@ from typing import Any
 from leafwise.commands.contract import CommandLine, placeholder
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.readiness import open_children
+from leafwise.commands.core.release_needs import later_dependencies
 from leafwise.store import Node, Plan, Problem, Status
 from leafwise.store.paths import UnsafePath
 
@@ -75,6 +76,7 @@ def plan_problems(plan: Plan, files: PlanFiles, cmd: CommandLine) -> list[Proble
     for node in plan.nodes.values():
         problems += _placement_problems(plan, releases, node, files, cmd)
         problems += _dependency_problems(plan, node, files, cmd)
+        problems += _release_order_problems(plan, releases, node, files, cmd)
         problems += _status_problems(plan, node, files, cmd)
         problems += _link_problems(node, links, files, cmd)
     problems += _hierarchy_cycles(plan, files, cmd)
@@ -151,6 +153,23 @@ def _dependency_problems(plan: Plan, node: Node, files: PlanFiles, cmd: CommandL
         keep = ", ".join(d for d in deps if d in plan.nodes)
         out.append(_p("dangling_dependency", "error", f"depends on {', '.join(missing)}, which does not exist",
                       cmd("edit", node.id, set=[f"depends_on=[{keep}]"]), node, files.line_of(node, "depends_on")))
+    return out
+
+
+def _release_order_problems(plan: Plan, releases: dict[str, int], node: Node, files: PlanFiles,
+                            cmd: CommandLine) -> list[Problem]:
+    """An open task waiting on open work of a later release (or of none): its release cannot finish
+    first. The fix moves the blocker to the waiting release; the message names the other way (drop the
+    dependency), both with the plan's own values."""
+    out = []
+    for dep in later_dependencies(plan, node, releases):
+        where = f"release {dep.effective_release}" if dep.effective_release else "no release"
+        out.append(_p("dependency_on_later_release", "warning",
+                      f"in release {node.effective_release}, but depends on {dep.id} in {where}: "
+                      f"{node.effective_release} cannot finish before it (or drop the dependency: "
+                      f"{cmd('edit', node.id, set=[_list_value('depends_on', node.depends_on, dep.id)])})",
+                      cmd("edit", dep.id, set=[f"release={node.effective_release}"]), node,
+                      files.line_of(node, "depends_on")))
     return out
 
 

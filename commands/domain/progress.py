@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.contract import NextAction, Result, clean, next_
-from leafwise.commands.core.forecast import forecast
+from leafwise.commands.core.forecast import MIN_DONE, MIN_HISTORY, ReleaseForecast, forecast, span_words
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.progress import PlanProgress, bar, compute
 from leafwise.commands.core.views import task_view
@@ -58,6 +58,17 @@ def _hint(ctx: Ctx, report: PlanProgress, hint: NextAction, lines: list[str]) ->
                  or_=hint.command if hint.marker == "next" else None)
 
 
+def forecast_line(f: ReleaseForecast) -> str:
+    """One release's forecast: the rate and its window, what is left (a later release's blockers
+    named), the finish and target, and the verdict."""
+    rate = f"{f.rate.words}  " if f.rate and f.remaining else ""
+    waits = f" (incl. {len(f.waits_on)} of a later release it waits on: {', '.join(f.waits_on[:3])}" \
+        f"{', …' if len(f.waits_on) > 3 else ''})" if f.waits_on else ""
+    finish = f" finish ~{f.finish.isoformat()}" if f.finish and f.remaining else ""
+    target = f" target {f.target.isoformat()}" if f.target else ""
+    return f"{rate}{f.remaining} left{waits}{finish}{target}: {f.verdict}"
+
+
 def _report_lines(ctx: Ctx, plan: Plan, report: PlanProgress, forecasts: list[Any], unreadable: list[Any]) -> list[str]:
     lines = [f"{plan.project.name}: {report.overall.done}/{report.overall.total} leaves done "
              f"({report.overall.percent or 0}%)"]
@@ -68,12 +79,9 @@ def _report_lines(ctx: Ctx, plan: Plan, report: PlanProgress, forecasts: list[An
     for t in report.releases:
         lines.append(f"  {t.id or '-':6} {bar(t.done, t.total)} {t.percent if t.percent is not None else '-':>3}%  "
                      f"{t.done}/{t.total}  {t.in_progress} in progress, {t.blocked} blocked  {clean(t.title)}")
-    lines += ["", "Forecast (from the journal: leaves done per day over 7 and 14 days)"]
-    for f in forecasts:
-        target = f" target {f.target.isoformat()}" if f.target else ""
-        finish = f" finish ~{f.finish.isoformat()}" if f.finish and f.remaining else ""
-        lines.append(f"  {f.release or '-':6} {f.velocity[7]:.1f}/day (7d)  {f.velocity[14]:.1f}/day (14d)  "
-                     f"{f.remaining} left{finish}{target}: {f.verdict}")
+    lines += ["", f"Forecast (from the journal; a finish date once {MIN_DONE}+ leaves are done "
+                  f"over {span_words(MIN_HISTORY)}+)"]
+    lines += [f"  {f.release or '-':6} {forecast_line(f)}" for f in forecasts]
     lines += ["", "Epics"]
     for t in report.epics[:50]:
         lines.append(f"  {t.id:10} {bar(t.done, t.total, 10)} {t.percent if t.percent is not None else '-':>3}%  "
