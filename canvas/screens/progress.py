@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from leafwise.canvas import bridge, look
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import bar, clock, mark, percent
@@ -117,8 +115,7 @@ class ProgressScreen(ViewScreen):
         longest = max(drawn, key=lambda item: len(item.burnup))
         points = longest.burnup[-CHART_POINTS:]
         labels = axis_labels(points)
-        unit = "time" if isinstance(points[0][0], datetime) else "day"
-        plt.title(f"Burn-up: done leaves by {unit}")
+        plt.title(f"Burn-up: done leaves by {span_words(longest.step).split()[-1]}")
         top = 0
         for item in drawn:
             counts = [n for _, n in item.burnup[-CHART_POINTS:]]

@@ -84,6 +84,7 @@ class ReleaseForecast:
     velocity: dict[int, float] = field(default_factory=dict)  # window in days -> leaves per day (windows the age covers)
     rate: Rate | None = None  # the rate the finish date uses
     age: timedelta = timedelta(0)  # the plan's age
+    step: timedelta = DAY  # the burn-up's step (`burnup_step` of the age)
     known_done: int = 0  # leaves done at a known time
     waits_on: list[str] = field(default_factory=list)  # open leaves of later releases this one waits on
     finish: date | None = None  # projected; None when nothing moves, all is done or history is short
@@ -190,7 +191,7 @@ def forecast(plan: Plan, events: Iterable[Event], now: datetime | None = None) -
 
 def _project(item: ReleaseForecast, finished: list[datetime | None], start: datetime, now: datetime) -> None:
     known = sorted(m for m in finished if m is not None and m <= now)
-    item.age, item.known_done = now - start, len(known)
+    item.age, item.known_done, item.step = now - start, len(known), burnup_step(now - start)
     item.burnup = burnup(known, len(finished) - len(known), start, now)
     for days in WINDOWS:
         if item.age >= days * DAY:
