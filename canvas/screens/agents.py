@@ -1,15 +1,21 @@
-"""Agents at a glance: a lane per agent with its task, since when, its last heartbeat, stale or idle."""
+"""Agents at a glance: a lane per agent with its task, since when, its last heartbeat, stale or idle.
+
+An agent's heartbeat is its own newest journal event on the task (start, heartbeat, a comment…),
+never the lease file's time alone: a person's answer or unblock writes the lease afresh for the
+agent, and that is no sign of the agent (an agent silent for days must not look alive).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from leafwise.canvas import look
 from leafwise.canvas.look import ago, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.commands.text import one_line
-from leafwise.store import CLOSED
+from leafwise.store import CLOSED, PlanPaths, journal
 from leafwise.store.timestamps import parse
 from textual import on
 from textual.binding import Binding
@@ -18,22 +24,45 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 STALE_AFTER = 15 * 60  # seconds without a heartbeat before a lane is called stale
+SEEN_EVENTS = 200  # a task's newest journal events searched for its agent's own
+NOT_SEEN = ""  # a leased task on which its agent has no event of its own: no heartbeat to show
 
 
 @dataclass
 class Lane:
     agent: str
-    tasks: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)  # id, title, since, beat
+    # id, title, since, beat (None: no lease; NOT_SEEN: leased, no event of the agent's own)
+    tasks: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
 
     @property
     def state(self) -> str:
         if not self.tasks:
             return "idle"
-        beats = [parse(t[3]) for t in self.tasks if t[3]]
-        if beats and all((look.display_now() - b).total_seconds() > STALE_AFTER for b in beats if b):
+        beats = [parse(t[3]) if t[3] else None for t in self.tasks if t[3] is not None]
+        if beats and all(b is None or (look.display_now() - b).total_seconds() > STALE_AFTER for b in beats):
             return "stale"
         return "working"
+
+
+def own_heartbeat(paths: PlanPaths, node_id: str, agent: str, lease_beat: str) -> str:
+    """When `agent` last showed itself on `node_id`: the time of its own newest journal event there;
+    the lease's time when the journal holds no event of the node at all (trimmed or gone); else NOT_SEEN."""
+    try:
+        stat = paths.journal.stat()
+    except OSError:
+        return lease_beat
+    found = _own_heartbeat((stat.st_size, stat.st_mtime_ns), paths, node_id, agent)
+    return lease_beat if found is None else found
+
+
+@lru_cache(maxsize=256)
+def _own_heartbeat(_mark: tuple[int, int], paths: PlanPaths, node_id: str, agent: str) -> str | None:
+    """The search (None: the node has no event), kept while the journal is unchanged (its size and
+    time: `_mark`), so a redraw reads nothing."""
+    events = journal.read(paths, node=node_id, limit=SEEN_EVENTS)
+    times = [e["time"] for e in events if e.get("actor") == agent and isinstance(e.get("time"), str)]
+    return times[-1] if times else NOT_SEEN if events else None
 
 
 def lanes(state: PlanState) -> list[Lane]:
@@ -45,7 +74,8 @@ def lanes(state: PlanState) -> list[Lane]:
         if node is None or node.status in CLOSED:
             continue
         lane = out.setdefault(claim.agent, Lane(claim.agent))
-        lane.tasks.append((node.id, node.title, claim.since, claim.heartbeat))
+        beat = own_heartbeat(state.paths, node.id, claim.agent, claim.heartbeat) if claim.heartbeat else None
+        lane.tasks.append((node.id, node.title, claim.since, beat))
     for node in state.nodes.values():
         if node.assignee and not node.children and node.status == "blocked":
             out.setdefault(node.assignee, Lane(node.assignee)).blocked.append(node.id)
@@ -76,7 +106,8 @@ class AgentsScreen(ViewScreen):
             colour = {"working": "$status-active", "stale": "$status-blocked", "idle": "$text-muted"}[lane.state]
             lines = [Content.assemble((f"● {lane.state:<8}", colour), " ", plan_text(one_line(lane.agent, 40), "bold"))]
             for node_id, title, since, beat in lane.tasks:
-                beat_text = f" · heartbeat {ago(beat)}" if beat else " · no lease"
+                beat_text = f" · heartbeat {ago(beat)}" if beat else \
+                    " · no heartbeat of its own" if beat == NOT_SEEN else " · no lease"
                 lines.append(Content.assemble("   ", (node_id, "bold"), "  ", plan_text(one_line(title, 100)),
                                               (f" · started {ago(since)}{beat_text}", "$text-muted")))
             if lane.blocked:
