@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from leafwise.canvas.model.query import Query
 from leafwise.canvas.model.state import PlanState
-from leafwise.canvas.model.tree_layout import group_key_of
+from leafwise.canvas.model.tree_layout import row_path
 
 MATCH_LIMIT = 150  # filter matches shown at once (4+ screens); the rest are counted, not drawn
 
@@ -25,7 +25,7 @@ class FilterResult:
 class Filtered:
     """One run of the filter over the plan as it is (`version`)."""
 
-    visible: set[str]  # matches shown and their ancestors and group rows
+    visible: set[str]  # the rows from each match shown up to its group (`tree_layout.row_path`)
     matched: set[str]  # the matches shown
     exact: tuple[str, ...]  # the group, ancestors and node whose id the query names exactly; () if none
     result: FilterResult
@@ -58,9 +58,6 @@ def run_filter(state: PlanState, query: Query, previous: Filtered | None = None)
     shown = matched[:MATCH_LIMIT] if len(matched) > MATCH_LIMIT else matched
     visible: set[str] = set()
     for nid in shown:
-        visible.add(nid)
-        visible.update(a.id for a in state.plan.ancestors(nid))
-        visible.add(group_key_of(state, nid))
-    path = ((group_key_of(state, exact), *(a.id for a in reversed(state.plan.ancestors(exact))), exact)
-            if exact is not None else ())
+        visible.update(row_path(state, nid))  # its group, a context row if it moved release, its ancestors
+    path = row_path(state, exact) if exact is not None else ()
     return Filtered(visible, set(shown), path, FilterResult(len(matched), len(shown)), state.version, query, every)

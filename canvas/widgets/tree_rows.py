@@ -65,6 +65,14 @@ class RowPainter:
             parts.append((3, Text(f"{status_word(node.status):>13}", status_style)))
         return _fit(left, parts, width)
 
+    def context(self, node: Node, width: int) -> Text:
+        """An epic shown as context above its tasks that moved to another release (`tree_layout`
+        `context_key`): dimmed, saying where the epic itself is; its bar stays on its own row."""
+        dim = self._style("dim")
+        left = Text(one_line(node.title, 300), dim)
+        left.append(f"  (epic in {node.effective_release or 'no release'})", dim)
+        return _fit(left, [(2, Text(f"{node.id:>9}", dim))], width)
+
     def group(self, group: Group, width: int) -> Text:
         left = Text()
         if group.key.startswith("!"):
