@@ -23,7 +23,9 @@ the `leafwise` CLI (or the `leafwise` MCP server: the same commands as tools).
 ## Every answer ends with its next action: follow it
 - `Next: <command>`  run it as is (ids are real; fill only <placeholders>).
 - `Or: <command>`    the fallback, only if the Next/Wait/Fix line cannot be done.
-- `Wait: <condition>` asynchronous state (someone's claim, a lock): retry after it.
+- `Wait: <condition>` not yet (someone's claim, a blocked task, a lock). Do not ask again and
+  again: its `Or:` is the waiting call, `leafwise start --next --agent <you> --wait 300`,
+  which blocks until work comes free (woken by the plan's own writes) and then takes it.
 - `Done.`            the workflow is complete: stop.
 - `Error:` + `Fix: <command>` (on stderr; exit code 1-5): run the fix, then retry.
 With `--json` (and over MCP) the same is in the envelope's `_next_action`.

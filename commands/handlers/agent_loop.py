@@ -10,8 +10,7 @@ from leafwise.commands.registry import Ctx, Param, command
 ID = Param("node_id", "node id", positional=True, required=True)
 AGENT = Param("agent", "the agent's name (e.g. claude-1)")
 FORCE = Param("force", "a person overrides another agent's lease (journaled with who)", type=bool)
-WAIT = Param("wait", "block up to this many seconds (at most 600) until a task is free, woken by the "
-             "plan's own writes: instead of polling", type=float)
+WAIT = Param("wait", "seconds (max 600) to block until a task is free, instead of polling", type=float)
 
 
 @command("next", "The task to work on now (one plan state, one answer).", mutating=False,
