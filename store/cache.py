@@ -149,6 +149,7 @@ def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int = re
         return False
     try:
         own_folder(path.parent)
+        own_target(path)
         atomic.replace(path, MAGIC + _mac(key, purpose.encode(), body) + body, mode=0o600, durable=False)
     except OSError:
         return False  # a read-only cache folder: everything still works, only slower
@@ -156,11 +157,28 @@ def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int = re
 
 
 def own_folder(folder: Path) -> None:
-    """Make the plan's cache folder (0700), refusing one that is a link (OSError)."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for item in (folder, folder.parent):
-        if stat.S_ISLNK(os.lstat(item).st_mode):
-            raise OSError(f"{item} is a symbolic link")
+    """Make the plan's cache folder and its `plans/` parent (0700), one at a time, refusing either when
+    it is a link or not a folder (OSError): a shared cache folder may hold links someone planted, and
+    `mkdir(parents=True)` would create through them. The person's cache folder itself is theirs."""
+    folder.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for item in (folder.parent, folder):
+        try:
+            os.mkdir(item, 0o700)
+        except FileExistsError:
+            pass
+        if not stat.S_ISDIR(os.lstat(item).st_mode):
+            raise OSError(f"{item} is not a folder of this cache (a link or a file)")
+
+
+def own_target(path: Path) -> None:
+    """Refuse (OSError) a cache file that is there as anything but a regular file (a link, a FIFO):
+    the replace would only swap the name, but a planted entry means someone else writes here."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(f"{path} is not a regular file")
 
 
 class NodeCache:

@@ -8,6 +8,8 @@ never leaves a stuck lock. Locks are held for milliseconds; a wait longer than i
 
 from __future__ import annotations
 
+import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -33,6 +35,22 @@ def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterat
         yield
 
 
+def _no_planted_entry(lock_path: Path) -> None:
+    """A lock file that is a link, FIFO or socket (planted: Leafwise makes only empty regular ones) is
+    removed, so the lock is taken on a new file of ours; the name only goes, what it points at is never
+    opened. Replacing it here, not refusing, keeps a command from failing half-way through its writes at
+    its second lock (the locks folder itself is checked at plan discovery, `paths.confinement_problem`)."""
+    try:
+        mode = os.lstat(lock_path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        try:
+            os.unlink(lock_path)
+        except FileNotFoundError:
+            pass  # another writer replaced it first
+
+
 @contextmanager
 def hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
     """filelock's OS lock (flock(2) on POSIX, msvcrt on Windows) on a file that is never deleted
@@ -43,6 +61,7 @@ def hold(lock_path: Path, name: str, timeout: float) -> Iterator[None]:
     from filelock import FileLock, Timeout  # the write path only: a read never locks
 
     lock_path.parent.mkdir(parents=True, exist_ok=True)
+    _no_planted_entry(lock_path)
     lock = FileLock(lock_path, timeout=timeout, mode=0o644, poll_interval=LOCK_POLL, preserve_lock_file=True)
     try:
         lock.acquire()

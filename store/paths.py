@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,13 @@ ROOT_ENV = "LEAFWISE_ROOT"
 # The only folders of `.leafwise/` a node's doc and diagram links may point into;
 # everything else there (project.yaml, nodes/, journal, claims, cycles, caches) is Leafwise's own.
 LINK_ROOTS = ("docs", "diagrams")
+# What Leafwise reads and writes in `.leafwise/` by name: each is a regular file or a real folder, or
+# absent. `confinement_problem` checks every one at plan discovery, before anything is read or written.
+OWN_FILES = ("project.yaml", "journal.jsonl", ".gitignore", ".gitattributes")
+OWN_FOLDERS = ("nodes", "claims", "cycles", "docs", "diagrams", ".locks", ".cache")
+# Derived or local state Leafwise makes again when it is gone: `repair` may replace a link there by an
+# empty file or folder (the link's target is never touched); anything else is the person's to look at.
+RECREATED = ("journal.jsonl", "claims", ".cache", ".locks")
 
 
 class PlanNotFound(Exception):
@@ -26,6 +34,25 @@ class PlanNotFound(Exception):
 
 class UnsafePath(ValueError):
     """A path that would leave `.leafwise/` or is not a valid id."""
+
+
+class PlanUnsafe(PlanNotFound, UnsafePath):
+    """The plan folder, or one of its own files or folders, is a link, a FIFO, a device or the wrong
+    kind: no command reads or writes that plan until it is fixed (see `confinement_problem`).
+
+    A PlanNotFound so that every surface that looks for a plan stops there (there is no usable plan),
+    with this message; `rel` is the path as shown (relative to the repository), `repairable` whether
+    `leafwise repair` may replace it (`RECREATED`), `step` the person's manual step otherwise.
+    """
+
+    def __init__(self, repo: Path, rel: str, what: str, repairable: bool):
+        kind = "folder" if rel == PLAN_DIR or rel.rpartition("/")[2] in OWN_FOLDERS else "file"
+        self.step = (f"leafwise repair replaces {rel} by an empty {kind} (what it points at is not touched)"
+                     if repairable else f"remove it (rm {rel}; git rm --cached {rel} if it is committed), then "
+                     f"make a real {kind} there, or delete this clone")
+        ValueError.__init__(self, f"{rel} is {what}; Leafwise never reads or writes a plan through a link or a "
+                                  f"special file, so this plan is not used until it is fixed: {self.step}")
+        self.start, self.rel, self.what, self.repairable = repo, rel, what, repairable
 
 
 class SymlinkRefused(UnsafePath, OSError):
@@ -70,6 +97,12 @@ class PlanPaths:
     def cycles(self) -> Path:
         return self.dir / "cycles"
 
+    def confined(self) -> PlanPaths:
+        """These paths, once `confinement_problem` finds nothing wrong (PlanUnsafe otherwise)."""
+        if (problem := confinement_problem(self.repo)) is not None:
+            raise problem
+        return self
+
     def node_file(self, node_id: str) -> Path:
         check_id(node_id)
         return self.own_folder(self.nodes) / f"{node_id}.yaml"
@@ -88,6 +121,60 @@ class PlanPaths:
                 raise SymlinkRefused(f"{relative(item, self.repo)} is a symbolic link; Leafwise never follows "
                                      "links in its own folders (remove the link)")
         return folder
+
+
+def _kind(mode: int) -> str:
+    return ("a symbolic link" if stat.S_ISLNK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a folder" if stat.S_ISDIR(mode) else "a file")
+
+
+def _described(path: Path, mode: int) -> str:
+    """What a wrong entry is, for the message (a link names its target, cut short)."""
+    what = _kind(mode)
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        shown = "".join(c if c.isprintable() else "?" for c in target[:120])
+        what += f" (to {shown})" if os.path.exists(path) else f" (to {shown}, which does not exist)"
+    return what
+
+
+def confinement_problem(repo: Path) -> PlanUnsafe | None:
+    """The first of `.leafwise/` and its own entries (`OWN_FILES`, `OWN_FOLDERS`) that is not what
+    Leafwise keeps there, or None.
+
+    The one rule: `.leafwise/` is a real folder (a link is never followed, wherever it points: a plan
+    elsewhere is named with --root or LEAFWISE_ROOT, the person's choice, never by a committed link),
+    each own folder is a real folder and each own file a regular file, or absent. lstat only: nothing
+    is opened, so a FIFO or a device never blocks. Files inside the folders are each reader's and
+    writer's (node files are read with O_NOFOLLOW and a link there is that file's problem; lock and
+    claim files are replaced, never written through).
+    """
+    plan = repo / PLAN_DIR
+    try:
+        mode = os.lstat(plan).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return PlanUnsafe(repo, PLAN_DIR, f"unreadable ({exc.strerror})", False)
+    if not stat.S_ISDIR(mode):
+        return PlanUnsafe(repo, PLAN_DIR, _described(plan, mode), False)
+    for name, folder in [(n, False) for n in OWN_FILES] + [(n, True) for n in OWN_FOLDERS]:
+        path = plan / name
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return PlanUnsafe(repo, f"{PLAN_DIR}/{name}", f"unreadable ({exc.strerror})", False)
+        if not (stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)):
+            # unlinking a link, FIFO or socket removes a name only: nothing anyone wrote is lost
+            repairable = name in RECREATED and (stat.S_ISLNK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
+            return PlanUnsafe(repo, f"{PLAN_DIR}/{name}", _described(path, mode), repairable)
+    return None
 
 
 def check_id(node_id: str) -> str:
@@ -135,21 +222,35 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
-def find_root(start: Path | None = None, explicit: str | os.PathLike | None = None) -> PlanPaths:
-    """The plan for `explicit` (or $LEAFWISE_ROOT), else the nearest one above `start`.
+def _plan_here(folder: Path) -> bool:
+    """Whether `folder` holds a `.leafwise` that is a folder or anything but a regular file (a link,
+    a FIFO: found, so it is refused by name instead of a plan further up being used)."""
+    try:
+        return not stat.S_ISREG(os.lstat(folder / PLAN_DIR).st_mode)
+    except OSError:
+        return False
 
-    `explicit` may name the repository folder or the `.leafwise/` folder itself.
+
+def find_root(start: Path | None = None, explicit: str | os.PathLike | None = None, *,
+              confined: bool = True) -> PlanPaths:
+    """The plan for `explicit` (or $LEAFWISE_ROOT), else the nearest one above `start`; PlanUnsafe when
+    its folder or one of its own entries is a link or a special file (`confinement_problem`).
+
+    `explicit` may name the repository folder or the `.leafwise/` folder itself. A `.leafwise` that is
+    a link (or any other non-folder) is found, so that it is refused by name rather than skipped for a
+    plan further up. `confined=False` is for doctor and repair only, which name and fix the problem.
     """
     chosen = explicit or os.environ.get(ROOT_ENV)
     if chosen:
         path = Path(chosen).expanduser().absolute()
         if path.name == PLAN_DIR:
             path = path.parent
-        if not (path / PLAN_DIR).is_dir():
+        if not _plan_here(path):
             raise PlanNotFound(path)
-        return PlanPaths(path)
-    here = (start or Path.cwd()).absolute()
-    for folder in (here, *here.parents):
-        if (folder / PLAN_DIR).is_dir():
-            return PlanPaths(folder)
-    raise PlanNotFound(here)
+        found = PlanPaths(path)
+    else:
+        here = (start or Path.cwd()).absolute()
+        found = next((PlanPaths(f) for f in (here, *here.parents) if _plan_here(f)), None)
+        if found is None:
+            raise PlanNotFound(here)
+    return found.confined() if confined else found

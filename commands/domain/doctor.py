@@ -20,7 +20,7 @@ from leafwise.store import PlanNotFound, find_root
 from leafwise.store import claims as leases
 from leafwise.store import reader
 from leafwise.store.loader import PROJECT_KEY, cache_for
-from leafwise.store.paths import PLAN_DIR, PlanPaths
+from leafwise.store.paths import PLAN_DIR, RECREATED, PlanPaths, confinement_problem
 from leafwise.store.writer import sweep_temp_files
 
 SCHEMA_FILE = Path(__file__).parent.parent / "envelope.schema.json"  # commands/envelope.schema.json
@@ -133,9 +133,13 @@ def cache_state(paths: PlanPaths) -> tuple[str, str]:
 
 def _plan_checks(ctx: Ctx) -> list[Check]:
     try:
-        paths = find_root(ctx.cwd, ctx.root)
+        paths = find_root(ctx.cwd, ctx.root, confined=False)  # found, to name what is wrong in it
     except PlanNotFound as exc:
         return [Check("root", "error", str(exc), ctx.cmd("init"))]
+    if (unsafe := confinement_problem(paths.repo)) is not None:  # nothing is read through it
+        return [Check("root", "error", f"plan at {paths.dir} is not used: {unsafe}",
+                      ctx.cmd("repair") if unsafe.repairable else f"rm {quote(unsafe.rel)}"),
+                *_symlink_checks(paths)]
     ctx.use_paths(paths)
     checks = [Check("root", "ok", f"plan at {paths.dir}")]
     state, message = cache_state(paths)  # before anything loads the plan and refreshes the cache
@@ -167,9 +171,6 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
                         f"{len(strays)} stray temporary file(s), e.g. {strays[0].name}" if strays
                         else "no stray temporary files", ctx.cmd("repair") if strays else None))
     return checks
-
-
-RECREATED = ("journal.jsonl", "claims", ".cache", ".locks")  # Leafwise makes these again when they are gone
 
 
 def _symlink_checks(paths: PlanPaths) -> list[Check]:

@@ -27,7 +27,8 @@ from leafwise.commands.domain.nodes import cascade_changes, get_node, move_statu
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.ids import prefix_problem, suggest_prefix
-from leafwise.store.paths import PLAN_DIR, PlanPaths
+from leafwise.commands.unsafe_plan import unsafe_plan_error
+from leafwise.store.paths import PLAN_DIR, PlanPaths, confinement_problem
 from leafwise.store.writer import Exists, create_numbered, iso, render_new_node, write_text
 
 DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
@@ -39,6 +40,8 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
     if repo.name == PLAN_DIR:
         repo = repo.parent
     paths = PlanPaths(repo)
+    if (unsafe := confinement_problem(repo)) is not None:  # before anything is written, or even looked at
+        raise unsafe_plan_error(unsafe, ctx.cmd)
     asked_name, asked_prefix = name, prefix
     name = name or repo.name
     if prefix and (problem := prefix_problem(prefix)):  # the loader's rule and words: it loads what init writes

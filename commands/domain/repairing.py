@@ -23,10 +23,10 @@ from leafwise.commands.domain.holds import give_back
 from leafwise.commands.domain.nodes import record, set_fields, write
 from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, Plan, load_plan
+from leafwise.store import CLOSED, Plan, PlanNotFound, find_root, load_plan
 from leafwise.store import claims as leases
 from leafwise.store.loader import cache_for
-from leafwise.store.paths import ID_PATTERN, PLAN_DIR
+from leafwise.store.paths import ID_PATTERN, PLAN_DIR, OWN_FOLDERS, PlanPaths, PlanUnsafe, confinement_problem
 from leafwise.store.writer import LockBusy, edit_node, locked, sweep_temp_files
 
 
@@ -151,10 +151,51 @@ def _rerun_cascades(ctx: Ctx, plan: Plan, out: Repairs) -> None:
         out.add("cascade", True, id=node.id, field="status", **{"from": node.status, "to": target})
 
 
+def _replace_links(paths: PlanPaths, out: Repairs) -> PlanUnsafe | None:
+    """Replace each link, FIFO or socket among the plan's recreated entries (journal, claims, locks,
+    cache: `paths.RECREATED`) by an empty regular file or folder. Unlinking removes the name only: what
+    a link points at is never opened nor touched. The problem left, if any, is the person's."""
+    for _ in range(len(OWN_FOLDERS) + 4):
+        unsafe = confinement_problem(paths.repo)
+        if unsafe is None or not unsafe.repairable:
+            return unsafe
+        out.add("replace_link", True, file=unsafe.rel, was=unsafe.what)
+        if out.dry_run:
+            return None  # a dry run shows the first; the others show after it is applied
+        target = paths.repo / unsafe.rel
+        target.unlink()
+        if unsafe.rel.rpartition("/")[2] in OWN_FOLDERS:
+            target.mkdir()
+        else:  # O_EXCL | O_NOFOLLOW: a name planted meanwhile is refused, never written through
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644))
+    return confinement_problem(paths.repo)
+
+
+def _refuse_unsafe(ctx: Ctx, unsafe: PlanUnsafe, out: Repairs) -> Result:
+    """No repair reads a plan through a link: the person removes it (the step in the message)."""
+    out.add("replace_link", False, file=unsafe.rel, refused=str(unsafe))
+    reason = f"refused: {unsafe.rel} is {unsafe.what}"
+    return Result({"dry_run": out.dry_run, "repairs": out.changes, "applied": 0, "refused": 1,
+                   "remaining_errors": 1}, next_(ctx.cmd("doctor"), unsafe.step),
+                  [reason, f"  {unsafe.step}"], Mutation("repair_plan", "repair", False, reason, out.changes))
+
+
 def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     """Apply (or with `dry_run` list) every safe repair; each one applied, needless or refused is listed."""
-    paths = ctx.paths()
     out = Repairs(dry_run)
+    try:  # found even when a link makes it unusable: replacing that link is this command's first repair
+        paths = ctx.found_paths or find_root(ctx.cwd, ctx.root, confined=False)
+    except PlanNotFound:
+        paths = ctx.paths()  # answers plan_not_found
+    if (unsafe := _replace_links(paths, out)) is not None:
+        return _refuse_unsafe(ctx, unsafe, out)
+    if dry_run and out.changes:  # the rest would read the plan through the link: listed once it is gone
+        reason = "dry run: 1 repair(s) would apply"
+        return Result({"dry_run": True, "repairs": out.changes, "applied": 0, "refused": 0, "remaining_errors": 0},
+                      next_(ctx.cmd("repair"), "replace the link; the other repairs show once it is gone"),
+                      [reason, f"  would replace_link {out.changes[0]['file']}"],
+                      Mutation("repair_plan", "repair", False, reason, out.changes))
+    ctx.use_paths(paths)
     state, message = cache_state(paths)
     if state in ("stale", "unreadable"):
         if not dry_run:
