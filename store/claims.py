@@ -20,6 +20,8 @@ from leafwise.store.paths import PlanPaths, check_id
 from leafwise.store.timestamps import parse, to_text
 
 DEFAULT_TTL_MINUTES = 60
+MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
+TTL_SETTING = "claim_ttl_minutes"  # project.yaml settings: the plan's default lease length
 MAX_AGENT_CHARS = 1000  # an agent's name, as a claim file may hold it
 
 

@@ -86,6 +86,7 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
     if not isinstance(settings, dict):
         bad("settings", "settings must be a mapping", "settings: {}")
         settings = {}
+    settings = _checked_settings(settings, bad)
     for key in ("pid", "name"):
         if isinstance(data.get(key), (dict, list)):
             bad(key, f"{key} must be text", f"{key}: text")
@@ -104,6 +105,22 @@ def load_project(paths: PlanPaths, entries: dict[str, Entry] | None = None,
 
 
 Bad = Callable[[str | None, str, str], None]  # (key, message, fix): one problem of project.yaml
+
+
+def _checked_settings(settings: dict[str, Any], bad: Bad) -> dict[str, Any]:
+    """The settings with each known value checked (a planted `.inf`, `-1` or text lease length is this
+    file's problem, and the default applies); unknown keys are kept as they are."""
+    from leafwise.store import claims, values
+
+    ttl = settings.get(claims.TTL_SETTING)
+    if ttl is None:
+        return settings
+    try:
+        values.number(ttl, claims.TTL_SETTING, low=1, high=claims.MAX_TTL_MINUTES)
+    except ValueError as exc:
+        bad("settings", str(exc), f"settings: {{{claims.TTL_SETTING}: {claims.DEFAULT_TTL_MINUTES}}}")
+        return {k: v for k, v in settings.items() if k != claims.TTL_SETTING}
+    return settings
 
 
 def _releases(raw: Any, bad: Bad) -> list[Release]:

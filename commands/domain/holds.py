@@ -37,14 +37,15 @@ from leafwise.store.ids import ID_ANY_CASE_TEXT
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import LockBusy, locked
 
-MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
+MAX_TTL_MINUTES = leases.MAX_TTL_MINUTES
+TTL_SETTING = leases.TTL_SETTING
 
 
 def ttl_minutes(plan: Plan, ttl: float | None) -> float:
     """A lease's length: the one asked for, else the plan's claim_ttl_minutes, else 60."""
     if ttl and ttl > 0:
         return ttl
-    return float(plan.project.settings.get("claim_ttl_minutes") or leases.DEFAULT_TTL_MINUTES)
+    return float(plan.project.settings.get(TTL_SETTING) or leases.DEFAULT_TTL_MINUTES)  # checked by the loader
 
 
 def check_ttl(ctx: Ctx, ttl: float | None, name: str, *positional: Any, **args: Any) -> float | None:
