@@ -103,8 +103,9 @@ def test_doc_write_and_read(tmp_path: Path) -> None:
 
 
 def test_ask_and_decide(tmp_path: Path) -> None:
-    write_plan(tmp_path, [node("T-1", "Guest checkout", "in-progress", release="R1", assignee="a"),
-                          node("T-2", "Other", release="R1")])
+    write_plan(tmp_path, [node("T-1", "Guest checkout", release="R1"), node("T-2", "Other", release="R1"),
+                          node("T-3", "More", release="R1")])
+    assert run_cli("start", "T-1", "--agent", "a", cwd=tmp_path).code == 0
     res = run_cli("ask", "T-1", "Allow guest checkout?", "--option", "A: yes, more sales",
                   "--option", "B: no, less fraud", "--agent", "a", cwd=tmp_path)
     assert res.code == 0, res.stderr
@@ -112,6 +113,7 @@ def test_ask_and_decide(tmp_path: Path) -> None:
     assert data["status"] == "blocked" and data["decision"]["options"][1] == "B: no, less fraud"
     one = run_cli("ask", "T-2", "Q?", "--option", "only one", cwd=tmp_path)
     assert one.code == 2
+    assert run_cli("start", "T-3", "--agent", "a", cwd=tmp_path).code == 0  # the asker took other work: at work
     res = run_cli("decide", "T-1", "--option", "2", "--note", "fraud risk", cwd=tmp_path)
     assert res.code == 0, res.stderr
     data = load(tmp_path, "T-1")
@@ -119,7 +121,8 @@ def test_ask_and_decide(tmp_path: Path) -> None:
     again = run_cli("decide", "T-1", "--option", "1", cwd=tmp_path)
     assert again.code == 3
     events = [json.loads(x) for x in (tmp_path / ".leafwise/journal.jsonl").read_text().splitlines()]
-    assert [e["command"] for e in events] == ["ask", "decide", "unblock"]
+    assert [e["command"] for e in events if e.get("node") == "T-1" and e["command"] != "start"] == \
+        ["ask", "decide", "unblock"]
     assert run_cli("block", "T-1", "--reason", "waits for legal", cwd=tmp_path).code == 3, "a held task"
     run_cli("block", "T-1", "--reason", "waits for legal", "--agent", "a", cwd=tmp_path)
     blocked = run_cli("context", "--json", cwd=tmp_path).json["result"]["blocked"]
