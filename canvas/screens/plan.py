@@ -13,11 +13,13 @@ from leafwise.canvas.widgets.next_task import NextTaskBar
 from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.canvas.widgets.plan_tree import PlanTree
+from leafwise.canvas.widgets.quiet import set_content
 from leafwise.commands.events import Event
 from leafwise.store import Node
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -223,13 +225,13 @@ class PlanScreen(Editing, Triage, Screen):
     @on(PlanTree.FilterApplied)
     def filter_applied(self, event: PlanTree.FilterApplied) -> None:
         result = event.result
-        count = self.query_one("#filter-count", Static)
         if result is None:
-            count.update("")
+            words = ""
         elif result.matches > result.shown:
-            count.update(f"{result.shown} of {result.matches} shown")
+            words = f"{result.shown} of {result.matches} shown"
         else:
-            count.update(f"{result.matches} match" + ("" if result.matches == 1 else "es"))
+            words = f"{result.matches} match" + ("" if result.matches == 1 else "es")
+        set_content(self.query_one("#filter-count", Static), Content(words))  # a keystroke lays out only a new width
         self._sync_filter_bar()
 
     def _sync_filter_bar(self) -> None:

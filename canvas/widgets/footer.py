@@ -1,5 +1,5 @@
-"""The key footer: the keys that fit, the most useful first, `? Help` always; recomposed only when the
-keys it shows change.
+"""The key footer: the keys that fit, the most useful first, `? Help` always; its key widgets are
+shown and hidden in place, and composed again only for a key it has never shown.
 
 Textual's `Footer` draws every shown binding in the binding chain's order (the focused widget's, the
 screen's, then the app's) and lets the row run off the right edge: at 80 columns the plan view lost
@@ -11,13 +11,19 @@ keys greyed out here; what it keeps stays in the chain's order. Every key is sti
 `Footer` also rebuilds all its key widgets whenever the screen's bindings may have changed (a focus
 move, a highlight, `refresh_bindings`), 20-30 ms each time on this app's stylesheet; a view's first
 visit asked for it five to seven times with the same keys. This one compares what it would show with
-what it shows, and skips the rebuild when they are the same. It looks exactly like `Footer`.
+what it shows, and skips the rebuild when they are the same. When they differ it reuses the key
+widgets it has: focusing the filter takes the letter keys out of the binding chain (the field types
+them) and Esc brings them back, so it hides those keys and shows them again rather than removing and
+mounting them (each mount styles a widget; the screen is laid out once either way). Only a key it has
+no widget for yet (another label, tooltip or greyed state) makes it compose. It looks exactly like
+`Footer`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from leafwise.canvas.widgets.quiet import show
 from rich.cells import cell_len
 from textual import events
 from textual.app import App, ComposeResult
@@ -110,4 +116,33 @@ class KeysFooter(Footer):
         if keys is not None and keys == self._shown:
             return
         self._shown = keys
+        if keys is not None and self._show_in_place(list(self.compose())):
+            return
         await super().recompose()
+
+    def _show_in_place(self, wanted: list[Widget]) -> bool:
+        """Show `wanted` with the key widgets already mounted, in their order, and hide the others.
+
+        False (nothing changed) when one of them has no mounted twin in that order: then compose.
+        """
+        mounted = list(self.children)
+        picked: list[Widget] = []
+        at = 0
+        for key in wanted:
+            like = twin(key)
+            while at < len(mounted) and twin(mounted[at]) != like:
+                at += 1
+            if at == len(mounted):
+                return False
+            picked.append(mounted[at])
+            at += 1
+        keep = set(picked)
+        for child in mounted:
+            show(child, child in keep)
+        return True
+
+
+def twin(key: Widget) -> tuple[object, ...]:
+    """What a footer key draws and does: two keys alike in this are interchangeable."""
+    return (type(key), *(str(getattr(key, name, "")) for name in ("key", "key_display", "description", "action")),
+            str(key.tooltip or ""), key.classes - {"-compact"})

@@ -5,6 +5,11 @@ plain sight, the summary, evidence, links to jump along (parent, dependencies,
 dependants), recent journal events, the markdown docs rendered and diagram
 sources as text. Journal and docs are read in a worker so the cursor never
 waits on the disk.
+
+A cursor move rewrites the pane, so each part is written only when it differs and asks for a layout
+of the screen only when its height does (`quiet`); the rendered doc (a widget per block, mounted
+anew on each update) is parsed again only when its text changes, and stays up while the cursor moves
+between nodes that link the same doc files.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from leafwise.canvas.look import (
 from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.canvas.widgets.quiet import set_content, show
 from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs
@@ -61,6 +67,9 @@ class NodeDetail(VerticalScroll):
         self.key: str | None = None
         self.state: PlanState | None = None
         self._docs_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+        self._docs_shown: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (docs, diagrams) on display
+        self._markdown_text: str | None = None  # what the Markdown widget holds
+        self._links_shown: tuple[object, ...] = ()
         self._extras_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -102,9 +111,9 @@ class NodeDetail(VerticalScroll):
         self._show_node(state, node)
         docs_key = (key, tuple(node.docs), tuple(node.diagrams))
         if moved:  # never show the last node's history or docs under this one, even briefly
-            for wid in ("detail-history", "detail-diagrams"):
-                self._section(wid, None)
-            self.query_one("#detail-docs", Markdown).display = False
+            self._section("detail-history", None)
+            if self._docs_shown != docs_key[1:]:  # docs this node links too may stay
+                self._hide_docs()
         if moved or refresh_docs or docs_key != self._docs_for:
             self._docs_for = docs_key
             self._later(partial(self._load_extras, state, node.id))
@@ -128,22 +137,27 @@ class NodeDetail(VerticalScroll):
             widget = self.query_one(f"#{widget_id}", Static)
         except NoMatches:  # the app is closing and took the pane's children first (a late worker result)
             return
-        widget.display = content is not None
+        show(widget, content is not None)
         if content is not None:
-            widget.update(inert_content(content))
+            set_content(widget, inert_content(content))
+
+    def _hide_docs(self) -> None:
+        self._docs_shown = None
+        show(self.query_one("#detail-docs", Markdown), False)
+        self._section("detail-diagrams", None)
 
     def _blank(self, message: str) -> None:
-        self.query_one("#detail-head", Static).update(Content.styled(message, "$text-muted"))
+        set_content(self.query_one("#detail-head", Static), Content.styled(message, "$text-muted"))
         for wid in ("detail-path", "detail-blocked", "detail-fields", "detail-summary", "detail-evidence",
-                    "detail-history", "detail-diagrams"):
+                    "detail-history"):
             self._section(wid, None)
         self._links([])
-        self.query_one("#detail-docs", Markdown).display = False
+        self._hide_docs()
 
     def _show_group(self, state: PlanState, group: Group) -> None:
         tally = group.tally
         head = Content.assemble((group.key or "—", "bold $accent"), "  ", (one_line(group.title), "bold"))
-        self.query_one("#detail-head", Static).update(inert_content(head))
+        set_content(self.query_one("#detail-head", Static), inert_content(head))
         self._section("detail-path", Content.styled(f"target {group.target}", "$text-muted")
                       if group.target else None)
         self._section("detail-blocked", None)
@@ -165,15 +179,15 @@ class NodeDetail(VerticalScroll):
                                          (node.id, "$text-muted"), " ", one_line(node.title)))
         self._section("detail-summary", Content("\n").join(tops) if tops else None)
         self._links([])
-        for wid in ("detail-evidence", "detail-history", "detail-diagrams"):
+        for wid in ("detail-evidence", "detail-history"):
             self._section(wid, None)
-        self.query_one("#detail-docs", Markdown).display = False
+        self._hide_docs()
         self._docs_for = None
 
     def _show_node(self, state: PlanState, node: Node) -> None:
         symbol, style = mark(node)
         head = Content.assemble((symbol, style), " ", (node.id, "$text-muted"), "  ", (one_line(node.title), "bold"))
-        self.query_one("#detail-head", Static).update(inert_content(head))
+        set_content(self.query_one("#detail-head", Static), inert_content(head))
         chain = list(reversed(state.plan.ancestors(node.id)))
         release = node.effective_release
         crumbs = [Content.styled(one_line(release or "no release"), "$accent")]
@@ -300,10 +314,15 @@ class NodeDetail(VerticalScroll):
         return options
 
     def _links(self, options: list[Option]) -> None:
+        """Replace the link rows, unless they are the ones shown (a new list resets its highlight)."""
         links = self.query_one("#detail-links", OptionList)
-        links.clear_options()
-        links.add_options(options)
-        links.display = bool(options)
+        said = tuple((o.id, o.disabled, o.prompt.plain if isinstance(o.prompt, Content) else str(o.prompt),
+                      tuple(o.prompt.spans) if isinstance(o.prompt, Content) else ()) for o in options)
+        if said != self._links_shown:
+            self._links_shown = said
+            links.clear_options()
+            links.add_options(options)
+        show(links, bool(options))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -342,6 +361,8 @@ class NodeDetail(VerticalScroll):
         if node_id != self.key or not self.is_attached:
             return
         self._show_history(node_id, history)
+        node = self.state.nodes.get(node_id) if self.state is not None else None
+        self._docs_shown = (tuple(node.docs), tuple(node.diagrams)) if node is not None else None
         markdown = self.query_one("#detail-docs", Markdown)
         texts = [d for d in docs if d["kind"] == "doc"]
         if texts:
@@ -349,10 +370,15 @@ class NodeDetail(VerticalScroll):
             for item in texts:
                 body = item["text"] if not item["missing"] else f"*{item['path']} is missing*"
                 parts.append(f"`{item['path']}`\n\n{body}")
-            markdown.display = True
-            await markdown.update(safe("\n\n---\n\n".join(parts)))
+            text = safe("\n\n---\n\n".join(parts))
+            if text != self._markdown_text:  # an update removes every block and mounts new ones
+                self._markdown_text = text
+                await markdown.update(text)
+            if node_id != self.key or not self.is_attached:  # moved on while the blocks were mounted
+                return
+            show(markdown, True)
         else:
-            markdown.display = False
+            show(markdown, False)
         diagrams = [d for d in docs if d["kind"] == "diagram"]
         if diagrams:
             lines = []

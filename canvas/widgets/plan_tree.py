@@ -217,11 +217,26 @@ class PlanTree(TreeNavigation, TreeDrawing, ScrollView, can_focus=True):
         row = self._lines[line] if 0 <= line < len(self._lines) else None
         key = row.key if row is not None else None
         self._cursor_path = row.path if row is not None else ()
-        if previous != line:
-            self.refresh()  # the cursor row and the guides under it change colour
+        if previous != line:  # the cursor row and the guides under it change colour, nothing else
+            self._refresh_branch(previous)
+            self._refresh_branch(line)
         if key != self._cursor_key:
             self._cursor_key = key
             self.post_message(self.CursorMoved(key))
+
+    def _refresh_branch(self, line: int) -> None:
+        """Repaint a row and the rows under it that are in view (a whole repaint restyles every line)."""
+        if not 0 <= line < len(self._lines):
+            return
+        key = self._lines[line].key
+        top = int(self.scroll_offset.y)
+        bottom = min(len(self._lines), top + self.size.height)
+        end = line + 1
+        while end < bottom and key in self._lines[end].path:
+            end += 1
+        start = max(line, top)
+        if end > start:
+            self.refresh_lines(start, end - start)
 
     # --- live changes -----------------------------------------------------------
 
