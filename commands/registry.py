@@ -42,7 +42,7 @@ class Param:
 
 # The `agent` of a mutating command that does not otherwise use the name: it is journaled as the
 # actor and carried in the answer's hints through `Ctx.caller` (`Ctx.who`, `Ctx.cmd`).
-ACTING = Param("agent", "the agent doing it (e.g. claude-1), journaled as the actor; none: the person")
+ACTING = Param("agent", "an agent's name")
 
 
 @dataclass(frozen=True, slots=True)

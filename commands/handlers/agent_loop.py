@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import blocking, claiming, finishing
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 ID = Param("node_id", "node id", positional=True, required=True)
-AGENT = Param("agent", "the agent's name (e.g. claude-1)")
+AGENT = ACTING
 FORCE = Param("force", "a person overrides another agent's lease (journaled with who)", type=bool)
 WAIT = Param("wait", "seconds (max 600) to block until a task is free, instead of polling", type=float)
 
@@ -26,7 +26,7 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False, wait: f
          mutating=True, tool="start_task", idempotent=True,
          params=(Param("node_id", "node id (or --next)", positional=True),
                  Param("next", "pick the next task and claim it under one lock", type=bool),
-                 Param("agent", "the agent's name (e.g. claude-1)", required=True),
+                 Param("agent", "the agent's name", required=True),
                  Param("ttl", "lease length in minutes (default 60)", type=float), WAIT))
 def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
           next: bool = False, wait: float | None = None) -> Result:  # noqa: A002 - the flag's name

@@ -14,6 +14,6 @@ from leafwise.commands.registry import ACTING, Ctx, Param, command
          tool="bulk_update",
          params=(Param("source", "a JSON file of updates, or - for stdin", positional=True, cli_only=True),
                  Param("updates", f"the updates as a JSON list, e.g. {EXAMPLE}", mcp_only=True),
-                 Param("agent", "the agent doing it: each update that names no agent is its")))
+                 Param("agent", "who acts, in each update naming none")))
 def bulk(ctx: Ctx, source: str | None = None, updates: Any = None, agent: str | None = None) -> Result:
     return bulk_updates.apply(ctx, source, updates)

@@ -22,7 +22,7 @@ NAME = Param("name", "the cycle's name (letters, digits, . _ -)", positional=Tru
                  Param("verify", "a command whose exit code says the work is right (repeatable)", multiple=True),
                  Param("off_limits", "a path glob the loop must never touch (repeatable)", multiple=True),
                  Param("node", "the task it works on; for for-each, the subtree it walks"),
-                 Param("agent", "the agent running the loop (e.g. claude-1)")))
+                 ACTING))
 def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, token_cap: int | None = None,
           verify: tuple[str, ...] = (), off_limits: tuple[str, ...] = (), node: str | None = None,
           agent: str | None = None) -> Result:

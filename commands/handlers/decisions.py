@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import decisions
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 
 @command("ask", "Ask a person a strategic question: blocks the node with options to choose from.",
@@ -12,7 +12,7 @@ from leafwise.commands.registry import Ctx, Param, command
          params=(Param("node_id", "node id", positional=True, required=True),
                  Param("question", "the question", positional=True, required=True),
                  Param("option", 'an option with its trade-off, e.g. "A: …"', multiple=True, required=True),
-                 Param("agent", "who asks")))
+                 ACTING))
 def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), agent: str | None = None) -> Result:
     return decisions.ask(ctx, node_id, question, option, agent)
 

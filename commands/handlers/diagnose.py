@@ -11,7 +11,7 @@ from leafwise.commands.registry import ACTING, Ctx, Param, command
 @command("diagnose", "Why a node (or the whole plan) is stuck: root cause, remediation, next step.",
          mutating=False, tool="diagnose", idempotent=True,
          params=(Param("node_id", "node id (default: the whole plan)", positional=True),
-                 Param("agent", "who is asking (a claim of yours is not 'held by another agent')")))
+                 ACTING))
 def diagnose(ctx: Ctx, node_id: str | None = None, agent: str | None = None) -> Result:
     return diagnosis.diagnose(ctx, node_id, agent)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import discovery
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 from leafwise.store import STATUSES
 
 LIMIT = Param("limit", "at most this many items (default 200)", type=int, default=200)
@@ -13,7 +13,7 @@ LIMIT = Param("limit", "at most this many items (default 200)", type=int, defaul
 @command("show", "One node: fields, path, children, claim, docs and recent history.", mutating=False,
          tool="get_node", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
-                 Param("agent", "who is asking (shapes the hint)")))
+                 ACTING))
 def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     return discovery.show(ctx, node_id, agent)
 

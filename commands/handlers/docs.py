@@ -10,7 +10,7 @@ from leafwise.commands.registry import ACTING, Ctx, Param, command
 @command("doc", "Read a node's docs and diagrams, then its ancestors' docs (or replace its doc with --write FILE|-).",
          mutating=False, tool="get_doc", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
-                 Param("agent", "who reads (shapes the hint: only the holder is told to complete)"),
+                 ACTING,
                  Param("write", "replace the node's doc with this file's text (- for stdin)", cli_only=True)))
 def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = None) -> Result:
     return docs.doc(ctx, node_id, write, agent)

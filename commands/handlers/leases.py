@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import Result
 from leafwise.commands.domain import holds
-from leafwise.commands.registry import Ctx, Param, command
+from leafwise.commands.registry import ACTING, Ctx, Param, command
 
 ID = Param("node_id", "node id", positional=True, required=True)
 TTL = Param("ttl", "lease length in minutes (default: the plan's claim_ttl_minutes, else 60)", type=float)
@@ -24,14 +24,14 @@ TTL = Param("ttl", "lease length in minutes (default: the plan's claim_ttl_minut
 
 @command("heartbeat", "Extend an agent's lease on the task it works on (it is still alive).",
          mutating=True, tool="heartbeat_task", idempotent=True,
-         params=(ID, Param("agent", "the agent's name (e.g. claude-1)", required=True), TTL))
+         params=(ID, Param("agent", "the agent's name", required=True), TTL))
 def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> Result:
     return holds.heartbeat(ctx, node_id, agent, ttl)
 
 
 @command("unclaim", "Give up the lease on a task; it goes back to draft for the picker.",
          mutating=True, tool="unclaim_task", idempotent=True,
-         params=(ID, Param("agent", "the agent giving it up (another's live lease is refused)"),
+         params=(ID, ACTING,
                  Param("force", "take away another agent's live lease (a person's decision)", type=bool)))
 def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = False) -> Result:
     return holds.unclaim(ctx, node_id, agent, force)

@@ -25,7 +25,7 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None, agent: st
                  Param("tech_debt", "a tech-debt tail: tagged tech-debt, beside --follows", type=bool),
                  Param("trigger", "a deferred improvement: when it applies (goes to a later release)"),
                  Param("follows", "the node this tail comes from (sets parent and release)"),
-                 Param("agent", "the agent adding it (e.g. claude-1), journaled as the actor; none: the person"),
+                 ACTING,
                  Param("force", "a person adds even when a near-duplicate title exists", type=bool)))
 def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
         depends_on: tuple[str, ...] = (), tag: tuple[str, ...] = (), tech_debt: bool = False,
@@ -42,7 +42,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
                  Param("set", "FIELD=VALUE", multiple=True),
                  Param("add", "LIST_FIELD=VALUE: append a value (tags, depends_on, docs, diagrams)", multiple=True),
                  Param("remove", "LIST_FIELD=VALUE: drop a value", multiple=True),
-                 Param("agent", "the agent editing (a held task's status is its holder's)"),
+                 ACTING,
                  Param("force", "a person changes a held task's status or assignee (journaled)", type=bool)))
 def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...] = (),  # noqa: A002
          remove: tuple[str, ...] = (), agent: str | None = None, force: bool = False) -> Result:

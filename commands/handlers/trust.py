@@ -27,7 +27,7 @@ from leafwise.commands.registry import Ctx, Param, command
             Param("revoke", "withdraw the approval with this hash (repeatable)", multiple=True, cli_only=True),
             Param("yes", "approve without the question on the terminal (a person's script; read the commands first)",
                   type=bool, cli_only=True, person_only=True),
-            Param("agent", "the agent asking: it may list the commands, never approve them")),
+            Param("agent", "an agent may list, never approve")),
     example="leafwise trust",
 )
 def trust(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revoke: tuple[str, ...] = (),
