@@ -11,7 +11,8 @@ docs/commands.md ("progress"):
   is never longer than the history, and the answer names the window it chose.
 - A finish date needs enough history: at least MIN_DONE of the release's leaves done at known times
   and a plan at least MIN_HISTORY old. Before that the verdict says what there is ("not enough
-  history yet: 3 leaves done in 10 minutes") and there is no finish date.
+  history yet: 3 leaves done in 10 minutes") and there is no finish date; a plan at least
+  MIN_HISTORY old whose chosen window saw nothing done says "no progress in <window>".
 - The burn-up has one point per day, or per hour or minute for a short history, so no two points of
   its axis read the same (`axis_labels`).
 
@@ -202,12 +203,12 @@ def _project(item: ReleaseForecast, finished: list[datetime | None], start: date
         item.late_days = 0 if item.target else None
         return
     item.rate = _rate(known, item.age, now)
+    if item.rate.per_day <= 0 and item.age >= MIN_HISTORY:  # a day or more of history, and none of it moved
+        item.verdict = f"no progress in {span_words(item.rate.window)}"
+        return
     if not item.enough_history:
         item.verdict = (f"not enough history yet: {item.known_done} lea{'f' if item.known_done == 1 else 'ves'} "
                         f"done in {span_words(item.age)}")
-        return
-    if item.rate.per_day <= 0:
-        item.verdict = f"no progress in {span_words(item.rate.window)}"
         return
     item.finish = now.date() + timedelta(days=math.ceil(item.remaining / item.rate.per_day))
     if item.target is None:
