@@ -197,16 +197,17 @@ class ChangeWait:
 
     `watchfiles.watch` starts watching only on its first iteration, which blocks: a write between
     the caller's check and that start would go unseen until the timeout. So this holds watchfiles'
-    own engine, `RustNotify` (what `watch` iterates over; documented in its `_rust_notify.pyi`),
-    which watches from the moment it is made and queues every event until `wait` asks. While
-    waiting, the GIL is released; the Rust side looks at its queue every `STEP_MS`.
+    own engine, `RustNotify` (what `watch` iterates over, as `watchfiles.main` names it; documented
+    in watchfiles' API reference, "Rust backend"), which watches from the moment it is made and
+    queues every event until `wait` asks. While waiting, the GIL is released; the Rust side looks
+    at its queue every `STEP_MS`.
     """
 
     DEBOUNCE_MS = 100  # a burst of writes (lease, node, journal) is one wake-up, at most this late
     STEP_MS = 20  # how soon after the last write of a burst the waiter wakes
 
     def __init__(self, paths: PlanPaths):
-        from watchfiles._rust_notify import RustNotify  # imported here: only a waiting call needs it
+        from watchfiles.main import RustNotify  # imported here: only a waiting call needs it
 
         self.paths = paths
         self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)

@@ -127,8 +127,8 @@ def test_a_waiter_sleeps_on_events_not_on_the_cpu(blocked_plan: Path) -> None:
     print(f"next --wait 3: {got.cpu:.3f} s CPU over {waited:.2f} s (no wait: {baseline.cpu:.3f} s)")
     assert got.code == 0 and got.envelope["_next_action"]["marker"] == "wait"
     assert got.envelope["result"]["waited"] >= 3
-    assert got.cpu < 0.5, f"{got.cpu:.2f} s of CPU in a 3 s wait"
-    assert got.cpu - baseline.cpu < 0.25, "waiting costs CPU: a busy loop?"
+    # start-up alone costs 0.2-0.45 s of CPU on the shared machine: the wait's own share is the difference
+    assert got.cpu - baseline.cpu < 0.25, f"{got.cpu - baseline.cpu:.2f} s of CPU in a 3 s wait: a busy loop?"
 
 
 def test_two_waiting_agents_one_task_exactly_one_gets_it(blocked_plan: Path) -> None:
