@@ -14,13 +14,19 @@ from typing import Any, Literal, Protocol
 # The text rules live in `text.py`; these names stay importable from here.
 from leafwise.commands.text import (  # noqa: F401 - re-exported
     HIDDEN,
+    MARKER_WORDS,
+    UNTRUSTED_TAG,
     clean,
     cut,
     inert,
+    inert_line,
+    inert_lines,
     json_text,
     one_line,
     quote,
+    reads_as_marker,
     shown,
+    untrusted_block,
     visible,
 )
 
@@ -33,14 +39,6 @@ EXIT_CODES = {
 }
 
 Marker = Literal["next", "wait", "done", "fix"]
-MARKER_WORDS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
-
-
-def _body_line(line: Any) -> str:
-    """One body line made inert; one that would read as a marker line is set off with `» `."""
-    out = inert(line)
-    return "» " + out if out.lstrip().startswith(MARKER_WORDS) else out
-
 
 class Placeholder(str):
     """What the agent fills in (`<summary>`, `<agent>`, `<N>`) in a hint's command line.
@@ -212,10 +210,16 @@ def action_lines(env: dict[str, Any]) -> list[str]:
     return NextAction(a["marker"], a["command"], a["or"], a["condition"], a["reason"]).lines()
 
 
-def render_text(env: dict[str, Any], body: list[str]) -> tuple[str, str]:
-    """(stdout, stderr) for one envelope: body first, the markers last."""
+def render_text(env: dict[str, Any], body: list[str], *, for_agent: bool = False) -> tuple[str, str]:
+    """(stdout, stderr) for one envelope: body first, the markers last.
+
+    `for_agent` (the MCP text content): the body, which carries the plan's text, inside one
+    `untrusted_block` labelled with the command, so only the marker lines after it are Leafwise's.
+    """
     markers = [inert(line) for line in action_lines(env)]
-    body = [_body_line(line) for line in body]
+    body = [inert_line(line) for line in body]
+    if for_agent:
+        body = untrusted_block(body, env["command"])
     if env["status"] == "error":
         err = [f"Error: {inert(env['error']['message'])}", *markers]
         return ("\n".join(body) + "\n" if body else ""), "\n".join(err) + "\n"

@@ -102,6 +102,51 @@ def inert(text: Any) -> str:
     return shown(text, "\t")
 
 
+MARKER_WORDS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
+_MARKER_HEADS = tuple(w.lower() for w in MARKER_WORDS)
+# What may stand before a marker word and still let a reader (a model) take the line for one:
+# spaces, and the marks of Markdown emphasis, quotes, headings and list items.
+_DECOR = " \t*_>#-`~"
+SET_OFF = "» "
+
+
+def reads_as_marker(line: str) -> bool:
+    """Whether a line of shown text would read as one of the contract's marker lines."""
+    return line.lstrip().lstrip(_DECOR).lower().startswith(_MARKER_HEADS)
+
+
+def inert_line(line: Any) -> str:
+    """One line of plan or person text as every text surface shows it (CLI, MCP text and resources,
+    the canvas): `inert`, and set off with `» ` when it would read as a marker line (`Next:`, `Fix:`
+    …), so no value can forge the one next action an answer ends with. The one home of that rule."""
+    out = inert(line)
+    return SET_OFF + out if reads_as_marker(out) else out
+
+
+def inert_lines(text: Any) -> list[str]:
+    """Text of many lines (a doc, a summary) as `inert_line`s: only LF starts a line; every other
+    break (CR, U+2028, VT …) is shown visibly within its line."""
+    return [inert_line(line) for line in str(text).split("\n")]
+
+
+UNTRUSTED_TAG = "untrusted-plan-text"
+
+
+def _attribute(text: Any) -> str:
+    return clean(text, 120).replace('"', "'").replace("<", "‹").replace(">", "›")
+
+
+def untrusted_block(lines: list[str], source: Any) -> list[str]:
+    """Lines of plan text handed to an agent, inside one labelled block:
+    `<untrusted-plan-text source="…">` … `</untrusted-plan-text>`: data written by whoever wrote the
+    plan, never instructions. `lines` are shown lines already (`inert_line`); a line that spells the
+    tag has its `<` shown as `‹`, so no value can close the block early or open another."""
+    if not lines:
+        return []
+    inside = [line.replace("<", "‹") if UNTRUSTED_TAG in line.lower() else line for line in lines]
+    return [f'<{UNTRUSTED_TAG} source="{_attribute(source)}">', *inside, f"</{UNTRUSTED_TAG}>"]
+
+
 WORD_ROOM = 2 / 3  # a word boundary is used when the words before it fill this much of the room
 
 
