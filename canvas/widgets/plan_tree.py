@@ -18,7 +18,7 @@ from typing import Iterable
 from leafwise.canvas.model.query import Query
 from leafwise.canvas.model.state import Delta, PlanState
 from leafwise.canvas.model.tree_filter import FilterResult, Filtered, run_filter
-from leafwise.canvas.model.tree_layout import Row, Shown, group_key, group_key_of, walk
+from leafwise.canvas.model.tree_layout import Row, Shown, context_node, group_key, group_key_of, walk
 from leafwise.canvas.widgets.tree_drawing import LINES_CACHED, TreeDrawing
 from leafwise.canvas.widgets.tree_navigation import TreeNavigation
 from leafwise.canvas.widgets.tree_rows import RowPainter
@@ -101,7 +101,7 @@ class PlanTree(TreeNavigation, TreeDrawing, ScrollView, can_focus=True):
     hover_line: var[int] = var(-1)
 
     class CursorMoved(Message):
-        """The cursor is on another row (a node id, a group key, or None)."""
+        """The cursor is on another row (a node id, a context row's epic id, a group key, or None)."""
 
         def __init__(self, key: str | None) -> None:
             super().__init__()
@@ -222,7 +222,8 @@ class PlanTree(TreeNavigation, TreeDrawing, ScrollView, can_focus=True):
             self._refresh_branch(line)
         if key != self._cursor_key:
             self._cursor_key = key
-            self.post_message(self.CursorMoved(key))
+            # A context row stands for its epic: the detail pane shows the epic.
+            self.post_message(self.CursorMoved(key and (context_node(key) or key)))
 
     def _refresh_branch(self, line: int) -> None:
         """Repaint a row and the rows under it that are in view (a whole repaint restyles every line)."""

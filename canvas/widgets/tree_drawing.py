@@ -8,7 +8,7 @@ in an LRU cache keyed by everything that changes how it looks.
 from __future__ import annotations
 
 from leafwise.canvas.model.state import Group
-from leafwise.canvas.model.tree_layout import GROUP, Row
+from leafwise.canvas.model.tree_layout import GROUP, Row, context_node
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -41,9 +41,13 @@ class TreeDrawing:
         width = max(10, self.scrollable_content_region.width - row.depth * GUIDE_DEPTH - 1)
         flash = key in self._flash
         context = self._visible is not None and key not in self._matched  # only the path to a match
+        epic = context_node(key)  # an epic shown above its tasks in another release's group
         if key.startswith(GROUP):
             subject: object = state.group(key[1:])
             stamp = (width, flash, context, row.expandable, row.expanded, subject and group_stamp(subject))
+        elif epic is not None:
+            subject = state.nodes.get(epic)
+            stamp = (width, flash, context, row.expandable, row.expanded, epic)
         else:
             subject = state.nodes.get(key)
             stamp = (width, flash, context, row.expandable, row.expanded, state.counts.get(key))
@@ -52,6 +56,8 @@ class TreeDrawing:
             return cached[2], cached[3]
         if key.startswith(GROUP):
             text = self._painter.group(subject, width - 2) if subject else Text(key)
+        elif epic is not None:
+            text = self._painter.context(subject, width - 2) if subject else Text(key)
         else:
             text = self._painter.node(subject, stamp[5] or (0, 0), width - 2) if subject else Text(key)
         if flash:
