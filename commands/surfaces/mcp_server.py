@@ -276,6 +276,14 @@ def _resource(session: Session, uri: str) -> tuple[str, str]:
     raise MCPError(INVALID_PARAMS, f"no resource {uri!r}", {"uri": uri})
 
 
+
+async def _set_when_cancelled(stop: threading.Event) -> None:
+    """Set `stop` when this task is cancelled: the call it stands beside was cancelled or answered."""
+    try:
+        await anyio.sleep_forever()
+    finally:
+        stop.set()
+
 def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -> Server:
     """The registry as an MCP server, on the SDK's public low-level `Server`: our tool schemas as
     listed, every call straight to `Session.call` (the SDK validates nothing: `arguments.check`,
@@ -298,8 +306,18 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
         if spec is None:
             return CallToolResult(content=[TextContent(type="text", text=f"Unknown tool: {params.name}")],
                                   is_error=True)
-        # Commands block on file locks for up to seconds: keep the event loop free.
-        return await anyio.to_thread.run_sync(session.call, spec, dict(params.arguments or {}))
+        # Commands block on file locks for up to seconds (and a `wait` for minutes): keep the event loop
+        # free, and end a wait when the client cancels the call, so it never claims work for nobody.
+        from leafwise.commands.domain import waiting
+
+        stop = threading.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(_set_when_cancelled, stop)
+            try:
+                with waiting.stopping(stop):
+                    return await anyio.to_thread.run_sync(session.call, spec, dict(params.arguments or {}))
+            finally:
+                group.cancel_scope.cancel()
 
     async def list_resources(_ctx: ServerRequestContext, _params: Any) -> ListResourcesResult:
         return ListResourcesResult(resources=[Resource(uri=u, name=n, mime_type=m, description=d)

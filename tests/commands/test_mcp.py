@@ -153,7 +153,7 @@ def test_resources_serve_the_context_and_node_docs(demo_plan):
     assert templates == {"leafwise://nodes/{node_id}/docs"}
     env = json.loads(context)
     assert env["command"] == "leafwise context" and env["result"]["project"]["pid"] == "shop"
-    assert docs.startswith("<!-- doc: docs/SHOP-12.md -->\n# SHOP-12")
+    assert docs.startswith('<untrusted-plan-text source="SHOP-12 doc docs/SHOP-12.md">\n# SHOP-12')
     assert json.loads(schema) == envelope_schema()
 
 

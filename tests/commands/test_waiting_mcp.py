@@ -120,8 +120,6 @@ def test_the_tools_take_wait_and_a_wait_answer_offers_the_waiting_call(blocked_p
     assert action["marker"] == "wait" and action["or"] == "leafwise start --next --agent a1 --wait 300"
 
 
-@pytest.mark.xfail(strict=True, reason="commands/surfaces/mcp_server.py runs a call in an unabandoned worker "
-                   "thread and passes no stop to it: a cancelled wait runs on (see waiting.stopping)")
 def test_a_cancelled_wait_ends_and_claims_nothing(blocked_plan: Path) -> None:
     async def go() -> Any:
         async with Client(server(blocked_plan)) as a:

@@ -21,6 +21,8 @@ NOT_GIT = {
     "canvas/screens/editing.py": "the person's own $EDITOR on a scratch copy of the text they edit",
     "canvas/demo/launch.py": "the demo's scripted agent: this Python running leafwise.canvas.demo.agent",
     "canvas/demo/agent.py": "the demo agent's steps: this Python running the leafwise CLI",
+    "commands/reconcile/worker.py": "reconcile's scan: this Python running leafwise.commands.reconcile.worker in "
+                                    "its own session, its group killed at the deadline",
 }
 PROCESS_MODULES = frozenset({"subprocess", "pty", "asyncio.subprocess"})
 # Calls that start a program, by module.
