@@ -22,7 +22,7 @@ from leafwise.commands.contract import (
     next_,
     placeholder,
 )
-from leafwise.commands.core import lifecycle
+from leafwise.commands.core import duplicates, lifecycle
 from leafwise.commands.domain.nodes import cascade_changes, get_node, move_status, record, require_project
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
@@ -30,8 +30,6 @@ from leafwise.store.ids import prefix_problem, suggest_prefix
 from leafwise.commands.unsafe_plan import unsafe_plan_error
 from leafwise.store.paths import PLAN_DIR, PlanPaths, confinement_problem
 from leafwise.store.writer import Exists, create_numbered, iso, render_new_node, write_text
-
-DUPLICATE_SCORE = 85  # similarity (0-100) from which a title counts as a near-duplicate
 
 
 def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result:
@@ -89,26 +87,9 @@ def _create(paths: PlanPaths, name: str, prefix: str) -> str:
     return pid
 
 
-def near_duplicate(plan: Plan, title: str) -> tuple[str, str, float] | None:
-    """The open node whose title is closest to `title`, if it is near enough.
-
-    The score is the better of plain and token-sorted similarity, so both
-    "reset by email" ~ "reset via email" and reordered words count.
-    """
-    from rapidfuzz import fuzz, process, utils
-
-    open_nodes = [n for n in plan.nodes.values() if n.status not in CLOSED]
-    titles = [n.title for n in open_nodes]
-    best: tuple[str, float, int] | None = None
-    for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
-        found = process.extractOne(title, titles, scorer=scorer, processor=utils.default_process,
-                                   score_cutoff=DUPLICATE_SCORE)
-        if found is not None and (best is None or found[1] > best[1]):
-            best = found
-    if best is None:
-        return None
-    node = open_nodes[best[2]]
-    return node.id, node.title, round(best[1], 1)
+def near_duplicate(plan: Plan, title: str) -> duplicates.Match | None:
+    """The open node whose work `title` repeats (the rule: commands/core/duplicates.py)."""
+    return duplicates.find(title, ((n.id, n.title) for n in plan.nodes.values() if n.status not in CLOSED))
 
 
 def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
@@ -182,12 +163,12 @@ def _refuse_near_duplicate(ctx: Ctx, plan: Plan, title: str, forced: str | None)
     dup = near_duplicate(plan, title)
     if dup is None:
         return
-    dup_id, dup_title, score = dup
     raise CommandError(
-        "near_duplicate", f"{dup_id} {dup_title!r} is {score:g}% similar to {title!r}",
-        fix(ctx.cmd("show", dup_id), "reuse the existing node if it is the same work", or_=forced),
-        exit_code=EXIT_CONFLICT, category="conflict", source=("node", dup_id),
-        details={"duplicate": dup_id, "title": dup_title, "score": score},
+        "near_duplicate", f"{dup.id} {dup.title!r} names the same work as {title!r} ({dup.why})",
+        fix(ctx.cmd("show", dup.id), "reuse the existing node if it is the same work, or name what sets yours apart",
+            or_=forced),
+        exit_code=EXIT_CONFLICT, category="conflict", source=("node", dup.id),
+        details={"duplicate": dup.id, "title": dup.title, "why": dup.why},
         mutation=Mutation("add_node", "add", False, "near-duplicate title"))
 
 
