@@ -126,6 +126,9 @@ async def test_filter_as_you_type_and_escape_restores(demo_plan, tmp_path):
 
 
 async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_path):
+    # SHOP-32's agent, claude-2, is still at work: it holds a live lease on SHOP-26, taken after the block.
+    res = run_cli("start", "SHOP-26", "--agent", "claude-2", cwd=demo_plan)
+    assert res.code == 0, res.stderr
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
@@ -140,8 +143,10 @@ async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_pat
         await pilot.press("u")
         await until(pilot, lambda: "status: blocked" not in node_file(demo_plan, "SHOP-32").read_text())
         await until(pilot, lambda: "SHOP-32" not in [o.id for o in listing.options])
-        # it was in progress when it was blocked (blocked_from): unblock restores that
-        assert "status: in-progress" in node_file(demo_plan, "SHOP-32").read_text()
+        # in progress when it was blocked (blocked_from), and its agent at work: back in progress to it
+        # (lifecycle.unblocked_status)
+        text = node_file(demo_plan, "SHOP-32").read_text()
+        assert "status: in-progress" in text and "assignee: claude-2" in text, text
         assert app.state.nodes["SHOP-32"].status == "in-progress"
 
 
