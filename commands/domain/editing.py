@@ -27,7 +27,7 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...]
     node_id = node.id
     if not (set or add or remove):
         raise CommandError("missing_argument", "edit needs --set, --add or --remove",
-                           fix(ctx.cmd("edit", node_id, set=["title=<title>"]), "say what to change"),
+                           fix(ctx.cmd("edit", node_id, set=[ANY_FIELD]), "say what to change"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     values = _values(ctx, node, set, add, remove)
     bad = _check_values(ctx, plan, node, values)
@@ -65,7 +65,7 @@ def _values(ctx: Ctx, node: Node, set: tuple[str, ...], add: tuple[str, ...],  #
             key, value = parse_assignment(assignment)
         except ValueError as exc:
             raise CommandError("invalid_assignment", str(exc),
-                               fix(ctx.cmd("edit", node_id, set=["title=<title>"]), "write FIELD=VALUE"),
+                               fix(ctx.cmd("edit", node_id, set=[ANY_FIELD]), "write FIELD=VALUE"),
                                exit_code=EXIT_USAGE, category="usage", source=("node", node_id)) from exc
         values[key] = value
     for op, items in (("add", add), ("remove", remove)):
@@ -75,7 +75,7 @@ def _values(ctx: Ctx, node: Node, set: tuple[str, ...], add: tuple[str, ...],  #
             if key not in LIST_FIELDS or not raw:
                 raise CommandError("invalid_assignment", f"--{op} takes LIST_FIELD=VALUE with a list field "
                                    f"({', '.join(LIST_FIELDS)}), not {clean(item, 80)!r}",
-                                   fix(ctx.cmd("edit", node_id, **{op: ["tags=<tag>"]}), "name a list field"),
+                                   fix(ctx.cmd("edit", node_id, **{op: [f"{one_of(LIST_FIELDS)}=<value>"]}), "name a list field"),
                                    exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
             current = list(values.get(key, node.data.get(key) or []))
             if key == "depends_on":
@@ -88,6 +88,14 @@ def _values(ctx: Ctx, node: Node, set: tuple[str, ...], add: tuple[str, ...],  #
     if "depends_on" in values and values["depends_on"]:
         values["depends_on"] = [str(d).upper() for d in values["depends_on"]]
     return values
+
+ANY_FIELD = "<field>=<value>"  # a Fix names no field or value the caller did not give (the message lists them)
+EDITABLE_STATUSES = tuple(s for s in STATUSES if s not in lifecycle.OWN_COMMAND)
+
+
+def one_of(choices: Any) -> str:
+    """A placeholder listing the allowed values: `<high|normal|low>`."""
+    return placeholder("|".join(str(c) for c in choices))
 
 
 def _shown(value: Any) -> str:
@@ -137,8 +145,7 @@ def _unknown_field(ctx: Ctx, node_id: str, key: str) -> CommandError:
     close = difflib.get_close_matches(key, KNOWN_FIELDS, n=1)
     return CommandError("unknown_field", f"{key!r} is not a node field"
                         + (f"; did you mean {close[0]}?" if close else ""),
-                        fix(ctx.cmd("edit", node_id, set=[close[0] + "=<value>"]) if close
-                            else ctx.cmd("show", node_id), "use a field of the format"),
+                        fix(ctx.cmd("edit", node_id, set=[ANY_FIELD]), "use a field of the format"),
                         exit_code=EXIT_USAGE, category="usage", source=("node", node_id),
                         details={"known": list(KNOWN_FIELDS)})
 
@@ -146,7 +153,7 @@ def _unknown_field(ctx: Ctx, node_id: str, key: str) -> CommandError:
 def _check_priority(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandError | None:
     if value is not None and value not in PRIORITIES:
         return _usage(ctx, node.id, f"priority is one of {', '.join(PRIORITIES)} (or null)",
-                      ctx.cmd("edit", node.id, set=["priority=high"]))
+                      ctx.cmd("edit", node.id, set=[f"priority={one_of(PRIORITIES)}"]))
     return None
 
 
@@ -166,7 +173,7 @@ def _check_status(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandError 
             exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if value not in STATUSES:
         return _usage(ctx, node_id, f"status {value!r} is not one of {', '.join(STATUSES)}",
-                      ctx.cmd("edit", node_id, set=["status=draft"]))
+                      ctx.cmd("edit", node_id, set=[f"status={one_of(EDITABLE_STATUSES)}"]))
     if value != node.status and lifecycle.transition(lifecycle.edit_command(value), node.status) is None:
         return CommandError(  # the table's only such source: blocked, whose way out is unblock
             "use_lifecycle", f"{node_id} is {node.status}: unblock restores the status it had before "
@@ -177,7 +184,7 @@ def _check_status(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandError 
 
 def _check_cascade(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandError | None:
     if value not in CASCADE_MODES:
-        return _usage(ctx, node.id, "cascade is auto or manual", ctx.cmd("edit", node.id, set=["cascade=auto"]))
+        return _usage(ctx, node.id, "cascade is auto or manual", ctx.cmd("edit", node.id, set=[f"cascade={one_of(CASCADE_MODES)}"]))
     return None
 
 
@@ -218,7 +225,7 @@ def _check_files(key: str) -> Any:
                 resolve_inside(plan.paths.dir, rel)
             except UnsafePath as exc:
                 return _usage(ctx, node.id, f"{key}: {exc}",
-                              ctx.cmd("edit", node.id, set=[f"{key}=[docs/{node.id}.md]"]))
+                              ctx.cmd("edit", node.id, set=[f"{key}=[<path inside .leafwise/>]"]))
         return None
 
     return check

@@ -28,7 +28,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.store.paths import PLAN_DIR, RELEASE_PATTERN, UnsafePath, check_prefix
 
 MAX_NAME_CHARS = 200
-SAMPLE_DATE = "2027-01-31"  # how a Fix shows a well-written date
+DATE = placeholder("YYYY-MM-DD")  # a Fix never invents the date
 
 
 def is_date(text: str) -> bool:
@@ -43,7 +43,7 @@ def is_date(text: str) -> bool:
 
 
 def _bad_date(target: str, retry: str) -> CommandError:
-    """`retry`: the same call with a well-written date (`SAMPLE_DATE`)."""
+    """`retry`: the same call with the date's placeholder (`DATE`)."""
     return CommandError("invalid_date", f"target {clean(target, 40)!r} is not a date written YYYY-MM-DD",
                         fix(retry, "write the date as YYYY-MM-DD"),
                         exit_code=EXIT_USAGE, category="usage")
@@ -105,7 +105,7 @@ def _known(ctx: Ctx, release_id: str) -> None:
 def project_set(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result:
     if name is None and prefix is None:
         raise CommandError("nothing_to_set", "say what to change: --name, --prefix or both",
-                           fix(ctx.cmd("project set", name=ctx.plan().project.name), "give a value"),
+                           fix(ctx.cmd("project set", name=placeholder("name")), "give a value"),
                            exit_code=EXIT_USAGE, category="usage")
     if name is not None:
         name = " ".join(str(name).split())
@@ -166,10 +166,10 @@ def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None
 
     if not RELEASE_PATTERN.match(release_id) or len(release_id) > 64:
         raise CommandError("invalid_release", f"release id {clean(release_id, 64)!r} must be letters, digits, . _ -",
-                           fix(ctx.cmd("release add", f"R{len(ctx.plan().project.releases) + 1}", title=title),
+                           fix(ctx.cmd("release add", placeholder("release id"), title=title),
                                "use a simple id"), exit_code=EXIT_USAGE, category="usage")
     if target is not None and not is_date(target):
-        raise _bad_date(target, ctx.cmd("release add", release_id, title=title, target=SAMPLE_DATE))
+        raise _bad_date(target, ctx.cmd("release add", release_id, title=title, target=DATE))
     position = 0
 
     def change(doc: Any) -> None:
@@ -226,7 +226,7 @@ def release_edit(ctx: Ctx, release_id: str, title: str | None = None, target: st
                            fix(ctx.cmd("release edit", release_id, clear_target=True), "choose one"),
                            exit_code=EXIT_USAGE, category="usage")
     if target is not None and not is_date(target):
-        raise _bad_date(target, ctx.cmd("release edit", release_id, target=SAMPLE_DATE))
+        raise _bad_date(target, ctx.cmd("release edit", release_id, target=DATE))
     if title is not None:
         title = " ".join(str(title).split())
         if not title:
