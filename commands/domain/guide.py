@@ -13,12 +13,12 @@ the `leafwise` CLI (or the `leafwise` MCP server: the same commands as tools).
 
 ## The loop
 1. `leafwise context` once at the start: releases, hierarchy, what is blocked.
-2. `leafwise next --agent <you>`: the one task to work on now.
-3. `leafwise start ID --agent <you>`: claim it (a lease; others are refused).
-4. `leafwise doc ID`: read the task's docs and diagrams BEFORE the code.
-5. Do the work. Then `leafwise complete ID --summary "what you did and how you know it works"`,
+2. `leafwise start --next --agent <you>`: take the one task to work on now and claim it in one
+   step (a lease; others are refused). `next` alone only looks: a `start ID` after it can lose a race.
+3. `leafwise doc ID`: read the task's docs and diagrams BEFORE the code.
+4. Do the work. Then `leafwise complete ID --summary "what you did and how you know it works"`,
    or `leafwise block ID --reason "what is missing and who can provide it"`.
-6. Repeat from 2 until the answer is `Done.`
+5. Repeat from 2 until the answer is `Done.`
 
 ## Every answer ends with its next action: follow it
 - `Next: <command>`  run it as is (ids are real; fill only <placeholders>).
@@ -37,7 +37,9 @@ With `--json` (and over MCP) the same is in the envelope's `_next_action`.
 - Block with a reason a person can act on; never leave a task silently half-done.
 - Tails become nodes at once: `leafwise add "<title>" --follows ID --tech-debt` for
   debt you leave behind, `leafwise add "<title>" --follows ID --trigger "<when>"` for
-  an improvement that applies later. `add` warns about near-duplicates.
+  an improvement that applies later. `add` refuses a title that repeats an open node's work
+  (a near-duplicate): `show` the node it names and reuse it, or give yours a title that says what
+  sets it apart. Only a person adds anyway (`--force`).
 - Strategic questions are a person's: `leafwise ask ID "<question>" --option "A: …"
   --option "B: …"` blocks the node until someone decides.
 - A person's answer, unblock note or comment on your task comes once, in the text above the
