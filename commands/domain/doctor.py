@@ -137,9 +137,8 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     except PlanNotFound as exc:
         return [Check("root", "error", str(exc), ctx.cmd("init"))]
     if (unsafe := confinement_problem(paths.repo)) is not None:  # nothing is read through it
-        return [Check("root", "error", f"plan at {paths.dir} is not used: {unsafe}",
-                      ctx.cmd("repair") if unsafe.repairable else f"rm {quote(unsafe.rel)}"),
-                *_symlink_checks(paths)]
+        return [*_symlink_checks(paths), Check("root", "error", f"plan at {paths.dir} is not used: {unsafe}",
+                                               ctx.cmd("repair") if unsafe.repairable else f"rm {quote(unsafe.rel)}")]
     ctx.use_paths(paths)
     checks = [Check("root", "ok", f"plan at {paths.dir}")]
     state, message = cache_state(paths)  # before anything loads the plan and refreshes the cache
