@@ -167,7 +167,7 @@ async def live(root: Path, writes: int, burst: int) -> dict[str, object]:
         cpu: list[float] = []
         for i in range(writes):
             top = int(tree.scroll_offset.y)
-            visible = [k for k in tree.visible_keys()[top:top + tree.size.height] if not k.startswith("@")]
+            visible = [k for k in tree.visible_keys()[top:top + tree.size.height] if k in app.state.nodes]  # node rows only
             kind = "status" if i % 2 == 0 else "title"
             path_of = lambda k: root / ".leafwise" / "nodes" / f"{k}.yaml"  # noqa: E731
             cpu_start = time.process_time()

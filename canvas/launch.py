@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from leafwise.commands.contract import EXIT_NOT_FOUND
+from leafwise.commands.contract import EXIT_INVALID, EXIT_NOT_FOUND
 from leafwise.store import PlanNotFound
+from leafwise.store.paths import PlanUnsafe
 
 
 def run_canvas(root: str | None) -> int:
@@ -14,6 +15,10 @@ def run_canvas(root: str | None) -> int:
 
     try:
         app = make_canvas(root)
+    except PlanUnsafe as exc:  # the CLI's own refusal: a link or a FIFO among the plan's own files
+        print(f"Error: {exc}", file=sys.stderr)
+        print("Fix: leafwise repair --dry-run" if exc.repairable else "Fix: leafwise doctor", file=sys.stderr)
+        return EXIT_INVALID
     except PlanNotFound as exc:
         print(f"Error: {exc}", file=sys.stderr)
         print("Fix: leafwise init", file=sys.stderr)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from leafwise.commands.contract import EXIT_NOT_FOUND, CommandError, Placeholder, Result, clean, fix, quote
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root, load_plan
+from leafwise.store.paths import PlanUnsafe
 from leafwise.store.writer import utc_now
 
 
@@ -285,6 +286,10 @@ class Ctx:
         if self._paths is None:
             try:
                 self._paths = find_root(self.cwd, self.root)
+            except PlanUnsafe as exc:  # a link or a FIFO where the plan keeps its own files
+                from leafwise.commands.unsafe_plan import unsafe_plan_error
+
+                raise unsafe_plan_error(exc, self.cmd) from exc
             except PlanNotFound as exc:
                 raise CommandError(
                     "plan_not_found", str(exc), fix(self.cmd("init"), "create a plan here"),

@@ -39,7 +39,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition("block", frozenset(OPEN), BLOCKED, "any", "unblock"),
     Transition("unblock", frozenset({BLOCKED}), None, "any", "block"),
     # done work is not cancelled; undo reopens to the old status
-    Transition("cancel", frozenset(OPEN), CANCELLED, "person", "edit status"),
+    Transition("cancel", frozenset(OPEN), CANCELLED, "any", "edit status"),
     # a question for a person blocks the node; the canvas never asks, so no undo takes it back
     Transition("ask", frozenset(OPEN), BLOCKED, "any", None),
     # the answer unblocks, as unblock does; undo blocks again with the question open

@@ -19,7 +19,9 @@ from leafwise.commands.contract import (
 from leafwise.commands.core import lifecycle
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.domain.blocking import unblock
+from leafwise.commands.domain.claiming import next_view
 from leafwise.commands.domain.holds import pick_for
+from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.nodes import change_list, get_node, plain, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import Status, claims
@@ -58,8 +60,11 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
     record(ctx, "ask", node_id, changes, actor=who, question=question)
     plan = ctx.plan()
     chosen = pick_for(ctx, agent, plan)
+    view = next_view(plan, chosen)  # the agent's next task, with the person's words waiting on it (as block's)
     lines = [f"Asked on {node_id}: {question}"] + [f"  {i}. {o}" for i, o in enumerate(options, 1)]
-    return Result({"id": node_id, "question": question, "options": options, "status": Status.BLOCKED},
+    lines += carry_pick(ctx, plan, chosen, view, agent)
+    return Result({"id": node_id, "question": question, "options": options, "status": Status.BLOCKED,
+                   "next": view},
                   pick_hint(ctx.cmd, chosen, agent), lines,
                   Mutation("ask_decision", "ask", True, "blocked for a decision", change_list(node_id, changes)))
 

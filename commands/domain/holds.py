@@ -28,6 +28,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.picker import Pick, effective_holds, pick, until
+from leafwise.commands.domain.messages import carry_into
 from leafwise.commands.domain.nodes import change_list, get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
@@ -235,14 +236,14 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
         renewed = leases.write(paths, node_id, agent, now, minutes, since=claim.since if ours else None)
     record(ctx, "heartbeat", node_id, {}, actor=agent, claim_expires=renewed.expires)
     lapsed = " (the lapsed lease is taken again)" if claim is None or claim.expired(now) else ""
-    return Result({"id": node_id, "claim": renewed.as_dict()},
+    return carry_into(ctx, Result({"id": node_id, "claim": renewed.as_dict()},
                   next_(ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=agent),
                         f"lease until {renewed.expires}: heartbeat again before then",
                         or_=ctx.cmd("heartbeat", node_id, agent=agent)),
                   [f"{agent} holds {node_id} {node.title!r} until {renewed.expires}{lapsed}"],
                   Mutation("heartbeat_task", "heartbeat", True, "lease extended",
                            [{"id": node_id, "field": "claim.expires", "from": claim.expires if claim else None,
-                             "to": renewed.expires}]))
+                             "to": renewed.expires}])), node, agent)  # the person's words on the task it keeps
 
 
 def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = False) -> Result:

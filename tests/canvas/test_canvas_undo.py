@@ -119,13 +119,14 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         await ready(app, pilot)
         listing = await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
-        await until(pilot, lambda: node_data(root, "T-2")["status"] == "in-progress")
+        # nobody holds T-2, so unblocking gives it back as a draft (lifecycle.unblocked_status)
+        await until(pilot, lambda: node_data(root, "T-2")["status"] == "draft")
         assert "blocked_since" not in node_data(root, "T-2")
         await undo(app, pilot, len(app.notices))  # from the blocked view itself
         assert isinstance(app.screen, BlockedScreen)
         t2 = node_data(root, "T-2")
         assert (t2["status"], t2["blocked_reason"], t2["blocked_since"], t2["blocked_from"]) == (
-            "blocked", "waiting for the staging keys", SINCE, "in-progress")
+            "blocked", "waiting for the staging keys", SINCE, "draft")  # blocked again from where unblock left it
         # A new reason (e), then undo: the old reason again.
         await until(pilot, lambda: "T-2" in {o.id for o in listing.options})  # the list redraws after a change
         listing.highlighted = listing.get_option_index("T-2")
@@ -205,7 +206,8 @@ async def test_undo_refuses_when_an_agent_moved_the_task_since(tmp_path, monkeyp
         await ready(app, pilot)
         await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
-        await until(pilot, lambda: node_data(root, "T-2")["status"] == "in-progress")
+        # nobody holds T-2, so unblocking gives it back as a draft (lifecycle.unblocked_status)
+        await until(pilot, lambda: node_data(root, "T-2")["status"] == "draft")
         # An agent finishes the task meanwhile (another process, through the CLI).
         assert run_cli("complete", "T-2", "--summary", "done by the agent", "--force", cwd=root).code == 0
         await pilot.press("ctrl+r")

@@ -63,7 +63,8 @@ def test_a_broken_project_file_comes_first_without_its_echoes_and_stops_new_work
                  ("complete", "T-4", "--summary", "x", "--agent", "a1")):
         res = run_cli(*args, "--json", cwd=root)
         assert res.code == 4, args
-        assert res.json["_next_action"]["command"] == "leafwise diagnose", args
+        agent = [args[i + 1] for i, w in enumerate(args) if w == "--agent"]
+        assert res.json["_next_action"]["command"] == " ".join(["leafwise diagnose", *(f"--agent {a}" for a in agent)]), args
     assert sorted(p.name for p in (root / ".leafwise/nodes").iterdir()) == [f"T-{i}.yaml" for i in range(1, 5)]
 
 
@@ -84,6 +85,7 @@ def test_unblock_gives_the_holder_a_fresh_lease_so_the_task_is_not_held_for_good
     assert run_cli("start", "T-2", "--agent", "a1", cwd=root).code == 0
     assert run_cli("block", "T-2", "--reason", "needs creds", "--agent", "a1", cwd=root).code == 0
     assert not (root / ".leafwise/claims/T-2.json").exists()  # block gives the lease up
+    assert run_cli("start", "T-4", "--agent", "a1", cwd=root).code == 0  # a1 is still at work (lifecycle.unblocked_status)
     res = run_cli("unblock", "T-2", "--note", "in the vault", "--agent", "a2", "--json", cwd=root)
     assert res.code == 0 and res.json["result"]["status"] == "in-progress"
     lease = json.loads((root / ".leafwise/claims/T-2.json").read_text())

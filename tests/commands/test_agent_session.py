@@ -78,9 +78,11 @@ def test_blocked_work_is_pointed_at_not_guessed(tmp_path: Path) -> None:
     assert run_cli("start", "W-1", "--agent", "a", cwd=tmp_path).code == 0
     res = run_cli("block", "W-1", "--reason", "Waiting for API keys", "--agent", "a", cwd=tmp_path)
     assert res.code == 0
-    assert res.last_lines[-1] == ("Wait: W-1 is blocked (Waiting for API keys); after leafwise unblock W-1 "
-                                  "run leafwise start --next --agent a")
+    assert res.last_lines[-2:] == ["Wait: W-1 is blocked (Waiting for API keys); after leafwise unblock W-1 "
+                                   "run leafwise start --next --agent a",
+                                   "Or: leafwise start --next --agent a --wait 300"]  # the waiting call, no polling
     shown = run_cli("show", "W-1", cwd=tmp_path)
     assert "blocked_reason: Waiting for API keys" in shown.stdout
     assert run_cli("unblock", "W-1", cwd=tmp_path).code == 0
-    assert yaml.safe_load((tmp_path / ".leafwise/nodes/W-1.yaml").read_text())["status"] == "in-progress"
+    # the asker holds no other work, so the task is anyone's again (lifecycle.unblocked_status)
+    assert yaml.safe_load((tmp_path / ".leafwise/nodes/W-1.yaml").read_text())["status"] == "draft"

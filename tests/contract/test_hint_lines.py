@@ -56,11 +56,12 @@ def sample(p: Param, text: str) -> Any:
 
 def build(spec: Command, text: str, root: str | None) -> tuple[str, dict[str, Any]]:
     """The hint line for `spec` with every argument set, and the arguments it stands for."""
-    args = {p.name: sample(p, text) for p in spec.params}
-    positional = [args.pop(p.name) for p in spec.params if p.positional]
+    spelled = [p for p in spec.params if not p.person_only]  # a person's own act is never a hint
+    args = {p.name: sample(p, text) for p in spelled}
+    positional = [args.pop(p.name) for p in spelled if p.positional]
     ctx = Ctx(root=root)
     line = ctx.cmd(spec.name, *positional, **args)
-    expected = {p.name: sample(p, text) for p in spec.params}
+    expected = {p.name: sample(p, text) for p in spelled}
     return line, {k: tuple(v) if isinstance(v, list) else v for k, v in expected.items()}
 
 
@@ -94,15 +95,16 @@ def test_left_out_values_are_not_on_the_line(name: str):
 def test_a_placeholder_is_quoted_once(name: str):
     """A text placeholder reads back as `<name>`; a number's is the bare word `<name>`."""
     spec = REGISTRY[name]
-    texts = {p.name: placeholder(p.name) for p in spec.params if p.type is str and not p.choices}
-    others = {p.name: sample(p, "") for p in spec.params if p.required and p.name not in texts}
-    positional = [texts.pop(p.name) for p in spec.params if p.positional and p.name in texts]
+    params = [p for p in spec.params if not p.person_only]  # a person's own act is never a hint
+    texts = {p.name: placeholder(p.name) for p in params if p.type is str and not p.choices}
+    others = {p.name: sample(p, "") for p in params if p.required and p.name not in texts}
+    positional = [texts.pop(p.name) for p in params if p.positional and p.name in texts]
     line = command_line(name, *positional, **texts, **others)
     expected = {p.name: (f"<{p.name}>",) if p.multiple else f"<{p.name}>"
-                for p in spec.params if p.type is str and not p.choices} | others
+                for p in params if p.type is str and not p.choices} | others
     assert read_back(line) == (name, expected, None), line
     assert "'" not in line and '""' not in line, line
-    for p in spec.params:
+    for p in params:
         if p.type in (int, float):
             assert command_line(name, **{p.name: placeholder("N")}).endswith(f"{p.cli_flag} <N>")
 

@@ -45,7 +45,7 @@ def test_a_missing_dependency_is_unmet_in_show_and_start(tmp_path: Path) -> None
     assert started.code == 3, started.stdout
     assert "D-9, which does not exist" in started.stderr
     fix_line = next(line for line in started.last_lines if line.startswith("Fix: "))
-    assert fix_line == "Fix: leafwise edit D-1 --remove depends_on=D-9", started.stderr
+    assert fix_line == "Fix: leafwise edit D-1 --remove depends_on=D-9 --agent a", started.stderr  # the asker's
     # the fix is one that works: once it has run, the task starts
     ran = run_cli(*fix_line.removeprefix("Fix: leafwise ").split(), cwd=tmp_path)
     assert ran.code == 0, ran.stderr
@@ -60,7 +60,7 @@ def test_a_dependency_whose_file_does_not_load_sends_to_diagnose(tmp_path: Path)
     refused = run_cli("start", "D-1", "--agent", "a", "--json", cwd=tmp_path)
     assert refused.code == 3
     assert refused.json["error"]["code"] == "dependency_open"
-    assert refused.json["_next_action"]["command"] == "leafwise diagnose D-2"
+    assert refused.json["_next_action"]["command"] == "leafwise diagnose D-2 --agent a"
 
 
 # --- each rule, one at a time --------------------------------------------------------------------

@@ -124,8 +124,6 @@ def test_every_mutating_command_refuses_a_planted_entry_before_writing_anything(
         assert snapshot(root, outside, tmp_path / "cache") == before, words  # nothing anywhere changed
 
 
-@pytest.mark.xfail(strict=True, reason="commands/registry.py Ctx.paths maps store PlanUnsafe to "
-                                       "commands/unsafe_plan.unsafe_plan_error (exit 4); until then exit 5")
 @pytest.mark.parametrize("rel,fix", [(f"{PLAN_DIR}/journal.jsonl", "Fix: leafwise repair"),
                                      (f"{PLAN_DIR}/nodes", "Fix: leafwise doctor"),
                                      (PLAN_DIR, "Fix: leafwise doctor")])
