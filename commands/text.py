@@ -51,7 +51,7 @@ def derive() -> tuple[tuple[int, int], ...]:
     return tuple((low, high) for low, high in ranges)
 
 
-def _hidden_ranges() -> tuple[tuple[int, int], ...]:
+def hidden_ranges() -> tuple[tuple[int, int], ...]:
     """The derivation, from its generated copy (`hidden_chars.py`) when this Python's Unicode is the
     one it was made with (tests/contract/test_text.py proves them equal), else derived here."""
     from leafwise.commands import hidden_chars
@@ -65,7 +65,7 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "[" + "".join(f"\\U{low:08x}" + (f"-\\U{high:08x}" if high > low else "") for low, high in ranges) + "]"
 
 
-HIDDEN = re.compile(_char_class(_hidden_ranges()))
+HIDDEN = re.compile(_char_class(hidden_ranges()))
 
 
 def visible(char: str) -> str:

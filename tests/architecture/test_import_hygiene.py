@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = {"textual", "networkx", "mcp", "rich", "ruamel", "rapidfuzz", "jsonschema", "watchfiles"}
+HEAVY = {"textual", "networkx", "mcp", "rich", "ruamel", "jsonschema", "watchfiles"}
 
 
 def loaded_after(statement: str) -> set[str]:

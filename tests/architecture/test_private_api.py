@@ -14,8 +14,7 @@ An AST scan of the source, so it names file:line and needs nothing to run:
 - canvas: no class overrides (or shadows with its own data) a private name of its Textual base class.
 
 Dunder names (`__name__`, `__class__`, ...) are not private, nor the namedtuple API (`_replace` ...).
-A file with a known use that its owner has yet to remove is listed in `KNOWN`: its own test is an
-expected failure that names it, and the folder's test holds for every other file.
+No file is exempt.
 """
 
 from __future__ import annotations
@@ -39,8 +38,6 @@ DOCUMENTED = frozenset({"_replace", "_asdict", "_fields", "_make", "_field_defau
 SOURCE_FOLDERS = ("store", "commands", "bench", "canvas")
 LIBRARIES = ("ruamel", "mcp", "mcp_types")  # names taken from them must be in their __all__
 ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
-# Files with a private use their owner has yet to remove: file -> what it is and what replaces it.
-KNOWN: dict[str, str] = {}
 
 
 def private(name: str) -> bool:
@@ -155,23 +152,10 @@ def private_uses(root: Path, folder: str) -> list[str]:
     return found
 
 
-def in_file(found: list[str], name: str) -> list[str]:
-    return [line for line in found if line.split(":", 1)[0] == name]
-
-
 @pytest.mark.parametrize("folder", [*SOURCE_FOLDERS, "tests"])
-def test_no_private_use_outside_the_known_files(folder):
-    found = [line for line in private_uses(REPO, folder) if line.split(":", 1)[0] not in KNOWN]
+def test_no_private_use(folder):
+    found = private_uses(REPO, folder)
     assert not found, "private API used (use a public name, or give the name a public home):\n" + "\n".join(found)
-
-
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=f"{name}: {why}"))
-                                  for name, why in sorted(KNOWN.items())])
-def test_a_known_private_use_is_gone(name):
-    """Expected to fail until the file's owner removes the use; then take it out of KNOWN."""
-    folder = name.split("/", 1)[0]
-    found = in_file(private_uses(REPO, folder) + (private_reads_in_tests() if folder == "tests" else []), name)
-    assert not found, "\n".join(found)
 
 
 def body_names(cls: ast.ClassDef) -> set[str]:

@@ -81,7 +81,7 @@ def test_the_block_cannot_be_closed_or_opened_from_inside():
 
 # --- every surface, generated ----------------------------------------------------------------------
 
-HIDDEN_CHARS = [chr(c) for low, high in text_rules._hidden_ranges() for c in (low, (low + high) // 2, high)
+HIDDEN_CHARS = [chr(c) for low, high in text_rules.hidden_ranges() for c in (low, (low + high) // 2, high)
                 if not 0xD800 <= c <= 0xDFFF and c != 0]  # no lone surrogate or NUL can be in a UTF-8 plan file
 PREFIXES = st.sampled_from(["", " ", "\t", "  ", "**", "> ", "- ", "# ", "`"])
 MARKERS = st.sampled_from([*MARKER_WORDS, "next:", "FIX:", "Done"])
