@@ -56,6 +56,24 @@ SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked
               "updated", "decision", "blocked_since", "blocked_from", "description", "follows"}
 
 
+
+# A doc is shown whole by `leafwise doc`; the pane shows its head: every Markdown block is a widget, and a
+# planted 165 KB doc of headings would be tens of thousands of them (gigabytes, seconds per key).
+PREVIEW_LINES = 200
+PREVIEW_CHARS = 12_000
+
+
+def preview(text: str, node_id: str) -> str:
+    """The head of a doc for the pane: at most PREVIEW_LINES lines and PREVIEW_CHARS characters, with
+    a last line saying how much is left and where to read it."""
+    head = text[:PREVIEW_CHARS]
+    lines = head.split("\n")[:PREVIEW_LINES]
+    shown = "\n".join(lines)
+    if len(shown) >= len(text):
+        return text
+    left = text.rstrip("\n").count("\n") + 1 - len(lines)
+    return f"{shown}\n\n*… {left:,} more line(s): `leafwise doc {node_id}`*"
+
 class NodeDetail(VerticalScroll):
     """Everything about one node (or one release group)."""
 
@@ -368,7 +386,7 @@ class NodeDetail(VerticalScroll):
         if texts:
             parts = []
             for item in texts:
-                body = item["text"] if not item["missing"] else f"*{item['path']} is missing*"
+                body = preview(item["text"], node_id) if not item["missing"] else f"*{item['path']} is missing*"
                 parts.append(f"`{item['path']}`\n\n{body}")
             text = safe("\n\n---\n\n".join(parts))
             if text != self._markdown_text:  # an update removes every block and mounts new ones

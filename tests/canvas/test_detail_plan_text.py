@@ -54,3 +54,20 @@ async def test_a_link_in_a_doc_is_shown_and_never_opened(tmp_path):
         await until(pilot, lambda: any("Link not opened" in n for n in notices(app)))
         assert opened == []
         assert any("file:///etc/passwd" in n for n in notices(app))
+
+
+async def test_a_huge_doc_shows_its_head_and_where_to_read_the_rest(tmp_path):
+    """A planted 165 KB doc of headings was tens of thousands of Markdown blocks: gigabytes and seconds per key."""
+    root = write_plan(tmp_path / "repo", [node("T-1", "Has a doc", docs=["docs/T-1.md"]), node("T-2", "Other")])
+    (root / ".leafwise" / "docs" / "T-1.md").write_text("# h\n" * 41_000)
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        assert tree(app).reveal("T-1")
+        docs = app.screen.query_one("#detail-docs", Markdown)
+        await until(pilot, lambda: docs.display and "leafwise doc T-1" in docs.source)
+        assert docs.source.count("# h") <= 200 and "40,800 more line(s)" in docs.source
+        assert len(docs.children) < 400  # blocks, each a widget
+        assert tree(app).reveal("T-2")
+        await pilot.press("j", "k")
+        assert app.is_running
