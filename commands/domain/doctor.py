@@ -222,7 +222,7 @@ def doctor(ctx: Ctx) -> Result:
     for c in checks:  # one body line per line: text output shows a newline inside a line as ␊
         lines.append(f"  {marks[c.severity]}  {c.name:16} {c.message}")
         if c.fix:
-            lines.append(f"        fix: {c.fix}")
+            lines.append(f"        to fix: {c.fix}")
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
     worst = [c for sev in ("error", "warning") for c in checks if c.severity == sev and c.fix]
     own = next((c for c in worst if c.fix and c.fix.startswith("leafwise ")), None)

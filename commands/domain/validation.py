@@ -73,7 +73,7 @@ def validate(ctx: Ctx, limit: int = 100) -> Result:
     for p in problems[: limit or None]:
         where = f"{p.file}:{p.line}" if p.file and p.line else (p.file or "plan")
         lines.append(f"  {p.severity.upper():7} {p.code:24} {where}  {p.message}")
-        lines.append(f"          fix: {p.fix}")
+        lines.append(f"          to fix: {p.fix}")
     if errors:
         first = errors[0]
         raise CommandError(

@@ -184,7 +184,7 @@ def test_stuck_item_stops_at_the_cap_blocks_and_escalates(bugs):
         assert red.json["_next_action"]["command"] == "leafwise cycle tick stuck"
         refused = cli(bugs, "complete", "T-2", "--summary", "surely fine", "--agent", "bot")
         assert refused.code == 3 and refused.json["error"]["code"] == "verify_required"
-        assert refused.json["_next_action"]["command"] == "leafwise cycle verify stuck"
+        assert refused.json["_next_action"]["command"] == "leafwise cycle verify stuck --agent bot"  # the asker's hint carries it
         again = cli(bugs, "cycle", "verify", "stuck")  # one fix-and-verify per iteration
         assert again.code == 3 and again.json["error"]["code"] == "verify_again"
     stop = run_cli("cycle", "tick", "stuck", cwd=bugs)

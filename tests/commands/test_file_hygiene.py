@@ -104,7 +104,7 @@ def test_doctor_reports_symlinks_and_prints_one_line_per_line(tmp_path: Path) ->
     assert "\u240a" not in res.stdout  # ␊: a newline inside one body line
     lines = res.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if "journal.jsonl is a symbolic link" in line)
-    assert "WARN" in lines[at] and lines[at + 1].strip() == "fix: rm .leafwise/journal.jsonl"
+    assert "WARN" in lines[at] and lines[at + 1].strip() == "to fix: rm .leafwise/journal.jsonl"
     env = run_cli("doctor", "--json", cwd=tmp_path).json
     assert [c for c in env["result"]["checks"] if c["name"] == "symlinks" and c["severity"] == "warning"]
     journal.unlink()

@@ -41,7 +41,7 @@ MARKER = re.compile(r"^(Next: |Wait: |Fix: |Or: |Error: |Done\.$)")
 # Values an agent supplies itself; anything else in <…> is a placeholder where a real value belongs.
 PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting", "<title>": "A title",
                 "<N>": "1", "<question>": "Which?", "<choice>": "this one", "<command>": "true", "<text>": "a note",
-                "<content>": "# Notes", "<prefix>": "BAK",
+                "<content>": "# Notes", "<prefix>": "BAK", "<YYYY-MM-DD>": "2027-06-30", "<name>": "Shop",
                 # a usage error's Fix repeats the call with the missing argument's name in <…>
                 "<kind>": "for-each-work-item", "<node_id>": "SHOP-18"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
