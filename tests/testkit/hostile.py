@@ -112,9 +112,18 @@ def _bare_repo(folder: Path, mark: Path) -> None:
 
 
 def _replace(path: Path) -> None:
+    """Make room for a new plant at `path`: whatever is there (a link, a FIFO, a file) goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_symlink() or path.is_file():
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
         path.unlink()
+
+
+def _append(path: Path, line: str) -> None:
+    """Add a line to a regular file; another plant that made it a link or a FIFO stays as it is (an
+    append would follow the link or block on the FIFO)."""
+    if path.is_file() and not path.is_symlink():
+        with open(path, "a") as out:
+            out.write(line)
 
 
 def _plant_file(p: Plant, path: Path, outside: Path) -> None:
@@ -188,8 +197,7 @@ def _plant(p: Plant, root: Path, outside: Path, mark: Path) -> None:
             f'{{"agent": "x", "since": "2026-01-01T00:00:00+00:00", "expires": "2026-01-01T00:00:00+00:00", '
             f'"ttl": {p.value}}}\n')
     elif p.kind == "journal_number":
-        with open(root / ".leafwise" / "journal.jsonl", "a") as out:
-            out.write(f'{{"ts": {p.value}, "event": "status", "node": "T-2", "actor": "x"}}\n')
+        _append(root / ".leafwise" / "journal.jsonl", f'{{"ts": {p.value}, "event": "status", "node": "T-2", "actor": "x"}}\n')
     elif p.kind == "marshal_bomb":
         _replace(root / p.where)
         (root / p.where).write_bytes(b"(" + (2**31 - 1).to_bytes(4, "little"))
@@ -207,8 +215,7 @@ def _plant(p: Plant, root: Path, outside: Path, mark: Path) -> None:
             path.write_text('id: T-3\nstatus: draft\nparent: T-1\n<<<<<<< HEAD\ntitle: "Import orders"\n=======\n'
                            'title: "Import orders from CSV"\n>>>>>>> x\n')  # both sides valid nodes: split-able
     elif p.kind == "journal_brackets":
-        with open(root / ".leafwise" / "journal.jsonl", "a") as out:
-            out.write('{"event": "status", "x": ' + "[" * 3000 + "]" * 3000 + "}\n")
+        _append(root / ".leafwise" / "journal.jsonl", '{"event": "status", "x": ' + "[" * 3000 + "]" * 3000 + "}\n")
     elif p.kind == "naive_time":
         _replace(root / p.where)
         (root / p.where).write_text('{"agent": "x", "since": "2026-01-01T00:00:00", "expires": "9999-99-99"}\n')
