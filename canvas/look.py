@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 from leafwise.commands.core.progress import filled_cells
 from leafwise.commands.core.views import MARKS, status_word
 from leafwise.commands.events import Piece
-from leafwise.commands.text import HIDDEN, one_line, shown, visible
+from leafwise.commands.text import HIDDEN, SET_OFF, one_line, reads_as_marker, shown, visible
 from leafwise.store import Node
 from leafwise.store.timestamps import parse
 from textual.content import Content, Span
@@ -33,8 +33,9 @@ def safe(text: Any, *, newlines: bool = True) -> str:
     """
     out = str(text if text is not None else "").replace("\t", "    ").replace("\r\n", "\n")
     if not newlines:
-        out = out.replace("\n", " ")
-    return shown(out, "\n")
+        return shown(out.replace("\n", " "), "\n")
+    # a line of it that reads as a marker is set off as on every other surface (commands.text.inert_line)
+    return "\n".join(SET_OFF + line if reads_as_marker(line) else line for line in shown(out, "\n").split("\n"))
 
 
 def inert_content(content: Content) -> Content:
