@@ -22,17 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
-from leafwise.commands.registry import load_all  # noqa: E402
 from testkit import hostile  # noqa: E402
 
-WITH_ARGUMENTS = [["show", "T-2"], ["doc", "T-2"], ["reconcile"], ["repair", "--dry-run"], ["cycle", "verify", "evil"],
-                  ["start", "--next", "--agent", "bot"]]
-
-
-def command_lines() -> list[list[str]]:
-    plain = [name.split() for name, spec in sorted(load_all().items())
-             if not spec.mutating and not any(getattr(p, "required", False) for p in spec.params)]
-    return plain + WITH_ARGUMENTS
+command_lines = hostile.command_lines
 
 
 def problems(code: int, out: str, err: str, seconds: float, rss_kib: int) -> list[str]:

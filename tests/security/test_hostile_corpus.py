@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import anyio
 import pytest
-from testkit import run_cli_in_process, write_plan
+from testkit import hostile, run_cli_in_process, write_plan
 
-MARK = "LW_PWNED"  # every payload that would run something creates a file whose name starts so
+MARK = hostile.MARK  # every payload that would run something creates a file whose name starts so
 
 
 def _payloads(marker_dir: Path) -> dict[str, str]:
@@ -133,50 +130,8 @@ def build_corpus(root: Path) -> dict[str, str]:
     return what
 
 
-RAW_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-MARKERS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
-
-
-def nothing_ran(tmp_path: Path) -> None:
-    ran = sorted(str(p) for p in tmp_path.rglob(f"{MARK}*"))
-    assert not ran, f"a payload ran: {ran}"
-
-
-# A child forked from a big process inherits its RSS high-water mark across exec (Linux keeps
-# maxrss over execve), so the CLI is started by a tiny wrapper whose own child is measured.
-_WRAPPER = ("import os, subprocess, sys\n"
-            "p = subprocess.Popen(sys.argv[1:])\n"
-            "_, status, usage = os.wait4(p.pid, 0)\n"
-            "sys.stderr.write('\\n__RUSAGE__ %d\\n' % usage.ru_maxrss)\n"
-            "sys.exit(os.waitstatus_to_exitcode(status))\n")
-
-
-def run_measured(args: list[str], cwd: Path, env: dict[str, str], limit_s: float = 5.0) -> tuple[int, str, str, float, int]:
-    """The real CLI in a child; (exit, stdout, stderr, seconds, the CLI's own peak RSS in KiB)."""
-    began = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "leafwise.commands.surfaces.cli",
-                           *args], cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL,
-                          timeout=limit_s * 6)
-    seconds = time.monotonic() - began
-    err = proc.stderr.decode("utf-8", "replace")
-    err, _, usage = err.rpartition("\n__RUSAGE__ ")
-    return proc.returncode, proc.stdout.decode("utf-8", "replace"), err, seconds, int(usage.strip())
-
-
-def check_text(label: str, stdout: str, stderr: str) -> None:
-    for stream in (stdout, stderr):
-        bad = RAW_FORBIDDEN.search(stream)
-        assert bad is None, f"{label}: raw {bad.group()!r} in text output: {stream[max(0, bad.start() - 60):bad.end() + 20]!r}"
-    # marker lines only at the end of a stream: none forged from a value in the body
-    for stream in (stdout, stderr):
-        lines = [ln for ln in stream.splitlines() if ln.strip()]
-        tail = 0
-        while tail < len(lines) and lines[len(lines) - 1 - tail].startswith(MARKERS):
-            tail += 1
-        body = lines[:len(lines) - tail]
-        forged = [ln for ln in body if ln.lstrip().startswith(MARKERS)]
-        assert not forged, f"{label}: a body line reads as a marker: {forged[:3]}"
-        assert not any("curl evil" in ln and ln.startswith(MARKERS) for ln in lines), f"{label}: forged marker"
+# The measured CLI process and the text checks are the hostile-tree kit's (tests/testkit/hostile.py).
+run_measured, check_text, nothing_ran = hostile.run_measured, hostile.check_text, hostile.nothing_ran
 
 
 @pytest.fixture(scope="module")

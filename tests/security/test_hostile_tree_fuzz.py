@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
-from leafwise.commands.registry import load_all
 from testkit import hostile
 
 EXAMPLES = int(os.environ.get("LW_FUZZ_EXAMPLES", "6"))
@@ -34,16 +35,7 @@ def known_examples(test):
     return test
 
 
-# Commands that take a node or a name the honest plan has, and the agent's own step.
-WITH_ARGUMENTS = [["show", "T-2"], ["doc", "T-2"], ["reconcile"], ["repair", "--dry-run"], ["cycle", "verify", "evil"],
-                  ["start", "--next", "--agent", "bot"]]
-
-
-def command_lines() -> list[list[str]]:
-    """Every read-only command that needs no argument (from the registry), then `WITH_ARGUMENTS`."""
-    plain = [name.split() for name, spec in sorted(load_all().items())
-             if not spec.mutating and not any(getattr(p, "required", False) for p in spec.params)]
-    return plain + WITH_ARGUMENTS
+command_lines = hostile.command_lines
 
 
 def test_the_command_list_comes_from_the_registry():
@@ -84,6 +76,21 @@ def test_read_only_commands_on_generated_hostile_trees(planted):
         run_everything(Path(tmp), planted)
 
 
+@contextmanager
+def person_folders(env: dict[str, str]) -> Iterator[None]:
+    """This process (the in-process MCP server, the canvas) with the run's canary and the person's folders."""
+    saved = {k: os.environ.get(k) for k in (hostile.CANARY_ENV, "LEAFWISE_CONFIG_DIR", "LEAFWISE_CACHE_DIR")}
+    os.environ.update({k: env[k] for k in saved})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 MCP_CALLS = [("get_next_task", {}), ("validate_project", {}), ("get_project_context", {}), ("get_progress", {}),
              ("get_node", {"node_id": "T-2"}), ("get_doc", {"node_id": "T-2"}), ("reconcile", {}),
              ("trust_commands", {}), ("cycle_verify", {"name": "evil"}), ("doctor", {}), ("diagnose", {})]
@@ -109,16 +116,8 @@ def mcp_round(root: Path, env: dict[str, str]) -> list[tuple[str, dict, dict | N
                              " ".join(getattr(c, "text", "") or "" for c in read.contents)))
         return seen
 
-    saved = {k: os.environ.get(k) for k in (hostile.CANARY_ENV, "LEAFWISE_CONFIG_DIR", "LEAFWISE_CACHE_DIR")}
-    os.environ.update({k: env[k] for k in saved})
-    try:
+    with person_folders(env):
         return anyio.run(go)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.mark.slow
@@ -176,15 +175,7 @@ def test_the_canvas_on_generated_hostile_trees(planted):
         base = Path(tmp)
         root, marks = hostile.build(base, planted)
         env = hostile.environment(base)
-        saved = {k: os.environ.get(k) for k in (hostile.CANARY_ENV, "LEAFWISE_CONFIG_DIR", "LEAFWISE_CACHE_DIR")}
-        os.environ.update({k: env[k] for k in saved})
-        try:
+        with person_folders(env):
             anyio.run(drive, root, base)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
         hostile.nothing_ran(marks)
         hostile.files_hold_no_canary(root, base / "cache", base / "config")
