@@ -76,6 +76,12 @@ def find_ids(text: str) -> list[str]:
     return re.findall(_IDS_IN_TEXT, text)
 
 
+def id_order(node_id: str) -> tuple[str, int]:
+    """How ids sort where a list is in id order: by prefix, then by number (SHOP-4 before SHOP-10)."""
+    prefix, _, number = node_id.rpartition("-")
+    return prefix, int(number) if number.isdigit() else 0
+
+
 def is_release_id(text: object) -> bool:
     return isinstance(text, str) and RELEASE_PATTERN.match(text) is not None
 

@@ -25,6 +25,8 @@ from leafwise.commands.core.views import MARKS
 from leafwise.commands.core.views import status_word
 from leafwise.commands.text import one_line
 from leafwise.store import Node, Status
+from leafwise.store.ids import id_order
+from leafwise.store.schema import priority_rank
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -64,10 +66,9 @@ def board_cards(state: PlanState, scope: str | None) -> dict[str, list[Node]]:
     for node in pool:
         if node.status in columns:
             columns[node.status].append(node)
-    rank = {"high": 0, None: 1, "normal": 1, "low": 2}
     for status, cards in columns.items():
-        cards.sort(key=lambda n: (rank.get(n.data.get("priority"), 1), n.id) if status != "done"
-                   else (str(n.data.get("updated") or ""), n.id), reverse=False)
+        cards.sort(key=lambda n: (priority_rank(n.data.get("priority")), id_order(n.id)) if status != "done"
+                   else (str(n.data.get("updated") or ""), id_order(n.id)))
         if status == "done":
             cards.reverse()  # the latest done first
     return columns

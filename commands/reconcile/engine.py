@@ -30,6 +30,7 @@ from leafwise.commands.reconcile.retrieve import Hit, Retrieval, RIndex, retriev
 from leafwise.commands.reconcile.scan import build_index
 from leafwise.commands.reconcile.text import identifier_concepts
 from leafwise.store import Node, Plan, Status
+from leafwise.store.ids import id_order
 
 DECLARED_WEIGHT = 1.0
 # What may alone show a feature shipped by its name: an API definition, an option, a flag, an
@@ -85,12 +86,7 @@ def draft_leaves(plan: Plan, node_id: str | None = None, release: str | None = N
     last = len(rank)
     leaves = [n for n in pool if n.status == Status.DRAFT and not n.children
               and (release is None or n.effective_release == release)]
-    return sorted(leaves, key=lambda n: (rank.get(n.effective_release, last), _id_key(n.id)))
-
-
-def _id_key(node_id: str) -> tuple[str, int]:
-    prefix, _, number = node_id.rpartition("-")
-    return prefix, int(number) if number.isdigit() else 0
+    return sorted(leaves, key=lambda n: (rank.get(n.effective_release, last), id_order(n.id)))
 
 
 def suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None = None,
@@ -134,7 +130,7 @@ def closed_by_commits(plan: Plan) -> list[Node]:
     if not drafts:
         return []
     commits = commits_by_node(Path(plan.paths.repo), limit=500)
-    return [drafts[i] for i in sorted(drafts, key=_id_key) if any(c.closes for c in commits.get(i, ()))]
+    return [drafts[i] for i in sorted(drafts, key=id_order) if any(c.closes for c in commits.get(i, ()))]
 
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],

@@ -70,3 +70,18 @@ async def test_a_cut_card_title_ends_with_an_ellipsis_at_80_by_24(demo_plan, tmp
         assert words and title.startswith(" ".join(words)), shown
         assert len(" ".join(words)) < len(title)
         assert not lines[at + 3].strip() or lines[at + 3].strip().startswith("SHOP-"), lines  # two title lines
+
+
+def test_cards_sort_by_priority_then_id_number(tmp_path):
+    """CLK-4 before CLK-10 (ids by number, not as text); high before normal before low."""
+    from leafwise.canvas.model.state import PlanState
+    from leafwise.canvas.screens.board import board_cards
+    from leafwise.store.paths import find_root
+    from testkit import node, write_plan
+
+    root = write_plan(tmp_path, [node("CLK-1", "Epic", release="R1"), node("CLK-10", "Ten", parent="CLK-1"),
+                                 node("CLK-4", "Four", parent="CLK-1"), node("CLK-2", "Two", parent="CLK-1",
+                                                                              priority="low"),
+                                 node("CLK-30", "Thirty", parent="CLK-1", priority="high")], prefix="CLK")
+    drafts = [n.id for n in board_cards(PlanState.load(find_root(explicit=root)), None)["draft"]]
+    assert drafts == ["CLK-30", "CLK-4", "CLK-10", "CLK-2"]
