@@ -160,7 +160,8 @@ def build() -> click.Group:
                 click.echo(f"leafwise {version('leafwise')}")
             except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
                 click.echo("leafwise (source tree)")
-            click.echo("Next: leafwise commands")
+            # the next action on stderr: `leafwise --version > VERSION` keeps only the version
+            click.echo("Next: leafwise commands", err=True)
             ctx.exit(0)
 
     return LazyGroup("leafwise", invoke_without_command=True, callback=open_canvas,

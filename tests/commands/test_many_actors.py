@@ -152,7 +152,9 @@ def test_cli_hygiene(tmp_path):
     missing = run_cli("show", "HX-11", cwd=root)
     assert missing.code == 5 and "did you mean HX-1" in missing.stderr
     assert run_cli("release", "add", "R9", "--title", "x", "--target", "2027-13-45", cwd=root).code == 2
-    assert run_cli("--version", cwd=root).stdout.startswith("leafwise ")
+    version = run_cli("--version", cwd=root)
+    assert version.stdout.startswith("leafwise ") and "Next:" not in version.stdout  # stdout is the version alone
+    assert version.stderr.strip() == "Next: leafwise commands"
     assert run_cli("next", "-h", cwd=root).code == 0
     ttl = run_cli("start", "HX-2", "--agent", "A", "--ttl", "1e308", cwd=root)
     assert ttl.code == 2 and "ttl" in ttl.stderr
