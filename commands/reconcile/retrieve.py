@@ -39,7 +39,7 @@ AGREE = 0.6  # ... and SOURCES other kinds of source (tests, UI text, docs, mess
 SOURCES = 2
 PARTIAL = 0.4
 # What a `shipped` of these rules is worth: the share that was right on repositories the engine was
-# never tuned on (the held-out half, fresh2 + fresh3, round 8: 28 of 41, Laplace-smoothed
+# never tuned on (the held-out half, fresh2 + fresh3: 28 of 41, Laplace-smoothed
 # (28 + 1) / (41 + 2)). The coverage scores rank documents, but there they did not tell right from
 # wrong (a shipped at 0.93 or more was right 2 times in 4), so every rule reports this one number,
 # below `reconcile --apply`'s default 0.8: a person confirms these (RESULTS.md, "Confidence").
@@ -57,7 +57,7 @@ BODY_B = 0.0  # BM25 length normalisation of bodies: measured at b = 0.3 and 0.5
 LOOSE_EXTRA = 1  # an unbound body lead needs this many more agreeing sources
 UNBOUND = 0.9  # a body whose definition (name, docstring) does not name the head
 # One word is not a feature: in a title of MANY concepts or more, the lead code document must name
-# at least two of them (round 5: "Timestamps in the server's local time zone" is not `timestamp`,
+# at least two of them (e.g. "Timestamps in the server's local time zone" is not `timestamp`,
 # "Search PyPI for applications" is not `valid_pypi_name`). DOCS_TWO: the docs rule's code and
 # paragraph must also have two in common.
 MANY = 3
@@ -89,7 +89,7 @@ AGREEING = ("test", "ui", "docs", "text")  # the kinds of source that may agree 
 
 def is_test_case(doc: Artifact) -> bool:
     """A test, not a helper of the tests: a Python fixture or helper in a test file (`pipx_temp_env`
-    in conftest.py) says how the tests are set up, not what behaviour they check (round 5)."""
+    in conftest.py) says how the tests are set up, not what behaviour they check."""
     if not doc.path.endswith(".py"):
         return True
     last = doc.name.rsplit(".", 1)[-1]
