@@ -3,14 +3,13 @@ view and q quits the canvas within a second, and quitting stops the scan's proce
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.commands.reconcile import worker
-from testkit import node, wait_until, write_plan
+from testkit import node, process_gone, wait_until, write_plan
 from testkit.canvas import canvas, ready, reconcile_list, until
 from testkit.repos import commit_all, write_files
 
@@ -32,14 +31,6 @@ def slow_scan(tmp_path, monkeypatch):
     return root
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 async def test_esc_and_q_work_while_reconcile_scans(slow_scan, tmp_path):
     app = canvas(slow_scan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -59,5 +50,5 @@ async def test_esc_and_q_work_while_reconcile_scans(slow_scan, tmp_path):
         await pilot.press("q")
         await until(pilot, lambda: not app.is_running, timeout=KEY_BUDGET, what="q")
         assert time.monotonic() - started < KEY_BUDGET
-    wait_until(lambda: _gone(pid), timeout=5, what="the scan's child ended with the canvas")
+    wait_until(lambda: process_gone(pid), timeout=5, what="the scan's child ended with the canvas")
     assert worker.running() == []

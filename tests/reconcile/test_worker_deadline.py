@@ -3,13 +3,12 @@ takes too long is killed, with its process group, and the answer is an error nam
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
 import pytest
 from leafwise.commands.reconcile import worker
-from testkit import node, run_cli, wait_until, write_plan
+from testkit import node, process_gone, run_cli, wait_until, write_plan
 from testkit.repos import commit_all, write_files
 
 
@@ -18,14 +17,6 @@ def _plan(tmp_path):
     write_plan(tmp_path, [node("T-1", "Export orders as CSV", release="R1")])
     commit_all(tmp_path)
     return tmp_path
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def test_a_scan_past_its_deadline_is_killed_and_answers_an_error_naming_the_deadline(tmp_path):
@@ -62,11 +53,11 @@ def test_the_deadline_kills_the_child_process(tmp_path, monkeypatch):
     thread = threading.Thread(target=call)
     thread.start()
     pid = wait_until(lambda: (worker.running() or [None])[0], what="the scan's child")
-    assert not _gone(pid)
+    assert not process_gone(pid)
     thread.join(30)
     assert not thread.is_alive()
     assert caught and caught[0].why == "deadline" and "deadline of 3 s" in caught[0].detail
-    assert _gone(pid), "the child outlived its deadline"
+    assert process_gone(pid), "the child outlived its deadline"
     assert worker.running() == []
 
 
@@ -83,7 +74,7 @@ def test_stop_all_ends_a_waiting_scan_at_once(tmp_path, monkeypatch):
     thread.join(10)
     assert time.monotonic() - started < 5
     assert caught[0].why == "stopped"
-    assert _gone(pid)
+    assert process_gone(pid)
 
 
 def test_a_scan_in_time_answers_as_before(tmp_path, monkeypatch):

@@ -5,12 +5,12 @@ error naming what could not be read, in time, and nothing is written."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from leafwise.store import reader
 from testkit import journal, node, run_cli, write_plan
+from testkit.hostile import hostile_source
 
 DEADLINE = 30
 
@@ -19,17 +19,9 @@ DEADLINE = 30
 def test_a_hostile_updates_file_is_named_and_nothing_runs(tmp_path, how):
     root = write_plan(tmp_path / "repo", [node("T-1", "A", release="R1")])
     source = tmp_path / "updates.json"
-    if how == "dev-zero":
-        if not Path("/dev/zero").exists():
-            pytest.skip("needs /dev/zero")
-        os.symlink("/dev/zero", source)
-    elif how == "fifo":
-        os.mkfifo(source)
-    elif how == "oversized":
-        with source.open("wb") as fh:
-            fh.truncate(reader.UPDATES.cap + 1)  # sparse: over the cap at no cost
-    else:
-        source.write_text("[" * 3000 + "]" * 3000)
+    if how == "dev-zero" and not Path("/dev/zero").exists():
+        pytest.skip("needs /dev/zero")
+    hostile_source(source, how, reader.UPDATES.cap)
     res = run_cli("bulk", str(source), cwd=root, timeout=DEADLINE)
     assert res.code == 2, (res.code, res.stdout, res.stderr)
     assert f"cannot read the updates in {source}: " in res.stderr and "Traceback" not in res.stderr, res.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from leafwise.store import reader
 from testkit import journal, node, run_cli, write_plan
+from testkit.hostile import hostile_source
 
 DEADLINE = 30
 
@@ -22,14 +23,9 @@ def plan(tmp_path: Path) -> Path:
 def test_a_hostile_file_to_write_from_is_named_and_nothing_is_written(tmp_path, how):
     root = plan(tmp_path)
     source = tmp_path / "notes.md"
-    if how == "dev-zero":
-        if not Path("/dev/zero").exists():
-            pytest.skip("needs /dev/zero")
-        os.symlink("/dev/zero", source)
-    elif how == "fifo":
-        os.mkfifo(source)
-    else:
-        source.write_text("x" * (reader.DOC.cap + 10))
+    if how == "dev-zero" and not Path("/dev/zero").exists():
+        pytest.skip("needs /dev/zero")
+    hostile_source(source, how, reader.DOC.cap)
     res = run_cli("doc", "T-2", "--write", str(source), cwd=root, timeout=DEADLINE)
     assert res.code == 2, (res.code, res.stdout, res.stderr)
     assert f"cannot read {source}" in res.stderr and "Fix: leafwise doc T-2 --write -" in res.stderr, res.stderr

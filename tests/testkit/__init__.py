@@ -136,3 +136,12 @@ def node_data(root: Path, node_id: str) -> dict[str, Any]:
 
 def node(node_id: str, title: str, status: str = "draft", **fields: Any) -> dict[str, Any]:
     return {"id": node_id, "title": title, "status": status, **fields}
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process has this id any more (a worker killed at its deadline, or ended with its parent)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False

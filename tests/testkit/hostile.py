@@ -333,3 +333,17 @@ def files_hold_no_canary(*folders: Path) -> None:
                 path = Path(top, name)
                 if path.is_file() and not path.is_symlink() and path.stat().st_size < (8 << 20):
                     assert CANARY.encode() not in path.read_bytes(), f"the canary secret was written to {path}"
+
+
+def hostile_source(path: Path, how: str, cap: int) -> None:
+    """A file a caller names (an updates file, a doc to write from) made hostile: `dev-zero` a link to
+    /dev/zero, `fifo` a FIFO, `oversized` a sparse file one byte over `cap`, `deep` nested JSON."""
+    if how == "dev-zero":
+        os.symlink("/dev/zero", path)
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "oversized":
+        with path.open("wb") as out:
+            out.truncate(cap + 1)  # sparse: over the cap at no cost
+    else:
+        path.write_text("[" * 3000 + "]" * 3000)
