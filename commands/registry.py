@@ -53,7 +53,7 @@ class Command:
     handler: Callable[..., Result]
     params: tuple[Param, ...]
     mutating: bool
-    tool: str  # its MCP tool name
+    tool: str | None  # its MCP tool name; None: a person's own command (setup, import), CLI only
     destructive: bool = False
     idempotent: bool = False
     needs_plan: bool = True
@@ -84,6 +84,7 @@ REGISTRY: dict[str, Command] = {}
 _MODULES = (
     "plan", "releases", "agent_loop", "discovery", "validation", "progress", "context", "docs", "decisions",
     "bulk", "leases", "renumber", "diagnose", "guide", "reconcile", "cycles", "comments", "trust",
+    "team", "merging", "adoption", "setup", "verify",
 )
 _HANDLERS = "leafwise.commands.handlers"
 
@@ -115,7 +116,7 @@ LAUNCHERS = {launcher.name: launcher for launcher in (
 
 
 def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating: bool,
-            tool: str, **extra: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+            tool: str | None, **extra: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     def register(fn: Callable[..., Result]) -> Callable[..., Result]:
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")

@@ -211,6 +211,8 @@ def tool_call(line: str) -> tuple[str, dict[str, Any]]:
         spec, args, _root = parse(words[1:])
     except (click.ClickException, CommandError) as exc:
         raise ValueError(f"{line!r}: {exc}") from exc
+    if spec.tool is None:
+        raise ValueError(f"leafwise {spec.name} is CLI-only")
     cli_only = [p.cli_flag for p in spec.params if p.cli_only and p.name in args]
     if cli_only:
         raise ValueError(f"{cli_only[0]} is CLI-only")
@@ -238,13 +240,13 @@ def _read_docs(session: Session, node_id: str) -> str:
 
 
 def tool_list(specs: dict[str, Command]) -> list[Tool]:
-    """The tools, one per registry command, with our own schemas.
+    """The tools, one per registry command that has one (`tool=None`: CLI only), with our own schemas.
 
     No outputSchema is listed: the envelope's full schema would multiply the tool list's size by
     three (it is the resource leafwise://schema/envelope).
     """
     return [Tool(name=spec.tool, description=description(spec), input_schema=input_schema(spec),
-                 annotations=tool_annotations(spec)) for _name, spec in sorted(specs.items())]
+                 annotations=tool_annotations(spec)) for _name, spec in sorted(specs.items()) if spec.tool]
 
 
 # The resources: (uri, name, mime type, description); a `{node_id}` in the uri makes it a template.
@@ -295,7 +297,7 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         release = "0"
     session = Session(root, cwd, clock)
-    specs = {spec.tool: spec for spec in load_all().values()}
+    specs = {spec.tool: spec for spec in load_all().values() if spec.tool}
     tools = tool_list(load_all())
 
     async def list_tools(_ctx: ServerRequestContext, _params: Any) -> ListToolsResult:

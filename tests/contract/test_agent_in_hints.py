@@ -19,9 +19,8 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 import pytest
@@ -33,6 +32,8 @@ from leafwise.store import claims as leases
 from leafwise.store.writer import utc_now
 from mcp import Client
 from testkit import DEMO_PLAN, run_cli
+from testkit.contract_cases import AgentCase as Case
+from testkit.contract_cases import area_agent_cases, area_no_agent
 
 AGENT = "a1"
 # (command, the agent a hint names instead of a1): why it is right.
@@ -42,17 +43,7 @@ ON_PURPOSE = {
 }
 # Commands that take no --agent: read-only listings, and a person's answer to a decision.
 NO_AGENT = {"agent-guide", "commands", "cycle status", "decide", "doctor", "list", "release list", "tree",
-            "validate"}
-
-
-@dataclass(frozen=True)
-class Case:
-    args: tuple[str, ...]  # without --agent: the test adds it
-    code: int
-    setup: Callable[[Path], None] | None = field(default=None, compare=False)
-    where: str = "plan"  # "plan": a copy of the demo plan; "empty": an empty folder
-    stdin: str | None = None
-    mcp: dict[str, Any] | None = None  # the tool's arguments when the CLI reads a file or stdin
+            "validate", *area_no_agent()}
 
 
 def run_in(root: Path, command_name: str, **arguments: Any) -> None:
@@ -154,6 +145,7 @@ CASES: dict[str, tuple[Case, ...]] = {
     "unclaim": (Case(("unclaim", "SHOP-18"), 0, a1_holds_18), Case(("unclaim", "SHOP-26"), 3)),
     "write-doc": (Case(("write-doc", "SHOP-18", "--content", "# Notes"), 0),
                   Case(("write-doc", "SHOP-999", "--content", "# Notes"), 5)),
+    **area_agent_cases(),
 }
 
 
@@ -267,6 +259,8 @@ def test_a_hint_to_an_agent_carries_it_and_never_forces(name: str, index: int, t
     check_envelope(name, res.json)
 
     spec = load_all()[name]
+    if spec.tool is None:
+        return  # CLI only
     tool, arguments = (spec.tool, {**case.mcp, "agent": AGENT}) if case.mcp is not None else \
         tool_call("leafwise " + shlex.join(args))
     result = _mcp(_seed(case, tmp_path, "mcp"), tool, arguments)

@@ -15,10 +15,9 @@ import json
 import re
 import shlex
 import shutil
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 import pytest
@@ -34,6 +33,7 @@ from leafwise.store.paths import ID_PATTERN
 from leafwise.store.writer import utc_now
 from mcp import Client
 from testkit import DEMO_PLAN, run_cli
+from testkit.contract_cases import Case, area_cases, err, ok
 
 VALIDATOR = Draft202012Validator(envelope_schema())
 PRIMARY = ("Next: ", "Wait: ", "Fix: ")
@@ -45,25 +45,6 @@ PLACEHOLDERS = {"<agent>": "bot", "<summary>": "it works", "<reason>": "waiting"
                 # a usage error's Fix repeats the call with the missing argument's name in <…>
                 "<kind>": "for-each-work-item", "<node_id>": "SHOP-18"}
 ID_ARGUMENTS = {"node_id", "parent", "follows", "depends_on"}
-
-
-@dataclass(frozen=True)
-class Case:
-    args: tuple[str, ...]
-    code: int = 0
-    where: str = "plan"  # "plan": a copy of the demo plan; "empty": a folder with no plan above it
-    stdin: str | None = None
-    mcp: dict[str, Any] | None = None  # tool arguments when the CLI form reads a file or stdin
-    setup: Callable[[Path], None] | None = field(default=None, compare=False)
-    trusted: tuple[str, ...] = ()  # commands from plan files the person approved for each copy (leafwise trust)
-
-
-def ok(*args: str, **kw: Any) -> Case:
-    return Case(args, 0, **kw)
-
-
-def err(code: int, *args: str, **kw: Any) -> Case:
-    return Case(args, code, **kw)
 
 
 def hold_shop_26(root: Path) -> None:
@@ -190,6 +171,7 @@ CASES: dict[str, tuple[Case, ...]] = {
     "validate": (ok("validate"), err(4, "validate", setup=dangle_a_dependency)),
     "write-doc": (ok("write-doc", "SHOP-18", "--content", "# Notes"),
                   err(5, "write-doc", "SHOP-999", "--content", "# Notes")),
+    **area_cases(),
 }
 
 
@@ -369,6 +351,8 @@ def test_contract(name: str, index: int, tmp_path: Path, monkeypatch):
     assert same_action({"lines": action_lines(env)}, {"lines": block}), \
         "the text markers are not rendered from the JSON _next_action"
 
+    if load_all()[name].tool is None:
+        return  # a person's own command, CLI only: not offered on MCP (tests/commands/test_mcp.py)
     mcp_root = copy_of(seed, tmp_path, "mcp", case.trusted)
     tool, arguments = mcp_arguments(case)
     result = call_mcp(mcp_root, tool, arguments)

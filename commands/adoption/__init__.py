@@ -1,0 +1,1 @@
+"""Import from and export to other trackers (Task Master, Backlog.md, beads, GitHub issues, CSV)."""

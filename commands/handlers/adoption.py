@@ -1,0 +1,1 @@
+"""Adopting Leafwise from another tracker: import and export."""

@@ -1,0 +1,1 @@
+"""The key-wise three-way merge of node files, as git's merge driver."""

@@ -1,0 +1,1 @@
+"""Team mode: claims on the shared git remote (`leafwise team …`)."""

@@ -1,0 +1,1 @@
+"""The verification loop: evidence packets and verdicts with checked quotes."""

@@ -1,0 +1,7 @@
+"""Contract cases of the setup command (see __init__.py)."""
+
+from __future__ import annotations
+
+CASES: dict = {}
+AGENT_CASES: dict = {}
+NO_AGENT: set[str] = set()
