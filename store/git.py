@@ -56,8 +56,12 @@ OVERRIDES = (
 GLOBAL_OPTIONS = ("--no-pager", "--literal-pathspecs", "--no-optional-locks")
 # The subcommands Leafwise runs; each reads only. A new one is added here after checking that it
 # runs no hook, no filter driver and no remote.
-SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config"})
+# `cat-file` and `ls-tree` read committed blobs and trees as stored (`cat-file blob`, never `--filters`
+# or `--textconv`: the verify loop's quotes are checked against the file as committed).
+SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config", "cat-file", "ls-tree"})
 DIFF_OPTIONS = {"log": ("--no-ext-diff", "--no-textconv")}
+# Options that would run a filter or textconv command from the repository's attributes.
+REFUSED_OPTIONS = ("--filters", "--textconv", "--path")
 # The caller's GIT_* variables that survive: where the person's own config files are.
 KEPT_ENV = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
 SET_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1",
@@ -145,6 +149,8 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
     """
     if subcommand not in SUBCOMMANDS:
         raise ValueError(f"git {subcommand} is not one the runner allows (store/git.py SUBCOMMANDS)")
+    if any(arg.startswith(REFUSED_OPTIONS) for arg in args):
+        raise ValueError(f"git {subcommand}: an option that runs a filter (store/git.py REFUSED_OPTIONS)")
     end = time.monotonic() + deadline  # one deadline for finding the repository and the call
     repo = pin(root, deadline)
     argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,

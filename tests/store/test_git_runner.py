@@ -111,3 +111,13 @@ def test_the_persons_name_comes_from_their_config_through_the_runner(repo, tmp_p
     assert git.person_name(repo / ".leafwise" / "nodes") == "Repo Name"
     monkeypatch.setenv("LEAFWISE_USER", "  Lee  ")
     assert git.person_name(repo) == "Lee"
+
+
+@pytest.mark.parametrize("option", ["--filters", "--textconv", "--path=a.txt"])
+def test_cat_file_never_runs_a_filter(tmp_path, option):
+    from leafwise.store.git import run_git
+
+    (tmp_path / ".leafwise").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with pytest.raises(ValueError, match="REFUSED_OPTIONS"):
+        run_git(tmp_path, "cat-file", option, "HEAD:a.txt")
