@@ -111,7 +111,10 @@ LAUNCHERS = {launcher.name: launcher for launcher in (
              "leafwise.canvas.launch:run_canvas"),
     Launcher("demo", "Copy the demo plan to a temporary folder, start a simulated agent, open the canvas.",
              "leafwise.canvas.demo.launch:run_demo"),
-    Launcher("mcp", "Serve the registry as MCP tools on stdio.", "leafwise.commands.surfaces.mcp_server:serve"),
+    Launcher("mcp", "Serve the registry as MCP tools on stdio (or streamable HTTP with --http).",
+             "leafwise.commands.surfaces.mcp_server:serve"),
+    Launcher("serve", "Serve the canvas to a browser on 127.0.0.1, behind a one-time token.",
+             "leafwise.canvas.serve:run_serve"),
 )}
 
 

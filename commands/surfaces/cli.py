@@ -114,13 +114,27 @@ def _click_node(word: str, node: Command | dict[str, Any]) -> click.Command:
 def _launchers() -> dict[str, click.Command]:
     return {
         "canvas": click.Command("canvas", callback=_launch_canvas, help=LAUNCHERS["canvas"].summary,
-                                params=[click.Option(["--root"], default=None)]),
+                                params=[click.Option(["--root"], default=None),
+                                        click.Option(["--follow"], is_flag=True,
+                                                     help="follow the team's remote: other clones' claims live"),
+                                        click.Option(["--every"], type=float, default=None,
+                                                     help="seconds between polls of the remote (with --follow)")]),
         "demo": click.Command("demo", callback=_launch_demo, help=LAUNCHERS["demo"].summary,
                               params=[click.Option(["--speed"], type=float, default=1.0,
                                                    help="seconds between agent steps"),
                                       click.Option(["--no-agent"], is_flag=True, help="only open the demo plan")]),
         "mcp": click.Command("mcp", callback=_launch_mcp, help=LAUNCHERS["mcp"].summary,
-                             params=[click.Option(["--root"], default=None)]),
+                             params=[click.Option(["--root"], default=None),
+                                     click.Option(["--http"], is_flag=False, flag_value="127.0.0.1:8765",
+                                                  default=None, metavar="[HOST:PORT]",
+                                                  help="streamable HTTP instead of stdio (default 127.0.0.1:8765)"),
+                                     click.Option(["--allow-host"], multiple=True, metavar="NAME",
+                                                  help="a host name clients may use besides loopback (with --http)")]),
+        "serve": click.Command("serve", callback=_launch_serve, help=LAUNCHERS["serve"].summary,
+                               params=[click.Option(["--root"], default=None),
+                                       click.Option(["--port"], type=int, default=8000, help="the port on 127.0.0.1"),
+                                       click.Option(["--follow"], is_flag=True,
+                                                    help="follow the team's remote in the served canvas")]),
     }
 
 
@@ -128,11 +142,12 @@ class LazyGroup(click.Group):
     """The root group: builds only the command asked for, importing only its module."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({name.split()[0] for name in load_all()} | set(LAUNCHERS))
+        return sorted({name.split()[0] for name in load_all()} | set(_launchers()))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in LAUNCHERS:
-            return _launchers()[cmd_name]
+        launchers = _launchers()
+        if cmd_name in launchers:
+            return launchers[cmd_name]
         tree = _tree(load_word(cmd_name))
         return _click_node(cmd_name, tree[cmd_name]) if cmd_name in tree else None
 
@@ -172,7 +187,9 @@ def build() -> click.Group:
                      help="A project plan in YAML that AI coding agents drive and humans watch live.")
 
 
-def _launch_canvas(root: str | None) -> None:
+def _launch_canvas(root: str | None, follow: bool = False, every: float | None = None) -> None:
+    if follow or every is not None:
+        sys.exit(LAUNCHERS["canvas"].load()(root, follow=True, every=every))
     sys.exit(LAUNCHERS["canvas"].load()(root))
 
 
@@ -180,8 +197,18 @@ def _launch_demo(speed: float, no_agent: bool) -> None:
     sys.exit(LAUNCHERS["demo"].load()(speed=speed, agent=not no_agent))
 
 
-def _launch_mcp(root: str | None) -> None:
+def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str, ...] = ()) -> None:
+    if http is not None:
+        from leafwise.commands.surfaces.mcp_http import serve_http
+
+        sys.exit(serve_http(root, http, allow_host))
+    if allow_host:
+        raise click.UsageError("--allow-host goes with --http")
     LAUNCHERS["mcp"].load()(root)
+
+
+def _launch_serve(root: str | None, port: int, follow: bool) -> None:
+    sys.exit(LAUNCHERS["serve"].load()(root, port=port, follow=follow))
 
 
 def _command_path(cli: click.Group, argv: list[str]) -> list[str]:

@@ -22,9 +22,9 @@ def test_commands_lists_every_registry_command_and_every_mcp_tool(tmp_path):
     listed = run_cli("commands", "--json", cwd=tmp_path).json["result"]
     items = listed["items"]
     assert listed["total"] == len(items) and not listed["truncated"]
-    tools = {item["mcp_tool"] for item in items if item["kind"] != "launcher"}
+    tools = {item["mcp_tool"] for item in items if item["kind"] != "launcher" and item["mcp_tool"]}
     assert tools == mcp_tools(tmp_path)
-    assert {item["name"] for item in items if item["kind"] == "launcher"} == {"canvas", "demo", "mcp"}
+    assert {item["name"] for item in items if item["kind"] == "launcher"} == {"canvas", "demo", "mcp", "serve"}
     text = run_cli("commands", cwd=tmp_path).stdout
     for item in items:
         assert f"  {item['name']} " in text
