@@ -20,6 +20,13 @@ So the runner:
 
 The person's global and system config stay in force (they are the person's); the repository's own
 config is read, and the overrides win over it.
+
+Team mode talks to the shared remote through a second entry, `run_git_remote`: the same pinning,
+overrides, environment, deadline and byte cap, with the transports `REMOTE_PROTOCOLS` allowed (never
+`ext::` or `fd::`), only the subcommands in `REMOTE_SUBCOMMANDS`, ssh as plain `ssh` in batch mode (never
+a `core.sshCommand` or `core.gitProxy` from config), the person's own credential helpers only (the
+repository's are reset), and an answer that keeps the exit code and stderr: a refused push is an answer
+to read, not an error.
 """
 
 from __future__ import annotations
@@ -160,12 +167,35 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
 
 def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int) -> bytes:
     """Run git in its own process group: stdin closed, stdout up to `limit`, killed at `deadline`."""
-    name = next((a for a in argv[1:] if a in SUBCOMMANDS), "git")
+    code, out, err = _spawned(argv, cwd, deadline, limit)
+    if code != 0:
+        name = next((a for a in argv[1:] if a in SUBCOMMANDS), "git")
+        first = err.decode("utf-8", "replace").strip().splitlines()[:1]
+        raise GitError(f"git {name} failed (exit {code})" + (f": {first[0][:200]}" if first else ""), code)
+    return out
+
+
+def _spawned(argv: list[str], cwd: Path, deadline: float, limit: int, stdin: bytes | None = None,
+             env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    """(exit code, stdout, stderr) of git run in its own process group, killed at `deadline`.
+
+    `stdin`: a small input (at most `MAX_INPUT`, so one write never blocks on the pipe), else closed."""
+    name = next((a for a in argv[1:] if a in SUBCOMMANDS | REMOTE_SUBCOMMANDS), "git")
+    if stdin is not None and len(stdin) > MAX_INPUT:
+        raise GitError(f"git {name}: an input of {len(stdin)} bytes is more than {MAX_INPUT}")
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv, cwd=cwd, env=env or environment(),
+                                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:  # no git on PATH, or cwd gone
         raise GitError(f"git could not start: {exc}") from exc
+    if stdin is not None and proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin)
+        except BrokenPipeError:  # git ended without reading it: its exit code says why
+            pass
+        finally:
+            proc.stdin.close()
     out, err = bytearray(), bytearray()
     end = time.monotonic() + deadline
     try:
@@ -194,10 +224,7 @@ def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int) -> bytes:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
-    if code != 0:
-        first = bytes(err).decode("utf-8", "replace").strip().splitlines()[:1]
-        raise GitError(f"git {name} failed (exit {code})" + (f": {first[0][:200]}" if first else ""), code)
-    return bytes(out)
+    return code, bytes(out), bytes(err)
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -206,6 +233,79 @@ def _kill(proc: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+
+
+# The remote entry: what team mode runs against the shared remote (and the plumbing that makes a claim).
+REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "ls-remote", "update-ref", "for-each-ref", "hash-object",
+                                "mktree", "commit-tree", "cat-file"})
+REMOTE_PROTOCOLS = ("file", "git", "http", "https", "ssh")
+REMOTE_OVERRIDES = (
+    *(f"protocol.{name}.allow=always" for name in REMOTE_PROTOCOLS),  # `protocol.allow=never` stays for the rest
+    "protocol.version=2",  # fetch asks only for the refs it names (ref-prefix)
+    "gc.auto=0", "maintenance.auto=false",  # no background work after a fetch
+    "fetch.recurseSubmodules=false", "submodule.recurse=false", "push.recurseSubmodules=no",
+    "fetch.writeCommitGraph=false", "fetch.showForcedUpdates=false",
+    "push.gpgSign=false", "commit.gpgSign=false",
+)
+# ssh is the person's `ssh`, never a program named by config; batch mode: no password prompt.
+REMOTE_ENV = {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes", "GIT_SSH_VARIANT": "ssh",
+              "GIT_PROXY_COMMAND": ""}  # an empty GIT_PROXY_COMMAND: git reads no core.gitProxy
+MAX_INPUT = 60 * 1024  # bytes git reads on stdin (a claim's blob or tree)
+REMOTE_DEADLINE = 20.0  # seconds: a push to a hosted remote takes a few
+
+
+@dataclass(frozen=True, slots=True)
+class GitAnswer:
+    """What a remote-entry git call answered: its exit code, stdout and (up to MAX_ERRORS) stderr."""
+
+    code: int
+    out: bytes
+    err: bytes
+
+    @property
+    def text(self) -> str:
+        """stdout and stderr as text, for reading a push's verdict."""
+        return (self.out + b"\n" + self.err).decode("utf-8", "replace")
+
+
+def _person_helpers() -> tuple[str, ...]:
+    """`-c` settings giving back the person's own credential helpers (global and system config; the
+    repository's are reset by `credential.helper=`): a cloned repository cannot name a helper to run."""
+    found: list[str] = []
+    for scope in ("--system", "--global"):
+        argv = _argv("--git-dir=/nonexistent/leafwise", "config", scope, "--get-all", "credential.helper")
+        try:
+            code, out, _ = _spawned(argv, Path("/"), 2, 64 * 1024)
+        except GitError:
+            continue
+        if code == 0:
+            found += [line for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
+    return tuple(f"credential.helper={helper}" for helper in found)
+
+
+def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None = None,
+                   deadline: float = REMOTE_DEADLINE, limit: int = MAX_OUTPUT,
+                   identity: tuple[str, str] | None = None) -> GitAnswer:
+    """`git <subcommand> <args>` for team mode on the repository holding the plan root `root`, with the
+    transports `REMOTE_PROTOCOLS` allowed; its answer whatever the exit code (GitError only when git
+    could not run, ran too long or answered too much).
+
+    `identity`: (name, email) for `commit-tree`, given as config so no environment decides it."""
+    if subcommand not in REMOTE_SUBCOMMANDS:
+        raise ValueError(f"git {subcommand} is not one the remote entry allows (store/git.py REMOTE_SUBCOMMANDS)")
+    if any(arg.startswith(REFUSED_OPTIONS + ("--receive-pack", "--upload-pack", "--exec", "ext::", "fd::"))
+           for arg in args):
+        raise ValueError(f"git {subcommand}: an option that runs a program (store/git.py run_git_remote)")
+    end = time.monotonic() + deadline
+    repo = pin(root, deadline)
+    settings = [*REMOTE_OVERRIDES, *_person_helpers()]
+    if identity is not None:
+        settings += [f"user.name={identity[0]}", f"user.email={identity[1]}"]
+    argv = _argv(*(word for setting in settings for word in ("-c", setting)),
+                 f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand, *args)
+    env = {**environment(), **REMOTE_ENV}
+    code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, stdin, env)
+    return GitAnswer(code, out, err)
 
 
 _PERSON: dict[str, str] = {}

@@ -1,0 +1,131 @@
+"""The claim protocol on the remote: claim, heartbeat, finish, steal, release, each one compare-and-swap.
+
+- claim: create-only push of `held(me)` (no ref yet), or a child of a `released` state leased on its SHA;
+- heartbeat: a child `held(me)` leased on my last SHA; a rejection means the lease is lost;
+- finish: `done(me)` on the same ref, leased on my SHA: terminal, never deleted and re-created;
+- steal: a child `held(me, stolen_from=them)` leased on their SHA, only once *this machine* has seen
+  that SHA unchanged for longer than the claim's TTL (observations.py; no other clock is read);
+- an unknown outcome (the transport failed mid-push) is settled by a re-fetch: the ref at my new SHA
+  is success, anything else is a loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from leafwise.commands.team import observations, refs
+from leafwise.commands.team.refs import ClaimState, Verdict
+from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity
+
+
+@dataclass(frozen=True, slots=True)
+class Remote:
+    """A task's claim as this clone last saw it: its ref, SHA and state (None: unreadable), and how long
+    this machine has seen that SHA unchanged."""
+
+    node: str
+    sha: str
+    state: ClaimState | None
+    unchanged_s: float
+
+    @property
+    def stale(self) -> bool:
+        """Held, and silent here for longer than its TTL: another clone may take it."""
+        return self.state is not None and self.state.state == "held" and self.unchanged_s > self.state.ttl_s
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a protocol step did: `won` (the ref is at `sha` now), else why not and who holds it."""
+
+    won: bool
+    node: str
+    sha: str | None = None
+    state: ClaimState | None = None  # the state now on the ref (mine when won; the other's when lost)
+    why: str = ""  # "held", "done", "blocked", "lost", "unreadable" when not won
+    stolen_from: str = ""
+
+
+def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remote]:
+    """Every claim this clone knows of (its remote-tracking copies, or `copies` of a fetch just made)."""
+    if copies is None:
+        copies = refs.local_refs(team.root, team.tracking_prefix)
+    prefix = team.tracking_prefix + "claims/"
+    by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)}
+    states = refs.read_commits(team.root, by_node)
+    return {node: Remote(node, sha, states.get(node),
+                         observations.unchanged_for(team, prefix + node, sha)) for node, sha in by_node.items()}
+
+
+def _ref(team: Team, node_id: str) -> tuple[str, str]:
+    ref = refs.claim_ref(team.namespace, node_id)
+    return ref, refs.tracking_ref(team.remote, team.namespace, ref)
+
+
+def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_from: str = "") -> Outcome:
+    """Push `state` as a child of `lease` (None: create-only) and read the verdict."""
+    ref, tracking = _ref(team, node_id)
+    sha = refs.make_commit(team.root, state, lease, identity(team.root))
+    answer = refs.push(team.root, team.url, [(ref, sha, lease)])
+    if answer.verdict is Verdict.APPLIED:
+        refs.set_local(team.root, tracking, sha)
+        return Outcome(True, node_id, sha, state, stolen_from=stolen_from)
+    if answer.verdict is Verdict.REFUSED:
+        raise TeamError(f"{team.remote} refused {ref}: {answer.detail}", "refused")
+    copies = fetch(team.root, team)  # rejected: learn who has it; unknown: did mine land?
+    now = copies.get(tracking)
+    if now == sha:
+        return Outcome(True, node_id, sha, state, stolen_from=stolen_from)
+    other = refs.read_commit(team.root, now, node_id) if now else None
+    return Outcome(False, node_id, now, other, "lost")
+
+
+def mine(team: Team, state: ClaimState | None, agent: str) -> bool:
+    return state is not None and state.agent == agent and state.clone == clone_id(team.root)
+
+
+def claim(team: Team, node_id: str, agent: str, ttl_s: float, seen: Remote | None, since: str) -> Outcome:
+    """Take `node_id` for `agent`: create it, take it back from `released`, renew my own, or steal a
+    stale one (`seen`: the claim as the caller's fetch saw it, None when there was none)."""
+    base = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), "held", ttl_s, since=since)
+    if seen is None:
+        return _cas(team, node_id, base.next(seq=0), None)
+    current = seen.state
+    if current is None:
+        return Outcome(False, node_id, seen.sha, None, "unreadable")
+    if current.state in ("done", "blocked"):
+        return Outcome(False, node_id, seen.sha, current, current.state)
+    if current.state == "held" and not mine(team, current, agent):
+        if not seen.stale:
+            return Outcome(False, node_id, seen.sha, current, "held")
+        return _cas(team, node_id, current.next(agent=agent, clone=base.clone, branch=base.branch, state="held",
+                                                ttl_s=ttl_s, since=since, stolen_from=current.holder),
+                    seen.sha, stolen_from=current.holder)
+    keep = current.since if current.state == "held" else since
+    return _cas(team, node_id, current.next(agent=agent, clone=base.clone, branch=base.branch, state="held",
+                                            ttl_s=ttl_s, since=keep, stolen_from=""), seen.sha)
+
+
+def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = None, force: bool = False,
+         since: str = "") -> Outcome:
+    """Move my claim on `node_id` to state `to` ("held": a heartbeat; "done", "released", "blocked"),
+    leased on the SHA this clone last saw. Another's claim moves only with `force` (a person's act);
+    a task with no claim yet gets one created in that state (a person completing untaken work)."""
+    _, tracking = _ref(team, node_id)
+    sha = refs.local_refs(team.root, tracking).get(tracking)
+    current = refs.read_commit(team.root, sha, node_id) if sha else None
+    if sha is None:
+        if to == "held":
+            return Outcome(False, node_id, None, None, "lost")
+        state = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), to, ttl_s or 3600, since=since)
+        return _cas(team, node_id, state.next(seq=0), None)
+    if current is None:
+        return Outcome(False, node_id, sha, None, "unreadable")
+    if current.state == "done":
+        return Outcome(mine(team, current, agent) and to == "done", node_id, sha, current, "done")
+    if not mine(team, current, agent) and not (force or (to != "held" and current.state != "held")):
+        return Outcome(False, node_id, sha, current, "held" if current.state == "held" else "lost")
+    taken = current.holder if not mine(team, current, agent) and current.state == "held" else ""
+    state = current.next(agent=agent, clone=clone_id(team.root), branch=branch(team.root), state=to,
+                         ttl_s=ttl_s or current.ttl_s, stolen_from=taken)
+    return _cas(team, node_id, state, sha, stolen_from=taken)

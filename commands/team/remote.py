@@ -1,0 +1,177 @@
+"""The team's remote: its settings (project.yaml `settings.team`), its URL, this clone's id, and the fetch
+of every claim ref into this clone's remote-tracking copies.
+
+Pushes and fetches go to the remote's URL, never by its name, so no `remote.<name>.receivepack`,
+`uploadpack` or proxy setting of a cloned repository's config is ever read.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from leafwise.store import atomic, git, reader
+from leafwise.store.paths import PlanPaths, find_root
+
+SETTING = "team"  # project.yaml settings key
+DEFAULT_NAMESPACE = "refs/leafwise"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a remote's name, a clone id
+FETCH_DEADLINE = 20.0
+
+
+class TeamError(Exception):
+    """A team operation that could not be done; `kind` says which hint fits: "unreachable" (the remote
+    did not answer), "refused" (the host refuses custom refs), "setup" (team mode not set up here)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """One clone's view of team mode: the plan, the remote (name and URL), the ref namespace, the mode."""
+
+    paths: PlanPaths
+    remote: str
+    url: str
+    namespace: str
+    mode: str  # "refs": one ref per claim; "branch": one state branch (hosts that refuse custom refs)
+
+    @property
+    def root(self) -> Path:
+        return self.paths.repo
+
+    @property
+    def tracking_prefix(self) -> str:
+        return f"refs/remotes/{self.remote}/{self.namespace.removeprefix('refs/')}/"
+
+    @property
+    def refspec(self) -> str:
+        return f"+{self.namespace}/*:{self.tracking_prefix}*"
+
+
+def settings_of(project_settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The team setting of a project (checked by store/project_file.py), or None: team mode is off."""
+    value = project_settings.get(SETTING)
+    return value if isinstance(value, dict) and value.get("remote") else None
+
+
+def team_of(paths: PlanPaths, project_settings: dict[str, Any]) -> Team | None:
+    """This clone's Team when the plan has team mode on, else None; TeamError when its remote is unknown here."""
+    found = settings_of(project_settings)
+    if found is None:
+        return None
+    name = str(found["remote"])
+    return Team(paths, name, remote_url(paths.repo, name), str(found.get("namespace") or DEFAULT_NAMESPACE),
+                str(found.get("mode") or "refs"))
+
+
+def remote_url(root: Path, name: str) -> str:
+    """The push URL of the remote `name` in this clone (its pushurl when it has one)."""
+    if not NAME.fullmatch(name):
+        raise TeamError(f"{name[:40]!r} is not a remote's name", "setup")
+    for key in (f"remote.{name}.pushurl", f"remote.{name}.url"):
+        try:
+            url = git.run_git(root, "config", "--get", key, deadline=5).decode("utf-8", "replace").strip()
+        except git.GitError:
+            continue
+        if url:
+            return url
+    raise TeamError(f"this clone has no remote named {name}", "setup")
+
+
+def load_team(root: Path) -> Team:
+    """The Team of the plan found from `root`; TeamError("setup") when team mode is off there."""
+    from leafwise.store.project_file import load_project
+
+    paths = find_root(root)
+    project, _ = load_project(paths)
+    team = team_of(paths, project.settings)
+    if team is None:
+        raise TeamError("team mode is off in this plan (no settings.team in project.yaml)", "setup")
+    return team
+
+
+UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", "connection refused",
+                     "unable to connect", "timed out", "took longer", "does not appear to be a git repository",
+                     "early eof", "the remote end hung up", "could not connect", "no route", "failed to connect",
+                     "network is unreachable", "not found")
+
+
+def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
+    """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
+    request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
+    does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from)."""
+    from leafwise.commands.team import observations, refs
+
+    team = team or load_team(root)
+    answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
+                                "--", team.url, team.refspec, deadline=FETCH_DEADLINE)
+    if answer.code != 0:
+        raise _failure(team, answer.text)
+    copies = refs.local_refs(team.root, team.tracking_prefix)
+    observations.seen(team, copies)
+    return copies
+
+
+def _failure(team: Team, text: str) -> TeamError:
+    low = text.lower()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "no answer")[:300]
+    if "403" in low or "denied" in low:
+        return TeamError(f"{team.remote} ({team.url}) refused: {first}", "refused")
+    return TeamError(f"remote unreachable ({team.remote}): {first}", "unreachable")
+
+
+def common_dir(root: Path) -> Path:
+    """The clone's own git folder (shared by its worktrees): where team mode keeps this clone's files."""
+    out = git.run_git(root, "rev-parse", "--git-common-dir", deadline=5)
+    return git.pin(root).work_tree / out.decode("utf-8", "surrogateescape").strip()  # git runs in the work tree
+
+
+def team_dir(root: Path) -> Path:
+    folder = common_dir(root) / "leafwise"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def clone_id(root: Path, create: bool = True) -> str:
+    """This clone's id (`<host>-<random>`), made once and kept in the clone's git folder."""
+    path = team_dir(root) / "clone-id"
+    try:
+        found = reader.read_text(path, reader.POINTER).strip()
+        if NAME.fullmatch(found):
+            return found
+    except (OSError, ValueError):
+        pass
+    if not create:
+        raise TeamError("this clone has not joined the team", "setup")
+    host = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:20].strip("-") or "clone"
+    made = f"{host}-{secrets.token_hex(3)}"
+    try:
+        atomic.create(path, (made + "\n").encode())
+    except atomic.Exists:  # another process of this clone made it first: theirs
+        return reader.read_text(path, reader.POINTER).strip()
+    return made
+
+
+def identity(root: Path) -> tuple[str, str]:
+    """The author of claim commits: the person's git identity, else Leafwise's."""
+    name = git.person_name(root)
+    try:
+        email = git.run_git(root, "config", "--get", "user.email", deadline=5).decode("utf-8", "replace").strip()
+    except git.GitError:
+        email = ""
+    return name or "leafwise", email or "leafwise@localhost"
+
+
+def branch(root: Path) -> str:
+    """The branch this clone works on ("HEAD" when detached)."""
+    try:
+        return git.run_git(root, "rev-parse", "--abbrev-ref", "HEAD", deadline=5).decode("utf-8", "replace").strip()
+    except git.GitError:
+        return "HEAD"
