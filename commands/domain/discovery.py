@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded, clean, fix, next_
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, bounded, clean, fix, next_, placeholder
 from leafwise.commands.core.hints import node_hint
 from leafwise.commands.core.progress import leaf_progress
 from leafwise.commands.core.views import MARKS, inherited_docs
-from leafwise.commands.domain.holds import live_claims
+from leafwise.commands.domain import listing
+from leafwise.commands.domain.holds import live_claims, unreadable_parents
 from leafwise.commands.domain.messages import carry_history
-from leafwise.commands.domain.nodes import get_node
+from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.store import CLOSED, Node, Plan, journal
-from leafwise.store.schema import LIST_FIELDS
+from leafwise.store.schema import KNOWN_FIELDS, LIST_FIELDS
 
 
 def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
@@ -88,41 +89,61 @@ def _field(key: str, value: Any) -> str:
     return f"  {key + ':':16}{readable(value)}"
 
 
-def _matches(node: Node, status: str | None, release: str | None, tag: str | None,
-             parent: str | None, assignee: str | None) -> bool:
-    return ((status is None or node.status == status)
-            and (release is None or node.effective_release == release)
-            and (tag is None or tag in node.tags)
-            and (parent is None or node.parent == parent)
-            and (assignee is None or node.assignee == assignee))
-
-
 def row(plan: Plan, node: Node) -> dict[str, Any]:
-    return {"id": node.id, "title": node.title, "status": node.status, "parent": node.parent,
-            "release": node.effective_release, "assignee": node.assignee, "depth": node.depth,
-            "tags": node.tags, "blocked_reason": node.blocked_reason, "children": len(node.children)}
+    """A listed node: every field a person or an agent sets (null when unset), the file's other keys,
+    then what is derived (effective release, depth, children, file), all as JSON values."""
+    item: dict[str, Any] = {name: plain(node.data.get(name)) for name in KNOWN_FIELDS}
+    item.update((key, plain(value)) for key, value in node.data.items() if key not in item)
+    item.update(id=node.id, title=node.title, status=str(node.status), effective_release=node.effective_release,
+                depth=node.depth, children=list(node.children), file=node.file)
+    return item
 
 
 def list_nodes(ctx: Ctx, status: str | None = None, release: str | None = None, tag: str | None = None,
-               parent: str | None = None, assignee: str | None = None, limit: int = 200) -> Result:
+               parent: str | None = None, assignee: str | None = None, priority: str | None = None,
+               search: str | None = None, blocked: bool = False, ready: bool = False, sort: str | None = None,
+               limit: int = 200) -> Result:
+    """Nodes by fields, words (`listing.search`), readiness (the picker's own rule) and an order."""
     plan = ctx.plan()
     if release is not None and release not in plan.project.release_rank():
         raise CommandError("unknown_release", f"release {release!r} is not in project.yaml",
                            fix(ctx.cmd("context"), "see the releases"), exit_code=EXIT_USAGE, category="usage")
-    from leafwise.commands.core.picker import order_key
-
-    key = order_key(plan)
-    found = sorted((n for n in plan.nodes.values() if _matches(n, status, release, tag, parent, assignee)),
-                   key=lambda n: (key(n)[0], n.id.split("-")[0], int(n.id.rsplit("-", 1)[1])))
-    items = [row(plan, n) for n in found]
-    page = bounded(items, limit)
-    lines = [f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {clean(i['release'] or '-', 64):6} "
-             f"{clean(i['title'])}" + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
-             + (f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else "") for i in page["items"]]
+    words = listing.search_words(search)
+    if search is not None and not words:
+        raise CommandError("empty_search", "--search needs a word to look for",
+                           fix(ctx.cmd("list", search=placeholder("words")), "give the words to find"),
+                           exit_code=EXIT_USAGE, category="usage")
+    chosen = listing.Filters(status, release, tag, parent, assignee, priority).select(plan.nodes.values())
+    why: dict[str, str] = {}
+    if blocked:
+        why = listing.waiting(plan, live_claims(ctx, plan))
+        chosen = [n for n in chosen if n.id in why]
+    if ready:
+        pool = set(listing.ready(plan, live_claims(ctx, plan), unreadable_parents(plan) - {None}))
+        chosen = [n for n in chosen if n.id in pool]
+    if words:
+        chosen = listing.search(plan, chosen, words)
+    found = listing.order(plan, chosen, sort or ("pick" if ready else "release"))
+    page = bounded(found, limit)
+    page["items"] = [row(plan, n) | ({"why": why[n.id]} if n.id in why else {}) for n in page["items"]]
+    lines = [_line(i) for i in page["items"]]
     lines.append(f"{page['total']} node(s)" + (f", first {limit} shown" if page["truncated"] else ""))
-    hint = next_(ctx.cmd("show", found[0].id), "look at the first one") if len(found) == 1 else \
-        next_(ctx.cmd("next"), "the picker chooses among them")
+    if ready and found:
+        hint = next_(ctx.cmd("start", next=True, agent=placeholder("agent")), "start --next claims the first of them")
+    elif len(found) == 1:
+        hint = next_(ctx.cmd("show", found[0].id), "look at the first one")
+    else:
+        hint = next_(ctx.cmd("next"), "the picker chooses among them")
     return Result(page, hint, lines)
+
+
+def _line(i: dict[str, Any]) -> str:
+    shown = i["effective_release"] or "-"
+    return (f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {clean(shown, 64):6} {clean(i['title'])}"
+            + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
+            + (f"  ({i['priority']})" if i["priority"] in ("high", "low") else "")
+            + (f"  — {clean(i['why'])}" if i.get("why") else
+               f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else ""))
 
 
 def tree(ctx: Ctx, node_id: str | None = None, depth: int | None = None, limit: int = 200) -> Result:

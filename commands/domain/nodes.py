@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from leafwise.commands.contract import EXIT_CONFLICT, EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, fix, wait
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_INVALID,
+    EXIT_NOT_FOUND,
+    EXIT_USAGE,
+    CommandError,
+    Result,
+    fix,
+    wait,
+)
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Status, UnsafePath, journal
 from leafwise.store.loader import SchemaError
@@ -170,3 +179,24 @@ def patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
     node = plan.nodes[node_id]
     node.data.update(values)
     node.status = Status(node.data["status"])
+
+
+def set_after_add(ctx: Ctx, node_id: str, values: dict[str, Any], actor: str | None = None) -> list[dict[str, Any]]:
+    """Set fields `add` does not write itself (its priority) on the node it just created, journaled as
+    an edit by the same actor: the mutation's changes."""
+    node = get_node(ctx, node_id, ctx.plan(fresh=True))
+    changes = write(ctx, node, lambda doc: set_fields(doc, values))
+    if changes:
+        record(ctx, "edit", node_id, {k: v for k, v in changes.items() if k != "updated"}, actor=actor)
+    return change_list(node_id, changes)
+
+
+def with_priority(ctx: Ctx, added: Result, priority: str, actor: str | None = None) -> Result:
+    """`add`'s answer once the new node has its priority (`set_after_add`)."""
+    node_id = added.result["id"]
+    changes = set_after_add(ctx, node_id, {"priority": priority}, actor)
+    added.result["node"]["priority"] = priority
+    if added.mutation is not None:
+        added.mutation.changes += changes
+    added.text[0] += f" ({priority} priority)"
+    return added

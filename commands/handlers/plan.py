@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from leafwise.commands.contract import Result
-from leafwise.commands.domain import editing, planning
+from leafwise.commands.domain import editing, nodes, planning
 from leafwise.commands.registry import ACTING, Ctx, Param, command
+from leafwise.store import PRIORITIES
 
 
 @command("init", "Create a plan (.leafwise/) in this folder.", mutating=True, tool="init_project",
@@ -25,13 +26,15 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None, agent: st
                  Param("tech_debt", "a tech-debt tail: tagged tech-debt, beside --follows", type=bool),
                  Param("trigger", "a deferred improvement: when it applies (goes to a later release)"),
                  Param("follows", "the node this tail comes from (sets parent and release)"),
+                 Param("priority", "priority", choices=PRIORITIES),
                  ACTING,
                  Param("force", "a person adds even when a near-duplicate title exists", type=bool)))
 def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = None,
         depends_on: tuple[str, ...] = (), tag: tuple[str, ...] = (), tech_debt: bool = False,
-        trigger: str | None = None, follows: str | None = None, agent: str | None = None,
-        force: bool = False) -> Result:
-    return planning.add(ctx, title, parent, release, depends_on, tag, tech_debt, trigger, follows, force, agent)
+        trigger: str | None = None, follows: str | None = None, priority: str | None = None,
+        agent: str | None = None, force: bool = False) -> Result:
+    added = planning.add(ctx, title, parent, release, depends_on, tag, tech_debt, trigger, follows, force, agent)
+    return nodes.with_priority(ctx, added, priority, agent) if priority else added
 
 
 @command("edit", "Set fields of a node (FIELD=VALUE; lists as a,b or [a, b]; null clears; a value in quotes "
