@@ -161,7 +161,8 @@ def _add(nodes: dict[str, Node], problems: list[Problem], nodes_rel: str, name: 
 
 
 def index(plan: Plan) -> None:
-    """Children lists, depth and inherited release; safe against parent cycles."""
+    """Children lists, depth and inherited release; safe against parent cycles (each is cut at one
+    entry, which `Plan.loop_entries` finds again)."""
     nodes = plan.nodes
     parent_of: dict[str, str] = {}
     for node in nodes.values():
@@ -184,8 +185,10 @@ def index(plan: Plan) -> None:
             cursor = parent_of.get(cursor)
         if cursor is not None and cursor in resolved:
             depth, release = resolved[cursor]
-        else:  # top reached, or a cycle: treat the cycle's entry as a root
-            depth, release = -1, None
+        else:  # top reached, or a cycle: the cycle's entry becomes a root, cut from its parent's
+            depth, release = -1, None  # children, so every walk down the hierarchy ends
+            if cursor is not None:
+                nodes[cursor].children.remove(chain[-1])
         for item_id in reversed(chain):
             item = nodes[item_id]
             depth += 1

@@ -186,7 +186,25 @@ class Plan:
             stack.extend(reversed(child.children))
 
     def roots(self) -> list[Node]:
-        return [n for n in self.nodes.values() if not n.parent or n.parent not in self.nodes]
+        """The tops of the hierarchy: no parent, a missing one, or the entry of a parent cycle (so a
+        looped part of a hostile plan is still shown, under its entry)."""
+        entries = self.loop_entries()
+        return [n for n in self.nodes.values() if not n.parent or n.parent not in self.nodes or n.id in entries]
+
+    def loop_entries(self) -> frozenset[str]:
+        """The nodes where a parent cycle was cut: their own parent, or a parent whose chain comes back
+        to them (`loader.index` gives such an entry depth 0 though its parent exists)."""
+        nodes = self.nodes
+        return frozenset(n.id for n in nodes.values()
+                         if n.depth == 0 and n.parent and (n.parent == n.id or n.parent in nodes))
+
+    def looped(self) -> frozenset[str]:
+        """Every node in or under a parent cycle: the hierarchy above it is broken, so it is no work
+        to hand out (`readiness.blocker`) until `validate`'s Fix cuts the cycle."""
+        entries = self.loop_entries()
+        if not entries:
+            return entries
+        return entries | {d.id for entry in entries for d in self.descendants(entry)}
 
     def sort_key(self):
         """Release order (no release last), then title and id: the canonical sibling order."""

@@ -15,6 +15,7 @@ from leafwise.commands.core.readiness import (
     BLOCKED_KIND,
     CLOSED_KIND,
     HELD_KIND,
+    LOOPED_KIND,
     MISSING_KIND,
     OPEN_CHILDREN_KIND,
     Blocker,
@@ -105,6 +106,8 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
         return wait(f"{clean(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
     if found.kind == OPEN_CHILDREN_KIND:
         return next_(cmd("tree", nid), f"{len(found.ids)} open child node(s)")
+    if found.kind == LOOPED_KIND:
+        return next_(cmd("validate"), "its parents form a cycle: validate names the edit that cuts it")
     dep = found.ids[0]
     if found.kind == MISSING_KIND:
         if any(p.node == dep for p in plan.problems):  # the node exists, but its file does not load

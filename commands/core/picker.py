@@ -124,12 +124,15 @@ def scan(plan: Plan, claims: dict[str, Claim], agent: str | None,
     blocked: list[Node] = []
     held: list[tuple[Node, Claim]] = []
     open_count = 0
+    looped = plan.looped()
     for node in nodes.values():
         if node.status in CLOSED:
             continue
         open_count += 1
         if node.status == _BLOCKED:
             blocked.append(node)
+            continue
+        if looped and node.id in looped:
             continue
         claim = claims.get(node.id)
         if claim is not None and claim.agent != agent:

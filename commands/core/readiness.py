@@ -5,6 +5,7 @@ here, so "ready" means the same thing wherever it is shown:
 
 - a closed node (done, cancelled) is not work; a blocked one waits for `unblock` or a decision;
 - a node another agent holds is theirs (`holder`, from the holds `effective_holds` builds);
+- a node in or under a parent cycle is no work: its hierarchy is broken until `validate`'s Fix;
 - a parent is work only once every child is closed;
 - a dependency is met only by a node that exists and is closed: a dependency on a node the plan
   does not have (a typo, a file that does not load) is unmet, never satisfied.
@@ -27,13 +28,14 @@ HELD_KIND = "held"
 OPEN_CHILDREN_KIND = "open_children"
 UNMET_KIND = "unmet_dependency"
 MISSING_KIND = "missing_dependency"
+LOOPED_KIND = "parent_cycle"
 
 
 @dataclass(frozen=True, slots=True)
 class Blocker:
     """What keeps a node from being handed out."""
 
-    kind: str  # "closed" | "blocked" | "held" | "open_children" | "unmet_dependency" | "missing_dependency"
+    kind: str  # one of the *_KIND names above
     reason: str  # words for a person or an agent
     ids: tuple[str, ...] = ()  # what is in the way: children, dependencies, or the holder's name
 
@@ -97,6 +99,8 @@ def blocker(plan: Plan, node: Node, holds: dict[str, Claim], agent: str | None =
         return Blocker(CLOSED_KIND, f"{node.status}")
     if node.status == _BLOCKED:
         return Blocker(BLOCKED_KIND, f"blocked: {node.blocked_reason or 'no reason given'}")
+    if node.id in plan.looped():
+        return Blocker(LOOPED_KIND, "its parents form a cycle (run validate)")
     claim = holds.get(node.id)
     if claim is not None and claim.agent != agent:
         return Blocker(HELD_KIND, f"held by {claim.agent} {until(claim)}", (claim.agent,))

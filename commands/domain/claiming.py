@@ -175,7 +175,8 @@ START_REFUSALS = {readiness.CLOSED_KIND: ("closed", "{id} is {status}; closed wo
                   readiness.OPEN_CHILDREN_KIND: ("has_open_children", "{id} has {count} open child node(s); a parent "
                                                  "is work only once its children are closed"),
                   readiness.UNMET_KIND: ("dependency_open", "{id} depends on {first}, which is not closed"),
-                  readiness.MISSING_KIND: ("dependency_open", "{id} depends on {first}, which does not exist")}
+                  readiness.MISSING_KIND: ("dependency_open", "{id} depends on {first}, which does not exist"),
+                  readiness.LOOPED_KIND: ("parent_cycle", "{id} is in or under a parent cycle; validate names the fix")}
 
 
 def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent: str) -> CommandError:

@@ -183,6 +183,8 @@ def plans(draw):
         fields: dict = {}
         if i > 1 and draw(st.booleans()):
             fields["parent"] = f"T-{draw(st.integers(1, i - 1))}"
+        elif draw(st.integers(0, 9)) == 0:  # any node, itself included: parent cycles
+            fields["parent"] = f"T-{draw(st.integers(1, count))}"
         deps = draw(st.lists(st.integers(1, count + 3), max_size=3, unique=True))  # some name no node
         fields["depends_on"] = [f"T-{d}" for d in deps if d != i]
         status = draw(STATUS)
@@ -211,3 +213,22 @@ def test_the_picker_scan_agrees_with_blocker(tmp_path_factory, case) -> None:
     assert {n.id for n in blocked} == {nid for nid, b in found.items() if b and b.kind == "blocked"}
     assert {n.id for n, _ in held} == {nid for nid, b in found.items() if b and b.kind == "held"}
     assert open_count == sum(1 for b in found.values() if not (b and b.kind == "closed"))
+
+
+@pytest.mark.parametrize("loop", [{"T-1": "T-1"}, {"T-1": "T-3"}], ids=["self", "three"])
+def test_nothing_in_or_under_a_parent_cycle_is_handed_out_and_tree_shows_it_all(tmp_path: Path, loop) -> None:
+    """A hostile clone's parent cycle: the looped part stays visible under its cut, and no node in or
+    under it is work (its hierarchy is broken) until validate's Fix cuts the cycle."""
+    parents = {"T-2": "T-1", "T-3": "T-2", **loop}
+    write_plan(tmp_path, [node(f"T-{i}", f"n{i}", **({"parent": parents[f"T-{i}"]} if f"T-{i}" in parents else {}))
+                          for i in range(1, 4)] + [node("T-4", "free")])
+    plan = load_plan(PlanPaths(tmp_path), use_cache=False)
+    assert plan.looped() == {"T-1", "T-2", "T-3"}
+    assert readiness.blocker(plan, plan.nodes["T-3"], {}).kind == readiness.LOOPED_KIND
+    listed = run_cli("tree", "--json", cwd=tmp_path)
+    assert listed.code == 0, listed.stderr
+    assert {"T-1", "T-2", "T-3", "T-4"} <= set(listed.stdout.replace('"', " ").split()), listed.stdout
+    picked = run_cli("next", "--json", cwd=tmp_path).json["result"]
+    assert picked["task"]["id"] == "T-4", picked
+    shown = run_cli("show", "T-3", "--json", cwd=tmp_path).json["_next_action"]
+    assert shown["command"] == "leafwise validate", shown
