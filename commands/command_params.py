@@ -135,6 +135,14 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("sort", "str", "--sort", False),
         ("limit", "int", "--limit", False),
     ),
+    "merge-driver": (
+        ("base", "str", None, False),
+        ("ours", "str", None, False),
+        ("theirs", "str", None, False),
+        ("path", "str", None, False),
+        ("install", "bool", "--install", False),
+        ("agent", "str", "--agent", False),
+    ),
     "next": (
         ("agent", "str", "--agent", False),
         ("explain", "bool", "--explain", False),
@@ -203,6 +211,20 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("ttl", "float", "--ttl", False),
         ("wait", "float", "--wait", False),
     ),
+    "team doctor": (),
+    "team init": (
+        ("remote", "str", "--remote", False),
+    ),
+    "team join": (),
+    "team repair": (
+        ("dry_run", "bool", "--dry-run", False),
+    ),
+    "team status": (
+        ("local", "bool", "--local", False),
+    ),
+    "team sync": (
+        ("grace_days", "float", "--grace-days", False),
+    ),
     "tree": (
         ("node_id", "str", None, False),
         ("depth", "int", "--depth", False),
@@ -227,6 +249,17 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     ),
     "validate": (
         ("limit", "int", "--limit", False),
+    ),
+    "verify": (
+        ("node_id", "str", None, False),
+        ("next", "bool", "--next", False),
+        ("verdict", "str", "--verdict", False),
+        ("evidence", "str", "--evidence", True),
+        ("quote", "str", "--quote", True),
+        ("missing", "str", "--missing", False),
+        ("agent", "str", "--agent", False),
+        ("decide", "str", "--decide", False),
+        ("note", "str", "--note", False),
     ),
     "write-doc": (
         ("node_id", "str", None, False),

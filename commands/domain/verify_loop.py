@@ -1,0 +1,198 @@
+"""The loop's reading side: the packet of a draft leaf, and the next draft to verify under a lease.
+
+`verify --next` takes the one `verify` lock, walks the draft leaves in the picker's order
+(`commands/core/picker.py` `order_key`: nearest release first), skips those another agent is
+verifying, those a task's claim holds and those whose verdict still stands (`settled`), and leases
+the first to the asking agent (`store/verify_leases.py`); the packet is built after the lock is let go.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    NextAction,
+    Result,
+    clean,
+    done,
+    fix,
+    next_,
+    placeholder,
+    wait,
+)
+from leafwise.commands.domain.nodes import get_node
+from leafwise.commands.registry import Ctx
+from leafwise.commands.text import inert_line
+from leafwise.store import Node, Plan, Status
+from leafwise.store import claims as task_claims
+from leafwise.store import verdicts as verdict_files
+from leafwise.store import verify_leases
+from leafwise.store.locks import locked
+
+TOOL = "verify_leaf"
+SETTLED = ("pending", "closed")  # a verdict that keeps a draft out of the loop whatever the code does
+
+
+def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
+    node = get_node(ctx, node_id, plan)
+    if node.status != Status.DRAFT or node.children:
+        raise CommandError("not_a_draft_leaf", f"{node.id} is {node.status}"
+                           + (" with children" if node.children else "") + ": verify reads draft leaves",
+                           fix(ctx.cmd("verify", next=True, agent=ctx.caller or placeholder("agent")),
+                               "take a draft leaf to verify"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
+    return node
+
+
+def packet_for(ctx: Ctx, node: Node):
+    """The evidence packet of `node`, over reconcile's index of the repository (its cache makes a second run cheap)."""
+    from leafwise.commands.domain.verify_packet import build
+    from leafwise.commands.reconcile.match import Stats
+    from leafwise.commands.reconcile.retrieve import RIndex
+    from leafwise.commands.reconcile.scan import build_index
+
+    index = build_index(ctx.paths().repo)
+    return build(node, index, Stats.of(index), RIndex.of(index))
+
+
+def packet_view(packet) -> dict[str, Any]:
+    return {"places": [p.view() for p in packet.places], "tokens": packet.tokens, "head": packet.head,
+            "unnamed": packet.unnamed}
+
+
+def packet_lines(plan: Plan, node: Node, packet) -> list[str]:
+    lines = [f"Verify {node.id} “{clean(node.title)}” ({node.effective_release or 'no release'}): "
+             f"{len(packet.places)} place(s) to read, ~{packet.tokens} tokens"]
+    for i, p in enumerate(packet.places, 1):
+        where = p.path if p.kind == "commit" else f"{p.path}:{p.start}-{p.end}"
+        lines.append(inert_line(f"  {i:2}. {p.kind:6} {clean(where, 120)}  {clean(p.why, 140)}"))
+        lines.append("        " + inert_line(p.snippet))
+    if not packet.places:
+        lines.append("  nothing in the code names the title's words")
+    if packet.unnamed:
+        lines.append(inert_line(f"  no source file holds the title's word(s): {clean(', '.join(packet.unnamed), 120)}"))
+    lines.append("  Read them (and whatever they lead to); quote lines as committed: each quote is checked "
+                 "against HEAD, shipped needs one from code")
+    return lines
+
+
+def verdict_view(v: verdict_files.Verdict | None) -> dict[str, Any] | None:
+    return None if v is None else v.as_dict()
+
+
+def verdict_lines(v: verdict_files.Verdict | None) -> list[str]:
+    if v is None:
+        return []
+    lines = [f"  verdict so far: {v.verdict} ({v.state}) by {clean(v.agent, 80)} at {v.at}"]
+    lines += [inert_line(f"    {clean(q.place, 120)} “{clean(q.text, 100)}”") for q in v.quotes[:3]]
+    if v.missing:
+        lines.append(inert_line(f"    missing: {clean(v.missing, 200)}"))
+    return lines
+
+
+def verdict_hint(ctx: Ctx, node: Node, packet, agent: str | None) -> NextAction:
+    """The verdict's command line to fill in: shipped on the first place, or absent."""
+    who = agent or ctx.caller or placeholder("agent")
+    absent = ctx.cmd("verify", node.id, verdict="absent", missing=placeholder("text"), agent=who)
+    code = [p for p in packet.places if p.kind == "code"]
+    if not code:
+        return next_(absent, "nothing in the code names it: read the places, then say what is missing")
+    first = code[0]
+    return next_(ctx.cmd("verify", node.id, verdict="shipped", evidence=[f"{first.path}:{first.start}-{first.end}"],
+                         quote=[placeholder("text")], agent=who),
+                 "read the places; quote the lines that do it (or record partial with --missing, or absent)",
+                 or_=absent)
+
+
+def settled(v: verdict_files.Verdict | None, blobs: dict[str, str], in_git: bool) -> bool:
+    """Does the verdict keep its draft out of `verify --next`? Shipped (closed or pending) always; partial,
+    absent or rejected until a file it was checked against is changed at HEAD."""
+    if v is None:
+        return False
+    if v.state in SETTLED:
+        return True
+    if not in_git or not v.files:
+        return True
+    return all(blobs.get(path) == blob for path, blob in v.files.items())
+
+
+def _head_blobs(ctx: Ctx, found: dict[str, verdict_files.Verdict]) -> tuple[dict[str, str], bool]:
+    from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
+
+    files = sorted({f for v in found.values() if v.state not in SETTLED for f in v.files})
+    try:
+        committed = Committed(ctx.paths().repo)
+    except QuoteRefused:
+        return {}, False
+    blobs: dict[str, str] = {}
+    for i in range(0, len(files), 200):
+        blobs.update(committed.blob_ids(files[i:i + 200]))
+    return blobs, True
+
+
+def _candidates(ctx: Ctx, plan: Plan, now: datetime, agent: str) -> tuple[Node | None, list[Node]]:
+    """(the draft for `agent`: its own leased one, else the first free one; drafts others are verifying)."""
+    from leafwise.commands.core.picker import order_key
+
+    paths = ctx.paths()
+    leases = task_claims.live(verify_leases.read_all(paths), now)
+    held = task_claims.live(task_claims.read_all(paths), now)
+    found = verdict_files.read_all(paths)
+    blobs, in_git = _head_blobs(ctx, found)
+    drafts = sorted((n for n in plan.nodes.values() if n.status == Status.DRAFT and not n.children),
+                    key=order_key(plan))
+    others: list[Node] = []
+    first: Node | None = None
+    for node in drafts:
+        lease = leases.get(node.id)
+        if node.id in held or settled(found.get(node.id), blobs, in_git):
+            continue
+        if lease is not None and lease.agent == agent:
+            return node, others
+        if lease is not None:
+            others.append(node)
+        elif first is None:
+            first = node
+    return first, others
+
+
+def next_draft(ctx: Ctx, agent: str | None) -> Result:
+    """The next draft leaf to verify, leased to `agent`, with its packet."""
+    if not agent:
+        raise CommandError("agent_required", "verify --next hands a draft to an agent: name it",
+                           fix(ctx.cmd("verify", next=True, agent=placeholder("agent")), "say who verifies"),
+                           exit_code=EXIT_USAGE, category="usage")
+    paths = ctx.paths()
+    now = ctx.clock()
+    with locked(paths, verify_leases.LOCK):
+        plan = ctx.plan(fresh=True)
+        node, others = _candidates(ctx, plan, now, agent)
+        lease = verify_leases.write(paths, node.id, agent, now) if node is not None else None
+    if node is None or lease is None:
+        return _none_left(ctx, others, agent)
+    packet = packet_for(ctx, node)
+    lines = packet_lines(plan, node, packet)
+    lines.insert(1, f"  leased to {agent} until {lease.expires} (verify --next again renews it)")
+    lines += verdict_lines(verdict_files.read(paths, node.id))
+    return Result({"id": node.id, "title": node.title, "release": node.effective_release, "lease": lease.as_dict(),
+                   **packet_view(packet)},
+                  verdict_hint(ctx, node, packet, agent), lines,
+                  Mutation(TOOL, "lease", True, f"{node.id} leased for verification",
+                           [{"id": node.id, "field": "verify_lease", "from": None, "to": agent}]))
+
+
+def _none_left(ctx: Ctx, others: list[Node], agent: str) -> Result:
+    if others:
+        return Result({"id": None, "verifying": [n.id for n in others]},
+                      wait(f"the other agents finish verifying {len(others)} draft(s) ({others[0].id} first), "
+                           f"or their leases lapse", "every other draft has a verdict",
+                           or_=ctx.cmd("verify", next=True, agent=agent)),
+                      [f"No draft left to verify: {len(others)} being verified by other agents"])
+    return Result({"id": None, "verifying": []}, done("every draft leaf has a verdict"),
+                  ["No draft left to verify: every draft leaf has a verdict (or is being worked on)"])
+

@@ -1,0 +1,306 @@
+"""The evidence packet: the few places an agent should read to decide whether a draft leaf shipped.
+
+Built for recall, not for a verdict: reconcile's index of the repository (`reconcile/scan.py`
+`build_index`, with its cache) and its matching index (`retrieve.RIndex`: every definition, route,
+flag, test, UI string and docs paragraph by matching key), searched with the title's concepts and
+what they expand to (`match.weigh`: related words, shared prefixes, the WordNet lexicon) at their
+weights. The places are spread over files (the best place of each file first), with room kept for
+tests, docs and a commit that names the node, and cut to at most `MAX_PLACES` places and about
+`TOKEN_BUDGET` tokens. The agent reads them and decides; Leafwise checks what it quotes.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.reconcile.artifacts import Artifact, Index
+from leafwise.commands.reconcile.match import Stats, weigh
+from leafwise.commands.reconcile.retrieve import LEX, SOFT, RIndex, category, key, prefix
+from leafwise.commands.text import clean as cut
+from leafwise.store import Node, git, reader
+
+MAX_PLACES = 10
+TOKEN_BUDGET = 1500
+CHARS_PER_TOKEN = 4
+SNIPPET = 160
+MAX_SPAN = 30  # lines a definition's place spans at most
+DOC_SPAN = 6
+# How many places each kind of source may take in the first pass (the best place of each file).
+QUOTAS = {"code": 6, "test": 2, "docs": 2, "ui": 1, "commit": 1}
+PER_FILE = 2
+MIN_SCORE = 0.15
+LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
+BOUNDARY_KINDS = frozenset({"definition", "symbol", "route", "cli", "test", "model", "component", "page", "option",
+                            "flag", "field"})
+
+
+@dataclass(frozen=True, slots=True)
+class PacketPlace:
+    path: str  # relative to the plan's folder; a commit is `git:<sha>`
+    start: int
+    end: int
+    snippet: str
+    why: str
+    kind: str  # code | test | docs | ui | commit
+    score: float
+
+    def view(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Packet:
+    places: list[PacketPlace]
+    tokens: int
+    head: str | None  # the title's heaviest concept the repository names
+    unnamed: list[str] = field(default_factory=list)  # title words no file of the repository holds
+
+
+def _plain_words(title: str, weighed) -> list[str]:
+    """Title words the concept index leaves out ("async", "man": code-structure or short words)."""
+    from leafwise.commands.reconcile.text import ACTORS, GENERIC, STOP, split_identifier
+
+    known = {w.lower() for w in weighed.words.values()} | set(weighed.weights)
+    words = []
+    for w in split_identifier(title):
+        w = w.lower()
+        if len(w) >= 3 and w.isalpha() and w not in STOP | ACTORS | GENERIC and w not in known and w not in words:
+            words.append(w)
+    return words[:4]
+
+
+def _raw_places(index: Index, words: list[str]) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """For each word: its first whole-word use in a source file (substring search, no pattern), or unnamed."""
+    found: list[tuple[str, int, str]] = []
+    unnamed: list[str] = []
+    lowered = {rel: text.lower() for rel, text in index.texts.items()}
+    for word in words:
+        at = None
+        for rel in sorted(lowered):
+            text = lowered[rel]
+            i = text.find(word)
+            while i >= 0 and ((i > 0 and text[i - 1].isalnum()) or
+                              (i + len(word) < len(text) and text[i + len(word)].isalpha())):
+                i = text.find(word, i + 1)
+            if i >= 0:
+                at = (rel, text.count("\n", 0, i) + 1, word)
+                break
+        if at is None:
+            unnamed.append(word)
+        else:
+            found.append(at)
+    return found, unnamed
+
+
+def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
+    """Title concept -> (matching key, how much it counts): the word, related words and shared
+    prefixes (SOFT), WordNet's related words (LEX)."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for c in weighed.weights:
+        k = key(c)
+        found = {k: 1.0}
+        soft = {key(r) for r in weighed.soft.get(c, ())}
+        p = prefix(k)
+        if p and len(k) >= 5:
+            soft |= rindex.by_prefix.get(p, set())
+        for s in soft - {k}:
+            found[s] = SOFT
+        for w in weighed.lexical.get(c, ()):
+            found.setdefault(key(w), LEX)
+        out[c] = [(kk, f) for kk, f in found.items() if kk in rindex.by_key]
+    return out
+
+
+def _scores(weights: dict[str, float], expansions: dict[str, list[tuple[str, float]]], rindex: RIndex
+            ) -> dict[int, tuple[float, list[str]]]:
+    total = sum(weights.values()) or 1.0
+    best: dict[int, dict[str, float]] = {}
+    for c, keys in expansions.items():
+        for k, factor in keys:
+            for i in rindex.by_key.get(k, ()):
+                seen = best.setdefault(i, {})
+                if factor > seen.get(c, 0.0):
+                    seen[c] = factor
+    out: dict[int, tuple[float, list[str]]] = {}
+    for i, named in best.items():
+        score = sum(weights[c] * f for c, f in named.items()) / total
+        if rindex.docs[i].kind == "body":
+            score *= 0.85  # a body names things less directly than a name and its docstring
+        out[i] = (round(score, 3), sorted(named, key=lambda c: -weights[c]))
+    return out
+
+
+def _modules(index: Index, weights: dict[str, float]) -> list[tuple[float, Artifact, list[str]]]:
+    """Files whose own name carries the title's words (`zipfile.py` for "a zip file")."""
+    total = sum(weights.values()) or 1.0
+    wanted = {key(c): c for c in weights}
+    out = []
+    for art in index.artifacts:
+        if art.kind != "module":
+            continue
+        named = {wanted[k] for k in (key(w) for w in art.words) if k in wanted}
+        if named:
+            out.append((round(sum(weights[c] for c in named) / total, 3), art, sorted(named)))
+    return out
+
+
+def _kind(doc: Artifact) -> str:
+    cat = "code" if doc.kind == "module" else category(doc)
+    return {"text": "ui", "other": "code"}.get(cat, cat)
+
+
+def _file_kind(rel: str) -> str:
+    from leafwise.commands.domain.verify_quotes import file_kind
+
+    kind = file_kind(rel)
+    return kind if kind in ("code", "test", "docs") else "code"
+
+
+def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:
+    """The best place of each file, kinds within their quotas; then second places, best first."""
+    chosen: list[tuple[float, Artifact, list[str]]] = []
+    files: dict[str, int] = {}
+    taken = {k: 0 for k in QUOTAS}
+    for item in ranked:
+        kind = _kind(item[1])
+        if item[1].path in files or taken.get(kind, 0) >= QUOTAS.get(kind, 1):
+            continue
+        chosen.append(item)
+        files[item[1].path] = 1
+        taken[kind] = taken.get(kind, 0) + 1
+        if len(chosen) >= MAX_PLACES:
+            return chosen
+    for item in ranked:
+        if len(chosen) >= MAX_PLACES:
+            break
+        if item in chosen or files.get(item[1].path, 0) >= PER_FILE:
+            continue
+        if any(c[1].path == item[1].path and abs(c[1].line - item[1].line) <= MAX_SPAN for c in chosen):
+            continue  # inside a place already chosen
+        chosen.append(item)
+        files[item[1].path] = files.get(item[1].path, 0) + 1
+    return chosen
+
+
+class _Texts:
+    """The lines of the files the packet shows, through the one reader (sources come from the index)."""
+
+    def __init__(self, index: Index):
+        self.index = index
+        self.lines: dict[str, list[str]] = {}
+        self.bounds: dict[str, list[int]] = {}
+        for art in index.artifacts:
+            if art.kind in BOUNDARY_KINDS:
+                self.bounds.setdefault(art.path, []).append(art.line)
+        for lines in self.bounds.values():
+            lines.sort()
+
+    def of(self, rel: str) -> list[str]:
+        if rel not in self.lines:
+            text = self.index.texts.get(rel)
+            if text is None:
+                try:
+                    root = Path(self.index.root)
+                    text = reader.decode(reader.read_bytes(root / rel, reader.DOC, under=root)[:reader.DOC.cap])
+                except (OSError, ValueError):
+                    text = ""
+            self.lines[rel] = text.splitlines()
+        return self.lines[rel]
+
+    def span(self, art: Artifact) -> tuple[int, int]:
+        lines = self.of(art.path)
+        start = max(1, art.line or 1)
+        if art.kind in ("doc", "string", "module"):
+            end = start + DOC_SPAN - 1
+        else:
+            bounds = self.bounds.get(art.path, [])
+            after = bounds[bisect_right(bounds, start):]
+            end = min(start + MAX_SPAN - 1, (after[0] - 1) if after else start + MAX_SPAN - 1)
+        return start, max(start, min(end, len(lines) or start))
+
+    def snippet(self, rel: str, start: int, end: int, width: int) -> str:
+        lines = [line.strip() for line in self.of(rel)[start - 1:end] if line.strip()]
+        return cut(" ⏎ ".join(lines[:3]), width)
+
+
+def _commits(root: Path, node_id: str, weights: dict[str, float], head: str | None) -> list[PacketPlace]:
+    """Commits whose message names the node, or whose subject names the title's head concept and half its weight."""
+    if head is None:
+        return []
+    try:
+        out = git.run_git(root, "log", f"-n{LOG_LIMIT}", "--format=%H%x1f%s%x1e", "--", git.pin(root).rel(root))
+    except git.GitError:
+        return []
+    total = sum(weights.values()) or 1.0
+    wanted = {key(c): c for c in weights}
+    found: list[PacketPlace] = []
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        sha, _, subject = record.strip("\n").partition("\x1f")
+        if not sha:
+            continue
+        if node_id in subject:
+            return [PacketPlace(f"git:{sha[:12]}", 0, 0, cut(subject, SNIPPET), f"the commit names {node_id}",
+                                "commit", 1.0)]
+        from leafwise.commands.reconcile.text import identifier_concepts
+
+        named = {wanted[k] for k in (key(w) for w in identifier_concepts(subject)) if k in wanted}
+        score = sum(weights[c] for c in named) / total
+        if head in named and score >= 0.5 and not found:
+            found.append(PacketPlace(f"git:{sha[:12]}", 0, 0, cut(subject, SNIPPET),
+                                     f"the commit's subject names {', '.join(sorted(named))}", "commit",
+                                     round(score, 3)))
+    return found
+
+
+def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
+    """The packet for `node` over an index built already (`verify --next` shares one)."""
+    description = node.data.get("description")
+    weighed = weigh(node.title, description if isinstance(description, str) else "", stats)
+    weights = {c: w for c, w in weighed.weights.items() if w > 0}
+    if not weights:
+        return Packet([], 0, None)
+    expansions = _expansions(weighed, rindex)
+    present = [c for c in weights if expansions.get(c)]
+    head = max(present, key=lambda c: (weights[c], c)) if present else None
+    ranked = [(s, rindex.docs[i], named) for i, (s, named) in _scores(weights, expansions, rindex).items()
+              if s >= MIN_SCORE]
+    ranked += [m for m in _modules(index, weights) if m[0] >= MIN_SCORE]
+    ranked.sort(key=lambda t: (-t[0], t[1].path, t[1].line, t[1].kind))
+    commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
+    chosen = _pick(ranked)[:MAX_PLACES - len(commits[:1])]
+    texts = _Texts(index)
+    places = []
+    for score, art, named in chosen:
+        start, end = texts.span(art)
+        words = ", ".join(weighed.words.get(c, c) for c in named[:4])
+        what = "the file's name" if art.kind == "module" else f"{art.kind} {cut(art.name, 60)}"
+        places.append(PacketPlace(art.path, start, end, texts.snippet(art.path, start, end, SNIPPET),
+                                  f"{what} names {words} ({score:.2f} of the title)", _kind(art), score))
+    raw, unnamed = _raw_places(index, _plain_words(node.title, weighed))
+    for rel, line, word in raw[:2]:
+        start, end = max(1, line - 2), line + 3
+        places.insert(min(len(places), 3), PacketPlace(rel, start, end, texts.snippet(rel, start, end, SNIPPET),
+                                                       f"the title's word {word!r} is here (first use in the code)",
+                                                       _file_kind(rel),
+                                                       0.5))
+    places = places[:MAX_PLACES - len(commits[:1])] + commits[:1]
+    packet = _within_budget(places, head)
+    packet.unnamed = unnamed
+    return packet
+
+
+def _tokens(places: list[PacketPlace]) -> int:
+    return sum(len(p.path) + len(p.snippet) + len(p.why) + 24 for p in places) // CHARS_PER_TOKEN
+
+
+def _within_budget(places: list[PacketPlace], head: str | None) -> Packet:
+    tokens = _tokens(places)
+    if tokens > TOKEN_BUDGET:
+        places = [PacketPlace(p.path, p.start, p.end, cut(p.snippet, SNIPPET // 2), p.why, p.kind, p.score)
+                  for p in places]
+    while places and _tokens(places) > TOKEN_BUDGET:
+        places = places[:-1]
+    return Packet(places, _tokens(places), head)

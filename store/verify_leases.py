@@ -1,0 +1,71 @@
+"""Leases on verifying a draft: `.leafwise/.cache/verify-leases/<ID>.json`, one per draft being verified.
+
+The same lease as a task's claim (`store/claims.py` `Claim`, read and checked by its `from_data`), in a
+namespace of its own: verifying a draft is not working on it, so `start`, the picker and the canvas's
+agent lanes never see these. Local state (the cache folder is git-ignored): losing one only lets
+another agent verify that draft too. Every change happens under the one `verify` lock
+(`commands/domain/verifying.py`), so of 8 agents asking at once each gets a different draft.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from leafwise.store import atomic, reader
+from leafwise.store.claims import Claim, from_data
+from leafwise.store.paths import PlanPaths, check_id
+from leafwise.store.timestamps import to_text
+
+TTL_MINUTES = 30
+LOCK = "verify"  # the lock every lease change is made under (store/locks.py)
+
+
+def folder(paths: PlanPaths) -> Path:
+    cache = paths.own_folder(paths.dir / ".cache")
+    return paths.own_folder(cache / "verify-leases")
+
+
+def read(paths: PlanPaths, node_id: str) -> Claim | None:
+    try:
+        data = reader.read_json(folder(paths) / f"{check_id(node_id)}.json", reader.CLAIM)
+        return from_data(data, node_id)
+    except (OSError, ValueError):
+        return None
+
+
+def read_all(paths: PlanPaths) -> dict[str, Claim]:
+    found: dict[str, Claim] = {}
+    try:
+        names = os.listdir(folder(paths))
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return found
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            try:
+                lease = read(paths, check_id(name[:-5]))
+            except ValueError:
+                continue
+            if lease is not None:
+                found[lease.node] = lease
+    return found
+
+
+def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes: float = TTL_MINUTES) -> Claim:
+    lease = Claim(node=node_id, agent=agent, since=to_text(now), heartbeat=to_text(now),
+                  expires=to_text(now + timedelta(minutes=ttl_minutes)))
+    target = folder(paths)
+    target.mkdir(parents=True, exist_ok=True)
+    atomic.replace(target / f"{check_id(node_id)}.json", (json.dumps(lease.as_dict(), indent=1) + "\n").encode(),
+                   durable=False)
+    return lease
+
+
+def remove(paths: PlanPaths, node_id: str) -> bool:
+    try:
+        (folder(paths) / f"{check_id(node_id)}.json").unlink()
+        return True
+    except FileNotFoundError:
+        return False
