@@ -185,6 +185,21 @@ def one_line(text: Any, limit: int = 400) -> str:
     return cut(" ".join(shown(_BREAKS.sub(" ", str(text if text is not None else ""))).split()), limit)
 
 
+def elided(items: list[Any], head: int = 1, tail: int = 3) -> list[Any]:
+    """A breadcrumb's items: all of them when few, else the first `head`, None where the middle is
+    left out, and the last `tail` (a hostile plan's 3,000-deep chain stays one short line)."""
+    if len(items) <= head + tail + 1:
+        return list(items)
+    return [*items[:head], None, *items[-tail:]]
+
+
+def path_line(titles: list[str]) -> str:
+    """Ancestor titles (top first) as one `A › … › X › Y` line, the middle elided (`elided`)."""
+    shown_items = elided(titles)
+    left_out = len(titles) - len(shown_items) + 1
+    return " › ".join(f"… {left_out} more" if t is None else t for t in shown_items)
+
+
 def json_text(value: Any) -> str:
     """`value` as one line of JSON for a terminal: exact, and inert.
 

@@ -9,7 +9,7 @@ from leafwise.canvas.screens.view import ViewScreen
 from leafwise.canvas.widgets.hanging import Hanging, indented
 from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.impact import Ranked
-from leafwise.commands.text import one_line
+from leafwise.commands.text import one_line, path_line
 from leafwise.store import Node
 from textual import on
 from textual.binding import Binding
@@ -105,7 +105,7 @@ class BlockedScreen(Triage, ViewScreen):
             side.update(Content.styled("Select a blocked task to see it here.", "$text-muted"))
             return
         since = blocked_since(node)[0]
-        chain = " › ".join(one_line(a.title, 60) for a in reversed(state.plan.ancestors(node.id)))
+        chain = path_line([one_line(a.title, 60) for a in reversed(state.plan.ancestors(node.id))])
         holds = self._holds.get(node.id, 0)
         lines = [Content.assemble((node.id, "bold $text-muted"), "  ", plan_text(node.title, "bold")),
                  Content.styled(chain or "top level", "$text-muted"),

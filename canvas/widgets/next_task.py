@@ -11,7 +11,7 @@ from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.picker import pick
 from leafwise.commands.registry import command_line
-from leafwise.commands.text import one_line
+from leafwise.commands.text import one_line, path_line
 from leafwise.store import Status
 from leafwise.store.timestamps import utc_now
 from textual.content import Content
@@ -44,7 +44,7 @@ class NextTaskBar(Static):
         self.next_id = chosen.node.id if chosen.node else None
         if chosen.node is not None:
             node = chosen.node
-            path = " › ".join(one_line(a.title, 80) for a in reversed(state.plan.ancestors(node.id)))
+            path = path_line([one_line(a.title, 80) for a in reversed(state.plan.ancestors(node.id))])
             first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", one_line(node.title),
                                      (f"   {path}" if path else "", "$text-muted"))
         else:

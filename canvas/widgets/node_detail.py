@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable
 
+from leafwise.canvas.follow import team_line
 from leafwise.canvas.look import (
     STATUS_VAR,
     ago,
@@ -37,7 +38,7 @@ from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs
 from leafwise.commands.registry import Ctx
-from leafwise.commands.text import one_line
+from leafwise.commands.text import elided, one_line
 from leafwise.store import Node, journal
 from textual import work
 from textual.app import ComposeResult
@@ -209,7 +210,9 @@ class NodeDetail(VerticalScroll):
         chain = list(reversed(state.plan.ancestors(node.id)))
         release = node.effective_release
         crumbs = [Content.styled(one_line(release or "no release"), "$accent")]
-        crumbs += [Content.assemble((a.id, "$text-muted"), " ", one_line(a.title)) for a in chain]
+        shown = elided(chain)
+        crumbs += [Content.styled(f"… {len(chain) - len(shown) + 1} more", "$text-muted") if a is None
+                   else Content.assemble((a.id, "$text-muted"), " ", one_line(a.title)) for a in shown]
         self._section("detail-path", Content(" › ").join(crumbs))
         self._section("detail-blocked", self._blocked_box(node))
         self._section("detail-fields", self._fields(state, node))
@@ -251,6 +254,10 @@ class NodeDetail(VerticalScroll):
             lease = (f" until {clock(claim.expires)} · heartbeat {ago(claim.heartbeat)}" if claim.expires
                      else " (assigned in progress, no lease)")
             rows.append(("held by", Content.assemble((one_line(claim.agent), "bold"), (lease, "$text-muted"))))
+        team = team_line(getattr(self.app, "team_claims", {}).get(node.id),
+                         getattr(self.app, "team_since", {}).get(node.id))  # canvas --follow
+        if team:
+            rows.append(("team", Content(team)))
         if node.children:
             done, total = state.counts.get(node.id, (0, 0))
             rows.append(("progress", Content.assemble(bar(done, total, 16), f"  {percent(done, total)}  ",

@@ -107,3 +107,11 @@ def test_clean_is_idempotent_and_inert(value):
 if __name__ == "__main__":
     TABLE.write_text(render())
     sys.exit(0)
+
+
+def test_a_breadcrumb_stays_one_short_line_however_deep_the_chain():
+    from leafwise.commands.text import elided, path_line
+
+    assert path_line(["A", "B", "C"]) == "A › B › C"
+    assert elided(list("abcde")) == list("abcde")
+    assert path_line([f"T{i}" for i in range(3000)]) == "T0 › … 2996 more › T2997 › T2998 › T2999"
