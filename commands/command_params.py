@@ -112,10 +112,25 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("agent", "str", "--agent", False),
         ("force", "bool", "--force", False),
     ),
+    "export": (
+        ("format", "str", None, False),
+        ("path", "str", None, False),
+        ("journal", "bool", "--journal", False),
+    ),
     "heartbeat": (
         ("node_id", "str", None, False),
         ("agent", "str", "--agent", False),
         ("ttl", "float", "--ttl", False),
+    ),
+    "import": (
+        ("format", "str", None, False),
+        ("path", "str", None, False),
+        ("release", "str", "--release", False),
+        ("parent", "str", "--parent", False),
+        ("dry_run", "bool", "--dry-run", False),
+        ("partial", "bool", "--partial", False),
+        ("map", "str", "--map", True),
+        ("agent", "str", "--agent", False),
     ),
     "init": (
         ("name", "str", "--name", False),
@@ -210,6 +225,12 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("agent", "str", "--agent", False),
         ("ttl", "float", "--ttl", False),
         ("wait", "float", "--wait", False),
+    ),
+    "team claim": (
+        ("node_id", "str", None, False),
+        ("next", "bool", "--next", False),
+        ("agent", "str", "--agent", False),
+        ("ttl", "float", "--ttl", False),
     ),
     "team doctor": (),
     "team init": (

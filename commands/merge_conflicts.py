@@ -10,6 +10,7 @@ from leafwise.store import Plan, Problem, git
 from leafwise.store.loader import Refused, check_node, parse_yaml, read_bounded
 
 CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
+_ABSENT = object()  # a key one side does not have
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,7 @@ class MergeConflict:
     theirs: str
     line: int  # of the first marker
     same_node: bool  # both sides are edits of one node (not two nodes sharing an id)
+    fields: tuple[str, ...] = ()  # the top-level keys the two sides differ in, in ours' order
 
 
 
@@ -78,7 +80,8 @@ def merge_conflict(raw: bytes, node_id: str, file: Path | None = None) -> MergeC
     same = _has_merge_base(file) if file is not None else None
     if same is None:
         same = a.get("created") == b.get("created") and a.get("title") == b.get("title")
-    return MergeConflict(ours, theirs, line, same)
+    fields = tuple(k for k in dict.fromkeys([*a, *b]) if a.get(k, _ABSENT) != b.get(k, _ABSENT))
+    return MergeConflict(ours, theirs, line, same, fields)
 
 
 
@@ -117,12 +120,20 @@ def with_merge_conflicts(plan: Plan, cmd: CommandLine) -> list[Problem]:
         if found is None:
             out.append(problem)
         elif found.same_node:
-            out.append(Problem("merge_conflict", "error", "git left conflict markers: two edits of this node",
-                               f"git mergetool {problem.file}", node=problem.node, file=problem.file,
-                               line=found.line))
+            out.append(Problem("merge_conflict", "error", _two_edits(found), f"git mergetool {problem.file}",
+                               node=problem.node, file=problem.file, line=found.line))
         else:
             out.append(Problem("duplicate_id", "error",
                                f"two different nodes got the id {problem.node} on different branches",
                                cmd("renumber", problem.node), node=problem.node, file=problem.file,
                                line=found.line))
     return out
+
+
+def _two_edits(found: MergeConflict) -> str:
+    """What the conflict is: the fields the two edits set differently, as the markers leave them."""
+    if not found.fields:
+        return "git left conflict markers: two edits of this node"
+    named = ", ".join(found.fields[:8]) + (" …" if len(found.fields) > 8 else "")
+    return (f"git left conflict markers: two edits of this node set {named} differently "
+            "(keep one side of each <<<<<<< … >>>>>>> block, then git add the file)")

@@ -23,6 +23,7 @@ from leafwise.commands.contract import (
     placeholder,
 )
 from leafwise.commands.core import duplicates, lifecycle
+from leafwise.commands.domain.merging import init_note
 from leafwise.commands.domain.nodes import cascade_changes, get_node, move_status, record, require_project
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
@@ -60,13 +61,14 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
         return Result({"root": str(repo), "created": False}, next_(ctx.cmd("context"), "read the plan"),
                       [f"A plan already exists in {paths.dir}"], tool)
     pid = _create(paths, name, prefix)
+    driver, driver_lines = init_note(ctx, repo)  # node files merge key by key (commands/domain/merging.py)
     tool.applied, tool.reason = True, "plan created"
     tool.changes = [{"file": f"{PLAN_DIR}/project.yaml", "op": "create"}]
     ctx.use_paths(paths)
     record(ctx, "init", None, {}, root=str(repo))
-    return Result({"root": str(repo), "created": True, "pid": pid, "id_prefix": prefix},
+    return Result({"root": str(repo), "created": True, "pid": pid, "id_prefix": prefix, "merge_driver": driver},
                   next_(ctx.cmd("release add", "R1", title=placeholder("title")), "a plan starts with a release"),
-                  [f"Created {paths.dir} (prefix {prefix})"], tool)
+                  [f"Created {paths.dir} (prefix {prefix})", *driver_lines], tool)
 
 
 def _create(paths: PlanPaths, name: str, prefix: str) -> str:
