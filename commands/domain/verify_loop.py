@@ -35,7 +35,8 @@ from leafwise.store import verify_leases
 from leafwise.store.locks import locked
 
 TOOL = "verify_leaf"
-SETTLED = ("pending", "closed")  # a verdict that keeps a draft out of the loop whatever the code does
+SETTLED = ("pending", "closed")
+WHOLE_TREE = "."  # a verdict's files when nothing named the leaf: HEAD's whole tree, by its id  # a verdict that keeps a draft out of the loop whatever the code does
 
 
 def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
@@ -129,9 +130,10 @@ def _head_blobs(ctx: Ctx, found: dict[str, verdict_files.Verdict]) -> tuple[dict
         committed = Committed(ctx.paths().repo)
     except QuoteRefused:
         return {}, False
-    blobs: dict[str, str] = {}
-    for i in range(0, len(files), 200):
-        blobs.update(committed.blob_ids(files[i:i + 200]))
+    blobs: dict[str, str] = {WHOLE_TREE: committed.tree()} if WHOLE_TREE in files else {}
+    named = [f for f in files if f != WHOLE_TREE]
+    for i in range(0, len(named), 200):
+        blobs.update(committed.blob_ids(named[i:i + 200]))
     return blobs, True
 
 

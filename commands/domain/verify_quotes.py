@@ -136,6 +136,10 @@ class Committed:
         return {r: e[2] for r, e in self.entries(sorted(set(rels))[:200]).items() if e[1] == "blob"
                 and e[0] in ("100644", "100755")}
 
+    def tree(self) -> str:
+        """The id of HEAD's whole tree: what an answer that found nothing to read was checked against."""
+        return git.run_git(self.root, "rev-parse", "--verify", "-q", f"{self.head}^{{tree}}").decode().strip()
+
     def ignored(self, rel: str) -> bool:
         for which in ("-c", "-o"):
             if git.run_git(self.root, "ls-files", "-z", which, "-i", "--exclude-standard", "--", self.full(rel)):

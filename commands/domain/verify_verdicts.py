@@ -27,7 +27,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.domain.nodes import record as journal
 from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused, check, parse_place
-from leafwise.commands.domain.verify_loop import TOOL, draft_leaf, packet_for
+from leafwise.commands.domain.verify_loop import TOOL, WHOLE_TREE, draft_leaf, packet_for
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
 from leafwise.store import verdicts as verdict_files
@@ -131,7 +131,7 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
     checked = [q.path for q in quotes]
     if verdict != "shipped":  # what a later change must touch for the draft to come back
         checked += [p.path for p in packet_for(ctx, node).places if p.kind != "commit"]
-    files = committed.blob_ids(checked)
+    files = committed.blob_ids(checked) or {WHOLE_TREE: committed.tree()}
     pending = verdict == "shipped" and needs_person(ctx)
     state = "pending" if pending else "closed" if verdict == "shipped" else "recorded"
     said = Verdict(node.id, verdict, agent, to_text(ctx.clock()), committed.head, state, tuple(quotes),
