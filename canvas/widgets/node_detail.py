@@ -393,7 +393,7 @@ class NodeDetail(VerticalScroll):
         if texts:
             parts = []
             for item in texts:
-                body = preview(item["text"], node_id) if not item["missing"] else f"*{item['path']} is missing*"
+                body = preview(item["text"], node_id) if not item["note"] else f"*{item['note']}*"
                 parts.append(f"`{item['path']}`\n\n{body}")
             text = safe("\n\n---\n\n".join(parts))
             if text != self._markdown_text:  # an update removes every block and mounts new ones
@@ -408,7 +408,7 @@ class NodeDetail(VerticalScroll):
         if diagrams:
             lines = []
             for item in diagrams:
-                lines.append(Content.styled(item["path"] + ("  (missing)" if item["missing"] else ""),
+                lines.append(Content.styled(item["path"] + (f"  ({item['note']})" if item["note"] else ""),
                                             "bold $text-muted"))
                 lines.append(Content(item["text"].rstrip("\n")))
             self._section("detail-diagrams", Content("\n").join(lines))

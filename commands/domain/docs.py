@@ -32,13 +32,18 @@ MAX_DOC_CHARS = 200_000
 
 
 def _read(plan: Plan, kind: str, rel: str, origin: str | None) -> dict[str, Any]:
+    """One linked doc: its text, or why there is none in `note` ("missing", or the refusal of a path
+    outside the plan's docs/ and diagrams/, which is never read: a clone's author wrote the path)."""
+    item = {"kind": kind, "path": rel, "text": "", "missing": True, "from": origin, "note": "missing"}
     try:
         path = plan.paths.inside(rel)
         # never a link, a FIFO or a device (a FIFO would hang the reader), never more than the limit
         text = read_bounded(path, MAX_DOC_CHARS * 4).decode("utf-8", errors="replace")[:MAX_DOC_CHARS]
-        return {"kind": kind, "path": rel, "text": text, "missing": False, "from": origin}
-    except (UnsafePath, OSError):
-        return {"kind": kind, "path": rel, "text": "", "missing": True, "from": origin}
+        return {**item, "text": text, "missing": False, "note": None}
+    except UnsafePath as exc:
+        return {**item, "note": f"not read: {clean(exc, 160)}"}
+    except OSError:
+        return item
 
 
 def read_docs(ctx: Ctx, node_id: str) -> list[dict[str, Any]]:
@@ -71,7 +76,7 @@ def doc(ctx: Ctx, node_id: str, write: str | None = None, agent: str | None = No
     lines = carry(ctx, plan, node, task, clean(agent, 80) if agent else None)  # the person's word first
     for item in docs:
         origin = f" (from {item['from']})" if item["from"] else ""
-        lines.append(f"── {clean(item['path'])}{origin}" + (" (missing)" if item["missing"] else ""))
+        lines.append(f"── {clean(item['path'])}{origin}" + (f" ({item['note']})" if item["note"] else ""))
         # each line shown as written: render_text makes hidden characters visible (never dropped)
         lines += item["text"].replace("\r\n", "\n").rstrip("\n").split("\n")
     if not docs:

@@ -239,3 +239,24 @@ def test_hidden_characters_are_those_unicode_calls_invisible(tmp_path, env):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@pytest.mark.parametrize("path", ["../../../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", "docs/../../project.yaml"])
+def test_a_doc_path_outside_the_plans_docs_is_named_so_and_never_read(tmp_path, path):
+    write_plan(tmp_path, [node("T-1", "Task", docs=[path])])
+    shown = run_cli("doc", "T-1", "--json", cwd=tmp_path)
+    assert shown.code == 0, shown.stderr
+    (item,) = shown.json["result"]["docs"]
+    assert item["text"] == "" and item["note"].startswith("not read: "), item
+    text = run_cli("doc", "T-1", cwd=tmp_path).stdout
+    assert "(not read: " in text and "root:" not in text and "(missing)" not in text
+
+
+def test_a_deep_parent_chain_keeps_every_line_short(tmp_path):
+    depth = 3000
+    write_plan(tmp_path, [node("T-1", "top")] + [node(f"T-{i}", f"level {i} " + "x" * 60, parent=f"T-{i - 1}")
+                                                 for i in range(2, depth + 1)])
+    for args in (("next",), ("show", f"T-{depth}"), ("tree", f"T-{depth - 1}")):
+        answer = run_cli(*args, cwd=tmp_path)
+        assert answer.code == 0, answer.stderr
+        assert max(map(len, answer.stdout.splitlines())) < 600, args
