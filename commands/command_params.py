@@ -215,6 +215,12 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("dry_run", "bool", "--dry-run", False),
         ("agent", "str", "--agent", False),
     ),
+    "setup": (
+        ("client", "str", None, False),
+        ("dry_run", "bool", "--dry-run", False),
+        ("remove", "bool", "--remove", False),
+        ("config", "str", "--config", False),
+    ),
     "show": (
         ("node_id", "str", None, False),
         ("agent", "str", "--agent", False),
@@ -235,16 +241,21 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
     "team doctor": (),
     "team init": (
         ("remote", "str", "--remote", False),
+        ("agent", "str", "--agent", False),
     ),
-    "team join": (),
+    "team join": (
+        ("agent", "str", "--agent", False),
+    ),
     "team repair": (
         ("dry_run", "bool", "--dry-run", False),
+        ("agent", "str", "--agent", False),
     ),
     "team status": (
         ("local", "bool", "--local", False),
     ),
     "team sync": (
         ("grace_days", "float", "--grace-days", False),
+        ("agent", "str", "--agent", False),
     ),
     "tree": (
         ("node_id", "str", None, False),

@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
-CASES: dict = {}
+from pathlib import Path
+
+from testkit.contract_cases import err, ok
+
+
+def _malformed_mcp_json(root: Path) -> None:
+    (root / ".mcp.json").write_text('{\n  "mcpServers": {\n    "a": 1,\n  }\n}\n')
+
+
+def _foreign_rule(root: Path) -> None:
+    (root / ".cursor/rules").mkdir(parents=True)
+    (root / ".cursor/rules/leafwise.mdc").write_text("a rule of the person's own\n")
+
+
+CASES: dict = {
+    "setup": (ok("setup", "claude-code"),
+              err(1, "setup", "claude-code", setup=_malformed_mcp_json),
+              err(3, "setup", "cursor", setup=_foreign_rule),
+              err(5, "setup", "codex", where="empty")),
+}
 AGENT_CASES: dict = {}
-NO_AGENT: set[str] = set()
+NO_AGENT: set[str] = {"setup"}  # a person's own act on their own files
