@@ -122,6 +122,8 @@ FIELDS: tuple[Field, ...] = (
     Field("reconcile_rejected", "mapping", "evidence a person said does not show it shipped", strict=False,
           origin="leafwise"),
     Field("renumbered_from", "value", "the id it had before renumber", strict=False, origin="leafwise"),
+    Field("source", "mapping", "where an imported node came from: {tool, id} (import matches it again by this)",
+          strict=False, origin="leafwise"),
 )
 BY_NAME = {f.name: f for f in FIELDS}
 

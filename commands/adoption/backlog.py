@@ -1,0 +1,168 @@
+"""Backlog.md (`backlog.md`): a `backlog/` folder of Markdown tasks with YAML front matter.
+
+`tasks/` are the board, `drafts/` tasks not yet accepted (draft, tagged `draft`), `completed/`
+tasks cleaned off the board (done), `archive/tasks/` tasks taken off it (cancelled, tagged
+`archived`). `milestones/` are releases. The body (Description, Acceptance Criteria, Notes …) is the
+node's doc as written; its Description is also the node's description and its Final Summary the
+summary. The config's statuses are mapped by name (`STATUS_WORDS`); `--map status.NAME=STATUS`
+overrides any of them, and a status no rule knows is an error that says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.adoption import reading
+from leafwise.commands.adoption.mapping import Item, Options, Parsed, ReleaseSpec, Skip, guess_status, release_id, text
+
+TOOL = "backlog"
+FOLDERS = (("tasks", None, None), ("drafts", "draft", "draft"), ("completed", "done", None),
+           ("archive/tasks", "cancelled", "archived"), ("archive/drafts", "cancelled", "archived"))
+PRIORITIES = {"high": "high", "medium": "normal", "low": "low"}
+KEYS = ("id", "title", "status", "assignee", "labels", "milestone", "dependencies", "parent_task_id", "parent",
+        "priority", "created_date")
+
+
+def _root(options: Options) -> Path:
+    for folder in (options.path, options.path / "backlog", options.path / ".backlog"):
+        if (folder / "config.yml").is_file() or (folder / "tasks").is_dir():
+            return folder
+    raise reading.InputError(options.shown, None, "no Backlog.md folder here (no config.yml or tasks/)",
+                             "give the path of the backlog/ folder")
+
+
+def status_table(config: dict[str, Any], options: Options) -> dict[str, str | None]:
+    """Each status of the config → a Leafwise status (None: no rule knows it)."""
+    names = [str(s) for s in config.get("statuses") or ["To Do", "In Progress", "Done"]]
+    table: dict[str, str | None] = {}
+    for name in names:
+        own = options.mapped("status", name)
+        table[name] = own or guess_status(name)
+    return table
+
+
+def parse(options: Options) -> Parsed:
+    root = _root(options)
+    shown = lambda p: f"{options.shown}/{p.relative_to(options.path)}" if p != options.path else options.shown  # noqa: E731
+    config: dict[str, Any] = {}
+    if (root / "config.yml").is_file():
+        loaded = reading.parse_yaml(reading.load_text(root / "config.yml", shown(root / "config.yml")),
+                                    shown(root / "config.yml"), "config.yml")
+        config = loaded if isinstance(loaded, dict) else {}
+    parsed = Parsed(TOOL, shown(root))
+    table = status_table(config, options)
+    parsed.notes.append("statuses: " + ", ".join(f"{k} → {v or '?'}" for k, v in table.items())
+                        + " (change one with --map status.NAME=STATUS)")
+    milestones = _milestones(root, shown, parsed)
+    for folder, forced, tag in FOLDERS:
+        for path in reading.markdown_files(root / folder):
+            _task(parsed, options, path, shown(path), table, milestones, forced, tag)
+    return parsed
+
+
+def split_front_matter(raw: str) -> tuple[str | None, str]:
+    """(front matter, body) of a Markdown file; None when it has none."""
+    if not raw.startswith("---\n"):
+        return None, raw
+    end = raw.find("\n---", 3)
+    if end < 0:
+        return None, raw
+    after = raw.find("\n", end + 4)
+    return raw[4:end + 1], raw[after + 1:] if after >= 0 else ""
+
+
+def _milestones(root: Path, shown: Any, parsed: Parsed) -> dict[str, str]:
+    """Milestone id and title → release id; each milestone a release."""
+    out: dict[str, str] = {}
+    for path in reading.markdown_files(root / "milestones"):
+        head, _ = split_front_matter(reading.load_text(path, shown(path), reading.RECORD))
+        meta = reading.parse_yaml(head or "", shown(path), "front matter") if head else None
+        if not isinstance(meta, dict) or not text(meta.get("title") or meta.get("id")):
+            continue
+        title = str(meta.get("title") or meta.get("id"))
+        rid = release_id(title)
+        parsed.releases.append(ReleaseSpec(rid, title))
+        out[title.casefold()] = rid
+        if meta.get("id") is not None:
+            out[str(meta["id"]).casefold()] = rid
+    return out
+
+
+def _section(body: str, heading: str) -> str | None:
+    """The text of a `## heading` section, its Backlog.md markers left out."""
+    start = body.find(f"## {heading}\n")
+    if start < 0:
+        return None
+    rest = body[start + len(heading) + 4:]
+    end = rest.find("\n## ")
+    lines = [ln for ln in (rest if end < 0 else rest[:end]).split("\n") if not ln.startswith("<!-- ")]
+    return text("\n".join(lines).strip())
+
+
+def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[str, str | None],
+          milestones: dict[str, str], forced: str | None, tag: str | None) -> None:
+    head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
+    meta = reading.parse_yaml(head, shown, "front matter") if head is not None else None
+    if not isinstance(meta, dict) or meta.get("id") is None:
+        options.bad(parsed, None, path.name, "no front matter with an id", "start the file with ---, id: …, ---", shown)
+        return
+    key = str(meta["id"]).upper()
+    item = Item(key, str(meta.get("title") or ""), f"{path.name} ({key})")
+    word = str(meta.get("status") or "")
+    status = forced if forced and forced != "draft" else table.get(word) or options.mapped("status", word)
+    if forced == "draft":
+        status = "draft"
+    if status is None and word in ("", "None"):
+        status = "draft"
+    if status == "skip":
+        parsed.skipped.append(Skip(key, item.where, f"status {word} is mapped to skip"))
+        return
+    if status is None:
+        options.bad(parsed, key, item.where, f"status {word!r} is not in config.yml's statuses and no rule maps it",
+                    f"map it: --map status.{word}=draft", shown)
+        return
+    item.status = status
+    if forced and word and word not in ("Draft",):
+        item.extra["status_in_backlog"] = word
+    assignees = [str(a).lstrip("@") for a in (meta.get("assignee") or []) if str(a).strip()] \
+        if isinstance(meta.get("assignee"), list) else [str(meta["assignee"]).lstrip("@")] if meta.get("assignee") else []
+    item.assignee = assignees[0] if assignees else None
+    if len(assignees) > 1:
+        item.extra["assignees"] = assignees
+    item.tags = [str(t) for t in meta.get("labels") or []] + ([tag] if tag else [])
+    if meta.get("milestone"):
+        item.release = milestones.get(str(meta["milestone"]).casefold())
+        if item.release is None:
+            item.extra["milestone"] = meta["milestone"]
+            parsed.notes.append(f"{key}: milestone {meta['milestone']} has no file in milestones/: not a release")
+    item.depends_on = [str(d).upper() for d in meta.get("dependencies") or []]
+    parent = meta.get("parent_task_id") or meta.get("parent")
+    item.parent = str(parent).upper() if parent else None
+    if meta.get("priority") is not None:
+        word = str(meta["priority"])
+        item.priority = options.mapped("priority", word) or PRIORITIES.get(word.casefold())
+        if item.priority is None:
+            options.bad(parsed, key, item.where, f"priority {word!r} is not high, medium or low",
+                        f"map it: --map priority.{word}=normal", shown)
+            return
+    if meta.get("created_date"):
+        item.created = _timestamp(str(meta["created_date"]))
+    item.description = _section(body, "Description")
+    item.summary = _section(body, "Final Summary")
+    item.sections = [("", body)]
+    item.extra.update({k: v for k, v in meta.items() if k not in KEYS})
+    if item.created is None and meta.get("created_date"):
+        item.extra["created_date"] = meta["created_date"]
+    parsed.items.append(item)
+
+
+def _timestamp(value: str) -> str | None:
+    """'2026-12-02 06:12' (Backlog.md's date_format) → 2026-12-02T06:12:00Z; None if it is not one."""
+    day, _, clock = value.strip().partition(" ")
+    if len(day) != 10 or not (day[:4] + day[5:7] + day[8:]).isdigit():
+        return None
+    hh, _, mm = (clock or "00:00").partition(":")
+    if not (hh.isdigit() and mm[:2].isdigit()):
+        return None
+    return f"{day}T{int(hh):02d}:{int(mm[:2]):02d}:00Z"

@@ -1,0 +1,149 @@
+"""`leafwise import FORMAT PATH`: read another tracker's files, map them, check them whole, write them.
+
+The format modules read (`taskmaster.py` …), `writing.py` matches and writes; this module is the
+command around them: the person's options, the dry run's mapping, the summary and its next action.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map
+from leafwise.commands.adoption.writing import Prepared, Step, apply, prepare
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
+from leafwise.commands.domain.nodes import get_node, require_project
+from leafwise.commands.registry import Ctx
+
+# FORMAT → its module in commands/adoption/
+FORMATS = {"taskmaster": "taskmaster", "backlog": "backlog", "beads": "beads", "github": "github",
+           "csv": "csv_format", "json": "json_format"}
+SHOWN_ITEMS = 400  # lines of a text answer's mapping; --json has every item
+
+
+def parse(fmt: str, options: Options) -> Parsed:
+    module = importlib.import_module(f"leafwise.commands.adoption.{FORMATS[fmt]}")
+    return module.parse(options)
+
+
+def _options(ctx: Ctx, fmt: str, path: str, release: str | None, partial: bool,
+             mapping: tuple[str, ...]) -> Options:
+    try:
+        table = parse_map(mapping)
+    except ValueError as exc:
+        raise CommandError("bad_map", f"--map: {exc}",
+                           fix(ctx.cmd("import", fmt, path, dry_run=True), "write --map KEY=VALUE,KEY=VALUE"),
+                           exit_code=EXIT_USAGE, category="usage") from exc
+    full = Path(path) if Path(path).is_absolute() else ctx.cwd / path
+    return Options(full, path, release, partial, table)
+
+
+def _input_error(ctx: Ctx, fmt: str, path: str, exc: InputError, retry: dict[str, Any]) -> CommandError:
+    where = f"{exc.file}" + (f", {exc.item}" if exc.item else "")
+    line = exc.command(ctx.cmd) if exc.command else ctx.cmd("import", fmt, path, **{**retry, "dry_run": True})
+    return CommandError("bad_import_input", f"{clean(where, 300)}: {clean(exc.message, 500)}; nothing was imported",
+                        fix(line, clean(exc.fix, 300)), exit_code=EXIT_USAGE, category="usage",
+                        source=("import", None), details={"file": exc.file, "item": exc.item, "fix": exc.fix},
+                        mutation=Mutation("import_plan", "import", False, "the input is not valid"))
+
+
+def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str | None = None,
+        dry_run: bool = False, partial: bool = False, mapping: tuple[str, ...] = (),
+        agent: str | None = None) -> Result:
+    plan = ctx.plan()
+    require_project(ctx, plan, "import")
+    retry = {"release": release, "parent": parent, "partial": partial, "map": list(mapping) or None}
+    under = get_node(ctx, parent, plan).id if parent else None
+    if release is not None and release not in {r.id for r in plan.project.releases}:
+        raise CommandError("unknown_release", f"release {clean(release, 64)!r} is not in project.yaml",
+                           fix(ctx.cmd("release add", release, title=release), "add the release first"),
+                           exit_code=5, category="not_found", source=("release", release))
+    options = _options(ctx, fmt, path, release, partial, mapping)
+    try:
+        parsed = parse(fmt, options)
+        prepared = prepare(plan, parsed, options)
+    except InputError as exc:
+        raise _input_error(ctx, fmt, path, exc, retry) from exc
+    if dry_run:
+        return _dry_answer(ctx, fmt, path, parsed, prepared, retry)
+    ids = apply(ctx, plan, prepared, under, agent)
+    return _answer(ctx, parsed, prepared, ids)
+
+
+def _summary(prepared: Prepared) -> dict[str, int]:
+    counts = {"added": 0, "updated": 0, "unchanged": 0}
+    for step in prepared.steps:
+        counts[{"add": "added", "update": "updated", "unchanged": "unchanged"}[step.action]] += 1
+    counts["skipped"] = len(prepared.skipped)
+    return counts
+
+
+def _row(step: Step, node_id: str | None) -> dict[str, Any]:
+    return {"key": step.item.key, "id": node_id, "title": step.fields["title"], "status": step.fields["status"],
+            "action": step.action, "parent": step.item.parent, "release": step.fields.get("release"),
+            "depends_on": step.item.depends_on, "changed": list(dict.fromkeys(step.changed))
+            + (["doc"] if step.doc_changed else [])}
+
+
+def _common_lines(parsed: Parsed, prepared: Prepared) -> list[str]:
+    lines = [f"  release {r.id}: {clean(r.title)}" + (f" (target {r.target})" if r.target else "")
+             for r in prepared.releases]
+    lines += [f"  skipped {clean(s.key or '-', 60)} ({clean(s.where, 80)}): {clean(s.why, 200)}" for s in prepared.skipped]
+    lines += [f"  note: {clean(n, 200)}" for n in prepared.notes]
+    lines += [f"  near-duplicate: {clean(d['key'], 60)} “{clean(d['title'], 80)}” ~ {d['like']} ({d['why']})"
+              for d in prepared.duplicates]
+    return lines
+
+
+def _result(parsed: Parsed, prepared: Prepared, rows: list[dict[str, Any]], dry_run: bool) -> dict[str, Any]:
+    return {"tool": parsed.tool, "file": parsed.file, "dry_run": dry_run, **_summary(prepared),
+            "items": rows, "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases],
+            "skips": [{"key": s.key, "where": s.where, "why": s.why} for s in prepared.skipped],
+            "notes": prepared.notes, "duplicates": prepared.duplicates}
+
+
+def _counts_line(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts[k]} {k}" for k in ("added", "updated", "unchanged", "skipped"))
+
+
+def _dry_answer(ctx: Ctx, fmt: str, path: str, parsed: Parsed, prepared: Prepared,
+                retry: dict[str, Any]) -> Result:
+    rows = [_row(s, s.node.id if s.node else None) for s in prepared.steps]
+    counts = _summary(prepared)
+    lines = [f"Would import {parsed.tool} from {clean(parsed.file, 200)}: {_counts_line(counts)} (dry run: nothing written)"]
+    for row in rows[:SHOWN_ITEMS]:
+        mark = {"add": "+", "update": "~", "unchanged": "="}[row["action"]]
+        where = ", ".join(x for x in (f"release {row['release']}" if row["release"] else "",
+                                      f"under {row['parent']}" if row["parent"] else "",
+                                      f"after {', '.join(row['depends_on'])}" if row["depends_on"] else "") if x)
+        lines.append(f"  {mark} {clean(row['key'], 60)} → {row['id'] or 'new'} “{clean(row['title'], 80)}” "
+                     f"{row['status']}" + (f" ({where})" if where else "")
+                     + (f" changes: {', '.join(row['changed'])}" if row["changed"] else ""))
+    if len(rows) > SHOWN_ITEMS:
+        lines.append(f"  … and {len(rows) - SHOWN_ITEMS} more (--json lists every item)")
+    lines += _common_lines(parsed, prepared)
+    changes = counts["added"] + counts["updated"] > 0
+    hint = next_(ctx.cmd("import", fmt, path, **retry), "the mapping looks right: import it") if changes else \
+        next_(ctx.cmd("tree"), "nothing would change")
+    return Result(_result(parsed, prepared, rows, True), hint, lines,
+                  Mutation("import_plan", "import", False, "dry run: nothing written"))
+
+
+def _answer(ctx: Ctx, parsed: Parsed, prepared: Prepared, ids: dict[str, str]) -> Result:
+    rows = [_row(s, ids.get(s.item.key)) for s in prepared.steps]
+    counts = _summary(prepared)
+    lines = [f"Imported {parsed.tool} from {clean(parsed.file, 200)}: {_counts_line(counts)}"]
+    for row in rows[:SHOWN_ITEMS]:
+        if row["action"] != "unchanged":
+            mark = "+" if row["action"] == "add" else "~"
+            lines.append(f"  {mark} {row['id']} “{clean(row['title'], 80)}” {row['status']} ← {clean(row['key'], 60)}"
+                         + (f" ({', '.join(row['changed'])})" if row["changed"] else ""))
+    lines += _common_lines(parsed, prepared)
+    changes = [{"id": r["id"], "op": "create" if r["action"] == "add" else "update", "source": r["key"]}
+               for r in rows if r["action"] != "unchanged"]
+    applied = bool(changes) or bool(prepared.releases)
+    return Result(_result(parsed, prepared, rows, False),
+                  next_(ctx.cmd("tree"), "see the imported plan", or_=ctx.cmd("validate")), lines,
+                  Mutation("import_plan", "import", applied, _counts_line(counts) if applied
+                           else "already imported; nothing changed", changes))

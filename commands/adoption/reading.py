@@ -1,0 +1,69 @@
+"""Reading another tracker's files: through the one bounded reader, every refusal an `InputError`.
+
+The files come from a checkout or a download, so they are untrusted like a plan file: never through
+a link, never a FIFO, capped in size and nesting (`store/reader.py`); their YAML through the safe
+loader (`safe_yaml.load_yaml`: no aliases, bounded depth).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.adoption.mapping import InputError
+from leafwise.store import reader
+from leafwise.store.safe_yaml import load_yaml
+
+IMPORT = reader.Kind("import file", 64 * reader.MiB, 64)  # a tracker's export: tens of thousands of items
+RECORD = reader.Kind("import record", reader.MiB, 32)  # one JSONL line, one front matter
+MAX_FILES = 100_000  # files of one Backlog.md folder
+
+
+def locate(path: Path, shown: str, candidates: tuple[str, ...], what: str) -> Path:
+    """`path` itself when it is a file, else the first of `candidates` under it."""
+    if path.is_file():
+        return path
+    for rel in candidates:
+        if (path / rel).is_file():
+            return path / rel
+    if path.is_dir():
+        raise InputError(shown, None, f"no {what} here (looked for {', '.join(candidates)})",
+                         f"give the path of the {what}")
+    raise InputError(shown, None, "no such file or folder", "check the path")
+
+
+def load_text(path: Path, shown: str, kind: reader.Kind = IMPORT) -> str:
+    try:
+        return reader.read_text(path, kind, strict=True)
+    except reader.Refused as exc:
+        raise InputError(shown, f"line {exc.line}" if exc.line else None, str(exc), exc.fix or "fix the file") from exc
+    except OSError as exc:
+        raise InputError(shown, None, exc.strerror or str(exc), "check the path and its permissions") from exc
+
+
+def parse_json(raw: str, shown: str, where: str | None = None, kind: reader.Kind = IMPORT) -> Any:
+    try:
+        return reader.load_json(raw, kind)
+    except reader.Refused as exc:
+        item = where or (f"line {exc.line}" if exc.line else None)
+        raise InputError(shown, item, str(exc), exc.fix or "fix the JSON") from exc
+
+
+def parse_yaml(raw: str, shown: str, where: str) -> Any:
+    try:
+        return load_yaml(raw.encode("utf-8"), RECORD)
+    except reader.Refused as exc:
+        at = f"{where}, line {exc.line}" if exc.line else where
+        raise InputError(shown, at, str(exc), exc.fix or "fix the YAML") from exc
+
+
+def markdown_files(folder: Path) -> list[Path]:
+    """The `.md` files directly in `folder`, by name; links and other kinds are left out."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    out = [Path(e.path) for e in entries[:MAX_FILES]
+           if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)]
+    return out

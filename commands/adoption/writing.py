@@ -1,0 +1,307 @@
+"""An import's items into the plan: matched with earlier imports, checked whole, then written.
+
+Every imported node keeps `source: {tool, id}`. Importing again finds it by that and updates the
+fields the source maps (a field the source leaves empty keeps the plan's value), so a second import
+of the same file changes nothing. The whole import is checked before the first write (`prepare`):
+a problem is an `InputError` (or, with --partial, a skipped item), never a half-written plan.
+New nodes are created parents first, each through the store's exclusive create (`create_numbered`);
+dependencies on nodes created later in the same import are written in a second pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from leafwise.commands.adoption.mapping import InputError, Item, Options, Parsed, ReleaseSpec, Skip, render_doc
+from leafwise.commands.domain.nodes import plain, record, set_fields, write
+from leafwise.commands.registry import Ctx
+from leafwise.store import CLOSED, Node, Plan, Status, reader, timestamps
+from leafwise.store.paths import UnsafePath
+from leafwise.store.writer import create_numbered, render_new_node, write_text
+
+# The node fields an import sets; the others (comments, evidence, decisions …) are the plan's own.
+OWNED = ("title", "parent", "release", "status", "assignee", "blocked_reason", "summary", "depends_on",
+         "tags", "description", "priority", "created", "source")
+
+
+@dataclass
+class Step:
+    """One item's fate: its node (None: new), the fields it should have, its doc."""
+
+    item: Item
+    node: Node | None
+    fields: dict[str, Any]
+    doc: str | None
+    changed: list[str] = field(default_factory=list)  # for an existing node: the fields that differ
+    doc_changed: bool = False
+    new_id: str | None = None
+
+    @property
+    def action(self) -> str:
+        if self.node is None:
+            return "add"
+        return "update" if self.changed or self.doc_changed else "unchanged"
+
+
+@dataclass
+class Prepared:
+    steps: list[Step]
+    releases: list[ReleaseSpec]  # the ones the plan does not have yet
+    skipped: list[Skip]
+    notes: list[str]
+    duplicates: list[dict[str, str]]
+    known: dict[str, str]  # source keys the plan already has: {key: Leafwise id}
+
+
+def source_index(plan: Plan) -> dict[tuple[str, str], Node]:
+    """The nodes of earlier imports by (tool, id)."""
+    out: dict[tuple[str, str], Node] = {}
+    for node in plan.nodes.values():
+        src = node.data.get("source")
+        if isinstance(src, dict) and src.get("tool") is not None and src.get("id") is not None:
+            out[(str(src["tool"]), str(src["id"]))] = node
+    return out
+
+
+def _identity(parsed: Parsed, item: Item) -> tuple[str, str]:
+    if item.source and item.source.get("tool") is not None and item.source.get("id") is not None:
+        return str(item.source["tool"]), str(item.source["id"])
+    return parsed.tool, item.key
+
+
+def _unique(parsed: Parsed, options: Options) -> list[Item]:
+    seen: set[str] = set()
+    kept = []
+    for item in parsed.items:
+        if not item.title or not item.title.strip():
+            options.bad(parsed, item.key, item.where, "the item has no title", "give it a title in the source file")
+            continue
+        if item.key in seen:
+            options.bad(parsed, item.key, item.where, f"the id {item.key!r} is used twice",
+                        "give each item its own id in the source file")
+            continue
+        seen.add(item.key)
+        kept.append(item)
+    return kept
+
+
+def _parent_first(items: list[Item], parsed: Parsed, options: Options) -> list[Item]:
+    """The items with every parent before its children; a parent cycle is malformed input."""
+    by_key = {i.key: i for i in items}
+    out: list[Item] = []
+    state: dict[str, int] = {}  # 1: on the path, 2: placed
+    for start in items:
+        path: list[Item] = []
+        cursor: Item | None = start
+        while cursor is not None and state.get(cursor.key) is None:
+            state[cursor.key] = 1
+            path.append(cursor)
+            cursor = by_key.get(cursor.parent) if cursor.parent else None
+        if cursor is not None and state.get(cursor.key) == 1:
+            loop = " → ".join(i.key for i in path[[i.key for i in path].index(cursor.key):] + [cursor])
+            options.bad(parsed, cursor.key, cursor.where, f"parent cycle: {loop}",
+                        "make one of them a top-level item in the source file")
+            cursor.parent = None
+        for item in reversed(path):
+            state[item.key] = 2
+            out.append(item)
+    return out
+
+
+def _desired(parsed: Parsed, item: Item, options: Options) -> dict[str, Any]:
+    values: dict[str, Any] = {"title": " ".join(item.title.split()), "status": item.status}
+    release = options.release or item.release
+    for name, value in (("release", release), ("assignee", item.assignee), ("summary", item.summary),
+                        ("description", item.description), ("priority", item.priority),
+                        ("created", item.created)):
+        if value is not None:
+            values[name] = value
+    if item.status == Status.BLOCKED:
+        values["blocked_reason"] = item.blocked_reason or f"blocked in {parsed.tool}"
+    if item.tags:
+        values["tags"] = list(dict.fromkeys(item.tags))
+    values.update(item.keep)
+    tool, ident = _identity(parsed, item)
+    values["source"] = {"tool": tool, "id": ident}
+    return values
+
+
+def _adjust(items: list[Item], parsed: Parsed, notes: list[str]) -> None:
+    """Statuses the plan cannot hold: a done parent with open children is in progress."""
+    open_children = {i.parent for i in items if i.parent and i.status not in CLOSED}
+    for item in items:
+        if item.status == Status.DONE and item.key in open_children:
+            item.status = Status.IN_PROGRESS
+            item.extra.setdefault("status_in_source", "done")
+            notes.append(f"{item.key}: done in {parsed.tool} but has open children: imported as in-progress")
+
+
+def _references(items: list[Item], known: dict[str, Node], parsed: Parsed, notes: list[str]) -> None:
+    """Drop references the import cannot resolve, keeping them in the doc (never lost)."""
+    keys = {i.key for i in items}
+    parents = {i.key: i.parent for i in items}
+    for item in items:
+        if item.parent and item.parent not in keys and item.parent not in known:
+            item.extra["parent_in_source"] = item.parent
+            notes.append(f"{item.key}: parent {item.parent} is not in the import: imported at the top")
+            item.parent = None
+        kept = []
+        for dep in dict.fromkeys(item.depends_on):
+            above, cursor = set(), parents.get(item.key)
+            while cursor and cursor not in above:
+                above.add(cursor)
+                cursor = parents.get(cursor)
+            if dep not in keys and dep not in known:
+                item.extra.setdefault("dependencies_not_imported", []).append(dep)
+                notes.append(f"{item.key}: dependency {dep} is not in the import: dropped (kept in its doc)")
+            elif dep in above or dep == item.key:
+                item.extra.setdefault("dependencies_on_its_parents", []).append(dep)
+                notes.append(f"{item.key}: depends on {dep}, which contains it: dropped (the hierarchy orders them)")
+            else:
+                kept.append(dep)
+        item.depends_on = kept
+
+
+def _read_doc(plan: Plan, rel: str) -> str | None:
+    try:
+        return reader.read_text(plan.paths.inside(rel), reader.DOC)
+    except (OSError, UnsafePath, ValueError):
+        return None
+
+
+def _compare(plan: Plan, step: Step, resolve: dict[str, str]) -> None:
+    """What differs between an existing node and what the import says it is."""
+    node = step.node
+    assert node is not None
+    data = node.data
+    want = dict(step.fields)
+    want["parent"] = resolve.get(step.item.parent) if step.item.parent else data.get("parent")
+    want["depends_on"] = [resolve[d] for d in step.item.depends_on if d in resolve]
+    if (step.item.parent and step.item.parent not in resolve) or len(want["depends_on"]) < len(step.item.depends_on):
+        step.changed += ["parent", "depends_on"]  # a reference to a node this import creates
+    for name, value in want.items():
+        if name == "created" or value is None:
+            continue
+        have = plain(data.get(name))
+        if name in ("depends_on", "tags") and not value and not have:
+            continue
+        if have != value:
+            step.changed.append(name)
+    if data.get("blocked_reason") and step.fields["status"] != Status.BLOCKED:
+        step.changed.append("blocked_reason")
+    if step.doc is not None:
+        rel = node.docs[0] if node.docs else f"docs/{node.id}.md"
+        step.doc_changed = _read_doc(plan, rel) != step.doc
+
+
+def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
+    """Everything the import will do, checked whole; nothing is written."""
+    from leafwise.commands.core import duplicates
+
+    notes = list(parsed.notes)
+    items = _parent_first(_unique(parsed, options), parsed, options)
+    index = source_index(plan)
+    matched = {item.key: index.get(_identity(parsed, item)) for item in items}
+    # an earlier import's nodes of the same tool answer references too (a --partial import's rest)
+    known = {key: node for (tool, key), node in index.items() if tool == parsed.tool}
+    known.update({k: n for k, n in matched.items() if n is not None})
+    _references(items, known, parsed, notes)
+    _adjust(items, parsed, notes)
+    resolve = {k: n.id for k, n in known.items()}
+    steps = []
+    for item in items:
+        step = Step(item, matched[item.key], _desired(parsed, item, options), render_doc(item, parsed.tool))
+        if step.node is not None:
+            _compare(plan, step, resolve)
+        steps.append(step)
+    have = {r.id for r in plan.project.releases}
+    used = {s.fields.get("release") for s in steps}
+    releases = [r for r in parsed.releases if r.id not in have and r.id in used]
+    missing = sorted({r for r in used if r and r not in have and r not in {x.id for x in releases}})
+    if missing:
+        raise InputError(options.shown, None, f"release {missing[0]} is not in the plan",
+                         "add the release first, or import into one with --release",
+                         lambda cmd: cmd("release add", missing[0], title=missing[0]))
+    mine = {n.id for n in matched.values() if n is not None}
+    open_titles = [(n.id, n.title) for n in plan.nodes.values() if n.status not in CLOSED and n.id not in mine]
+    dups = []
+    for step in steps:
+        if step.node is None and (m := duplicates.find(step.fields["title"], open_titles)) is not None:
+            dups.append({"key": step.item.key, "title": step.fields["title"], "like": m.id, "why": m.why})
+    return Prepared(steps, releases, parsed.skipped, notes, dups, resolve)
+
+
+def apply(ctx: Ctx, plan: Plan, prepared: Prepared, under: str | None, agent: str | None) -> dict[str, str]:
+    """Write the prepared import; returns {source key: Leafwise id} of every item."""
+    from leafwise.commands.domain import releases as release_commands
+
+    for rel in prepared.releases:
+        release_commands.release_add(ctx, rel.id, rel.title, rel.target)
+    ids = dict(prepared.known)
+    later: list[Step] = []
+    for step in prepared.steps:
+        parent = ids.get(step.item.parent) if step.item.parent else under
+        deps = [ids[d] for d in step.item.depends_on if d in ids]
+        if len(deps) < len(step.item.depends_on):
+            later.append(step)
+        if step.node is None:
+            ids[step.item.key] = _create(ctx, plan, step, parent, deps, agent)
+        elif step.changed or step.doc_changed:
+            _update(ctx, step, parent if step.item.parent else None, deps, agent)
+    for step in later:
+        deps = [ids[d] for d in step.item.depends_on if d in ids]
+        node_id = ids[step.item.key]
+        node = ctx.plan().nodes[node_id]
+        changes = write(ctx, node, lambda doc, deps=deps: set_fields(doc, {"depends_on": deps}))
+        if changes:
+            record(ctx, "import", node_id, changes, actor=agent)
+    ctx.forget()
+    return ids
+
+
+def _create(ctx: Ctx, plan: Plan, step: Step, parent: str | None, deps: list[str], agent: str | None) -> str:
+    now = ctx.clock()
+    fields = dict(step.fields)
+    fields["created"] = timestamps.parse(fields.get("created")) or now
+    ordered: dict[str, Any] = {"id": "", "title": fields.pop("title")}
+    if parent:
+        ordered["parent"] = parent
+    ordered.update({k: fields.pop(k) for k in ("release", "status", "assignee", "blocked_reason", "summary")
+                    if k in fields})
+    if deps:
+        ordered["depends_on"] = deps
+    ordered.update(fields)
+    ordered["updated"] = now
+
+    def render(node_id: str) -> bytes:
+        docs = {"docs": [f"docs/{node_id}.md"]} if step.doc is not None else {}
+        return render_new_node({**ordered, "id": node_id, **docs})
+
+    node_id, _ = create_numbered(ctx.paths(), plan.project.id_prefix, render)
+    if step.doc is not None:
+        write_text(plan.paths.inside(f"docs/{node_id}.md"), step.doc)
+    record(ctx, "import", node_id, {"status": (None, step.fields["status"])}, actor=agent,
+           title=step.fields["title"], parent=parent, source=step.fields["source"])
+    step.new_id = node_id
+    return node_id
+
+
+def _update(ctx: Ctx, step: Step, parent: str | None, deps: list[str], agent: str | None) -> None:
+    node = step.node
+    assert node is not None
+    values = {k: v for k, v in step.fields.items() if k in step.changed}
+    if "parent" in step.changed and parent:
+        values["parent"] = parent
+    if "depends_on" in step.changed:
+        values["depends_on"] = deps
+    if "blocked_reason" in step.changed and step.fields["status"] != Status.BLOCKED:
+        values["blocked_reason"] = None
+    rel = node.docs[0] if node.docs else f"docs/{node.id}.md"
+    if step.doc_changed and step.doc is not None:
+        write_text(ctx.paths().inside(rel), step.doc)
+        if not node.docs:
+            values["docs"] = [rel]
+    changes = write(ctx, node, lambda doc: set_fields(doc, values)) if values else {}
+    record(ctx, "import", node.id, changes, actor=agent, source=step.fields["source"],
+           path=rel if step.doc_changed else None)
