@@ -37,9 +37,15 @@ from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
+    GetPromptRequestParams,
+    GetPromptResult,
+    ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     ListToolsResult,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
@@ -278,6 +284,33 @@ def _resource(session: Session, uri: str) -> tuple[str, str]:
     raise MCPError(INVALID_PARAMS, f"no resource {uri!r}", {"uri": uri})
 
 
+def prompt_list() -> list[Prompt]:
+    """The prompts a client offers as slash commands: the verification loop, told to the agent."""
+    from leafwise.commands.domain.verify_loop import PROMPT_NAME, PROMPT_SUMMARY
+
+    return [Prompt(name=PROMPT_NAME, title="Verify drafts against the code", description=PROMPT_SUMMARY,
+                   arguments=[PromptArgument(name="agent", description="your agent name, for the leases",
+                                             required=False)])]
+
+
+def prompt(name: str, arguments: dict[str, str] | None) -> GetPromptResult:
+    """The prompt's messages; MCPError for a name that is not one."""
+    from leafwise.commands.domain.verify_loop import PROMPT_NAME, PROMPT_SUMMARY, prompt_text
+
+    if name != PROMPT_NAME:
+        raise MCPError(INVALID_PARAMS, f"no prompt {name!r}", {"name": name})
+    agent = (arguments or {}).get("agent") or None
+    return GetPromptResult(description=PROMPT_SUMMARY, messages=[
+        PromptMessage(role="user", content=TextContent(type="text", text=prompt_text(agent)))])
+
+
+async def _list_prompts(_ctx: ServerRequestContext, _params: Any) -> ListPromptsResult:
+    return ListPromptsResult(prompts=prompt_list())
+
+
+async def _get_prompt(_ctx: ServerRequestContext, params: GetPromptRequestParams) -> GetPromptResult:
+    return prompt(params.name, params.arguments)
+
 
 async def _set_when_cancelled(stop: threading.Event) -> None:
     """Set `stop` when this task is cancelled: the call it stands beside was cancelled or answered."""
@@ -340,7 +373,8 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
     return Server("leafwise", title="Leafwise", version=release, instructions=INSTRUCTIONS,
                   get_tool_input_schema=lambda name: input_schema(specs[name]) if name in specs else None,
                   on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources,
-                  on_list_resource_templates=list_templates, on_read_resource=read_resource)
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource,
+                  on_list_prompts=_list_prompts, on_get_prompt=_get_prompt)
 
 
 def serve(root: str | None = None) -> None:

@@ -286,3 +286,25 @@ def test_an_absent_leaf_comes_back_when_the_code_it_was_checked_against_changes(
     git(repo, "commit", "-q", "-am", "touch")
     got = json.loads(cli(repo, "verify", "--next", "--agent", "a9", "--json").stdout)["result"]
     assert got["id"] == "T-4"
+
+
+def test_mcp_offers_the_loop_as_a_prompt_and_a_tool(repo: Path):
+    import anyio
+    from leafwise.commands.surfaces.mcp_server import build_server
+    from mcp import Client
+
+    async def go():
+        async with Client(build_server(cwd=repo)) as client:
+            prompts = (await client.list_prompts()).prompts
+            told = await client.get_prompt("verify-drafts", {"agent": "mcp-1"})
+            taken = await client.call_tool("verify_leaf", {"next": True, "agent": "mcp-1"})
+            return prompts, told, taken
+
+    prompts, told, taken = anyio.run(go)
+    assert [p.name for p in prompts] == ["verify-drafts"]
+    text = told.messages[0].content.text
+    assert "leafwise verify --next --agent mcp-1" in text and "checked against HEAD" in text
+    env = taken.structured_content
+    assert not taken.is_error and env["result"]["lease"]["agent"] == "mcp-1"
+    assert env["_next_action"]["command"].startswith(f"leafwise verify {env['result']['id']} --verdict ")
+    assert taken.meta["leafwise/next_tool"]["name"] == "verify_leaf"
