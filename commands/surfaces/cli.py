@@ -57,15 +57,18 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
     `execute`, then reads them as on every surface: one check, one message per mistake."""
     params: list[click.Parameter] = []
     for p in spec.params:
+        complete = _completer(p)
         if p.positional:
-            params.append(click.Argument([p.name], required=False, nargs=-1 if p.multiple else 1))
+            params.append(click.Argument([p.name], required=False, nargs=-1 if p.multiple else 1,
+                                         shell_complete=complete))
             continue
         if p.type is bool:
             params.append(click.Option([p.cli_flag, p.name], is_flag=True, default=False, help=p.help))
             continue
         metavar = f"[{'|'.join(p.choices)}]" if p.choices else METAVARS[p.type]
         params.append(click.Option([p.cli_flag, p.name], multiple=p.multiple, metavar=metavar,
-                                   help=p.help + (" (required)" if p.required else ""), show_default=False))
+                                   help=p.help + (" (required)" if p.required else ""), show_default=False,
+                                   shell_complete=complete))
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="print the JSON envelope"))
     params.append(click.Option(["--root"], type=str, default=None, help="the plan's folder"))
     if spec.listing:
@@ -82,6 +85,24 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
 
     return click.Command(leaf_name, params=params, callback=callback, help=spec.summary, short_help=spec.summary,
                          context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+
+
+def _completer(p: Param) -> Any:
+    """What the shell completes for a param: its choices, node ids, release names (the lookups live in
+    `completion.py`, imported only when the shell asks), else nothing of ours."""
+    if p.choices:
+        return lambda _ctx, _param, incomplete: [c for c in p.choices if c.startswith(incomplete)]
+    if p.name in ("node_id", "parent", "depends_on", "follows", "node"):
+        return lambda ctx, param, incomplete: _completion().node_ids(ctx, param, incomplete)
+    if p.name in ("release", "release_id", "after", "before"):
+        return lambda ctx, param, incomplete: _completion().releases(ctx, param, incomplete)
+    return None
+
+
+def _completion() -> Any:
+    from leafwise.commands.surfaces import completion
+
+    return completion
 
 
 def _given(here: click.Context, values: dict[str, Any]) -> dict[str, Any]:
