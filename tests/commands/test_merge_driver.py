@@ -1,0 +1,170 @@
+"""`leafwise merge-driver` under real git: the two conflicts of issue 23 merge, a real conflict is left
+with markers that `validate` names, and an existing clone installs the driver with one command.
+
+One repository is made once by the real console script (`leafwise init` in a git work tree installs
+the driver, by its full path); each test works on its own copy. git runs with a PATH that holds no
+virtualenv, so the driver git starts is the one `init` recorded. The plan commands run in-process
+(`run_cli_in_process`, the same `main()`), the driver always in the process git starts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from testkit import run_cli, run_cli_in_process
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+NODES = ".leafwise/nodes"
+PLAIN_PATH = "/usr/bin:/bin"  # no virtualenv on it: git finds the driver by the path init wrote
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(repo), "PATH": PLAIN_PATH, "LEAFWISE_AGENT": ""}
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env)
+    if check:
+        assert done.returncode == 0, f"git {' '.join(args)}: {done.stdout}{done.stderr}"
+    return done
+
+
+def leafwise(repo: Path, *args: str, code: int = 0) -> str:
+    res = run_cli_in_process(*args, cwd=repo)
+    assert res.code == code, f"leafwise {' '.join(args)}: exit {res.code}\n{res.stdout}{res.stderr}"
+    return res.stdout + res.stderr
+
+
+def node(repo: Path, node_id: str) -> dict:
+    return yaml.safe_load((repo / NODES / f"{node_id}.yaml").read_text())
+
+
+def commit(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """A repository with T-2 and T-3 in progress for bot, committed on main; the driver installed by
+    `leafwise init` run as the console script a person runs."""
+    repo = tmp_path_factory.mktemp("made") / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    script = Path(sys.executable).parent / "leafwise"
+    init = subprocess.run([str(script), "init", "--prefix", "T"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "LEAFWISE_AGENT": ""})
+    assert init.returncode == 0, init.stderr
+    assert "node files merge key by key" in init.stdout
+    for args in (("release", "add", "R1", "--title", "One"), ("add", "Shop"),
+                 ("add", "Export the orders", "--parent", "T-1", "--release", "R1"),
+                 ("add", "Import the catalogue", "--parent", "T-1", "--release", "R1"),
+                 ("start", "T-2", "--agent", "bot"), ("start", "T-3", "--agent", "bot")):
+        leafwise(repo, *args)
+    commit(repo, "plan")
+    return repo
+
+
+@pytest.fixture
+def repo(made: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(made, copy, symlinks=True)
+    return copy
+
+
+def test_init_installs_the_driver_by_the_full_path_of_the_running_leafwise(made: Path):
+    assert (made / ".leafwise/.gitattributes").read_text().splitlines() == \
+        ["journal.jsonl merge=union", "nodes/*.yaml merge=leafwise"]
+    driver = git(made, "config", "--get", "merge.leafwise.driver").stdout.strip()
+    assert driver == f"{Path(sys.executable).parent / 'leafwise'} merge-driver %O %A %B %P"
+    assert git(made, "check-attr", "merge", f"{NODES}/T-2.yaml").stdout.strip().endswith("merge: leafwise")
+
+
+def _the_issue_s_two_edits(repo: Path) -> None:
+    """On a branch the agent completes T-2 and blocks T-3; on main a person sets T-2's priority,
+    comments on it, and renames T-3 (issue 23's two reproduced conflicts)."""
+    git(repo, "checkout", "-q", "-b", "agent")
+    leafwise(repo, "complete", "T-2", "--summary", "CSV export with tests", "--agent", "bot")
+    leafwise(repo, "block", "T-3", "--reason", "waiting for the supplier's feed", "--agent", "bot")
+    commit(repo, "agent: T-2 done, T-3 blocked")
+    git(repo, "checkout", "-q", "main")
+    leafwise(repo, "edit", "T-2", "--set", "priority=high")
+    leafwise(repo, "comment", "T-2", "--text", "keep the old CSV columns")
+    leafwise(repo, "edit", "T-3", "--set", "title=Import the supplier catalogue")
+    commit(repo, "person: priority, comment, title")
+
+
+def test_the_issue_s_two_conflicts_merge_and_validate_is_clean(repo: Path):
+    _the_issue_s_two_edits(repo)
+    merged = git(repo, "merge", "--no-edit", "agent", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "Merged .leafwise/nodes/T-2.yaml key by key" in merged.stdout + merged.stderr
+    done, blocked = node(repo, "T-2"), node(repo, "T-3")
+    assert (done["status"], done["summary"], done["priority"]) == ("done", "CSV export with tests", "high")
+    assert [c["text"] for c in done["comments"]] == ["keep the old CSV columns"]
+    assert (blocked["status"], blocked["title"]) == ("blocked", "Import the supplier catalogue")
+    assert blocked["blocked_reason"] == "waiting for the supplier's feed"
+    assert not git(repo, "diff", "--name-only", "--diff-filter=U").stdout.strip()
+    assert run_cli("validate", cwd=repo).code == 0
+
+
+def test_a_real_conflict_leaves_markers_around_the_field_and_validate_names_it(repo: Path):
+    git(repo, "checkout", "-q", "-b", "agent")
+    leafwise(repo, "edit", "T-2", "--set", "title=Export the orders as CSV")
+    leafwise(repo, "complete", "T-2", "--summary", "CSV export", "--agent", "bot")
+    commit(repo, "agent: renamed and done")
+    git(repo, "checkout", "-q", "main")
+    leafwise(repo, "edit", "T-2", "--set", "title=Export the orders to the warehouse", "--set", "priority=high")
+    commit(repo, "person: renamed")
+    merged = git(repo, "merge", "--no-edit", "agent", check=False)
+    assert merged.returncode != 0 and f"CONFLICT (content): Merge conflict in {NODES}/T-2.yaml" in merged.stdout
+    assert "both sides changed title" in merged.stderr and "Fix: leafwise validate" in merged.stderr
+    text = (repo / NODES / "T-2.yaml").read_text()
+    assert text.count("<<<<<<<") == 1
+    assert ("<<<<<<< ours: title\ntitle: Export the orders to the warehouse\n=======\n"
+            "title: Export the orders as CSV\n>>>>>>> theirs: title\n") in text
+    assert "status: done" in text and "priority: high" in text  # every other field merged
+    first = text.splitlines().index("<<<<<<< ours: title") + 1
+    text_answer = run_cli("validate", cwd=repo)
+    assert f"{NODES}/T-2.yaml:{first}" in text_answer.stdout + text_answer.stderr
+    assert text_answer.code == 4 and "merge_conflict" in text_answer.stdout
+    assert "set title differently" in text_answer.stdout
+    assert f"to fix: git mergetool {NODES}/T-2.yaml" in text_answer.stdout
+
+
+def test_an_existing_clone_installs_the_driver_with_one_command(repo: Path, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    _the_issue_s_two_edits(clone)
+    plain = git(clone, "merge", "--no-edit", "agent", check=False)  # no driver in this clone's config yet
+    assert plain.returncode != 0 and "CONFLICT (content)" in plain.stdout
+    git(clone, "merge", "--abort")
+    out = leafwise(clone, "merge-driver", "--install")
+    assert "Installed the key-wise merge driver" in out and out.rstrip().endswith("Done.")
+    assert git(clone, "merge", "--no-edit", "agent", check=False).returncode == 0
+    assert run_cli("validate", cwd=clone).code == 0
+    again = leafwise(clone, "merge-driver", "--install")  # twice is harmless: one attribute line
+    assert "Installed" in again
+    assert (clone / ".leafwise/.gitattributes").read_text().count("merge=leafwise") == 1
+
+
+def test_a_side_with_an_alias_is_refused_and_left_as_git_s_plain_conflict(repo: Path):
+    git(repo, "checkout", "-q", "-b", "agent")
+    path = repo / NODES / "T-2.yaml"
+    path.write_text(path.read_text().replace("title: Export the orders", "title: &t Export the orders")
+                    + "summary: *t\n")
+    commit(repo, "agent: an alias")
+    git(repo, "checkout", "-q", "main")
+    leafwise(repo, "edit", "T-2", "--set", "priority=high")
+    commit(repo, "person: priority")
+    merged = git(repo, "merge", "--no-edit", "agent", check=False)
+    assert merged.returncode != 0
+    assert "anchors and aliases" in merged.stderr
+    text = path.read_text()
+    assert "<<<<<<< ours\n" in text and ">>>>>>> theirs\n" in text and "priority: high" in text
+    assert run_cli("validate", cwd=repo).code == 4
