@@ -47,10 +47,11 @@ SERVER = "leafwise"  # the entry's name in every client's config
 SESSION_MATCHER = "startup|clear|compact"
 
 
-def entry(client: Client, command: str, args: list[str]) -> dict[str, Any]:
-    """The client's MCP server entry for `command args`."""
+def entry(client: Client, command: str, args: list[str], root: str) -> dict[str, Any]:
+    """The client's MCP server entry for `command args`, serving the plan at `root` whatever folder the
+    client starts it in (LEAFWISE_ROOT: the answers' hints then carry no --root)."""
     found: dict[str, Any] = {"type": "stdio"} if client.stdio_type else {}
-    found.update(command=command, args=args)
+    found.update(command=command, args=args, env={"LEAFWISE_ROOT": root})
     return found
 
 

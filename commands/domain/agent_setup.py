@@ -190,7 +190,8 @@ def _toml_edit(client: Client, path: Path, label: str, text: str | None, server:
         raise Refusal("foreign_entry", label, None,
                       f"[{client.servers}.{SERVER}] is already there, outside setup's block")
     body = "\n".join([f"[{client.servers}.{SERVER}]", f"command = {json.dumps(server['command'])}",
-                      "args = [" + ", ".join(json.dumps(a) for a in server["args"]) + "]"])
+                      "args = [" + ", ".join(json.dumps(a) for a in server["args"]) + "]",
+                      "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in server["env"].items()) + " }"])
     block = TOML.wrap(f" {FORMAT} (leafwise {_version()}): `leafwise setup {client.name} --remove` takes it out",
                       body)
     after = setup_blocks.put(text, TOML, block)
@@ -258,7 +259,7 @@ def _emptied(edit: Edit) -> Edit:
 def plan_edits(ctx: Ctx, client: Client, repo: Path, remove: bool, config: str | None) -> tuple[list[Edit], dict]:
     """Every file setup would change, and the server entry (command and args)."""
     command = leafwise_command()
-    server = entry(client, command[0], command[1:] + ["mcp", "--root", str(repo)])
+    server = entry(client, command[0], command[1:] + ["mcp"], str(repo))
     edits: list[Edit] = []
     target = Path(config).expanduser() if config else (repo / client.config if client.config else None)
     if target is not None:

@@ -68,15 +68,15 @@ def test_setup_writes_the_client_files_and_a_rerun_changes_nothing(project, clie
     assert written == {name: "create" for name in FILES[client]}
     assert res.json["_next_action"]["command"] == "leafwise context"
     server = res.json["result"]["server"]
-    assert Path(server["command"]).is_absolute() and server["args"][-3:] == ["mcp", "--root", str(project)]
+    assert Path(server["command"]).is_absolute() and server["args"][-1] == "mcp"
+    assert server["env"] == {"LEAFWISE_ROOT": str(project)}
     for name in FILES[client]:
         text = (project / name).read_text()
         if name.endswith(".json"):
             data = json.loads(text)
             assert data.get("mcpServers", data.get("servers", {})).get("leafwise") == server or "hooks" in data
         elif name.endswith(".toml"):
-            assert tomllib.loads(text)["mcp_servers"]["leafwise"] == {"command": server["command"],
-                                                                      "args": server["args"]}
+            assert tomllib.loads(text)["mcp_servers"]["leafwise"] == server
         else:
             assert "<!-- leafwise:begin v1" in text and "leafwise start --next" in text
     before = snapshot(project)
@@ -171,7 +171,7 @@ def test_the_written_entry_starts_a_server_the_sdk_client_lists_tools_from(proje
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(elsewhere),
-                                   env=_outside_env(tmp_path))
+                                   env={**_outside_env(tmp_path), **entry["env"]})
 
     async def go():
         async with Client(params) as client_session:
@@ -182,6 +182,7 @@ def test_the_written_entry_starts_a_server_the_sdk_client_lists_tools_from(proje
     tools, context = anyio.run(go)
     assert {"get_project_context", "start_task", "list_nodes"} <= {t.name for t in tools}
     assert not context.is_error and context.structured_content["result"]["project"]["name"] == "Shop"
+    assert "--root" not in context.structured_content["_next_action"]["command"]
 
 
 def test_the_session_hook_runs_leafwise_context(project, tmp_path):
