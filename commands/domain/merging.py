@@ -143,6 +143,8 @@ def merge_driver(ctx: Ctx, base: str | None, ours: str | None, theirs: str | Non
         merged = merge_node(*sides, node_id=node_id)
     except MergeRefused as exc:
         raise _refused(ctx, Path(ours), sides, rel, str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a failure of the merge itself still leaves git's plain conflict
+        raise _refused(ctx, Path(ours), sides, rel, f"the merge failed ({type(exc).__name__}: {exc})") from None
     target = Path(ours)
     if merged.text != sides[1]:
         atomic_write(target, merged.text)

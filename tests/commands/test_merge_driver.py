@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from testkit import run_cli, run_cli_in_process
+from leafwise.store.node_merge import merge_node
+from testkit import run_cli, run_cli_in_process, write_plan
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -137,6 +138,7 @@ def test_a_real_conflict_leaves_markers_around_the_field_and_validate_names_it(r
     assert f"to fix: git mergetool {NODES}/T-2.yaml" in text_answer.stdout
 
 
+@pytest.mark.slow  # two merges in a fresh clone: the fast set has the driver's merges above
 def test_an_existing_clone_installs_the_driver_with_one_command(repo: Path, tmp_path: Path):
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
@@ -153,6 +155,7 @@ def test_an_existing_clone_installs_the_driver_with_one_command(repo: Path, tmp_
     assert (clone / ".leafwise/.gitattributes").read_text().count("merge=leafwise") == 1
 
 
+@pytest.mark.slow  # the refusal itself is in tests/store/test_node_merge.py; this is git's view of it
 def test_a_side_with_an_alias_is_refused_and_left_as_git_s_plain_conflict(repo: Path):
     git(repo, "checkout", "-q", "-b", "agent")
     path = repo / NODES / "T-2.yaml"
@@ -168,3 +171,17 @@ def test_a_side_with_an_alias_is_refused_and_left_as_git_s_plain_conflict(repo: 
     text = path.read_text()
     assert "<<<<<<< ours\n" in text and ">>>>>>> theirs\n" in text and "priority: high" in text
     assert run_cli("validate", cwd=repo).code == 4
+
+
+def test_validate_names_the_driver_s_conflict_in_a_file_committed_with_its_markers(tmp_path: Path):
+    base = ("id: T-1\ntitle: Export\nstatus: in-progress\nassignee: bot\n"
+            "created: 2026-11-16T09:43:00Z\nupdated: 2026-11-16T09:43:00Z\n")
+    ours = base.replace("in-progress", "cancelled").replace("updated: 2026-11-16T09:43", "updated: 2026-11-17T09:43")
+    theirs = base.replace("in-progress", "done") + "summary: shipped\n"
+    merged = merge_node(base.encode(), ours.encode(), theirs.encode(), "T-1")
+    write_plan(tmp_path, {"T-1": merged.text.decode()})  # no git here: the markers alone tell it
+    res = run_cli("validate", cwd=tmp_path)
+    line = merged.text.decode().splitlines().index("<<<<<<< ours: status") + 1
+    assert res.code == 4 and "merge_conflict" in res.stdout and f"{NODES}/T-1.yaml:{line}" in res.stdout
+    assert "set status differently" in res.stdout and f"to fix: git mergetool {NODES}/T-1.yaml" in res.stdout
+    assert f"Fix: git mergetool {NODES}/T-1.yaml" in res.stderr.splitlines()

@@ -223,6 +223,8 @@ SCALARS = {  # field -> the values an edit may give it (each accepted by the loa
 REQUIRED = {"title", "status"}
 TIMES = st.integers(10, 28).map(lambda day: f"2026-11-{day:02d}T10:00:00Z")
 TAGS = st.lists(st.sampled_from(["shop", "tech-debt", "csv", "ui", "api"]), unique=True, max_size=4)
+NOTES = st.lists(st.builds(comment, st.sampled_from(["ann", "bot-1"]), TIMES, st.sampled_from(["a", "b: c", "d"])),
+                 unique_by=lambda c: tuple(c.values()), max_size=2)
 
 
 @st.composite
@@ -240,7 +242,7 @@ def disjoint_edits(draw):
     cut = draw(st.integers(0, len(names)))
     mine = draw(edits(names[:cut][: draw(st.integers(0, 4))]))
     yours = draw(edits(names[cut:][: draw(st.integers(0, 4))]))
-    return mine, yours, draw(TIMES), draw(TIMES), draw(TAGS), draw(TAGS)
+    return mine, yours, draw(TIMES), draw(TIMES), draw(TAGS), draw(TAGS), draw(NOTES), draw(NOTES)
 
 
 def _start() -> bytes:
@@ -256,11 +258,15 @@ def _changed(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(disjoint_edits())
 def test_edits_of_disjoint_fields_on_two_sides_always_merge_to_both(case):
-    mine, yours, t_ours, t_theirs, tags_ours, tags_theirs = case
+    mine, yours, t_ours, t_theirs, tags_ours, tags_theirs, notes_ours, notes_theirs = case
     base = _start()
     plain = parse_yaml(base)
     ours = edit(base, **mine, updated=t_ours, tags=tags_ours)
     theirs = edit(base, **yours, updated=t_theirs, tags=tags_theirs)
+    for note in notes_ours:
+        ours = add_comment(ours, note)
+    for note in notes_theirs:
+        theirs = add_comment(theirs, note)
     merged = merge_node(base, ours, theirs, "T-1")
     assert merged.clean, merged.conflicts
     data = parse_yaml(merged.text)
@@ -270,8 +276,9 @@ def test_edits_of_disjoint_fields_on_two_sides_always_merge_to_both(case):
             expected.pop(key, None)
         else:
             expected[key] = value
-    assert {k: v for k, v in data.items() if k not in ("tags", "updated")} == \
-           {k: v for k, v in expected.items() if k not in ("tags", "updated")}
+    assert {k: v for k, v in data.items() if k not in ("tags", "updated", "comments")} == \
+           {k: v for k, v in expected.items() if k not in ("tags", "updated", "comments")}
+    assert data.get("comments", []) == notes_ours + [n for n in notes_theirs if n not in notes_ours]
     assert data["updated"] == max(t_ours, t_theirs)
     removed = set(plain["tags"]) - set(tags_ours) | set(plain["tags"]) - set(tags_theirs)
     assert set(data.get("tags") or []) == (set(tags_ours) | set(tags_theirs)) - removed
