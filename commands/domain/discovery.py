@@ -14,7 +14,9 @@ from leafwise.commands.domain.messages import carry_history
 from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.store import CLOSED, Node, Plan, journal
-from leafwise.store.schema import KNOWN_FIELDS, LIST_FIELDS
+from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS
+
+LISTS = frozenset(name for name in KNOWN_FIELDS if BY_NAME[name].kind in ("texts", "list"))  # [] when unset
 
 
 def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
@@ -92,7 +94,8 @@ def _field(key: str, value: Any) -> str:
 def row(plan: Plan, node: Node) -> dict[str, Any]:
     """A listed node: every field a person or an agent sets (null when unset), the file's other keys,
     then what is derived (effective release, depth, children, file), all as JSON values."""
-    item: dict[str, Any] = {name: plain(node.data.get(name)) for name in KNOWN_FIELDS}
+    item: dict[str, Any] = {name: plain(node.data.get(name, [] if name in LISTS else None))
+                            for name in KNOWN_FIELDS}
     item.update((key, plain(value)) for key, value in node.data.items() if key not in item)
     item.update(id=node.id, title=node.title, status=str(node.status), effective_release=node.effective_release,
                 depth=node.depth, children=list(node.children), file=node.file)
@@ -121,11 +124,14 @@ def list_nodes(ctx: Ctx, status: str | None = None, release: str | None = None, 
     if ready:
         pool = set(listing.ready(plan, live_claims(ctx, plan), unreadable_parents(plan) - {None}))
         chosen = [n for n in chosen if n.id in pool]
+    matched: dict[str, list[str]] = {}
     if words:
-        chosen = listing.search(plan, chosen, words)
+        matched = listing.search(plan, chosen, words)
+        chosen = [n for n in chosen if n.id in matched]
     found = listing.order(plan, chosen, sort or ("pick" if ready else "release"))
     page = bounded(found, limit)
-    page["items"] = [row(plan, n) | ({"why": why[n.id]} if n.id in why else {}) for n in page["items"]]
+    page["items"] = [row(plan, n) | ({"why": why[n.id]} if n.id in why else {})
+                     | ({"found_in": matched[n.id]} if words else {}) for n in page["items"]]
     lines = [_line(i) for i in page["items"]]
     lines.append(f"{page['total']} node(s)" + (f", first {limit} shown" if page["truncated"] else ""))
     if ready and found:
@@ -143,7 +149,8 @@ def _line(i: dict[str, Any]) -> str:
             + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
             + (f"  ({i['priority']})" if i["priority"] in ("high", "low") else "")
             + (f"  — {clean(i['why'])}" if i.get("why") else
-               f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else ""))
+               f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else "")
+            + (f"  (found in {', '.join(clean(d, 120) for d in i['found_in'])})" if i.get("found_in") else ""))
 
 
 def tree(ctx: Ctx, node_id: str | None = None, depth: int | None = None, limit: int = 200) -> Result:

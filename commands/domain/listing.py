@@ -85,19 +85,24 @@ def node_text(node: Node) -> str:
     return "\n".join(str(p) for p in parts if p).casefold()
 
 
-def search(plan: Plan, nodes: list[Node], words: list[str]) -> list[Node]:
-    """The nodes whose text holds every word, in any order; a node's docs are read only when its
-    own text lacks a word, and each doc once."""
+def search(plan: Plan, nodes: list[Node], words: list[str]) -> dict[str, list[str]]:
+    """The nodes whose text holds every word, in any order: {id: the docs that held words its own text
+    lacks} ([]: its own text has them all). A node's docs are read only then, each doc once."""
     docs = DocTexts(plan)
-    found = []
+    found: dict[str, list[str]] = {}
     for node in nodes:
         own = node_text(node)
         missing = [w for w in words if w not in own]
-        if missing and node.docs:
-            text = "\n".join(docs.text(rel) for rel in node.docs)
-            missing = [w for w in missing if w not in text]
+        used: list[str] = []
+        for rel in node.docs if missing else ():
+            text = docs.text(rel)
+            if any(w in text for w in missing):
+                used.append(rel)
+                missing = [w for w in missing if w not in text]
+            if not missing:
+                break
         if not missing:
-            found.append(node)
+            found[node.id] = used
     return found
 
 

@@ -19,14 +19,14 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     return discovery.show(ctx, node_id, agent)
 
 
-@command("list", "Nodes by field, words or readiness.", mutating=False,
+@command("list", "Nodes by field, words, readiness.", mutating=False,
          tool="list_nodes", idempotent=True, listing=True,
          params=(Param("status", "only this status", choices=STATUSES), Param("release", "only this release"),
                  Param("tag", "only this tag"), Param("parent", "only its children"),
                  Param("assignee", "only this assignee"), Param("priority", "only this priority", choices=PRIORITIES),
-                 Param("search", "words to find (any order)"),
+                 Param("search", "words, any order"),
                  Param("blocked", "blocked or waiting", type=bool),
-                 Param("ready", "only ready work", type=bool),
+                 Param("ready", "ready to start", type=bool),
                  Param("sort", "order", choices=SORTS), LIMIT))
 def list_nodes(ctx: Ctx, status: str | None = None, release: str | None = None, tag: str | None = None,
                parent: str | None = None, assignee: str | None = None, priority: str | None = None,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 from leafwise.store.ids import id_order, is_node_id
 
 ID_PARAMS = frozenset({"node_id", "parent", "depends_on", "follows", "node"})
@@ -44,12 +45,12 @@ def node_ids(ctx: click.Context, _param: click.Parameter, incomplete: str) -> li
     return sorted((i for i in ids if is_node_id(i) and i.startswith(wanted)), key=id_order)[:MAX]
 
 
-def releases(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[click.shell_completion.CompletionItem]:
+def releases(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     try:
         from leafwise.store.project_file import load_project
 
         project, _problems = load_project(_paths(ctx))
     except Exception:  # noqa: BLE001 - as above
         return []
-    return [click.shell_completion.CompletionItem(r.id, help=r.title or None) for r in project.releases
+    return [CompletionItem(r.id, help=r.title or None) for r in project.releases
             if r.id.startswith(incomplete) or r.id.upper().startswith(incomplete.upper())][:MAX]

@@ -55,10 +55,13 @@ def test_search_finds_every_word_in_any_order_in_title_summary_comments_and_docs
     assert ids(plan, "--search", "email password") == ["T-2"]
     assert ids(plan, "--search", "google oauth") == ["T-3"]
     assert ids(plan, "--search", "signature stripe webhook") == ["T-4"]  # only in the doc
+    found = run_cli_in_process("list", "--search", "payments stripe", "--json", cwd=plan).json["result"]["items"]
+    assert [(i["id"], i["found_in"]) for i in found] == [("T-4", ["docs/pay.md"])]  # where the words were
     assert ids(plan, "--search", "login stripe") == []  # every word, in one node
     assert ids(plan, "--search", "secret-word") == []  # a doc that is a link is never read
     text = run_cli("list", "--search", "stripe", cwd=plan)
-    assert text.code == 0 and "T-4" in text.stdout and text.stdout.splitlines()[-1] == "Next: leafwise show T-4"
+    assert text.code == 0 and "(found in docs/pay.md)" in text.stdout
+    assert text.stdout.splitlines()[-1] == "Next: leafwise show T-4"
     empty = run_cli_in_process("list", "--search", "   ", cwd=plan)
     assert empty.code == 2 and "needs a word" in empty.stderr
 
@@ -84,6 +87,7 @@ def test_list_json_items_carry_every_field_of_the_node(plan):
     assert items["T-5"]["depends_on"] == ["T-4"] and items["T-4"]["priority"] == "low"
     assert items["T-4"]["docs"] == ["docs/pay.md"] and items["T-2"]["summary"].startswith("Reset the")
     assert items["T-1"]["effective_release"] is None and items["T-1"]["children"] == []
+    assert items["T-1"]["tags"] == [] and items["T-1"]["summary"] is None  # unset: an empty list, or null
 
 
 def test_ready_is_what_start_next_hands_out_on_the_demo_plan(demo_plan):
