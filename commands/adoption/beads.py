@@ -21,7 +21,7 @@ STATUS_TAGS = {"deferred": "deferred", "pinned": "pinned"}
 PRIORITIES = {0: "high", 1: "high", 2: "normal", 3: "low", 4: "low"}
 TYPES = ("epic", "feature", "task", "bug", "chore")
 KEYS = ("id", "title", "description", "design", "acceptance_criteria", "notes", "status", "priority", "issue_type",
-        "assignee", "created_at", "labels", "dependencies", "close_reason")
+        "assignee", "created_at", "labels", "dependencies", "close_reason", "parent")
 SECTIONS = (("", "description"), ("Design", "design"), ("Acceptance criteria", "acceptance_criteria"),
             ("Notes", "notes"))
 
@@ -97,6 +97,8 @@ def _issue(parsed: Parsed, options: Options, issue: dict[str, Any], where: str) 
     item.extra.update({k: v for k, v in issue.items() if k not in KEYS})
     if not _dependencies(parsed, options, item, issue.get("dependencies") or []):
         return
+    if item.parent is None and text(issue.get("parent")):  # newer exports name the parent too
+        item.parent = str(issue["parent"])
     parsed.items.append(item)
 
 

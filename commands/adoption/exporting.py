@@ -26,7 +26,14 @@ CSV_COLUMNS = ("id", "title", "status", "priority", "assignee", "parent", "relea
 MARKDOWN_SPECIAL = "\\`*_[]<>#|"
 
 
+FORMATS = ("json", "markdown", "csv")
+
+
 def run(ctx: Ctx, fmt: str, path: str | None = None, with_journal: bool = False) -> Result:
+    if fmt not in FORMATS:
+        raise CommandError("unknown_format", f"no export format {clean(fmt, 40)!r}; the formats: {', '.join(FORMATS)}",
+                           fix(ctx.cmd("export", "markdown", path), "name one of the formats"),
+                           exit_code=EXIT_USAGE, category="usage")
     plan = ctx.plan()
     if with_journal and fmt != "json":
         raise CommandError("journal_json_only", "--journal is for the json export only",

@@ -128,13 +128,18 @@ def _desired(parsed: Parsed, item: Item, options: Options) -> dict[str, Any]:
 
 
 def _adjust(items: list[Item], parsed: Parsed, notes: list[str]) -> None:
-    """Statuses the plan cannot hold: a done parent with open children is in progress."""
+    """Statuses the plan cannot hold, or would not reach itself: a done parent with open children is in
+    progress, and so is a draft parent one of whose children is (as `start` marks it)."""
     open_children = {i.parent for i in items if i.parent and i.status not in CLOSED}
+    busy_children = {i.parent for i in items if i.parent and i.status == Status.IN_PROGRESS}
     for item in items:
         if item.status == Status.DONE and item.key in open_children:
             item.status = Status.IN_PROGRESS
             item.extra.setdefault("status_in_source", "done")
             notes.append(f"{item.key}: done in {parsed.tool} but has open children: imported as in-progress")
+        elif item.status == Status.DRAFT and item.key in busy_children:
+            item.status = Status.IN_PROGRESS
+            notes.append(f"{item.key}: a child is in progress: imported as in-progress")
 
 
 def _references(items: list[Item], known: dict[str, Node], parsed: Parsed, notes: list[str]) -> None:
@@ -249,10 +254,11 @@ def apply(ctx: Ctx, plan: Plan, prepared: Prepared, under: str | None, agent: st
             ids[step.item.key] = _create(ctx, plan, step, parent, deps, agent)
         elif step.changed or step.doc_changed:
             _update(ctx, step, parent if step.item.parent else None, deps, agent)
-    for step in later:
+    for step in later:  # the file is re-read under its lock: the node needs no reload of the plan
         deps = [ids[d] for d in step.item.depends_on if d in ids]
         node_id = ids[step.item.key]
-        node = ctx.plan().nodes[node_id]
+        node = plan.nodes.get(node_id) or Node(node_id, step.fields["title"], Status(step.fields["status"]), {},
+                                               f".leafwise/nodes/{node_id}.yaml", "")
         changes = write(ctx, node, lambda doc, deps=deps: set_fields(doc, {"depends_on": deps}))
         if changes:
             record(ctx, "import", node_id, changes, actor=agent)

@@ -10,15 +10,16 @@ from __future__ import annotations
 from leafwise.commands.contract import Result
 from leafwise.commands.registry import ACTING, Ctx, Param, command
 
+# The formats are checked by the commands (importing.FORMATS, exporting.FORMATS), not as click choices:
+# the words come first on the line, before the path a hint fills in.
 FORMATS = ("taskmaster", "backlog", "beads", "github", "csv", "json")
-EXPORTS = ("json", "markdown", "csv")
 
 
 @command("import", "Import another tracker's plan (Task Master, Backlog.md, beads, GitHub issues, CSV, a Leafwise "
          "export); importing again updates the same nodes.",
          mutating=True, tool=None, idempotent=True,
          example="leafwise import taskmaster .taskmaster/tasks/tasks.json --dry-run",
-         params=(Param("format", "the source: " + ", ".join(FORMATS), positional=True, required=True, choices=FORMATS),
+         params=(Param("format", "the source: " + ", ".join(FORMATS), positional=True, required=True),
                  Param("path", "the file or folder to read", positional=True, required=True),
                  Param("release", "put every imported node in this release"),
                  Param("parent", "put the imported top-level nodes under this node"),
@@ -38,7 +39,7 @@ def import_plan(ctx: Ctx, format: str, path: str, release: str | None = None, pa
 
 @command("export", "Export the plan as json (every field, the releases; --journal too), markdown or csv.",
          mutating=False, tool=None, example="leafwise export markdown PLAN.md",
-         params=(Param("format", "json, markdown or csv", positional=True, required=True, choices=EXPORTS),
+         params=(Param("format", "json, markdown or csv", positional=True, required=True),
                  Param("path", "the file to write (absent: standard output)", positional=True),
                  Param("journal", "json: the journal too", type=bool)))
 def export_plan(ctx: Ctx, format: str, path: str | None = None, journal: bool = False) -> Result:  # noqa: A002
