@@ -113,14 +113,48 @@ def _checked_settings(settings: dict[str, Any], bad: Bad) -> dict[str, Any]:
     from leafwise.store import claims, values
 
     ttl = settings.get(claims.TTL_SETTING)
-    if ttl is None:
-        return settings
-    try:
-        values.number(ttl, claims.TTL_SETTING, low=1, high=claims.MAX_TTL_MINUTES)
-    except ValueError as exc:
-        bad("settings", str(exc), f"settings: {{{claims.TTL_SETTING}: {claims.DEFAULT_TTL_MINUTES}}}")
-        return {k: v for k, v in settings.items() if k != claims.TTL_SETTING}
+    if ttl is not None:
+        try:
+            values.number(ttl, claims.TTL_SETTING, low=1, high=claims.MAX_TTL_MINUTES)
+        except ValueError as exc:
+            bad("settings", str(exc), f"settings: {{{claims.TTL_SETTING}: {claims.DEFAULT_TTL_MINUTES}}}")
+            settings = {k: v for k, v in settings.items() if k != claims.TTL_SETTING}
+    if TEAM_SETTING in settings and (problem := team_problem(settings[TEAM_SETTING])):
+        bad("team", problem, "team: {remote: origin, namespace: refs/leafwise, mode: refs}")
+        settings = {k: v for k, v in settings.items() if k != TEAM_SETTING}  # team mode off until fixed
     return settings
+
+
+TEAM_SETTING = "team"  # settings.team: the shared remote that holds the claims (commands/team/)
+TEAM_MODES = ("refs", "branch")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def team_problem(team: Any) -> str | None:
+    """What is wrong with a `settings.team` value, or None: a mapping naming the remote (a git remote's
+    name), the ref namespace (`refs/<word>`, default refs/leafwise) and the mode (refs or branch)."""
+    if not isinstance(team, dict):
+        return "settings.team must be a mapping like {remote: origin}"
+    unknown = sorted(set(map(str, team)) - {"remote", "namespace", "mode", "state_branch"})
+    if unknown:
+        return f"settings.team has no key {unknown[0][:40]!r}"
+    remote = team.get("remote")
+    if not _plain_name(remote):
+        return f"settings.team.remote must name a git remote (like origin), not {str(remote)[:40]!r}"
+    namespace = team.get("namespace", "refs/leafwise")
+    if not (isinstance(namespace, str) and namespace.startswith("refs/") and _plain_name(namespace[5:])):
+        return f"settings.team.namespace must be refs/<word> (like refs/leafwise), not {str(namespace)[:60]!r}"
+    if team.get("mode", "refs") not in TEAM_MODES:
+        return f"settings.team.mode is refs or branch, not {str(team.get('mode'))[:40]!r}"
+    state_branch = team.get("state_branch", "leafwise/state")
+    if not (isinstance(state_branch, str) and all(_plain_name(part) for part in state_branch.split("/"))):
+        return f"settings.team.state_branch must be a branch name, not {str(state_branch)[:60]!r}"
+    return None
+
+
+def _plain_name(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 100 and value[0] not in ".-" \
+        and set(value) <= _NAME_CHARS and ".." not in value and not value.endswith((".lock", "."))
 
 
 def _releases(raw: Any, bad: Bad) -> list[Release]:

@@ -29,6 +29,8 @@ from leafwise.commands.domain.holds import (
     live_claims,
     pick_for,
     pick_lock,
+    team_move,
+    team_released,
     ttl_minutes,
 )
 from leafwise.commands.domain.messages import carry_pick
@@ -88,6 +90,7 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
             values["blocked_since"] = now
         return set_fields(doc, values)
 
+    team_move(ctx, plan, node, agent, "blocked", "block_task", "block", force=force)  # other clones pass it by
     changes = write(ctx, node, mark)
     leases.remove(ctx.paths(), node_id)
     record(ctx, "block", node_id, changes, actor=agent or (ctx.person() if overridden else None), reason=reason,
@@ -137,6 +140,8 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
         return changed
 
     changes = write(ctx, node, clear)
+    if changes:
+        team_released(ctx, plan, node, agent, force=True)  # the block's claim ref is free for any clone again
     status = changes.get("status", (None, node.status))[1]
     holder = (assigned[0] if assigned else node.assignee) if status == Status.IN_PROGRESS else None
     # Block gave the lease up; back in progress, the holder gets a fresh one, so the task returns to

@@ -25,10 +25,11 @@ from leafwise.commands.domain.holds import (
     conflict,
     held,
     holding,
-    live_claims,
     other_work,
     pick_for,
     pick_lock,
+    team_holds,
+    team_take,
     ttl_minutes,
     unreadable_parents,
 )
@@ -100,9 +101,10 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
 
 
 def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
-          next: bool = False, wait: float | None = None) -> Result:  # noqa: A002 - the flag's name
+          next: bool = False, wait: float | None = None, offline: bool = False) -> Result:  # noqa: A002
     """Claim `node_id` (or, with `next`, the picker's task) for `agent` and mark it in progress;
-    `wait` (with `next`): seconds to block until there is a task to claim."""
+    `wait` (with `next`): seconds to block until there is a task to claim; `offline` (team mode): claim
+    in this clone only, pushed create-only by `team sync` later."""
     agent = clean(agent, 80) if agent else ""
     again = (node_id,) if node_id and not next else ()
     if not agent:
@@ -128,38 +130,60 @@ def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | No
                                fix(ctx.cmd("start", agent=agent, ttl=ttl, next=True, wait=wait),
                                    "wait for any task"),
                                exit_code=EXIT_USAGE, category="usage")
-        return waiting.until_work(ctx, seconds, lambda: _start_next(ctx, agent, ttl))
+        return waiting.until_work(ctx, seconds, lambda: _start_next(ctx, agent, ttl, offline))
     if next:
-        return _start_next(ctx, agent, ttl)[0]
+        return _start_next(ctx, agent, ttl, offline)[0]
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
+    team = _team(ctx, plan, offline, node.id, agent, ttl)
     if not node.children:
-        return _claim(ctx, plan, node, agent, ttl)
+        return _claim(ctx, plan, node, agent, ttl, team=team)
     with pick_lock(ctx):  # a parent: judge its children as they are once no cascade is half done
         plan = ctx.plan(fresh=True)
-        return _claim(ctx, plan, get_node(ctx, node.id, plan), agent, ttl)
+        return _claim(ctx, plan, get_node(ctx, node.id, plan), agent, ttl, team=team)
+
+
+def _team(ctx: Ctx, plan: Plan, offline: bool, node_id: str | None, agent: str, ttl: float | None) -> Any:
+    """Team mode's state for a claim: (Team, the claims just fetched), "offline" (claim in this clone,
+    pushed later), or None: team mode is off."""
+    if not plan.project.settings.get("team"):
+        return None
+    from leafwise.commands.team import session
+
+    team = session.team_mode(ctx, plan)
+    if team is None:
+        return None
+    if offline:
+        return (team, None)
+    return (team, session.fetched(ctx, team, session.offline_line(ctx, node_id, agent, ttl)))
 
 
 LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children",
              "dependency_open"}
 
 
-def _start_next(ctx: Ctx, agent: str, ttl: float | None) -> tuple[Result, Pick | None]:
-    """Pick and claim under the plan's pick lock; a task lost to a writer outside it is skipped.
-    With the answer, the pick when there was nothing to claim (what a wait waits on)."""
+def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) -> tuple[Result, Pick | None]:
+    """Pick and claim under the plan's pick lock; a task lost to a writer outside it (in team mode: to
+    another clone on the remote) is skipped. With the answer, the pick when there was nothing to claim
+    (what a wait waits on)."""
     skipped: set[str] = set()
     with pick_lock(ctx):
+        team = _team(ctx, ctx.plan(fresh=True), offline, None, agent, ttl)
         for _ in range(50):
             plan = ctx.plan(fresh=True)
-            claims = live_claims(ctx, plan)
-            chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped)
+            if team and team[1] is not None and skipped:  # a lost race fetched again: see what it saw
+                from leafwise.commands.team import protocol
+
+                team = (team[0], protocol.snapshot(team[0]))
+            claims, closed = team_holds(ctx, plan, team[1] if team else None)
+            chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped | closed)
             if chosen.node is None:
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": []},
                               pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
                               Mutation("start_task", "start", False, chosen.reason)), chosen
             try:
-                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason), None
+                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team), None
             except CommandError as exc:
                 if exc.code not in LOST_RACE:
                     raise
@@ -191,15 +215,20 @@ def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent
     return conflict(ctx, code, message, node, agent, "start_task", action)
 
 
-def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None) -> Result:
+def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why: str | None = None,
+           team: Any = None) -> Result:
     node_id = node.id
     require_project(ctx, plan, f"start {node_id}")  # complete would refuse the work later
     ttl = ttl_minutes(plan, ttl)
     found = readiness.blocker(plan, node, {}, agent)  # the holds are judged under the node's lock below
     if found is not None:
         raise _not_ready(ctx, plan, node, found, agent)
-    new_claim, changes = _take(ctx, node, agent, ttl)
-    cascade = _open_ancestors(ctx, plan, node)
+    if team is None:
+        new_claim, changes = _take(ctx, node, agent, ttl)
+        cascade = _open_ancestors(ctx, plan, node)
+    else:  # the claim ref is the status: the YAML keeps only the outcome (complete writes it)
+        new_claim, why = team_take(ctx, node, agent, ttl, team, why)
+        changes, cascade = {}, []
     record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=new_claim.expires)
     listed = change_list(node_id, changes)
     view = task_view(plan, node)

@@ -29,6 +29,7 @@ from leafwise.commands.domain.holds import (
     other_work,
     pick_for,
     pick_lock,
+    team_move,
     unreadable_parents,
 )
 from leafwise.commands.domain.messages import carry_pick
@@ -87,6 +88,9 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
         return set_fields(doc, values)
 
     with pick_lock(ctx) if node.parent else nullcontext():  # the node and its cascade, seen as one step
+        # team mode: `done` on the claim ref first (refused when another clone took the task); the
+        # outcome then goes into the YAML of this branch, committed with the code
+        team_move(ctx, plan, node, agent, "done", "complete_task", "complete", force=force)
         changes = write(ctx, node, finish)
         leases.remove(ctx.paths(), node_id)
         patch(plan, node_id, {"status": Status.DONE, "summary": summary})

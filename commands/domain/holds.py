@@ -36,6 +36,7 @@ from leafwise.store import claims as leases
 from leafwise.store import reader
 from leafwise.store.ids import ID_ANY_CASE_TEXT
 from leafwise.store.loader import read_node_file
+from leafwise.store.timestamps import to_text
 from leafwise.store.writer import LockBusy, locked
 
 MAX_TTL_MINUTES = leases.MAX_TTL_MINUTES
@@ -63,16 +64,111 @@ def check_ttl(ctx: Ctx, ttl: float | None, name: str, *positional: Any, **args: 
 
 
 def live_claims(ctx: Ctx, plan: Plan | None = None) -> dict[str, leases.Claim]:
-    """Who holds what now: live leases and lease-less assignments (see effective_holds)."""
-    return effective_holds(plan or ctx.plan(), leases.read_all(ctx.paths()), ctx.clock())
+    """Who holds what now: live leases and lease-less assignments (see effective_holds), and in team
+    mode the other clones' live claims on the remote (as this clone last fetched them)."""
+    return team_holds(ctx, plan or ctx.plan())[0]
+
+
+def team_holds(ctx: Ctx, plan: Plan, seen: dict | None = None) -> tuple[dict[str, leases.Claim], set[str]]:
+    """The holds (this clone's leases, and in team mode the remote's claims), and the tasks a claim
+    ref closes (done on a branch not merged yet, or blocked in another clone): never handed out."""
+    now = ctx.clock()
+    local = effective_holds(plan, leases.read_all(ctx.paths()), now)
+    if not plan.project.settings.get("team"):
+        return local, set()
+    from leafwise.commands.team import session
+
+    team = session.team_mode(ctx, plan)
+    if team is None:
+        return local, set()
+    remote, closed = session.holds(team, now, seen)
+    return {**remote, **local}, closed  # this clone's own lease file speaks for its own agents
+
+
+def team_take(ctx: Ctx, node: Node, agent: str, ttl: float, team: tuple[Any, Any], why: str | None
+              ) -> tuple[leases.Claim, str | None]:
+    """Team mode's `start`: under the node's lock, the claim ref taken on the remote (create-only, or a
+    steal of a claim silent here for longer than its TTL), then this clone's lease file; the YAML is
+    not touched. `team`: (Team, the claims just fetched; None: offline, claimed here and pushed later)."""
+    from leafwise.commands.team import offline, protocol, session
+
+    now = ctx.clock()
+    paths = ctx.paths()
+    try:
+        with locked(paths, node.id):
+            claim = leases.read(paths, node.id)
+            if claim and not claim.expired(now) and claim.agent != agent:
+                raise held(ctx, node, claim, agent, "start_task")
+            since = claim.since if claim and claim.agent == agent else to_text(now)
+            if team[1] is None:
+                offline.remember(team[0], node.id, agent, ttl * 60, since)
+                why = (why + "; " if why else "") + "claimed offline: `team sync` pushes the claim"
+            else:
+                try:
+                    outcome = protocol.claim(team[0], node.id, agent, ttl * 60, team[1].get(node.id), since)
+                except session.TeamError as exc:
+                    raise session.failed(ctx, team[0], exc, session.offline_line(ctx, node.id, agent, ttl)) from exc
+                if not outcome.won:
+                    raise session.lost(ctx, outcome, agent, "start_task", "start")
+                if outcome.stolen_from:
+                    why = (why + "; " if why else "") + f"taken from {outcome.stolen_from}, silent past its lease"
+            return leases.write(paths, node.id, agent, now, ttl, since=since), why
+    except LockBusy as exc:
+        raise CommandError("lock_busy", str(exc), wait(f"the lock on {node.id} is free (a few seconds)",
+                                                       "another writer is changing it"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from exc
+
+
+def team_released(ctx: Ctx, plan: Plan, node: Node, agent: str | None, force: bool) -> bool:
+    """Team mode's `unclaim`: the claim ref goes to `released` (free for any clone) when this agent
+    (or, forced, a person) holds it; False when no claim was held or team mode is off."""
+    if not plan.project.settings.get("team"):
+        return False
+    from leafwise.commands.team import protocol, session
+
+    team = session.team_mode(ctx, plan)
+    if team is None:
+        return False
+    try:
+        outcome = protocol.move(team, node.id, agent or ctx.person(), "released", force=force)
+    except session.TeamError as exc:
+        raise session.failed(ctx, team, exc) from exc
+    if outcome.won or outcome.why == "none" or (outcome.state and outcome.state.state != "held"):
+        return outcome.won
+    raise session.lost(ctx, outcome, agent, "unclaim_task", "unclaim")
+
+
+def team_move(ctx: Ctx, plan: Plan, node: Node, agent: str | None, to: str, tool: str, verb: str,
+              ttl_minutes_: float | None = None, force: bool = False) -> Any:
+    """Team mode: move the task's claim ref to `to` ("held" for a heartbeat, "done", "released",
+    "blocked") before the step touches the YAML; refused (exit 3) when another clone holds it now.
+    None when team mode is off. A person (no agent) acts as themselves; `force` is a person's override."""
+    if not plan.project.settings.get("team"):
+        return None
+    from leafwise.commands.team import protocol, session
+
+    team = session.team_mode(ctx, plan)
+    if team is None:
+        return None
+    who = agent or ctx.person()
+    try:
+        outcome = protocol.move(team, node.id, who, to, ttl_minutes_ * 60 if ttl_minutes_ else None, force,
+                                since=to_text(ctx.clock()))
+    except session.TeamError as exc:
+        raise session.failed(ctx, team, exc) from exc
+    if not outcome.won:
+        raise session.lost(ctx, outcome, agent, tool, verb)
+    return outcome
 
 
 def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -> Pick:
-    """The picker's answer for `agent`, never handing out a parent whose child file does not load."""
+    """The picker's answer for `agent`, never handing out a parent whose child file does not load, nor
+    (team mode) a task its claim ref closes."""
     plan = plan or ctx.plan()
-    if plan.problems:
-        kw.setdefault("exclude", unreadable_parents(plan) - {None})
-    return pick(plan, live_claims(ctx, plan), agent, **kw)
+    holds, closed = team_holds(ctx, plan)
+    if plan.problems or closed:
+        kw["exclude"] = set(kw.get("exclude") or ()) | (unreadable_parents(plan) - {None}) | closed
+    return pick(plan, holds, agent, **kw)
 
 
 _HEAD = 100_000
@@ -219,6 +315,9 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
             raise lease_held(ctx, node_id, claim.agent, claim.expires, agent, "heartbeat_task")
         fresh = read_node_file(paths.node_file(node_id)).data or {}
         status, assignee = fresh.get("status"), fresh.get("assignee")
+        if status not in CLOSED and team_move(ctx, plan, node, agent, "held", "heartbeat_task", "heartbeat",
+                                              minutes) is not None:
+            status, assignee = Status.IN_PROGRESS, agent  # the claim ref is the status in team mode
         if status in CLOSED:
             raise CommandError("closed", f"{node_id} is {status}; there is no lease to extend",
                                fix(ctx.cmd("next", agent=agent), "take the next task"),
@@ -265,6 +364,8 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
         if live and holder != agent and not force:  # the override is a person's: never told to an agent
             raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task", "" if ctx.caller else
                              f" (a person can take it back: {ctx.cmd('unclaim', node_id, force=True)})")
+        if team_released(ctx, plan, node, agent, force):
+            holder = holder or agent
         changes = give_back(ctx, node, None if force else {n for n in (holder, agent) if n})
     applied = claim is not None or bool(changes)
     if applied:

@@ -76,6 +76,8 @@ def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_
     now = copies.get(tracking)
     if now == sha:
         return Outcome(True, node_id, sha, state, stolen_from=stolen_from)
+    if lease is not None and now == lease:  # refused on a lease the remote still shows: the ref is gone there
+        return Outcome(False, node_id, now, None, "missing")
     other = refs.read_commit(team.root, now, node_id) if now else None
     return Outcome(False, node_id, now, other, "lost")
 
@@ -115,8 +117,8 @@ def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = No
     sha = refs.local_refs(team.root, tracking).get(tracking)
     current = refs.read_commit(team.root, sha, node_id) if sha else None
     if sha is None:
-        if to == "held":
-            return Outcome(False, node_id, None, None, "lost")
+        if to in ("held", "released"):  # nothing to renew or give up
+            return Outcome(False, node_id, None, None, "lost" if to == "held" else "none")
         state = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), to, ttl_s or 3600, since=since)
         return _cas(team, node_id, state.next(seq=0), None)
     if current is None:

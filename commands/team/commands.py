@@ -1,0 +1,181 @@
+"""The `leafwise team …` commands' work: init, join, status, doctor (the handlers in
+commands/handlers/team.py declare them; sync and repair are in upkeep.py)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_FAILURE,
+    CommandError,
+    Mutation,
+    Result,
+    clean,
+    fix,
+    next_,
+    wait,
+)
+from leafwise.commands.registry import Ctx
+from leafwise.commands.team import doctor, protocol, remote, status
+from leafwise.commands.team.remote import DEFAULT_NAMESPACE, SETTING, Team, TeamError
+from leafwise.store import git
+
+
+def team_of(ctx: Ctx) -> Team:
+    """The plan's Team; a usage-level error (Fix: team init) when team mode is off."""
+    paths = ctx.paths()
+    try:
+        return remote.load_team(paths.repo)
+    except TeamError as exc:
+        raise _error(ctx, exc) from exc
+    except git.GitError as exc:
+        raise CommandError("team_setup", f"team mode needs a git clone: {exc}",
+                           fix(ctx.cmd("team init"), "run it in a clone of the team's repository"),
+                           category="refused") from exc
+
+
+def _error(ctx: Ctx, exc: TeamError, team: Team | None = None, again: str | None = None) -> CommandError:
+    if exc.kind == "unreachable":
+        return CommandError("remote_unreachable", str(exc),
+                            wait(f"the remote {team.remote if team else ''} answers".replace("  ", " "),
+                                 "remote unreachable", or_=again),
+                            exit_code=EXIT_FAILURE, category="io", retryable=True)
+    if exc.kind == "refused":
+        return CommandError("team_refused", f"{exc}; the fallback is {doctor.FALLBACK}",
+                            fix(ctx.cmd("team doctor"), "probe the host step by step"), category="refused")
+    return CommandError("team_setup", str(exc), fix(ctx.cmd("team init"), "turn team mode on for this plan"),
+                        category="refused")
+
+
+def _write_setting(ctx: Ctx, value: dict[str, Any]) -> None:
+    """project.yaml's settings.team = value, round-trip (comments kept), under the project lock."""
+    from ruamel.yaml.comments import CommentedMap
+
+    from leafwise.store.roundtrip import round_trip_yaml
+    from leafwise.store.safe_yaml import read_bounded
+    from leafwise.store.writer import atomic_write, locked
+
+    paths = ctx.paths()
+    with locked(paths, "project"):
+        y = round_trip_yaml()
+        doc = y.load(read_bounded(paths.project_file).decode("utf-8"))
+        if not isinstance(doc, dict):
+            doc = CommentedMap()
+        settings = doc.get("settings")
+        if not isinstance(settings, dict):
+            doc["settings"] = settings = CommentedMap()
+        settings[SETTING] = CommentedMap(value)
+        buf = io.StringIO()
+        y.dump(doc, buf)
+        atomic_write(paths.project_file, buf.getvalue().encode())
+    ctx.forget()
+
+
+def init(ctx: Ctx, remote_name: str = "origin") -> Result:
+    """Turn team mode on: record the remote and the namespace in project.yaml, then probe the host."""
+    paths = ctx.paths()
+    try:
+        url = remote.remote_url(paths.repo, remote_name)
+    except (TeamError, git.GitError) as exc:
+        raise CommandError("team_setup", f"{exc} (add it first: git remote add {clean(remote_name, 40)} <url>)",
+                           fix(ctx.cmd("team init", remote=remote_name), "once the remote is added"),
+                           category="refused") from exc
+    team = Team(paths, remote_name, url, DEFAULT_NAMESPACE, "refs")
+    found = doctor.probe(team)
+    mode = "branch" if found.failure == "refused" else "refs"
+    if found.failure == "unreachable":
+        raise _error(ctx, TeamError(f"remote unreachable ({remote_name}): {found.steps[-1].detail}",
+                                    "unreachable"), team, None)
+    _write_setting(ctx, {"remote": remote_name, "namespace": DEFAULT_NAMESPACE, "mode": mode})
+    clone = remote.clone_id(paths.repo)
+    lines = [f"Team mode on: claims in {DEFAULT_NAMESPACE}/claims/<ID> on {remote_name} ({clean(url, 200)})",
+             f"  this clone: {clone}"] + _step_lines(found)
+    if mode == "branch":
+        lines.append(f"  the host refuses custom refs: {doctor.FALLBACK}")
+    return Result({"remote": remote_name, "url": url, "namespace": DEFAULT_NAMESPACE, "mode": mode, "clone": clone,
+                   "probe": [_step(s) for s in found.steps]},
+                  next_(ctx.cmd("team join"), "commit .leafwise/project.yaml; each other clone runs team join"),
+                  lines, Mutation("team_init", "team init", True, "team mode on",
+                                  [{"id": None, "field": "settings.team", "from": None, "to": remote_name}]))
+
+
+def _step(step: doctor.Step) -> dict[str, Any]:
+    return {"name": step.name, "ok": step.ok, "detail": step.detail}
+
+
+def _step_lines(found: doctor.Probe) -> list[str]:
+    return [f"  {'ok ' if s.ok else 'FAILED'} {s.name}" + ("" if s.ok else f": {clean(s.detail, 300)}")
+            for s in found.steps]
+
+
+def join(ctx: Ctx) -> Result:
+    """Join this clone: its id, and a first fetch of every claim."""
+    team = team_of(ctx)
+    clone = remote.clone_id(team.root)
+    try:
+        copies = remote.fetch(team.root, team)
+    except TeamError as exc:
+        raise _error(ctx, exc, team, None) from exc
+    count = sum(1 for ref in copies if ref.startswith(team.tracking_prefix + "claims/"))
+    return Result({"clone": clone, "remote": team.remote, "claims": count, "refspec": team.refspec},
+                  next_(ctx.cmd("team status"), "see who holds what"),
+                  [f"This clone is {clone}; {count} claim(s) fetched from {team.remote} "
+                   f"(every fetch: {team.refspec})"],
+                  Mutation("team_join", "team join", True, "joined"))
+
+
+def show_status(ctx: Ctx, fetch: bool = True) -> Result:
+    """Every claim: agent@clone, branch, state, and how long this machine has seen it unchanged."""
+    team = team_of(ctx)
+    try:
+        copies = remote.fetch(team.root, team) if fetch else None
+    except TeamError as exc:
+        raise _error(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
+    rows = status.rows(protocol.snapshot(team, copies))
+    me = remote.clone_id(team.root)
+    lines = [f"{len(rows)} claim(s) on {team.remote}" + ("" if fetch else " (this clone's last copies)")]
+    for row in rows:
+        stale = "  silent past its lease: may be taken" if row.stale else ""
+        where = "here" if row.clone == me else row.clone
+        lines.append(f"  {row.node_id:<12} {row.state:<9} {clean(row.agent, 40)}@{where}  {clean(row.branch, 60)}  "
+                     f"unchanged {_age(row.age_seconds)}{stale}")
+    return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows]},
+                  next_(ctx.cmd("next"), "the picker passes by what others hold"), lines)
+
+
+def _row(row: status.TeamClaim) -> dict[str, Any]:
+    return {"node_id": row.node_id, "agent": row.agent, "clone": row.clone, "branch": row.branch,
+            "state": row.state, "age_seconds": round(row.age_seconds, 1), "stale": row.stale}
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def run_doctor(ctx: Ctx) -> Result:
+    """Probe the host live; name the failing step and the fallback."""
+    team = team_of(ctx)
+    found = doctor.probe(team)
+    lines = [f"Probe of {team.remote} ({clean(team.url, 200)}) on {team.namespace}/probe/…"] + _step_lines(found)
+    data = {"remote": team.remote, "ok": found.ok, "failure": found.failure or None,
+            "steps": [_step(s) for s in found.steps], "fallback": None}
+    if found.failure == "unreachable":
+        raise _error(ctx, TeamError(f"remote unreachable ({team.remote}): {found.steps[-1].detail}",
+                                    "unreachable"), team, None)
+    if found.failure == "refused":
+        data["fallback"] = "branch"
+        raise CommandError("team_refused", f"{team.remote} refuses custom refs ({found.steps[-1].detail}); "
+                           f"the fallback is {doctor.FALLBACK}",
+                           fix(ctx.cmd("team status"), "after switching to branch mode"),
+                           exit_code=EXIT_CONFLICT, category="refused", details=data, text=lines)
+    if found.failure:
+        raise CommandError("team_unsafe", f"{team.remote} does not keep compare-and-swap on refs "
+                           f"({found.steps[-1].name}); claims there would not be safe",
+                           fix(ctx.cmd("team status"), "use another host for claims"),
+                           exit_code=EXIT_CONFLICT, category="refused", details=data, text=lines)
+    lines.append("The host keeps claims safely.")
+    return Result(data, next_(ctx.cmd("team status"), "the host keeps claims"), lines)

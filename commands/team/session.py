@@ -1,0 +1,126 @@
+"""Team mode inside the agent loop's commands: is it on for this plan, the remote's claims as holds the
+picker understands, and the answers for a remote that does not answer or refuses.
+
+The domain modules (claiming, finishing, blocking, holds) call only this module and `protocol`; with
+no `settings.team` in project.yaml every function here answers "off" without starting git.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError, fix, wait
+from leafwise.commands.team import protocol, remote
+from leafwise.commands.team.remote import Team, TeamError
+from leafwise.store import Plan
+from leafwise.store import claims as leases
+from leafwise.store import git
+from leafwise.store.timestamps import to_text
+
+_URLS: dict[tuple[str, str], str] = {}  # (repo, remote) -> URL, read once per process
+
+
+def team_mode(ctx: Any, plan: Plan) -> Team | None:
+    """The plan's Team when `settings.team` is set, else None (team mode off)."""
+    found = remote.settings_of(plan.project.settings)
+    if found is None:
+        return None
+    key = (str(plan.paths.repo), str(found["remote"]))
+    if key not in _URLS:
+        try:
+            _URLS[key] = remote.remote_url(plan.paths.repo, key[1])
+        except (TeamError, git.GitError) as exc:
+            raise CommandError("team_setup", f"team mode names the remote {key[1]}, but {exc} "
+                               f"(git remote add {key[1]} <url>)",
+                               fix(ctx.cmd("team join"), "join this clone to the team once its remote is added"),
+                               category="refused") from exc
+    return Team(plan.paths, key[1], _URLS[key], str(found.get("namespace") or remote.DEFAULT_NAMESPACE),
+                str(found.get("mode") or "refs"))
+
+
+def offline_line(ctx: Any, node_id: str | None, agent: str, ttl: float | None) -> str:
+    """The call that claims in this clone only: `start … --offline` once `start` takes the flag, else
+    `team claim …` (the same claim)."""
+    from leafwise.commands.registry import REGISTRY
+
+    spec = REGISTRY.get("start")
+    if spec is not None and any(p.name == "offline" for p in spec.params):
+        return ctx.cmd("start", *([node_id] if node_id else []), agent=agent, ttl=ttl, next=not node_id, offline=True)
+    return ctx.cmd("team claim", *([node_id] if node_id else []), agent=agent, ttl=ttl, next=not node_id)
+
+
+def fetched(ctx: Any, team: Team, offline_line: str | None) -> dict[str, protocol.Remote]:
+    """Fetch the claims, as a snapshot; a remote that does not answer is `Wait:` (with `Or:` the
+    offline form of the call, when it has one)."""
+    try:
+        return protocol.snapshot(team, remote.fetch(team.root, team))
+    except TeamError as exc:
+        raise failed(ctx, team, exc, offline_line) from exc
+
+
+def failed(ctx: Any, team: Team, exc: TeamError, offline_line: str | None = None) -> CommandError:
+    """The answer for a team step that could not reach or use the remote."""
+    if exc.kind == "refused":
+        return CommandError("team_refused", f"{exc}; this host refuses custom refs",
+                            fix(ctx.cmd("team doctor"), "name the refusal and the branch-mode fallback"),
+                            category="refused", source=("plan", None))
+    if exc.kind == "setup":
+        return CommandError("team_setup", str(exc), fix(ctx.cmd("team join"), "join this clone to the team"),
+                            category="refused")
+    return CommandError("remote_unreachable", str(exc),
+                        wait(f"the remote {team.remote} answers (a few seconds to minutes)", "remote unreachable",
+                             or_=offline_line),
+                        exit_code=EXIT_FAILURE, category="io", retryable=True)
+
+
+def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = None
+          ) -> tuple[dict[str, leases.Claim], set[str]]:
+    """The remote's live claims as leases (an agent of another clone named `agent@clone`, each expiring
+    when this machine may take it), and the tasks never to hand out (done or blocked in their ref)."""
+    if seen is None:
+        try:
+            seen = protocol.snapshot(team)
+        except git.GitError:
+            return {}, set()
+    me = remote.clone_id(team.root)
+    found: dict[str, leases.Claim] = {}
+    closed: set[str] = set()
+    for node_id, item in seen.items():
+        state = item.state
+        if state is None or state.state in ("done", "blocked"):
+            closed.add(node_id)  # an unreadable claim is no one's to take: its owner repairs it
+            continue
+        if state.state != "held" or item.stale:
+            continue
+        agent = state.agent if state.clone == me else state.holder
+        last = now - timedelta(seconds=item.unchanged_s)
+        found[node_id] = leases.Claim(node_id, agent[:leases.MAX_AGENT_CHARS], to_text(last), to_text(last),
+                                      to_text(last + timedelta(seconds=state.ttl_s)))
+    return found, closed
+
+
+def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:
+    """Exit 3: the remote says another clone has the task now (or it is done): `verb` is refused."""
+    from leafwise.commands.contract import Mutation
+
+    state = outcome.state
+    who = state.holder if state else "another clone"
+    what = {"done": f"{outcome.node} is done in {who}'s claim (branch {state.branch if state else '?'})",
+            "blocked": f"{outcome.node} is blocked by {who}"}.get(outcome.why,
+                                                                  f"{outcome.node} is held by {who} (remote)")
+    if outcome.why == "unreadable":
+        what = f"the claim of {outcome.node} on the remote cannot be read"
+    if outcome.why == "missing":
+        message = (f"{verb} refused: the claim ref of {outcome.node} is gone from the remote (a force-push "
+                   "or push --mirror deletes refs/leafwise/*); restore it from this clone's copies")
+        return CommandError("claim_missing", message, fix(ctx.cmd("team repair"), "restore the claim refs"),
+                            exit_code=EXIT_CONFLICT, category="refused", source=("node", outcome.node))
+    if state is None and outcome.why == "lost":
+        what = f"{outcome.node} has no claim of yours on the remote"
+    message = f"{verb} refused: {what}"
+    other = ctx.cmd("start", agent=agent, next=True) if agent else ctx.cmd("team status")
+    return CommandError("lease_lost" if verb != "start" else "claim_held", message,
+                        fix(other, "take another task; the work stays on your branch"),
+                        exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", outcome.node),
+                        details={"holder": who}, mutation=Mutation(tool, "lease_lost", False, message))

@@ -1,0 +1,102 @@
+"""`leafwise team sync` (fetch, push the offline claims, clean old tombstones) and `leafwise team repair`
+(claim refs a force-push or `push --mirror` deleted, restored from this clone's remote-tracking copies)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Result, clean, fix, next_
+from leafwise.commands.registry import Ctx
+from leafwise.commands.team import offline, protocol, refs, remote
+from leafwise.commands.team.commands import _error, team_of
+from leafwise.commands.team.refs import Verdict
+from leafwise.commands.team.remote import TeamError
+from leafwise.store import Status
+
+GRACE_DAYS = 7.0  # a done claim stays this long (as observed here) after its task is done in this branch
+
+
+def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
+    """Fetch the claims, push this clone's offline claims create-only, and delete the tombstones of
+    tasks done in this branch for longer than `grace_days` (each delete leased on the SHA seen)."""
+    team = team_of(ctx)
+    try:
+        seen = protocol.snapshot(team, remote.fetch(team.root, team))
+        pushed = offline.push_all(team, seen)
+    except TeamError as exc:
+        raise _error(ctx, exc, team, None) from exc
+    plan = ctx.plan()
+    old = [item for item in seen.values() if item.state is not None and item.state.state == "done"
+           and item.unchanged_s > grace_days * 86400 and item.node in plan.nodes
+           and plan.nodes[item.node].status == Status.DONE]
+    cleaned = []
+    for item in old:
+        ref = refs.claim_ref(team.namespace, item.node)
+        if refs.push(team.root, team.url, [(ref, None, item.sha)]).verdict is Verdict.APPLIED:
+            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace, ref), None)
+            cleaned.append(item.node)
+    lost = [p for p in pushed if not p.won]
+    lines = [f"Fetched {len(seen)} claim(s) from {team.remote}"]
+    lines += [f"  pushed the offline claim on {p.node} for {clean(p.agent, 80)}" for p in pushed if p.won]
+    lines += [f"  LOST {p.node}: {clean(p.holder, 120)} took it first; {clean(p.agent, 80)} must stop working on it"
+              for p in lost]
+    if cleaned:
+        lines.append(f"  cleaned {len(cleaned)} tombstone(s) done here for over {grace_days:g} days: "
+                     + ", ".join(cleaned[:20]))
+    data = {"claims": len(seen), "pushed": [p.node for p in pushed if p.won],
+            "lost": [{"id": p.node, "agent": p.agent, "holder": p.holder} for p in lost], "cleaned": cleaned}
+    mutation = Mutation("team_sync", "team sync", bool(pushed or cleaned), "synced")
+    if lost:
+        first = lost[0]
+        raise CommandError("lease_lost", f"{first.node} was claimed by {first.holder} while {first.agent} was "
+                           "offline: stop working on it", fix(ctx.cmd("start", agent=first.agent, next=True),
+                                                              "take another task"),
+                           exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", first.node),
+                           details=data, text=lines, mutation=mutation)
+    return Result(data, next_(ctx.cmd("team status"), "see who holds what"), lines, mutation)
+
+
+def missing(team: remote.Team) -> dict[str, str]:
+    """Claim refs this clone has copies of that the remote no longer has: ref -> the copy's SHA."""
+    answer = refs.git.run_git_remote(team.root, "ls-remote", "--", team.url, f"{team.namespace}/*")
+    if answer.code != 0:
+        raise TeamError(f"remote unreachable ({team.remote}): "
+                        f"{answer.err.decode('utf-8', 'replace').strip()[:200]}", "unreachable")
+    there = {line.partition("\t")[2] for line in answer.out.decode("utf-8", "replace").splitlines()}
+    copies = refs.local_refs(team.root, team.tracking_prefix + "claims/")
+    out = {}
+    for tracking, sha in copies.items():
+        ref = f"{team.namespace}/{tracking.removeprefix(team.tracking_prefix)}"
+        if ref not in there:
+            out[ref] = sha
+    return out
+
+
+def repair(ctx: Ctx, dry_run: bool = False) -> Result:
+    """Re-create, create-only, every claim ref the remote lost, tombstones (done) first."""
+    team = team_of(ctx)
+    try:
+        lost = missing(team)
+    except TeamError as exc:
+        raise _error(ctx, exc, team, None) from exc
+    nodes = {ref: ref.rsplit("/", 1)[1] for ref in lost}
+    states = refs.read_commits(team.root, {nodes[ref]: sha for ref, sha in lost.items()})
+    order = sorted(lost, key=lambda ref: (0 if (states.get(nodes[ref]) or _NONE).state == "done" else 1, ref))
+    restored, failed = [], []
+    for ref in order if not dry_run else ():
+        answer = refs.push(team.root, team.url, [(ref, lost[ref], None)])
+        (restored if answer.verdict is Verdict.APPLIED else failed).append(nodes[ref])
+    lines = [f"{len(lost)} claim ref(s) missing on {team.remote}" + (" (dry run: nothing pushed)" if dry_run else "")]
+    lines += [f"  restored {n}" for n in restored] + [f"  not restored {n}: it exists again" for n in failed]
+    lines += [f"  would restore {nodes[ref]}" for ref in order] if dry_run else []
+    data: dict[str, Any] = {"missing": [nodes[r] for r in order], "restored": restored, "skipped": failed}
+    hint = next_(ctx.cmd("team repair"), "restore them") if dry_run and lost else \
+        next_(ctx.cmd("team status"), "see who holds what")
+    return Result(data, hint, lines, Mutation("team_repair", "team repair", bool(restored), "repaired"))
+
+
+class _None:
+    state = ""
+
+
+_NONE = _None()
