@@ -9,7 +9,8 @@ is put together from parts, one job each:
 - `announcements.Announcements`: cascades, agents that block or ask, files that stop loading;
 - `changes.PersonChanges`: the person's commands and their undo (ctrl+z);
 - `navigation.Navigation`: switching views;
-- `prebuild.Prebuild`: the main views built unseen before their first visit.
+- `prebuild.Prebuild`: the main views built unseen before their first visit;
+- `follow.FollowTeam`: with `follow`, the team's claims polled from the shared remote.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, Callable, Iterable
 
 from leafwise.canvas.announcements import Announcements
 from leafwise.canvas.changes import PersonChanges
+from leafwise.canvas.follow import ClaimSource, FollowTeam
 from leafwise.canvas.live import PlanCheck, PlanUpdate, LivePlan
 from leafwise.canvas.look import safe, set_display_clock
 from leafwise.canvas.navigation import Navigation, epic_of
@@ -59,7 +61,7 @@ class Notice:
     severity: SeverityLevel
 
 
-class CanvasApp(LivePlan, Announcements, PersonChanges, Navigation, Prebuild, App[int]):
+class CanvasApp(LivePlan, Announcements, PersonChanges, Navigation, Prebuild, FollowTeam, App[int]):
     """Leafwise's canvas over the plan in `plan_root` (a repository folder or its `.leafwise/`)."""
 
     TITLE = "Leafwise"
@@ -93,7 +95,8 @@ class CanvasApp(LivePlan, Announcements, PersonChanges, Navigation, Prebuild, Ap
 
     def __init__(self, plan_root: str | os.PathLike | PlanPaths, *, watch: bool = True,
                  settings_path: Path | None = None, debounce_ms: int = 50, step_ms: int = 5,
-                 clock: Callable[[], datetime] | None = None, prebuild: bool = False) -> None:
+                 clock: Callable[[], datetime] | None = None, prebuild: bool = False, follow: bool = False,
+                 every: float | None = None, team_source: ClaimSource | None = None) -> None:
         super().__init__()
         set_display_clock(clock)
         self.paths = plan_root if isinstance(plan_root, PlanPaths) else find_root(explicit=plan_root)
@@ -107,6 +110,7 @@ class CanvasApp(LivePlan, Announcements, PersonChanges, Navigation, Prebuild, Ap
         self._init_announcements()
         self._init_changes()
         self._init_prebuild(prebuild)
+        self._init_follow(follow, every, team_source)
         for theme in THEMES.values():
             self.register_theme(theme)
         wanted = self.settings.theme
@@ -119,6 +123,7 @@ class CanvasApp(LivePlan, Announcements, PersonChanges, Navigation, Prebuild, Ap
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.mode_change_signal.subscribe(self, self._mode_entered)
         self._load()
+        self._start_following()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette's app-wide entries: ours ("group: verb"), then the Textual defaults we keep."""

@@ -1,20 +1,25 @@
-"""`leafwise` and `leafwise canvas`: open the canvas on the plan found from here."""
+"""`leafwise` and `leafwise canvas [--follow [--every SECONDS]]`: open the canvas on the plan found from here."""
 
 from __future__ import annotations
 
 import sys
 
-from leafwise.commands.contract import EXIT_INVALID, EXIT_NOT_FOUND
+from leafwise.commands.contract import EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE
 from leafwise.store import PlanNotFound
 from leafwise.store.paths import PlanUnsafe
 
 
-def run_canvas(root: str | None) -> int:
-    """Open the canvas; without a plan, say so with the fix (exit 5, as the CLI's not-found)."""
+def run_canvas(root: str | None, *, follow: bool = False, every: float | None = None) -> int:
+    """Open the canvas (with `follow`, polling the team's remote every `every` seconds); without a plan,
+    say so with the fix (exit 5, as the CLI's not-found)."""
     from leafwise.canvas.app import make_canvas
 
+    if every is not None and not every > 0:
+        print(f"Error: --every {every:g} is not a number of seconds above 0", file=sys.stderr)
+        print("Fix: leafwise canvas --follow --every 10", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        app = make_canvas(root)
+        app = make_canvas(root, follow=follow, every=every)
     except PlanUnsafe as exc:  # the CLI's own refusal: a link or a FIFO among the plan's own files
         print(f"Error: {exc}", file=sys.stderr)
         print("Fix: leafwise repair --dry-run" if exc.repairable else "Fix: leafwise doctor", file=sys.stderr)

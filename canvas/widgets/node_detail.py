@@ -17,7 +17,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable
 
-from leafwise.canvas.follow import team_line
 from leafwise.canvas.look import (
     STATUS_VAR,
     ago,
@@ -34,6 +33,7 @@ from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.quiet import set_content, show
+from leafwise.canvas.widgets.team_mark import team_line
 from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs

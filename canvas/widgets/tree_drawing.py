@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from leafwise.canvas.model.state import Group
 from leafwise.canvas.model.tree_layout import GROUP, Row, context_node
+from leafwise.canvas.widgets.team_mark import team_mark
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -50,7 +51,8 @@ class TreeDrawing:
             stamp = (width, flash, context, row.expandable, row.expanded, epic)
         else:
             subject = state.nodes.get(key)
-            stamp = (width, flash, context, row.expandable, row.expanded, state.counts.get(key))
+            team = team_mark(getattr(self.app, "team_claims", {}).get(key))  # canvas --follow
+            stamp = (width, flash, context, row.expandable, row.expanded, state.counts.get(key), team)
         cached = self._labels.get(key)
         if cached is not None and cached[0] is subject and cached[1] == stamp:
             return cached[2], cached[3]
@@ -59,7 +61,7 @@ class TreeDrawing:
         elif epic is not None:
             text = self._painter.context(subject, width - 2) if subject else Text(key)
         else:
-            text = self._painter.node(subject, stamp[5] or (0, 0), width - 2) if subject else Text(key)
+            text = self._painter.node(subject, stamp[5] or (0, 0), width - 2, stamp[6]) if subject else Text(key)
         if flash:
             text.stylize(self._style("flash"))
         if context:

@@ -1,4 +1,4 @@
-"""How one tree row reads: status mark, title, blocked reason, assignee, id, and a bar or a status word.
+"""How one tree row reads: status mark, title, blocked reason, holder, id, and a bar or a status word.
 
 Drawn at paint time for the visible rows only, from the live state, in the
 tree's component styles (so every theme colours them).
@@ -38,7 +38,9 @@ class RowPainter:
             out.append(" " * 5)  # where the percentage would be: the columns stay aligned
         return out
 
-    def node(self, node: Node, counts: tuple[int, int], width: int) -> Text:
+    def node(self, node: Node, counts: tuple[int, int], width: int, team: str = "") -> Text:
+        """A node's row; `team` is its claim on the team's remote (`follow.team_mark`), shown instead of
+        the assignee: it names the clone too."""
         closed = node.status in CLOSED
         decision = node.status == "blocked" and node.open_decision is not None
         status_style = self._style("decision" if decision else STATUS_CLASS.get(node.status, "draft"))
@@ -56,7 +58,9 @@ class RowPainter:
         # Right-hand columns in display order, each with its importance: on a narrow row the
         # least important give way first (assignee, then id), so the bar or status stays.
         parts: list[tuple[int, Text]] = []
-        if node.assignee and not closed:
+        if team:
+            parts.append((1, Text(team, self._style("active"))))
+        elif node.assignee and not closed:
             parts.append((1, Text(f"@{one_line(node.assignee, 40)}", self._style("dim"))))
         parts.append((2, Text(f"{node.id:>9}", self._style("dim"))))
         if node.children:

@@ -1,0 +1,120 @@
+"""`canvas --follow`: the team's claims from the shared remote, polled in a thread every few seconds.
+
+Each poll fetches the claim refs (`commands.team.status.claims(root, fetch=True)`, one protocol-v2
+request) and keeps them in `app.team_claims` by node id. The tree marks a claimed row with its
+holder (`agent@clone`), the detail pane adds a line, and a claim taken or finished in another
+clone raises a toast. A remote that does not answer is said once; the next polls go on trying.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Callable, Sequence
+
+from leafwise.canvas.live import PlanUpdate
+from leafwise.canvas.model.state import Delta
+from leafwise.canvas.widgets.team_mark import TeamClaim, holder
+from leafwise.commands.text import one_line
+from textual import work
+
+DEFAULT_EVERY = 10.0  # seconds between two polls of the remote
+MIN_EVERY = 0.2  # faster than this is a fetch loop, not a poll
+TOASTED = 3  # claim changes named in one toast; the rest are counted
+
+ClaimSource = Callable[[Path, bool], Sequence[TeamClaim]]
+
+
+def team_source() -> ClaimSource:
+    """The real source: the team's claims as `leafwise team status` reads them."""
+    from leafwise.commands.team.status import claims
+
+    return claims
+
+
+def shown(claim: TeamClaim) -> tuple[str, str, str, str, bool]:
+    """What the canvas draws of a claim (its age alone moves on every poll: not a change to announce)."""
+    return (claim.agent, claim.clone, claim.branch, claim.state, claim.stale)
+
+
+class FollowTeam:
+    """The part of `CanvasApp` that polls the team's remote (a mixin: `self` is the app)."""
+
+    def _init_follow(self, follow: bool, every: float | None, source: ClaimSource | None) -> None:
+        self.following = follow or every is not None
+        self.follow_every = max(MIN_EVERY, every if every is not None else DEFAULT_EVERY)
+        self._claim_source = source
+        self.team_claims: dict[str, TeamClaim] = {}
+        self.team_since: dict[str, datetime] = {}  # when this machine first saw each claim as it is now
+        self.team_error: str | None = None  # what the last poll said when it failed
+        self.team_polls = 0  # polls answered, good or not (tests wait on it)
+        self._polling = False
+
+    def _start_following(self) -> None:
+        if not self.following:
+            return
+        if self._claim_source is None:
+            self._claim_source = team_source()
+        self._poll_team()
+        self.set_interval(self.follow_every, self._poll_team)
+
+    def _poll_team(self) -> None:
+        if not self._polling:  # a slow remote: the next poll waits for this one, threads never pile up
+            self._polling = True
+            self._fetch_claims()
+
+    @work(thread=True, group="follow")
+    def _fetch_claims(self) -> None:
+        source = self._claim_source
+        assert source is not None
+        try:
+            found = list(source(self.paths.repo, True))
+        # A poller must outlive anything the remote or its git says; the person reads it in a toast.
+        except Exception as exc:  # noqa: BLE001
+            self.call_from_thread(self._team_failed, str(exc) or type(exc).__name__)
+            return
+        self.call_from_thread(self._team_seen, found)
+
+    def _team_failed(self, message: str) -> None:
+        self._polling = False
+        self.team_polls += 1
+        if message != self.team_error:
+            self.notify(f"{message}\nThe canvas tries again every {self.follow_every:g} s.",
+                        title="Not following the team", severity="warning", timeout=10)
+        self.team_error = message
+
+    def _team_seen(self, found: list[TeamClaim]) -> None:
+        self._polling = False
+        first = self.team_polls == 0 or self.team_error is not None
+        if self.team_error is not None and self.team_polls:
+            self.notify("The team's remote answers again.", title="Following the team")
+        self.team_error = None
+        self.team_polls += 1
+        fresh = {claim.node_id: claim for claim in found}
+        old = self.team_claims
+        moved = {nid for nid in old.keys() | fresh.keys()
+                 if (nid in old) != (nid in fresh) or (nid in old and shown(old[nid]) != shown(fresh[nid]))}
+        now = datetime.now().astimezone()
+        self.team_since = {nid: self.team_since[nid] if nid in self.team_since and nid not in moved
+                           else now - timedelta(seconds=max(0.0, claim.age_seconds)) for nid, claim in fresh.items()}
+        self.team_claims = fresh
+        if not first:
+            self._announce_claims([fresh[nid] for nid in sorted(moved) if nid in fresh])
+        self._claims_moved(moved)
+
+    def _claims_moved(self, ids: set[str]) -> None:
+        state = self.state
+        if state is None or not ids:
+            return
+        self.plan_updated.publish(PlanUpdate(Delta(changed={nid for nid in ids if nid in state.nodes}),
+                                             claims=True))
+
+    def _announce_claims(self, claims: list[TeamClaim]) -> None:
+        news = [c for c in claims if c.state in ("held", "done", "blocked")]
+        if not news:
+            return
+        words = [f"{c.node_id} {c.state} by {holder(c)} on {one_line(c.branch, 60) or 'no branch'}"
+                 for c in news[:TOASTED]]
+        if len(news) > TOASTED:
+            words.append(f"and {len(news) - TOASTED} more (leafwise team status)")
+        self.notify("\n".join(words), title="Team")

@@ -1,0 +1,49 @@
+"""How a claim on the team's remote reads in the canvas (`canvas --follow`): the tree row's mark
+("⚑ bob@laptop-3f2a") and the detail pane's line. The claims come from `follow.FollowTeam`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from leafwise.canvas.look import clock
+from leafwise.commands.text import one_line
+
+MARKS = {"held": "⚑", "done": "✓", "blocked": "⊘"}  # the states a row shows (released: nobody holds it)
+
+
+class TeamClaim(Protocol):
+    """One claim as `commands.team.status.TeamClaim` carries it (the fields the canvas reads)."""
+
+    node_id: str
+    agent: str
+    clone: str
+    branch: str
+    state: str
+    age_seconds: float
+    stale: bool
+
+
+def holder(claim: TeamClaim) -> str:
+    return f"{one_line(claim.agent, 40)}@{one_line(claim.clone, 40)}"
+
+
+def team_mark(claim: TeamClaim | None) -> str:
+    """What a tree row shows for a claim ("⚑ bob@laptop-3f2a"), or "" when nobody holds the task."""
+    if claim is None or claim.state not in MARKS:
+        return ""
+    return f"{MARKS[claim.state]} {holder(claim)}" + (" stale" if claim.stale else "")
+
+
+def team_line(claim: TeamClaim | None, since: datetime | None = None) -> str:
+    """The detail pane's line: who, the state, the branch, and since when this machine has seen it
+    unchanged (this machine's clock only: the holder's is never read)."""
+    if claim is None:
+        return ""
+    seen = f" · unchanged here since {clock(since)}" if since is not None else ""
+    if claim.state == "unreadable":
+        return f"a claim this canvas cannot read{seen}"
+    words = f"{holder(claim)} · {claim.state} on {one_line(claim.branch, 80) or 'no branch'}"
+    if claim.stale:
+        words += " · silent past its TTL (another clone may take it)"
+    return words + seen
