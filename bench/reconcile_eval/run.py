@@ -2,6 +2,7 @@
 """Measure `leafwise reconcile` on the labelled cases and time it on a large repository.
 
     python bench/reconcile_eval/run.py [--half dev|clean|all|SET] [--show-misses]
+    python bench/reconcile_eval/run.py --packets [--half dev|clean|all|SET] [--show-misses]
     python bench/reconcile_eval/run.py --synthetic [--no-write] [--files 2000]
 
 Without --synthetic: the real eval (real_eval.py: 8 public repositories, labelled
@@ -310,6 +311,8 @@ def main() -> None:
                         help="real repositories: dev (default: tune, heldout, fresh, open for development), "
                              "clean (the held-out half: fresh2, fresh3), all, or one set of real/SPLIT.yaml")
     parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
+    parser.add_argument("--packets", action="store_true",
+                        help="real repositories: the recall of verify's evidence packets (packet_recall.py)")
     parser.add_argument("--synthetic", action="store_true",
                         help="the small synthetic cases in cases/ and the synthetic timing run instead")
     args = parser.parse_args()
@@ -317,6 +320,11 @@ def main() -> None:
         sys.path.insert(0, str(HERE))
         import real_eval
 
+        if args.packets:
+            import packet_recall
+
+            print("\n".join(packet_recall.main(args.half, args.show_misses, real_eval)))
+            return
         print("\n".join(real_eval.main(args.half, args.show_misses)))
         return
     cases = sorted(p for p in CASES.iterdir() if (p / "labels.yaml").is_file())

@@ -29,9 +29,16 @@ SNIPPET = 160
 MAX_SPAN = 30  # lines a definition's place spans at most
 DOC_SPAN = 6
 # How many places each kind of source may take in the first pass (the best place of each file).
-QUOTAS = {"code": 6, "test": 2, "docs": 2, "ui": 1, "commit": 1}
+QUOTAS = {"code": 7, "test": 1, "docs": 1, "ui": 1, "commit": 1}
 PER_FILE = 2
 MIN_SCORE = 0.15
+ENTRY_KINDS = frozenset({"route", "cli"})
+ENTRY_PLACES = 3
+# Folders of generated or historical code: a migration names every model it touches, and is rarely the feature.
+AFTERTHOUGHT_DIRS = frozenset({"migrations", "alembic", "versions", "vendor", "fixtures", "snapshots"})
+AFTERTHOUGHT = 0.5
+PATH_BOOST = 0.5  # a document in a file whose own name carries the title's words (`outdated.py`) counts more
+KIND_RANK = {"body": 1, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
 BOUNDARY_KINDS = frozenset({"definition", "symbol", "route", "cli", "test", "model", "component", "page", "option",
                             "flag", "field"})
@@ -147,6 +154,14 @@ def _modules(index: Index, weights: dict[str, float]) -> list[tuple[float, Artif
     return out
 
 
+def _place_factor(path: str, by_path: dict[str, float]) -> float:
+    """More for a file whose name carries the title's words, less for a migration or a vendored copy."""
+    factor = 1 + PATH_BOOST * by_path.get(path, 0.0)
+    folders = path.split("/")[:-1]
+    late = AFTERTHOUGHT_DIRS.intersection(folders) or any("migration" in f or f == "migrate" for f in folders)
+    return factor * AFTERTHOUGHT if late else factor
+
+
 def _kind(doc: Artifact) -> str:
     cat = "code" if doc.kind == "module" else category(doc)
     return {"text": "ui", "other": "code"}.get(cat, cat)
@@ -164,6 +179,11 @@ def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, 
     chosen: list[tuple[float, Artifact, list[str]]] = []
     files: dict[str, int] = {}
     taken = {k: 0 for k in QUOTAS}
+    for item in ranked:  # the entry points first: the route or command that does it is where to start reading
+        if item[1].kind in ENTRY_KINDS and item[1].path not in files and len(chosen) < ENTRY_PLACES:
+            chosen.append(item)
+            files[item[1].path] = 1
+            taken["code"] += 1
     for item in ranked:
         kind = _kind(item[1])
         if item[1].path in files or taken.get(kind, 0) >= QUOTAS.get(kind, 1):
@@ -265,10 +285,14 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
     expansions = _expansions(weighed, rindex)
     present = [c for c in weights if expansions.get(c)]
     head = max(present, key=lambda c: (weights[c], c)) if present else None
-    ranked = [(s, rindex.docs[i], named) for i, (s, named) in _scores(weights, expansions, rindex).items()
-              if s >= MIN_SCORE]
-    ranked += [m for m in _modules(index, weights) if m[0] >= MIN_SCORE]
-    ranked.sort(key=lambda t: (-t[0], t[1].path, t[1].line, t[1].kind))
+    modules = _modules(index, weights)
+    by_path = {art.path: cov for cov, art, _named in modules}
+    ranked = [(round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named, len(rindex.keys[i]))
+              for i, (s, named) in _scores(weights, expansions, rindex).items() if s >= MIN_SCORE]
+    ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= MIN_SCORE]
+    # ties: the more focused document first (fewer words besides the title's), then names before bodies, docs last
+    ranked.sort(key=lambda t: (-t[0], t[3], KIND_RANK.get(t[1].kind, 1), t[1].path, t[1].line))
+    ranked = [t[:3] for t in ranked]
     commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
     chosen = _pick(ranked)[:MAX_PLACES - len(commits[:1])]
     texts = _Texts(index)
