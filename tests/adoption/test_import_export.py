@@ -1,0 +1,169 @@
+"""Importing again, the dry run, malformed input, placement options, and export's round trip."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from testkit import run_cli, run_cli_in_process
+
+SOURCES = [("taskmaster", "taskmaster"), ("backlog", "backlog"), ("beads", "beads"),
+           ("github", "github/gh-issues.json"), ("csv", "csv/jira.csv")]
+
+
+def cli(root: Path, *args: str) -> dict:
+    res = run_cli_in_process(*args, "--json", cwd=root)
+    env = json.loads(res.stdout)
+    assert res.code == 0, env.get("error")
+    return env
+
+
+@pytest.mark.parametrize(("fmt", "rel"), SOURCES, ids=[s[0] for s in SOURCES])
+def test_importing_again_changes_nothing(plan_root: Path, kit, fmt: str, rel: str) -> None:
+    first = cli(plan_root, "import", fmt, str(kit.fixtures / rel))["result"]
+    before = kit.snapshot(plan_root)
+    again = cli(plan_root, "import", fmt, str(kit.fixtures / rel))
+    assert (again["result"]["added"], again["result"]["updated"]) == (0, 0)
+    assert again["result"]["unchanged"] == first["added"] and again["mutation"]["applied"] is False
+    after = kit.snapshot(plan_root)
+    assert {k: v for k, v in after.items() if k != "journal.jsonl"} == \
+        {k: v for k, v in before.items() if k != "journal.jsonl"}
+
+
+def test_a_changed_source_updates_the_same_nodes(plan_root: Path, kit, tmp_path: Path) -> None:
+    source = tmp_path / "tm"
+    shutil.copytree(kit.fixtures / "taskmaster", source)
+    path = source / ".taskmaster/tasks/tasks.json"
+    cli(plan_root, "import", "taskmaster", str(source))
+    ids = {k: n["id"] for k, n in kit.imported(plan_root).items()}
+    data = json.loads(path.read_text())
+    task = data["master"]["tasks"][2]
+    task["title"], task["status"], task["details"] = "Password reset by email", "done", "Signed, expiring links."
+    data["master"]["tasks"].append({"id": 8, "title": "Rate limits", "description": "", "status": "pending",
+                                    "dependencies": [3], "subtasks": []})
+    path.write_text(json.dumps(data))
+    result = cli(plan_root, "import", "taskmaster", str(source))["result"]
+    assert (result["added"], result["updated"]) == (1, 1)
+    nodes = kit.imported(plan_root)
+    reset = nodes["master/3"]
+    assert reset["id"] == ids["master/3"] and (reset["title"], reset["status"]) == ("Password reset by email", "done")
+    assert "Signed, expiring links." in reset["_doc"]
+    assert nodes["master/8"]["depends_on"] == [ids["master/3"]]
+    assert {k: n["id"] for k, n in nodes.items() if k in ids} == ids
+
+
+def test_the_dry_run_prints_the_mapping_and_the_skips_and_writes_nothing(plan_root: Path, kit) -> None:
+    before = kit.snapshot(plan_root)
+    res = run_cli("import", "beads", str(kit.fixtures / "beads"), "--dry-run", cwd=plan_root)
+    assert res.code == 0, res.stderr
+    assert "Would import beads" in res.stdout and "6 added" in res.stdout
+    assert "+ bd-1.2 → new “Login form” in-progress (under bd-1, after bd-1.1)" in res.stdout
+    assert "skipped bd-5" in res.stdout and "tombstone" in res.stdout
+    assert res.stdout.rstrip().splitlines()[-1] == f"Next: leafwise import beads {kit.fixtures / 'beads'}"
+    assert kit.snapshot(plan_root) == before
+
+
+def test_a_malformed_item_names_the_file_the_item_and_the_fix_and_nothing_is_written(plan_root: Path, kit,
+                                                                                    tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    data = json.loads((kit.fixtures / "taskmaster/.taskmaster/tasks/tasks.json").read_text())
+    data["master"]["tasks"][3]["status"] = "someday"
+    path.write_text(json.dumps(data))
+    before = kit.snapshot(plan_root)
+    res = run_cli("import", "taskmaster", str(path), cwd=plan_root)
+    assert res.code == 2
+    assert f"Error: {path}, tag master, task 4: status 'someday' is not a Task Master status" in res.stderr
+    assert f"Fix: leafwise import taskmaster {path} --dry-run" in res.stderr
+    env = json.loads(run_cli_in_process("import", "taskmaster", str(path), "--json", cwd=plan_root).stdout)
+    assert env["error"]["details"]["fix"].startswith("map it: --map status.someday=draft")
+    assert kit.snapshot(plan_root) == before
+    partial = cli(plan_root, "import", "taskmaster", str(path), "--partial")["result"]
+    assert partial["added"] == 11 and partial["skips"][0]["key"] == "master/4"
+    mapped = cli(plan_root, "import", "taskmaster", str(path), "--map", "status.someday=draft")["result"]
+    assert (mapped["added"], mapped["unchanged"]) == (1, 11)
+
+
+def test_a_broken_jsonl_line_is_named_by_its_line(plan_root: Path, kit, tmp_path: Path) -> None:
+    path = tmp_path / "issues.jsonl"
+    lines = (kit.fixtures / "beads/.beads/issues.jsonl").read_text().splitlines()
+    lines[2] = lines[2][:40]
+    path.write_text("\n".join(lines) + "\n")
+    before = kit.snapshot(plan_root)
+    res = run_cli_in_process("import", "beads", str(path), "--json", cwd=plan_root)
+    error = json.loads(res.stdout)["error"]
+    assert res.code == 2 and error["details"]["file"] == str(path) and error["details"]["item"] == "line 3"
+    assert "not valid JSON" in error["message"] and kit.snapshot(plan_root) == before
+
+
+def test_release_and_parent_place_the_import_and_tags_become_epics(plan_root: Path, kit) -> None:
+    cli(plan_root, "release", "add", "R1", "--title", "First")
+    epic = cli(plan_root, "add", "Adopted work", "--release", "R1")["result"]["id"]
+    cli(plan_root, "import", "taskmaster", str(kit.fixtures / "taskmaster"), "--release", "R1", "--parent", epic)
+    nodes = kit.imported(plan_root)
+    assert {n["_release"] for n in nodes.values()} == {"R1"}
+    tags = {k: n for k, n in nodes.items() if k.startswith("tag:")}
+    assert sorted(k for k in tags) == ["tag:master", "tag:release-2"]
+    assert {n["parent"] for n in tags.values()} == {epic}
+    assert nodes["master/1"]["parent"] == tags["tag:master"]["id"]
+    releases = cli(plan_root, "release", "list")["result"]["items"]
+    assert [r["id"] for r in releases] == ["R1"]
+
+
+def test_a_near_duplicate_is_reported_not_refused(plan_root: Path, kit) -> None:
+    own = cli(plan_root, "add", "Login forms")["result"]["id"]
+    result = cli(plan_root, "import", "backlog", str(kit.fixtures / "backlog"))["result"]
+    assert result["added"] == 8
+    assert [(d["key"], d["like"]) for d in result["duplicates"]] == [("TASK-2.2", own)]
+
+
+def _comparable(export: dict) -> tuple[list, list]:
+    """An export's releases and nodes, ids replaced by source ids, times the import sets left out."""
+    by_source = {n["id"]: f"{n['source']['tool']}:{n['source']['id']}" for n in export["nodes"]}
+    nodes = []
+    for node in export["nodes"]:
+        node = {k: v for k, v in node.items() if k not in ("id", "updated", "docs")}
+        node["parent"] = by_source.get(node.get("parent"))
+        node["depends_on"] = sorted(by_source[d] for d in node.get("depends_on") or [])
+        node["_docs"] = list((node.get("_docs") or {}).values())
+        nodes.append(node)
+    return export["releases"], sorted(nodes, key=lambda n: json.dumps(n["source"]))
+
+
+def test_export_json_imports_back_to_the_same_plan(plan_root: Path, kit, tmp_path: Path) -> None:
+    for fmt, rel in SOURCES[:3]:
+        cli(plan_root, "import", fmt, str(kit.fixtures / rel))
+    cli(plan_root, "comment", "AD-2", "--text", "kept through the round trip")
+    first = tmp_path / "first.json"
+    res = run_cli("export", "json", str(first), "--journal", cwd=plan_root)
+    assert res.code == 0 and res.stdout.rstrip().endswith("Done."), res.stderr
+    exported = json.loads(first.read_text())
+    assert any(e.get("command") == "import" for e in exported["journal"])
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    cli(copy, "init", "--name", "Copy", "--prefix", "CP")
+    cli(copy, "import", "json", str(first))
+    second = json.loads(cli(copy, "export", "json")["result"]["content"])
+    assert _comparable(second) == _comparable(exported)
+    again = cli(copy, "import", "json", str(first))["result"]
+    assert (again["added"], again["updated"]) == (0, 0)
+    validate = run_cli_in_process("validate", cwd=copy)
+    assert validate.code == 0 and "0 error(s)" in validate.stdout
+
+
+def test_export_csv_and_markdown(plan_root: Path, kit, tmp_path: Path) -> None:
+    cli(plan_root, "import", "backlog", str(kit.fixtures / "backlog"))
+    markdown = cli(plan_root, "export", "markdown")["result"]["content"]
+    assert markdown.startswith("# Adopt\n") and "## v1.0 — v1.0" in markdown
+    assert "  - [x] **AD-3** Sign-up form — done, @bob" in markdown
+    path = tmp_path / "plan.csv"
+    cli(plan_root, "export", "csv", str(path))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    cli(copy, "init", "--name", "Copy", "--prefix", "CP")
+    cli(copy, "import", "csv", str(path))
+    ours, theirs = kit.imported(plan_root), kit.imported(copy)
+    assert sorted((n["title"], n["status"]) for n in ours.values()) == sorted((n["title"], n["status"]) for n in theirs.values())
+    titles = {n["id"]: n["title"] for n in theirs.values()}
+    assert titles[theirs["AD-4"]["parent"]] == "User accounts"
