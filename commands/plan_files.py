@@ -50,11 +50,14 @@ def plan_files(plan: Plan, cmd: CommandLine) -> PlanFiles:
         except UnsafePath as exc:
             return exc
 
-    return PlanFiles(with_merge_conflicts(plan, cmd), line_of, link, plan_commands(plan))
+    broken: list[Problem] = []
+    commands = plan_commands(plan, broken)
+    return PlanFiles([*with_merge_conflicts(plan, cmd), *broken], line_of, link, commands)
 
 
-def plan_commands(plan: Plan) -> list[PlanCommand]:
-    """Every command the plan's files would have Leafwise run, with whether the person approved it.
+def plan_commands(plan: Plan, broken: list[Problem] | None = None) -> list[PlanCommand]:
+    """Every command the plan's files would have Leafwise run, with whether the person approved it;
+    a cycle file that cannot be trusted goes to `broken` (validate's error, never silently skipped).
 
     Every `complete` validates, so what most plans lack (done_when checks, cycles) is imported only
     when it is there."""
@@ -65,7 +68,7 @@ def plan_commands(plan: Plan) -> list[PlanCommand]:
 
             found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
                       if kind == "command"]
-    found += _cycle_commands(plan.paths)
+    found += _cycle_commands(plan.paths, broken if broken is not None else [])
     if not found:
         return []
     from leafwise.store import trust
@@ -79,7 +82,7 @@ def plan_commands(plan: Plan) -> list[PlanCommand]:
     return sorted(out, key=lambda c: (c.source, c.owner, c.command))
 
 
-def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
+def _cycle_commands(paths: PlanPaths, broken: list[Problem]) -> list[tuple[str, str, str, str]]:
     if not paths.cycles.is_dir():
         return []
     from leafwise.store import cycles as ledger
@@ -90,12 +93,16 @@ def _cycle_commands(paths: PlanPaths) -> list[tuple[str, str, str, str]]:
         return []
     found = []
     for name in names:
+        file = f".leafwise/cycles/{name}.yaml"
         try:
             cycle = ledger.read(paths, name)
-        except (ledger.LedgerError, OSError, ValueError, TypeError):
+        except (ledger.LedgerError, OSError, ValueError, TypeError) as exc:
+            line = getattr(exc, "line", None)
+            broken.append(Problem("cycle_file", "error", f"{exc}: a person fixes or deletes the file",
+                                  command_line("cycle status"), file=file, line=line if isinstance(line, int) else None))
             continue
         if cycle is not None:
-            found += [(str(c), "cycle", name, f".leafwise/cycles/{name}.yaml") for c in cycle.verify]
+            found += [(str(c), "cycle", name, file) for c in cycle.verify]
     return found
 
 

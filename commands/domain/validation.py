@@ -11,12 +11,16 @@ from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Problem
 
 PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conflict"}
+# A broken cycle file stops its cycle (`cycle tick` refuses it), never unrelated tasks.
+CYCLE_ONLY = {"cycle_file"}
 # Warnings only a person can clear: approving a command from a plan file (docs/security.md, "Approvals").
 PERSON_STEPS = {"untrusted_command"}
 
 
 def touches(plan: Plan, node: Node, problem: Problem) -> bool:
     """Whether a problem concerns the task: in it, its ancestors, its dependencies, or the whole plan."""
+    if problem.code in CYCLE_ONLY:
+        return False
     if problem.code in PLAN_WIDE or problem.node is None or problem.file == PROJECT_FILE:
         return True
     scope = {node.id, *(a.id for a in plan.ancestors(node.id)), *node.depends_on}

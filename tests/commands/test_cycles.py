@@ -328,7 +328,6 @@ def test_racing_ticks_never_pass_the_cap(bugs):
 
 
 def test_write_doc_refuses_an_off_limits_path(tmp_path):
-    from testkit import node, run_cli, write_plan
 
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     started = run_cli("cycle", "start", "guard", "--kind", "until-goal", "--max-iterations", "3",
@@ -338,3 +337,18 @@ def test_write_doc_refuses_an_off_limits_path(tmp_path):
     res = run_cli("doc", "T-1", "--write", "-", stdin="# no\n", cwd=tmp_path)
     assert res.code == 3 and "off limits" in res.stderr
     assert not (tmp_path / ".leafwise/docs/T-1.md").exists()
+
+
+@pytest.mark.parametrize("body", ["name: big\nverify: [\"true\"]\nnote: " + "x" * 300_000 + "\n", "kind: [\n"],
+                         ids=["oversize", "unparsable"])
+def test_validate_names_a_cycle_file_it_cannot_trust_and_tasks_still_complete(tmp_path, body):
+    from testkit import node, run_cli, write_plan
+
+    write_plan(tmp_path, [node("T-1", "Task")])
+    (tmp_path / ".leafwise/cycles").mkdir()
+    (tmp_path / ".leafwise/cycles/bad.yaml").write_text(body)
+    checked = run_cli("validate", "--json", cwd=tmp_path)
+    assert checked.code == 4, checked.stdout
+    (problem,) = [p for p in checked.json["error"]["details"]["problems"]["items"] if p["code"] == "cycle_file"]
+    assert problem["file"] == ".leafwise/cycles/bad.yaml" and problem["severity"] == "error", problem
+    assert run_cli("edit", "T-1", "--set", "priority=high", cwd=tmp_path).code == 0
