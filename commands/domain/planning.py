@@ -23,7 +23,6 @@ from leafwise.commands.contract import (
     placeholder,
 )
 from leafwise.commands.core import duplicates, lifecycle
-from leafwise.commands.domain.merging import init_note
 from leafwise.commands.domain.nodes import cascade_changes, get_node, move_status, record, require_project
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
@@ -61,7 +60,9 @@ def init(ctx: Ctx, name: str | None = None, prefix: str | None = None) -> Result
         return Result({"root": str(repo), "created": False}, next_(ctx.cmd("context"), "read the plan"),
                       [f"A plan already exists in {paths.dir}"], tool)
     pid = _create(paths, name, prefix)
-    driver, driver_lines = init_note(ctx, repo)  # node files merge key by key (commands/domain/merging.py)
+    from leafwise.commands.domain.merging import init_note  # only init needs it: add and edit never load it
+
+    driver, driver_lines = init_note(ctx, repo)  # node files merge key by key (docs/merging.md)
     tool.applied, tool.reason = True, "plan created"
     tool.changes = [{"file": f"{PLAN_DIR}/project.yaml", "op": "create"}]
     ctx.use_paths(paths)
