@@ -89,7 +89,7 @@ def verdict_view(v: verdict_files.Verdict | None) -> dict[str, Any] | None:
 def verdict_lines(v: verdict_files.Verdict | None) -> list[str]:
     if v is None:
         return []
-    lines = [f"  verdict so far: {v.verdict} ({v.state}) by {clean(v.agent, 80)} at {v.at}"]
+    lines = [f"  verdict: {v.verdict} ({v.state}) by {clean(v.agent, 80)} at {v.at}"]
     lines += [inert_line(f"    {clean(q.place, 120)} “{clean(q.text, 100)}”") for q in v.quotes[:3]]
     if v.missing:
         lines.append(inert_line(f"    missing: {clean(v.missing, 200)}"))

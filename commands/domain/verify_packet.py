@@ -287,8 +287,13 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
     head = max(present, key=lambda c: (weights[c], c)) if present else None
     modules = _modules(index, weights)
     by_path = {art.path: cov for cov, art, _named in modules}
-    ranked = [(round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named, len(rindex.keys[i]))
-              for i, (s, named) in _scores(weights, expansions, rindex).items() if s >= MIN_SCORE]
+    covers: dict[int, float] = {}  # what each document names of the title, before the file's factor
+    ranked = []
+    for i, (s, named) in _scores(weights, expansions, rindex).items():
+        if s >= MIN_SCORE:
+            covers[id(rindex.docs[i])] = s
+            ranked.append((round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named,
+                           len(rindex.keys[i])))
     ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= MIN_SCORE]
     # ties: the more focused document first (fewer words besides the title's), then names before bodies, docs last
     ranked.sort(key=lambda t: (-t[0], t[3], KIND_RANK.get(t[1].kind, 1), t[1].path, t[1].line))
@@ -302,7 +307,8 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
         words = ", ".join(weighed.words.get(c, c) for c in named[:4])
         what = "the file's name" if art.kind == "module" else f"{art.kind} {cut(art.name, 60)}"
         places.append(PacketPlace(art.path, start, end, texts.snippet(art.path, start, end, SNIPPET),
-                                  f"{what} names {words} ({score:.2f} of the title)", _kind(art), score))
+                                  f"{what} names {words} ({covers.get(id(art), score):.2f} of the title)", _kind(art),
+                                  score))
     raw, unnamed = _raw_places(index, _plain_words(node.title, weighed))
     for rel, line, word in raw[:2]:
         start, end = max(1, line - 2), line + 3

@@ -14,11 +14,13 @@ Three forms (docs/reconcile.md, "Verification by an agent"):
 
 from __future__ import annotations
 
-from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, clean, fix, placeholder
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, clean, fix, next_, placeholder
+from leafwise.commands.domain.nodes import get_node
 from leafwise.commands.domain import verify_loop, verify_verdicts
 from leafwise.commands.domain.verify_loop import TOOL, draft_leaf, packet_for, packet_lines, packet_view
 from leafwise.commands.domain.verify_loop import verdict_hint, verdict_lines, verdict_view
 from leafwise.commands.registry import Ctx
+from leafwise.store import Status
 from leafwise.store import verdicts as verdict_files
 
 __all__ = ["TOOL", "verify"]
@@ -43,6 +45,9 @@ def verify(ctx: Ctx, node_id: str | None = None, next: bool = False, verdict: st
         raise CommandError("missing_node", "verify needs a draft leaf's ID, or --next",
                            fix(ctx.cmd("verify", next=True, agent=agent or placeholder("agent")),
                                "take the next draft to verify"), exit_code=EXIT_USAGE, category="usage")
+    recorded = _closed_with_verdict(ctx, node_id, agent)
+    if recorded is not None:
+        return recorded
     node = draft_leaf(ctx, node_id)
     packet = packet_for(ctx, node)
     current = verdict_files.read(ctx.paths(), node.id)
@@ -50,3 +55,17 @@ def verify(ctx: Ctx, node_id: str | None = None, next: bool = False, verdict: st
     return Result({"id": node.id, "title": node.title, "release": node.effective_release,
                    **packet_view(packet), "verdict": verdict_view(current)},
                   verdict_hint(ctx, node, packet, agent), lines)
+
+
+def _closed_with_verdict(ctx: Ctx, node_id: str, agent: str | None) -> Result | None:
+    """A leaf a verdict closed: that verdict with its quotes, to re-read (None: not closed, or no verdict)."""
+    node = get_node(ctx, node_id)
+    said = verdict_files.read(ctx.paths(), node.id)
+    if said is None or node.status == Status.DRAFT:
+        return None
+    lines = [f"{node.id} “{clean(node.title)}” is {node.status}; its verdict:"] + verdict_lines(said)
+    who = agent or ctx.caller
+    hint = next_(ctx.cmd("verify", next=True, agent=who), "the next draft to verify") if who else \
+        next_(ctx.cmd("show", node.id), "the node, with its summary")
+    return Result({"id": node.id, "title": node.title, "status": node.status, "verdict": verdict_view(said)},
+                  hint, lines)
