@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 from leafwise.canvas.live import PlanUpdate
 from leafwise.canvas.model.state import Delta
 from leafwise.canvas.widgets.team_mark import TeamClaim, holder
+from leafwise.commands.registry import command_line
 from leafwise.commands.text import one_line
 from textual import work
 
@@ -30,6 +31,15 @@ def team_source() -> ClaimSource:
     from leafwise.commands.team.status import claims
 
     return claims
+
+
+def failure(exc: Exception) -> str:
+    """What a failed poll says; a plan or clone not set up for team mode names the commands that do it."""
+    text = str(exc) or type(exc).__name__
+    if getattr(exc, "kind", None) == "setup":
+        text += (f"\nSet up: {command_line('team init')} (once per repository), "
+                 f"{command_line('team join')} (in each clone)")
+    return text
 
 
 def shown(claim: TeamClaim) -> tuple[str, str, str, str, bool]:
@@ -71,7 +81,7 @@ class FollowTeam:
             found = list(source(self.paths.repo, True))
         # A poller must outlive anything the remote or its git says; the person reads it in a toast.
         except Exception as exc:  # noqa: BLE001
-            self.call_from_thread(self._team_failed, str(exc) or type(exc).__name__)
+            self.call_from_thread(self._team_failed, failure(exc))
             return
         self.call_from_thread(self._team_seen, found)
 
@@ -79,7 +89,7 @@ class FollowTeam:
         self._polling = False
         self.team_polls += 1
         if message != self.team_error:
-            self.notify(f"{message}\nThe canvas tries again every {self.follow_every:g} s.",
+            self.notify(f"{message}\nThe canvas asks again every {self.follow_every:g} s.",
                         title="Not following the team", severity="warning", timeout=10)
         self.team_error = message
 

@@ -135,3 +135,14 @@ async def test_another_clones_claim_appears_through_the_real_remote(tmp_path):
         clone = claim_in(second, "T-1", "bob")
         await until(pilot, lambda: f"⚑ bob@{clone}" in row_text(app, "T-1"), what="the other clone's claim")
         assert "bob" not in row_text(app, "T-2")
+
+
+async def test_a_plan_without_team_mode_says_how_to_set_it_up(tmp_path):
+    root = write_plan(tmp_path / "plan", NODES)
+    app = canvas(root, tmp_path, follow=True, every=0.2)  # the real source
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(app, pilot)
+        await until(pilot, lambda: app.team_polls >= 2, what="two polls")
+        said = [n for n in notices(app) if n.startswith("Not following the team")]
+        assert len(said) == 1
+        assert "team mode is off" in said[0] and "leafwise team init" in said[0] and "leafwise team join" in said[0]
