@@ -63,7 +63,9 @@ class NodeMerge:
 
     text: bytes
     conflicts: tuple[FieldConflict, ...] = ()
-    taken: dict[str, str] = field(default_factory=dict)  # field -> "ours" | "theirs" | "newer" | "union"
+    # each changed field -> "ours" | "theirs" (the one side that changed it), "both" (the same change),
+    # "newer" (updated), "union" (a list) or "conflict"
+    taken: dict[str, str] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -85,7 +87,7 @@ def merge_node(base: bytes, ours: bytes, theirs: bytes, node_id: str | None = No
 
     Raises MergeRefused when a side is not a node the loader reads, or the result would not be one.
     """
-    if ours == theirs:
+    if ours == theirs:  # what git itself would write: nothing to merge
         return NodeMerge(ours)
     o, t = _node(ours, node_id, "ours"), _node(theirs, node_id, "theirs")
     if not base.strip():  # both sides added the file: two nodes that took one id, or an unknowable base
