@@ -185,3 +185,14 @@ def test_validate_names_the_driver_s_conflict_in_a_file_committed_with_its_marke
     assert res.code == 4 and "merge_conflict" in res.stdout and f"{NODES}/T-1.yaml:{line}" in res.stdout
     assert "set status differently" in res.stdout and f"to fix: git mergetool {NODES}/T-1.yaml" in res.stdout
     assert f"Fix: git mergetool {NODES}/T-1.yaml" in res.stderr.splitlines()
+
+
+def test_init_outside_a_git_repository_succeeds_and_names_the_one_command_for_later(tmp_path: Path):
+    res = run_cli_in_process("init", "--prefix", "T", "--json", cwd=tmp_path)
+    assert res.code == 0
+    assert res.json["result"]["merge_driver"] == {"installed": False, "reason": "not a git repository",
+                                                  "install": "leafwise merge-driver --install"}
+    assert (tmp_path / ".leafwise/.gitattributes").read_text().splitlines()[-1] == "nodes/*.yaml merge=leafwise"
+    refused = run_cli_in_process("merge-driver", "--install", cwd=tmp_path)
+    assert refused.code == 5 and "is not in a git repository" in refused.stderr
+    assert refused.stderr.splitlines()[-1] == "Fix: leafwise merge-driver --install"
