@@ -131,6 +131,7 @@ def merge_driver(ctx: Ctx, base: str | None, ours: str | None, theirs: str | Non
     if install_it and not given:
         return setup(ctx)
     if install_it or not (base and ours and theirs):
+        ctx.paths()  # the Fix installs into the plan found from here: a plan unsafe to use is named first
         raise CommandError(
             "usage", "merge-driver takes git's %O %A %B %P (git runs it in a merge), or --install alone",
             fix(ctx.cmd("merge-driver", install=True), "let git run the driver: install it in this clone"),
