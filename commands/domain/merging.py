@@ -95,33 +95,34 @@ def _add_attribute(plan_dir: Path, attributes: Path) -> None:
 def setup(ctx: Ctx) -> Result:
     """`merge-driver --install`: the driver in the clone of the plan found from here."""
     paths = ctx.paths()
-    done_ = install(paths.repo)
+    made = install(paths.repo)
     rel = f"{PLAN_DIR}/.gitattributes"
-    mutation = Mutation(OPERATION, "install", done_.driver is not None, "", [{"file": rel, "op": "write"}])
-    if done_.driver is None:
+    mutation = Mutation(OPERATION, "install", made.driver is not None, "", [{"file": rel, "op": "write"}])
+    if made.driver is None:
         mutation.reason = "not a git repository"
         raise CommandError(
-            "not_a_git_repository", f"{paths.repo} is not in a git repository ({done_.problem}); "
+            "not_a_git_repository", f"{paths.repo} is not in a git repository ({made.problem}); "
                                     f"{rel} names the driver, but git's config cannot hold it here",
             fix(ctx.cmd("merge-driver", install=True), "make the folder a git repository (git init), then install"),
             exit_code=EXIT_NOT_FOUND, category="not_found", source=("plan", None), mutation=mutation)
     mutation.reason = "driver installed"
-    mutation.changes.append({"git_config": f"merge.{DRIVER}.driver", "op": "set", "to": done_.driver})
-    return Result({"attributes": rel, "driver": done_.driver, "installed": True},
+    mutation.changes.append({"git_config": f"merge.{DRIVER}.driver", "op": "set", "to": made.driver})
+    return Result({"attributes": rel, "driver": made.driver, "installed": True},
                   done("node files now merge key by key in this clone; commit .leafwise/.gitattributes"),
                   [f"Installed the key-wise merge driver for {PLAN_DIR}/nodes/*.yaml",
-                   f"  {rel}: {ATTRIBUTE}", f"  git config merge.{DRIVER}.driver: {done_.driver}"],
+                   f"  {rel}: {ATTRIBUTE}", f"  git config merge.{DRIVER}.driver: {made.driver}"],
                   mutation)
 
 
 def init_note(ctx: Ctx, root: Path) -> tuple[dict[str, object], list[str]]:
     """What `init` says of the driver it installs: (its result's entry, its text lines)."""
-    done_ = install(root)
-    if done_.driver is not None:
-        return {"installed": True, "driver": done_.driver}, ["  node files merge key by key (git merge driver set up)"]
+    made = install(root)
+    if made.driver is not None:
+        return {"installed": True, "driver": made.driver}, ["  node files merge key by key (git merge driver set up)"]
     later = ctx.cmd("merge-driver", install=True)
-    return ({"installed": False, "reason": "not a git repository", "install": later},
-            [f"  not a git repository: node files merge key by key once {later} runs in the clone"])
+    why = "not a git repository" if "not a git repository" in made.problem else clean(made.problem, 120)
+    return ({"installed": False, "reason": why, "install": later},
+            [f"  {why}: node files merge key by key once {later} runs in the clone"])
 
 
 def merge_driver(ctx: Ctx, base: str | None, ours: str | None, theirs: str | None, path: str | None,
