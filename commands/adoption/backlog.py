@@ -55,9 +55,20 @@ def parse(options: Options) -> Parsed:
     parsed.notes.append("statuses: " + ", ".join(f"{k} → {v or '?'}" for k, v in table.items())
                         + " (change one with --map status.NAME=STATUS)")
     milestones = _milestones(root, shown, parsed)
+    prefix = str(config.get("task_prefix") or "task")
+    archived: list[Item] = []
     for folder, forced, tag in FOLDERS:
+        before = len(parsed.items)
         for path in reading.markdown_files(root / folder):
-            _task(parsed, options, path, shown(path), table, milestones, forced, tag)
+            _task(parsed, options, path, shown(path), table, milestones, forced, tag, prefix)
+        if folder.startswith("archive"):
+            archived += parsed.items[before:]
+    gone = {id(a) for a in archived}
+    live = {i.key for i in parsed.items if id(i) not in gone}
+    for item in archived:  # an archived task whose id a live one took again keeps a key of its own
+        if item.key in live:
+            parsed.notes.append(f"{item.key}: an archived task with the id of a live one: {item.key}~archived")
+            item.key += "~archived"
     return parsed
 
 
@@ -72,10 +83,31 @@ def split_front_matter(raw: str) -> tuple[str | None, str]:
     return raw[4:end + 1], raw[after + 1:] if after >= 0 else ""
 
 
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def people_quoted(head: str) -> str:
+    """Front matter with `assignee: @name` made YAML (an `@` cannot start a plain value): Backlog.md
+    writes and reads it so, quoting such values before it parses them; we do the same."""
+    lines = head.split("\n")
+    for index, line in enumerate(lines):
+        key, colon, raw = line.partition(":")
+        if not colon or key.strip() not in ("assignee", "reporter"):
+            continue
+        value = raw.strip()
+        if value.startswith("@"):
+            lines[index] = f"{key}: {_quoted(value)}"
+        elif value.startswith("[") and value.endswith("]") and "@" in value:
+            items = [v.strip() for v in value[1:-1].split(",") if v.strip()]
+            lines[index] = f"{key}: [" + ", ".join(_quoted(v) if v.startswith("@") else v for v in items) + "]"
+    return "\n".join(lines)
+
+
 def _milestones(root: Path, shown: Any, parsed: Parsed) -> dict[str, str]:
     """Milestone id and title → release id; each milestone a release."""
     out: dict[str, str] = {}
-    for path in reading.markdown_files(root / "milestones"):
+    for path in reading.markdown_files(root / "milestones") + reading.markdown_files(root / "archive/milestones"):
         head, _ = split_front_matter(reading.load_text(path, shown(path), reading.RECORD))
         meta = reading.parse_yaml(head or "", shown(path), "front matter") if head else None
         if not isinstance(meta, dict) or not text(meta.get("title") or meta.get("id")):
@@ -100,14 +132,29 @@ def _section(body: str, heading: str) -> str | None:
     return text("\n".join(lines).strip())
 
 
+def canonical(value: Any, prefix: str) -> str:
+    """A task id as Backlog.md matches it: `task-4`, `BACK-4` and `back-04` are one task when the
+    config's prefix is back (a project that changed its prefix keeps its old references)."""
+    word = str(value).strip()
+    head, dash, number = word.partition("-") if not word[:1].isdigit() else ("", "-", word)
+    parts = number.split(".")
+    if not dash or not all(p.isdigit() for p in parts):
+        return word.upper()
+    numbered = ".".join(str(int(p)) for p in parts)
+    return f"{head.upper()}-{numbered}" if head.casefold() == "draft" else f"{prefix.upper()}-{numbered}"
+
+
 def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[str, str | None],
-          milestones: dict[str, str], forced: str | None, tag: str | None) -> None:
+          milestones: dict[str, str], forced: str | None, tag: str | None, prefix: str) -> None:
     head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
-    meta = reading.parse_yaml(head, shown, "front matter") if head is not None else None
-    if not isinstance(meta, dict) or meta.get("id") is None:
-        options.bad(parsed, None, path.name, "no front matter with an id", "start the file with ---, id: …, ---", shown)
+    meta = reading.parse_yaml(people_quoted(head), shown, "front matter") if head is not None else None
+    if head is None:  # a readme or notes beside the tasks: Backlog.md does not read it as a task either
+        parsed.skipped.append(Skip(None, path.name, "not a task file (no front matter)"))
         return
-    key = str(meta["id"]).upper()
+    if not isinstance(meta, dict) or meta.get("id") is None:
+        options.bad(parsed, None, path.name, "the front matter has no id", "add id: to the front matter", shown)
+        return
+    key = canonical(meta["id"], prefix)
     item = Item(key, str(meta.get("title") or ""), f"{path.name} ({key})")
     word = str(meta.get("status") or "")
     status = forced if forced and forced != "draft" else table.get(word) or options.mapped("status", word)
@@ -132,13 +179,16 @@ def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[
         item.extra["assignees"] = assignees
     item.tags = [str(t) for t in meta.get("labels") or []] + ([tag] if tag else [])
     if meta.get("milestone"):
-        item.release = milestones.get(str(meta["milestone"]).casefold())
-        if item.release is None:
-            item.extra["milestone"] = meta["milestone"]
-            parsed.notes.append(f"{key}: milestone {meta['milestone']} has no file in milestones/: not a release")
-    item.depends_on = [str(d).upper() for d in meta.get("dependencies") or []]
+        name = str(meta["milestone"])
+        item.release = milestones.get(name.casefold())
+        if item.release is None:  # named by a task only: still a milestone, so a release
+            item.release = milestones[name.casefold()] = release_id(name)
+            if item.release not in {r.id for r in parsed.releases}:
+                parsed.releases.append(ReleaseSpec(item.release, name))
+            parsed.notes.append(f"milestone {name} has no file in milestones/: a release of that name")
+    item.depends_on = [canonical(d, prefix) for d in meta.get("dependencies") or []]
     parent = meta.get("parent_task_id") or meta.get("parent")
-    item.parent = str(parent).upper() if parent else None
+    item.parent = canonical(parent, prefix) if parent else None
     if meta.get("priority") is not None:
         word = str(meta["priority"])
         item.priority = options.mapped("priority", word) or PRIORITIES.get(word.casefold())

@@ -41,7 +41,9 @@ def _options(ctx: Ctx, fmt: str, path: str, release: str | None, partial: bool,
 
 def _input_error(ctx: Ctx, fmt: str, path: str, exc: InputError, retry: dict[str, Any]) -> CommandError:
     where = f"{exc.file}" + (f", {exc.item}" if exc.item else "")
-    line = exc.command(ctx.cmd) if exc.command else ctx.cmd("import", fmt, path, **{**retry, "dry_run": True})
+    # an item's problem: the dry run with --partial lists every item that would be skipped, and why
+    dry = {**retry, "dry_run": True, "partial": True if exc.skippable else retry["partial"]}
+    line = exc.command(ctx.cmd) if exc.command else ctx.cmd("import", fmt, path, **dry)
     return CommandError("bad_import_input", f"{clean(where, 300)}: {clean(exc.message, 500)}; nothing was imported",
                         fix(line, clean(exc.fix, 300)), exit_code=EXIT_USAGE, category="usage",
                         source=("import", None), details={"file": exc.file, "item": exc.item, "fix": exc.fix},

@@ -27,7 +27,7 @@ STATUS_WORDS = (("cancel", "cancelled"), ("won't", "cancelled"), ("wont", "cance
                 ("started", "in-progress"), ("to do", "draft"), ("todo", "draft"), ("backlog", "draft"),
                 ("draft", "draft"), ("open", "draft"), ("new", "draft"), ("triage", "draft"))
 EXTRA_HEADING = "Imported fields"  # the doc section holding what no node field took
-_SLUG = linear.compile(r"[^A-Za-z0-9._-]+")
+_SLUG = linear.compile(r"[^A-Za-z0-9._]+")  # a run of anything else (a dash too) is one dash
 
 
 class InputError(Exception):
@@ -41,6 +41,7 @@ class InputError(Exception):
         self.message = message
         self.fix = fix
         self.command = command  # the Fix's command line, when it is not the import's own dry run
+        self.skippable = False  # one item's problem: --partial would import the rest
 
 
 @dataclass
@@ -104,7 +105,9 @@ class Options:
     def bad(self, parsed: Parsed, key: str | None, where: str, message: str, fix: str, file: str | None = None) -> None:
         """A malformed item: the whole import's error, or with --partial a skip that says why."""
         if not self.partial:
-            raise InputError(file or self.shown, where, message, fix + " (or import the rest with --partial)")
+            error = InputError(file or self.shown, where, message, fix + " (or import the rest with --partial)")
+            error.skippable = True
+            raise error
         parsed.skipped.append(Skip(key, where, f"{message}; {fix}"))
 
     def mapped(self, kind: str, value: str) -> str | None:

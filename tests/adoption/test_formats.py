@@ -177,3 +177,29 @@ def test_csv_columns_by_header_and_by_map(plan_root: Path, kit) -> None:
     result = json.loads(res.stdout)["result"]
     assert [i["title"] for i in result["items"]] == ["The whole checkout", "Lists items, totals", "Card details"]
     assert result["skips"][0]["key"] == "Refunds" and "no title" in result["skips"][0]["why"]
+
+
+def test_backlog_as_real_projects_write_it(plan_root: Path, kit, tmp_path: Path) -> None:
+    """What Backlog.md's own backlog holds: `assignee: @name` (not YAML until Backlog.md quotes it),
+    references under the prefix the project had before (`task-4` for BACK-4), an archived task whose
+    id a live one took again, a readme beside the tasks, and milestones named by tasks only."""
+    folder = tmp_path / "backlog"
+    for sub in ("tasks", "completed", "archive/tasks"):
+        (folder / sub).mkdir(parents=True)
+    (folder / "config.yml").write_text('task_prefix: "back"\nstatuses: ["To Do", "In Progress", "Done"]\n')
+    (folder / "tasks/readme.md").write_text("# Tasks\n")
+    (folder / "completed/back-4 - Setup.md").write_text(
+        "---\nid: BACK-4\ntitle: Setup\nstatus: Done\nassignee: @MrLesk\nreporter: @MrLesk\n"
+        "created_date: 2025-06-03\nmilestone: M1 - CLI\n---\n\nDone long ago.\n")
+    (folder / "tasks/back-7 - Board.md").write_text(
+        "---\nid: BACK-7\ntitle: Board\nstatus: To Do\nassignee: [@alice, bob]\nparent_task_id: task-4\n"
+        "dependencies: [task-04]\n---\n")
+    (folder / "archive/tasks/back-7 - Old board.md").write_text("---\nid: BACK-7\ntitle: Old board\nstatus: To Do\n---\n")
+    result = run_import(plan_root, "backlog", str(folder))
+    assert result["added"] == 3 and [s["why"] for s in result["skips"]] == ["not a task file (no front matter)"]
+    nodes = kit.imported(plan_root)
+    back = kit.by_id(nodes)
+    assert nodes["BACK-4"]["assignee"] == "MrLesk" and nodes["BACK-4"]["release"] == "M1-CLI"
+    assert back[nodes["BACK-7"]["parent"]] == "BACK-4" and nodes["BACK-7"].get("depends_on") is None  # its parent
+    assert nodes["BACK-7"]["assignee"] == "alice" and kit.extra_fields(nodes["BACK-7"]["_doc"])["assignees"] == ["alice", "bob"]
+    assert nodes["BACK-7~archived"]["title"] == "Old board" and nodes["BACK-7~archived"]["status"] == "cancelled"

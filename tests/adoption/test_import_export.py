@@ -75,7 +75,7 @@ def test_a_malformed_item_names_the_file_the_item_and_the_fix_and_nothing_is_wri
     res = run_cli("import", "taskmaster", str(path), cwd=plan_root)
     assert res.code == 2
     assert f"Error: {path}, tag master, task 4: status 'someday' is not a Task Master status" in res.stderr
-    assert f"Fix: leafwise import taskmaster {path} --dry-run" in res.stderr
+    assert f"Fix: leafwise import taskmaster {path} --dry-run --partial" in res.stderr
     env = json.loads(run_cli_in_process("import", "taskmaster", str(path), "--json", cwd=plan_root).stdout)
     assert env["error"]["details"]["fix"].startswith("map it: --map status.someday=draft")
     assert kit.snapshot(plan_root) == before
