@@ -1,0 +1,276 @@
+"""`leafwise mcp --http [HOST:PORT]`: the stdio MCP server, served over the SDK's streamable HTTP.
+
+For MCP clients that can only be given a URL. The server is `mcp_server.build_server`, the very one
+stdio serves; this module adds only what a listening socket needs (docs/mcp.md, "Over HTTP"):
+
+- a bearer token, checked before anything else on every request (401 otherwise). It lives in a 0600
+  file in the person's config folder (`store.config_dirs`), made on first use; it is never printed,
+  so it never lands in a terminal's scrollback or a supervisor's log: the banner names the file;
+- DNS-rebinding protection by the SDK's `TransportSecuritySettings`: the Host header must be a
+  loopback name or an `--allow-host` name (421), a browser's Origin one of those (403);
+- a loopback bind by default; any other bind needs `--allow-host NAME` (exit 2 with a Fix), the name
+  clients put in their URL, since the Host check needs it.
+
+One `Session` serves every client, as one serves every call on stdio: it holds the plan's paths and a
+warm copy of the plan, never who calls (`Ctx.caller` is set per call from the call's own `agent`).
+The one name that would reach every client is the server's own `LEAFWISE_AGENT`, so it is dropped.
+
+Sessions are the SDK's stateful ones for clients of the 2025 protocol (their `notifications/cancelled`
+must reach a running `start_task(wait)`, which `build_server` then ends claiming nothing); a
+2026-07-28 client is sessionless on this transport whatever the setting, and cancels by closing its
+stream.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+import signal
+import socket
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from leafwise.commands.contract import EXIT_NOT_FOUND, EXIT_USAGE, CommandError, envelope, fix, render_text
+from leafwise.store import PlanNotFound, find_root
+
+DEFAULT_PORT = 8765
+PATH = "/mcp"
+TOKEN_FILE = "mcp-http.token"
+TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 bits
+MIN_TOKEN = 32  # a token a person wrote in the file must be at least this long
+TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-")  # RFC 6750 b64token
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+COMMAND = "mcp --http"
+EXIT_PERMISSION = 1
+
+
+class Refused(Exception):
+    """The server cannot start: `error` says why and what to run instead."""
+
+    def __init__(self, error: CommandError):
+        super().__init__(error.message)
+        self.error = error
+
+
+def _refusal(code: str, message: str, command: str, why: str, exit_code: int = EXIT_USAGE,
+             source: tuple[str, str | None] = ("command", COMMAND)) -> Refused:
+    return Refused(CommandError(code, message, fix(command, why), exit_code=exit_code, category="refused",
+                                source=source))
+
+
+# --- where to listen ---------------------------------------------------------------------------
+
+def parse_where(where: str) -> tuple[str, int]:
+    """(host, port) of `HOST:PORT`, `[V6]:PORT` or `PORT` (on 127.0.0.1); port 0 takes a free one."""
+    text = where.strip()
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = "127.0.0.1", text
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_text.isdigit() or int(port_text) > 65535 or not host or ":" in host and "[" not in text:
+        raise _refusal("bad_address", f"--http {where!r} is not HOST:PORT",
+                       f"leafwise mcp --http 127.0.0.1:{DEFAULT_PORT}", "a host (or [IPv6]) and a port")
+    return host, int(port_text)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def check_bind(host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
+    """Refuse a bind beyond loopback that names no host: the Host check would refuse every client,
+    and a server on every interface should be a decision, spelled out."""
+    for name in allow_hosts:
+        if not name or any(c in name for c in "/ *,") or name.startswith("http"):
+            raise _refusal("bad_allow_host", f"--allow-host {name!r} is not a host name",
+                           f"leafwise mcp --http {_url_host(host)}:{port} --allow-host <name>",
+                           "the bare name (or IP) clients put in the URL, without a scheme, port or wildcard")
+    if is_loopback(host) or allow_hosts:
+        return
+    raise _refusal("not_loopback", f"--http {_url_host(host)}:{port} listens beyond this machine, and no "
+                   "--allow-host names the host clients will use",
+                   f"leafwise mcp --http {_url_host(host)}:{port} --allow-host <name>",
+                   "name the host in the clients' URL; or keep 127.0.0.1 and reach it through ssh -L")
+
+
+def security_settings(allow_hosts: tuple[str, ...]) -> Any:
+    """The SDK's DNS-rebinding check: Host a loopback name or an allowed one (any port), and a browser's
+    Origin the same names over http or https (no Origin: not a browser, allowed)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = [*LOOPBACK_HOSTS, *(_url_host(n) for n in allow_hosts)]
+    hosts = [h for n in names for h in (n, f"{n}:*")]
+    origins = [o for n in names for scheme in ("http", "https") for o in (f"{scheme}://{n}", f"{scheme}://{n}:*")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so a busy port is our clear error and port 0 is a real one."""
+    address = "127.0.0.1" if host == "localhost" else host
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((address, port))
+    except OSError as exc:
+        sock.close()
+        raise _refusal("cannot_bind", f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc}",
+                       f"leafwise mcp --http {_url_host(host)}:0", "another port (0: any free one)",
+                       exit_code=EXIT_PERMISSION) from exc
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+# --- the token ---------------------------------------------------------------------------------
+
+def token_path() -> Path:
+    from leafwise.store.config_dirs import config_dir
+
+    return config_dir() / TOKEN_FILE
+
+
+def _check_private(path: Path) -> None:
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise _refusal("token_file", f"{path} is not a regular file", f"rm {path}",
+                       "a new token file is made on the next start", exit_code=EXIT_PERMISSION,
+                       source=("file", str(path)))
+    if info.st_mode & 0o077 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        raise _refusal("token_file", f"{path} can be read by others (mode {stat.S_IMODE(info.st_mode):04o})",
+                       f"chmod 600 {path}", "only you may read the token (or rm it: a new one is made)",
+                       exit_code=EXIT_PERMISSION, source=("file", str(path)))
+
+
+def load_token() -> tuple[str, Path, bool]:
+    """(the token, its file, whether it was made now). Made on first use: 0600 in a 0700 folder,
+    create-only, so two servers starting at once share one."""
+    from leafwise.store import atomic, reader
+
+    path = token_path()
+    made = False
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            atomic.create(path, (secrets.token_urlsafe(TOKEN_BYTES) + "\n").encode(), mode=0o600)
+            made = True
+        except atomic.Exists:
+            pass  # another server made it first: use theirs
+    _check_private(path)
+    token = reader.read_capped(path, reader.POINTER).decode("ascii", "replace").strip()
+    if len(token) < MIN_TOKEN or not set(token) <= TOKEN_CHARS:
+        raise _refusal("token_file", f"{path} holds no usable token (at least {MIN_TOKEN} characters of "
+                       "A-Z a-z 0-9 . _ ~ + / = -)", f"rm {path}", "a new token file is made on the next start",
+                       exit_code=EXIT_PERMISSION, source=("file", str(path)))
+    return token, path, made
+
+
+class BearerGate:
+    """ASGI middleware: every HTTP request carries exactly one `Authorization: Bearer <token>`, compared
+    in constant time, or it is answered 401 before any route, Host check or MCP parsing sees it."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self.expected = token.encode("ascii")
+
+    def allowed(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        given = [value for key, value in headers if key.lower() == b"authorization"]
+        if len(given) != 1:
+            return False
+        scheme, _, credentials = given[0].strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self.expected)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or self.allowed(scope.get("headers", [])):
+            await self.app(scope, receive, send)  # the lifespan, and every request with the token
+            return
+        body = b'{"error": "invalid_token", "error_description": "Authorization: Bearer <token> required"}'
+        await send({"type": "http.response.start", "status": 401, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", b'Bearer realm="leafwise", error="invalid_token"')]})
+        await send({"type": "http.response.body", "body": body})
+
+
+# --- the server --------------------------------------------------------------------------------
+
+def build_app(root: str | None, token: str, allow_hosts: tuple[str, ...] = (), cwd: Path | None = None) -> Any:
+    """The ASGI app: `build_server`'s server on the SDK's streamable-HTTP transport at /mcp, behind the
+    token. `host` is given as loopback so the SDK adds nothing of its own: our settings are explicit."""
+    from leafwise.commands.surfaces.mcp_server import build_server
+
+    server = build_server(root, cwd)
+    app = server.streamable_http_app(streamable_http_path=PATH, transport_security=security_settings(allow_hosts),
+                                     host="127.0.0.1")
+    return BearerGate(app, token)
+
+
+def _banner(url: str, plan: Path, token_file: Path, made: bool, host: str) -> list[str]:
+    lines = [f"Leafwise MCP over HTTP: {url} (plan {plan})",
+             f"Token: {token_file} ({'made now, ' if made else ''}0600; never printed; rm it and restart "
+             "for a new one)",
+             f"A client sends: Authorization: Bearer $(cat {token_file})",
+             f'  e.g. claude mcp add --transport http leafwise {url} --header "Authorization: Bearer '
+             f'$(cat {token_file})"']
+    if not is_loopback(host):
+        lines.append("Plain HTTP beyond this machine: the token crosses the network in clear; prefer "
+                     "127.0.0.1 and ssh -L, or a TLS proxy in front.")
+    return lines
+
+
+def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...]) -> int:
+    """Serve until interrupted; the exit code (0 after Ctrl-C or SIGTERM, 2 for a refused address,
+    1 for a port or token file that cannot be used, 5 without a plan)."""
+    try:
+        host, port = parse_where(where)
+        check_bind(host, port, allow_hosts)
+        try:
+            plan = find_root(Path.cwd(), root).repo
+        except PlanNotFound as exc:
+            raise _refusal("no_plan", str(exc), "leafwise init", "make a plan here (or pass --root)",
+                           exit_code=EXIT_NOT_FOUND, source=("plan", None)) from exc
+        token, token_file, made = load_token()
+        sock = bind(host, port)
+    except Refused as refused:
+        _out, err = render_text(envelope(f"leafwise {COMMAND}", refused.error), [])
+        sys.stderr.write(err)
+        return refused.error.exit_code
+    import uvicorn
+
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # a batch of changes is no news to a person
+    url = f"http://{_url_host(host)}:{sock.getsockname()[1]}{PATH}"
+    lines = _banner(url, plan, token_file, made, host)
+    if os.environ.pop("LEAFWISE_AGENT", None):  # it would name every client that names no agent
+        lines.append("LEAFWISE_AGENT is ignored here: each client names its own agent.")
+    app = build_app(root, token, allow_hosts)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    # uvicorn's own stop, from here on: it hands a signal it caught back to the handler it found, and
+    # one that comes before its loop runs must stop it too (a clean exit 0, no traceback, no death)
+    previous = {sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+    sys.stderr.write("Stopped.\n")
+    return 0

@@ -1,0 +1,232 @@
+"""`leafwise mcp --http`: the real server in a subprocess, asked by raw HTTP and by the SDK's own client.
+
+One server serves the module (starting one costs about a second): a plan of three tasks, a config
+folder of its own (the token file), `--allow-host leafwise.test`, and LEAFWISE_AGENT set in its
+environment, which must reach no client.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from leafwise.commands.surfaces.mcp_server import build_server
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from testkit import node, node_data, run_cli, wait_until, write_plan
+
+BANNER = "Leafwise MCP over HTTP: "
+TASKS = ("T-1", "T-2", "T-3")
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "raw", "version": "1"}}})
+
+
+@dataclass
+class Served:
+    plan: Path
+    config: Path
+    port: int
+    token: str
+    stderr: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+
+def _port_of(log: Path) -> int | None:
+    text = log.read_text() if log.exists() else ""
+    line = next((ln for ln in text.splitlines() if ln.startswith(BANNER)), None)
+    url = line[len(BANNER):].split()[0] if line else None  # http://127.0.0.1:PORT/mcp
+    return int(url.rsplit(":", 1)[1].split("/")[0]) if url else None
+
+
+def raw(served: Served, method: str = "POST", path: str = "/mcp", *, token: str | None = "",
+        headers: dict[str, str] | None = None, body: str | None = INIT) -> tuple[int, str]:
+    """(status, body) of one plain HTTP request; `token=""`: the server's own, None: no header."""
+    sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token or served.token}"
+    sent.update(headers or {})
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        conn.request(method, path, body=body if method == "POST" else None, headers=sent)
+        answer = conn.getresponse()
+        return answer.status, answer.read(2000).decode("utf-8", "replace")
+    finally:
+        conn.close()
+
+
+def _answers(served: Served) -> bool:
+    try:
+        return raw(served, "GET", "/", token=None)[0] == 401
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    base = tmp_path_factory.mktemp("mcp-http")
+    plan = write_plan(base / "plan", [node(t, f"Task {t}", release="R1") for t in TASKS])
+    config, log = base / "config", base / "server.stderr"
+    env = {**os.environ, "LEAFWISE_CONFIG_DIR": str(config), "LEAFWISE_AGENT": "leaky-agent"}
+    env.pop("LEAFWISE_ROOT", None)
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "mcp", "--http",
+                                 "127.0.0.1:0", "--allow-host", "leafwise.test"],
+                                cwd=plan, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        wait_until(lambda: proc.poll() is not None or _port_of(log), 30, what="the server's banner")
+        assert proc.poll() is None, log.read_text()
+        port = _port_of(log)
+        token = (config / "mcp-http.token").read_text().strip()
+        result = Served(plan, config, port, token, log)
+        wait_until(lambda: _answers(result), 30, what="the port to answer")
+        yield result
+    finally:
+        proc.terminate()
+        try:
+            code = proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            code = None
+    assert code == 0 and log.read_text().endswith("Stopped.\n"), f"SIGTERM did not stop it cleanly: {code}"
+
+
+def connect(served: Served, steps, *, mode: str = "auto"):
+    """Run `steps(client)` in one SDK client session over HTTP with the server's token."""
+    async def go():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}) as http:
+            async with Client(streamable_http_client(served.url, http_client=http), mode=mode) as client:
+                return await steps(client)
+
+    return anyio.run(go)
+
+
+# --- the gates, by raw HTTP ---------------------------------------------------------------------
+
+def test_every_request_without_the_token_is_401(served):
+    assert raw(served, token=None)[0] == 401
+    assert raw(served, token="x" * 43)[0] == 401
+    assert raw(served, token=served.token[:-1])[0] == 401
+    assert raw(served, headers={"Authorization": f"Basic {served.token}"})[0] == 401
+    assert raw(served, "GET", "/", token=None)[0] == 401  # before any route: no path answers anything else
+    assert raw(served, headers={"Host": "evil.example"}, token=None)[0] == 401
+
+
+def test_a_foreign_host_is_421_and_a_foreign_origin_403(served):
+    assert raw(served, headers={"Host": "evil.example"}) == (421, "Invalid Host header")
+    assert raw(served, headers={"Host": f"evil.example:{served.port}"})[0] == 421
+    assert raw(served, headers={"Origin": "http://evil.example"}) == (403, "Invalid Origin header")
+    assert raw(served, headers={"Origin": "null"})[0] == 403
+    for allowed in ({}, {"Origin": "http://localhost:3000"}, {"Host": f"leafwise.test:{served.port}"},
+                    {"Host": "leafwise.test", "Origin": "https://leafwise.test"}):
+        status, body = raw(served, headers=allowed)
+        assert status == 200 and '"serverInfo"' in body, (allowed, status, body)
+
+
+def test_the_token_file_is_private_and_never_printed(served):
+    assert stat.S_IMODE((served.config / "mcp-http.token").stat().st_mode) == 0o600
+    log = served.stderr.read_text()
+    assert served.token not in log
+    assert str(served.config / "mcp-http.token") in log and "Authorization: Bearer $(cat " in log
+
+
+# --- the SDK's own client -----------------------------------------------------------------------
+
+def test_the_sdk_client_sees_the_stdio_server(served):
+    async def steps(client):
+        return (await client.list_tools()).tools, await client.call_tool("get_next_task", {"agent": "http-a"})
+
+    tools, answer = connect(served, steps)
+
+    async def local(client):
+        return (await client.list_tools()).tools, await client.call_tool("get_next_task", {"agent": "http-a"})
+
+    async def in_process():
+        async with Client(build_server(cwd=served.plan)) as client:
+            return await local(client)
+
+    same_tools, same_answer = anyio.run(in_process)
+    assert [t.model_dump() for t in tools] == [t.model_dump() for t in same_tools]
+    assert not answer.is_error and answer.structured_content == same_answer.structured_content
+    assert answer.structured_content["result"]["task"]["id"] == "T-1"
+
+
+def test_two_clients_racing_start_next_get_different_tasks(served):
+    """One client of each protocol era (a 2025 session, a sessionless 2026-07-28 one), released at once."""
+    got: dict[str, Any] = {}
+
+    async def race():
+        ready, go = [], anyio.Event()
+
+        async def agent(name: str, mode: str) -> None:
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token}"}) as http:
+                async with Client(streamable_http_client(served.url, http_client=http), mode=mode) as client:
+                    ready.append(name)
+                    if len(ready) == 2:  # both connected: the two calls leave together
+                        go.set()
+                    await go.wait()
+                    got[name] = await client.call_tool("start_task", {"next": True, "agent": name})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(agent, "alice", "legacy")
+            group.start_soon(agent, "bob", "auto")
+
+    anyio.run(race)
+    started = {name: answer.structured_content["result"]["task"]["id"] for name, answer in got.items()
+               if not answer.is_error}
+    assert sorted(started) == ["alice", "bob"], {n: a.structured_content for n, a in got.items()}
+    assert started["alice"] != started["bob"]
+    for name, task in started.items():
+        data = node_data(served.plan, task)
+        assert (data["status"], data["assignee"]) == ("in-progress", name)
+
+
+def test_no_agent_name_reaches_another_client(served):
+    """Neither another client's agent nor the server's LEAFWISE_AGENT: a call naming none is answered
+    for `<agent>`."""
+    connect(served, lambda client: client.call_tool("get_node", {"node_id": "T-1", "agent": "carol"}))
+    answer = connect(served, lambda client: client.call_tool("get_next_task", {}))
+    text = json.dumps(answer.structured_content)
+    assert "carol" not in text and "leaky-agent" not in text
+    assert '--agent "<agent>"' in answer.structured_content["_next_action"]["command"]
+
+
+# --- refused before listening -------------------------------------------------------------------
+
+def test_a_bind_beyond_loopback_needs_allow_host(tmp_path):
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    env = {"LEAFWISE_CONFIG_DIR": str(tmp_path / "cfg")}
+    for where in ("0.0.0.0:0", "[::]:0", "example.com:8765"):
+        res = run_cli("mcp", "--http", where, cwd=tmp_path, env=env)
+        assert res.code == 2, res.stderr
+        assert "--allow-host" in res.stderr.splitlines()[0]
+        assert res.stderr.splitlines()[-1].startswith("Fix: leafwise mcp --http ")
+    bad = run_cli("mcp", "--http", "127.0.0.1:http", cwd=tmp_path, env=env)
+    assert bad.code == 2 and "is not HOST:PORT" in bad.stderr
+    assert not (tmp_path / "cfg").exists(), "a refused start made a token file"
+
+
+def test_a_token_file_others_can_read_is_refused(tmp_path):
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    token = tmp_path / "cfg" / "mcp-http.token"
+    token.parent.mkdir()
+    token.write_text("a" * 43 + "\n")
+    token.chmod(0o644)
+    res = run_cli("mcp", "--http", "127.0.0.1:0", cwd=tmp_path, env={"LEAFWISE_CONFIG_DIR": str(token.parent)})
+    assert res.code == 1 and "can be read by others (mode 0644)" in res.stderr
+    assert res.stderr.splitlines()[-1] == f"Fix: chmod 600 {token}"
+    assert "a" * 43 not in res.stderr
