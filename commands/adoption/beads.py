@@ -3,7 +3,8 @@
 Types epic/feature/task/bug/chore are kept as a tag (epic is the parent its children name); a
 `parent-child` dependency (or a dotted id, `bd-1.2` under `bd-1`) is the hierarchy, `blocks` is
 `depends_on`, `related` and `discovered-from` go to the doc. Priorities 0–1 are high, 2 normal,
-3–4 low. A `tombstone` (a deleted issue) is skipped, with who deleted it and why.
+3–4 low. A `tombstone` (a deleted issue) is skipped, with who deleted it and why, and so is an
+`ephemeral` wisp (a workflow step beads reaps on its own).
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def _issue(parsed: Parsed, options: Options, issue: dict[str, Any], where: str) 
         who = f" by {issue['deleted_by']}" if issue.get("deleted_by") else ""
         why = f": {issue['delete_reason']}" if issue.get("delete_reason") else ""
         parsed.skipped.append(Skip(item.key, where, f"a tombstone (deleted{who}{why})"))
+        return
+    if issue.get("ephemeral") is True:  # a wisp: a workflow step beads itself reaps, not planned work
+        parsed.skipped.append(Skip(item.key, where, "an ephemeral wisp (beads reaps these; not planned work)"))
         return
     if not _status(parsed, options, item, word):
         return

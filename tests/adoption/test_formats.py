@@ -96,8 +96,9 @@ def test_beads_types_dependencies_priorities_and_tombstones(plan_root: Path, kit
     nodes = kit.imported(plan_root)
     back = kit.by_id(nodes)
     issues = [json.loads(line) for line in lines]
-    tombstones = [i["id"] for i in issues if i["status"] == "tombstone"]
+    tombstones = [i["id"] for i in issues if i["status"] == "tombstone" or i.get("ephemeral")]
     assert [s["key"] for s in result["skips"]] == tombstones and "superseded" in result["skips"][0]["why"]
+    assert "ephemeral" in result["skips"][1]["why"]
     statuses = {"open": "draft", "in_progress": "in-progress", "blocked": "blocked", "closed": "done"}
     for issue in issues:
         if issue["id"] in tombstones:
