@@ -139,9 +139,8 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
             changed.update(add_comment(doc, {"by": who, "at": now, "kind": "unblock", "text": note}))
         return changed
 
-    changes = write(ctx, node, clear)
-    if changes:
-        team_released(ctx, plan, node, agent, force=True)  # the block's claim ref is free for any clone again
+    if (changes := write(ctx, node, clear)):  # and in team mode the block's claim ref is free again
+        team_released(ctx, plan, node, agent, force=True)
     status = changes.get("status", (None, node.status))[1]
     holder = (assigned[0] if assigned else node.assignee) if status == Status.IN_PROGRESS else None
     # Block gave the lease up; back in progress, the holder gets a fresh one, so the task returns to

@@ -29,14 +29,14 @@ def team_of(ctx: Ctx) -> Team:
     try:
         return remote.load_team(paths.repo)
     except TeamError as exc:
-        raise _error(ctx, exc) from exc
+        raise error_for(ctx, exc) from exc
     except git.GitError as exc:
         raise CommandError("team_setup", f"team mode needs a git clone: {exc}",
                            fix(ctx.cmd("team init"), "run it in a clone of the team's repository"),
                            category="refused") from exc
 
 
-def _error(ctx: Ctx, exc: TeamError, team: Team | None = None, again: str | None = None) -> CommandError:
+def error_for(ctx: Ctx, exc: TeamError, team: Team | None = None, again: str | None = None) -> CommandError:
     if exc.kind == "unreachable":
         return CommandError("remote_unreachable", str(exc),
                             wait(f"the remote {team.remote if team else ''} answers".replace("  ", " "),
@@ -84,16 +84,20 @@ def init(ctx: Ctx, remote_name: str = "origin") -> Result:
                            category="refused") from exc
     team = Team(paths, remote_name, url, DEFAULT_NAMESPACE, "refs")
     found = doctor.probe(team)
-    mode = "branch" if found.failure == "refused" else "refs"
+    mode = "refs"
     if found.failure == "unreachable":
-        raise _error(ctx, TeamError(f"remote unreachable ({remote_name}): {found.steps[-1].detail}",
+        raise error_for(ctx, TeamError(f"remote unreachable ({remote_name}): {found.steps[-1].detail}",
                                     "unreachable"), team, None)
+    if found.failure:  # team mode stays off: claims there would be refused or unsafe
+        raise CommandError("team_refused", f"{remote_name} cannot keep claims in {DEFAULT_NAMESPACE}/* "
+                           f"({found.steps[-1].name}: {clean(found.steps[-1].detail, 200)}); the fallback for a "
+                           f"host that refuses custom refs is {doctor.FALLBACK}, not built yet",
+                           fix(ctx.cmd("team init", remote=remote_name), "again once the host allows refs/leafwise/*"),
+                           exit_code=EXIT_CONFLICT, category="refused", text=_step_lines(found))
     _write_setting(ctx, {"remote": remote_name, "namespace": DEFAULT_NAMESPACE, "mode": mode})
     clone = remote.clone_id(paths.repo)
     lines = [f"Team mode on: claims in {DEFAULT_NAMESPACE}/claims/<ID> on {remote_name} ({clean(url, 200)})",
              f"  this clone: {clone}"] + _step_lines(found)
-    if mode == "branch":
-        lines.append(f"  the host refuses custom refs: {doctor.FALLBACK}")
     return Result({"remote": remote_name, "url": url, "namespace": DEFAULT_NAMESPACE, "mode": mode, "clone": clone,
                    "probe": [_step(s) for s in found.steps]},
                   next_(ctx.cmd("team join"), "commit .leafwise/project.yaml; each other clone runs team join"),
@@ -117,7 +121,7 @@ def join(ctx: Ctx) -> Result:
     try:
         copies = remote.fetch(team.root, team)
     except TeamError as exc:
-        raise _error(ctx, exc, team, None) from exc
+        raise error_for(ctx, exc, team, None) from exc
     count = sum(1 for ref in copies if ref.startswith(team.tracking_prefix + "claims/"))
     return Result({"clone": clone, "remote": team.remote, "claims": count, "refspec": team.refspec},
                   next_(ctx.cmd("team status"), "see who holds what"),
@@ -132,7 +136,7 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
     try:
         copies = remote.fetch(team.root, team) if fetch else None
     except TeamError as exc:
-        raise _error(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
+        raise error_for(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
     rows = status.rows(protocol.snapshot(team, copies))
     me = remote.clone_id(team.root)
     lines = [f"{len(rows)} claim(s) on {team.remote}" + ("" if fetch else " (this clone's last copies)")]
@@ -164,7 +168,7 @@ def run_doctor(ctx: Ctx) -> Result:
     data = {"remote": team.remote, "ok": found.ok, "failure": found.failure or None,
             "steps": [_step(s) for s in found.steps], "fallback": None}
     if found.failure == "unreachable":
-        raise _error(ctx, TeamError(f"remote unreachable ({team.remote}): {found.steps[-1].detail}",
+        raise error_for(ctx, TeamError(f"remote unreachable ({team.remote}): {found.steps[-1].detail}",
                                     "unreachable"), team, None)
     if found.failure == "refused":
         data["fallback"] = "branch"

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from leafwise.store import atomic, reader
-
-if TYPE_CHECKING:
-    from leafwise.commands.team.remote import Team
 
 FILE = "observed.json"
 BOOT_FILE = "/proc/sys/kernel/random/boot_id"
@@ -28,11 +25,9 @@ def _boot() -> str:
         return "unknown"
 
 
-def _load(team: Team) -> dict[str, list]:
-    from leafwise.commands.team.remote import team_dir
-
+def _load(folder: Path) -> dict[str, list]:
     try:
-        data = reader.read_json(team_dir(team.root) / FILE, reader.SETTINGS)
+        data = reader.read_json(folder / FILE, reader.SETTINGS)
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("boot") != _boot() or not isinstance(data.get("refs"), dict):
@@ -41,22 +36,21 @@ def _load(team: Team) -> dict[str, list]:
             and isinstance(v[0], str) and isinstance(v[1], (int, float))}
 
 
-def seen(team: Team, copies: dict[str, str], now: float | None = None) -> None:
-    """Record this fetch's sightings: a SHA seen before keeps its first sighting, a new one starts now."""
-    from leafwise.commands.team.remote import team_dir
-
+def seen(folder: Path, copies: dict[str, str], now: float | None = None) -> None:
+    """Record this fetch's sightings (in the clone's team folder): a SHA seen before keeps its first
+    sighting, a new one starts now."""
     now = time.monotonic() if now is None else now
-    old = _load(team)
+    old = _load(folder)
     refs = {ref: (old[ref] if ref in old and old[ref][0] == sha else [sha, now]) for ref, sha in copies.items()}
     if refs == old:
         return
     body = json.dumps({"boot": _boot(), "refs": refs}, indent=0, sort_keys=True).encode()
-    atomic.replace(team_dir(team.root) / FILE, body, durable=False)
+    atomic.replace(folder / FILE, body, durable=False)
 
 
-def unchanged_for(team: Team, ref: str, sha: str, now: float | None = None) -> float:
+def unchanged_for(folder: Path, ref: str, sha: str, now: float | None = None) -> float:
     """Seconds this machine has seen `ref` at `sha` without a change (0: not seen at that SHA)."""
-    found = _load(team).get(ref)
+    found = _load(folder).get(ref)
     if not found or found[0] != sha:
         return 0.0
     return max(0.0, (time.monotonic() if now is None else now) - float(found[1]))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from leafwise.commands.team import observations, refs
 from leafwise.commands.team.refs import ClaimState, Verdict
-from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity
+from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +53,9 @@ def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remo
     prefix = team.tracking_prefix + "claims/"
     by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)}
     states = refs.read_commits(team.root, by_node)
+    folder = team_dir(team.root)
     return {node: Remote(node, sha, states.get(node),
-                         observations.unchanged_for(team, prefix + node, sha)) for node, sha in by_node.items()}
+                         observations.unchanged_for(folder, prefix + node, sha)) for node, sha in by_node.items()}
 
 
 def _ref(team: Team, node_id: str) -> tuple[str, str]:

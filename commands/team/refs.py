@@ -90,7 +90,7 @@ def tracking_ref(remote: str, namespace: str, ref: str) -> str:
 def _ok(answer: git.GitAnswer, what: str) -> str:
     if answer.code != 0:
         first = answer.err.decode("utf-8", "replace").strip().splitlines()[:1]
-        raise git.GitError(f"git {what} failed" + (f": {first[0][:200]}" if first else ""), answer.code)
+        raise git.GitError(f"{what} failed" + (f": {first[0][:200]}" if first else ""), answer.code)
     return answer.out.decode("utf-8", "replace").strip()
 
 

@@ -115,7 +115,7 @@ def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
     if answer.code != 0:
         raise _failure(team, answer.text)
     copies = refs.local_refs(team.root, team.tracking_prefix)
-    observations.seen(team, copies)
+    observations.seen(team_dir(team.root), copies)
     return copies
 
 
@@ -133,14 +133,29 @@ def common_dir(root: Path) -> Path:
     return git.pin(root).work_tree / out.decode("utf-8", "surrogateescape").strip()  # git runs in the work tree
 
 
+_DIRS: dict[str, Path] = {}
+
+
 def team_dir(root: Path) -> Path:
-    folder = common_dir(root) / "leafwise"
-    folder.mkdir(exist_ok=True)
-    return folder
+    """`<the clone's git folder>/leafwise/`, made on first use (found once per process)."""
+    if str(root) not in _DIRS:
+        folder = common_dir(root) / "leafwise"
+        folder.mkdir(exist_ok=True)
+        _DIRS[str(root)] = folder
+    return _DIRS[str(root)]
+
+
+_CLONES: dict[str, str] = {}
 
 
 def clone_id(root: Path, create: bool = True) -> str:
     """This clone's id (`<host>-<random>`), made once and kept in the clone's git folder."""
+    if str(root) not in _CLONES:
+        _CLONES[str(root)] = _clone_id(root, create)
+    return _CLONES[str(root)]
+
+
+def _clone_id(root: Path, create: bool) -> str:
     path = team_dir(root) / "clone-id"
     try:
         found = reader.read_text(path, reader.POINTER).strip()
@@ -159,8 +174,17 @@ def clone_id(root: Path, create: bool = True) -> str:
     return made
 
 
+_IDENTITY: dict[str, tuple[str, str]] = {}
+
+
 def identity(root: Path) -> tuple[str, str]:
-    """The author of claim commits: the person's git identity, else Leafwise's."""
+    """The author of claim commits: the person's git identity, else Leafwise's (read once per clone)."""
+    if str(root) not in _IDENTITY:
+        _IDENTITY[str(root)] = _identity(root)
+    return _IDENTITY[str(root)]
+
+
+def _identity(root: Path) -> tuple[str, str]:
     name = git.person_name(root)
     try:
         email = git.run_git(root, "config", "--get", "user.email", deadline=5).decode("utf-8", "replace").strip()

@@ -8,7 +8,7 @@ from typing import Any
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.registry import Ctx
 from leafwise.commands.team import offline, protocol, refs, remote
-from leafwise.commands.team.commands import _error, team_of
+from leafwise.commands.team.commands import error_for, team_of
 from leafwise.commands.team.refs import Verdict
 from leafwise.commands.team.remote import TeamError
 from leafwise.store import Status
@@ -24,7 +24,7 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
         seen = protocol.snapshot(team, remote.fetch(team.root, team))
         pushed = offline.push_all(team, seen)
     except TeamError as exc:
-        raise _error(ctx, exc, team, None) from exc
+        raise error_for(ctx, exc, team, None) from exc
     plan = ctx.plan()
     old = [item for item in seen.values() if item.state is not None and item.state.state == "done"
            and item.unchanged_s > grace_days * 86400 and item.node in plan.nodes
@@ -78,7 +78,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     try:
         lost = missing(team)
     except TeamError as exc:
-        raise _error(ctx, exc, team, None) from exc
+        raise error_for(ctx, exc, team, None) from exc
     nodes = {ref: ref.rsplit("/", 1)[1] for ref in lost}
     states = refs.read_commits(team.root, {nodes[ref]: sha for ref, sha in lost.items()})
     order = sorted(lost, key=lambda ref: (0 if (states.get(nodes[ref]) or _NONE).state == "done" else 1, ref))

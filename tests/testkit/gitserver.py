@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
-from testkit import DEMO_PLAN, run_cli, wait_until
+from testkit import DEMO_PLAN, run_cli, run_cli_in_process, wait_until
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -77,9 +77,9 @@ def seed_plan(repo: Path, work: Path, plan: Path | None = None, tasks: int = 0) 
     if plan is not None:
         shutil.copytree(plan, work, dirs_exist_ok=True)
     else:
-        assert run_cli("init", "--name", "Team", "--prefix", "T", cwd=work).code == 0
+        assert run_cli_in_process("init", "--name", "Team", "--prefix", "T", cwd=work).code == 0
         for i in range(tasks):
-            assert run_cli("add", f"task {i + 1:03d} of the team", "--force", cwd=work).code == 0
+            assert run_cli_in_process("add", f"task {i + 1:03d} of the team", "--force", cwd=work).code == 0
     git(work, "init", "-q", "-b", "main")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "plan")
@@ -226,7 +226,7 @@ def team_clones(tmp: Path, url_of, count: int, tasks: int = 0, plan: Path | None
     repo = bare_repo(tmp)
     first = seed_plan(repo, tmp / "clone-0", plan, tasks)
     set_url(first, url_of(repo))
-    res = leafwise("team", "init", cwd=first)
+    res = run_cli_in_process("team", "init", cwd=first)
     assert res.code == 0, res.stdout + res.stderr
     git(first, "add", "-A")
     git(first, "commit", "-q", "-m", "team mode")
@@ -234,10 +234,20 @@ def team_clones(tmp: Path, url_of, count: int, tasks: int = 0, plan: Path | None
     clones = [first]
     for i in range(1, count):
         other = clone(url_of(repo), tmp / f"clone-{i}")
-        assert leafwise("team", "join", cwd=other).code == 0
+        assert run_cli_in_process("team", "join", cwd=other).code == 0
         clones.append(other)
     return clones
 
 
-__all__ = ["DEMO_PLAN", "bare_repo", "clone", "daemon", "free_port", "git", "leafwise", "seed_plan", "set_hook",
+def copy_team(template: Path, dest: Path) -> list[Path]:
+    """A copy of a `team_clones` folder (the bare repository and its clones) at `dest`, each clone's
+    origin pointed at the copy's bare repository: a fresh team for each test without building it again."""
+    shutil.copytree(template, dest, symlinks=True)
+    clones = sorted(dest.glob("clone-*"), key=lambda p: int(p.name.split("-")[1]))
+    for work in clones:
+        set_url(work, (dest / "plan.git").as_uri())
+    return clones
+
+
+__all__ = ["copy_team", "DEMO_PLAN", "bare_repo", "clone", "daemon", "free_port", "git", "leafwise", "seed_plan", "set_hook",
            "set_url", "smart_http", "sys", "team_clones"]
