@@ -3,7 +3,7 @@ a toast; a remote that stops answering is said once and the polls go on.
 
 The poller takes its source through the constructor (`team_source`): the first test hands it a plain
 function whose answers the test changes; the last one runs the real source against a real bare
-repository and a second clone that claims a task through the team protocol.
+repository and a second clone whose agent runs `leafwise start`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from leafwise.canvas.widgets.node_detail import NodeDetail
-from leafwise.commands.team import protocol, remote
+from leafwise.commands.team import remote
 from leafwise.commands.team.remote import TeamError
 from leafwise.commands.team.status import TeamClaim
-from testkit import write_plan
+from testkit import run_cli, write_plan
 from testkit.canvas import canvas, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
@@ -117,12 +117,10 @@ def team_clones(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def claim_in(clone: Path, node_id: str, agent: str) -> str:
-    """`agent` in `clone` takes `node_id` on the shared remote (the team protocol's create-only push);
-    the clone's id."""
-    team = remote.load_team(clone)
-    outcome = protocol.claim(team, node_id, agent, 600, None, "2026-12-02T06:00:00Z")
-    assert outcome.won, outcome
-    return remote.clone_id(clone)
+    """`agent` in `clone` runs `leafwise start` (team mode: a create-only push of the claim ref); the clone's id."""
+    started = run_cli("start", node_id, "--agent", agent, cwd=clone)
+    assert started.code == 0, started
+    return remote.clone_id(clone, create=False)
 
 
 async def test_another_clones_claim_appears_through_the_real_remote(tmp_path):

@@ -1,8 +1,12 @@
-"""`leafwise serve`: the real server in a subprocess, asked over HTTP as a browser (or a hostile page) would.
+"""`leafwise serve`: the real server, asked over HTTP as a browser (or a hostile page) would.
 
 Nothing gets in without the session cookie, which only the printed one-time link hands out; the
 websocket also needs this page's own Origin; the page names no host or port, so a forwarded port
 (`ssh -L`) serves it too — checked through a real TCP forwarder on another local port.
+
+The request checks run the server's own parts in this process (`serve.start`: the aiohttp site on
+127.0.0.1, a fresh token each); the CLI's start, its errors and its stop on SIGTERM run
+`leafwise serve` in a subprocess.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import pytest
+from leafwise.canvas import serve
 from testkit import write_plan
 
 pytestmark = pytest.mark.anyio
@@ -28,12 +33,13 @@ LINK = re.compile(r"Open: (http://127\.0\.0\.1:(\d+)/)\?token=([A-Za-z0-9_-]+)")
 
 
 class Served:
-    def __init__(self, process: subprocess.Popen, base: str, port: int, token: str, log: Path) -> None:
-        self.process, self.base, self.port, self.token, self.log = process, base, port, token, log
+    def __init__(self, process: subprocess.Popen | None, base: str, port: int, token: str, root: Path) -> None:
+        self.process, self.base, self.port, self.token, self.root = process, base, port, token, root
 
     def canvases(self) -> list[int]:
-        """The canvas processes this server started (its children)."""
-        found = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        """The canvas processes running on this server's plan (`leafwise canvas --root ROOT`)."""
+        found = subprocess.run(["pgrep", "-f", f"canvas --root {self.root.resolve()}$"], capture_output=True,
+                               text=True).stdout
         return [int(pid) for pid in found.split()]
 
 
@@ -51,11 +57,12 @@ def start_server(root: Path, *args: str) -> Served:
         process.kill()
         process.wait()
         raise AssertionError(f"no link in {line!r}: {log.read_text()}")
-    return Served(process, found[1], int(found[2]), found[3], log)
+    return Served(process, found[1], int(found[2]), found[3], root)
 
 
 def stop_server(served: Served) -> None:
     """SIGTERM, as Ctrl+C or a service manager stops it; it must be gone within seconds."""
+    assert served.process is not None
     if served.process.poll() is None:
         served.process.send_signal(signal.SIGTERM)
         try:
@@ -75,12 +82,17 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def served(tmp_path) -> Iterator[Served]:
-    server = start_server(write_plan(tmp_path / "plan", NODES))
+async def served(tmp_path) -> AsyncIterator[Served]:
+    """The server of `leafwise serve` on the test's plan, in this process, on a free port of 127.0.0.1."""
+    root = write_plan(tmp_path / "plan", NODES)
+    guard = serve.Guard()
+    assert guard.token is not None
+    server = serve.CanvasServer(serve.canvas_command(root.resolve(), follow=False), host=serve.HOST, port=0)
+    runner, port = await serve.start(server, guard, 0)
     try:
-        yield server
+        yield Served(None, f"http://127.0.0.1:{port}/", port, guard.token, root)
     finally:
-        stop_server(server)
+        await runner.cleanup()
 
 
 def session_cookie(response: aiohttp.ClientResponse) -> tuple[str, str]:
@@ -122,11 +134,12 @@ async def test_nothing_without_the_cookie(served):
             async with client.get(served.base + path) as response:
                 assert response.status == 403, path
                 assert "open the link `leafwise serve` printed" in await response.text()
-        async with client.get(f"{served.base}?token=not-the-token") as response:
-            assert response.status == 403
-        cookie = {"Cookie": "leafwise_0000=guessed"}
-        async with client.get(served.base, headers=cookie) as response:
-            assert response.status == 403
+        for guess in ("not-the-token", "t\u00f6ken", ""):
+            async with client.get(served.base, params={"token": guess}) as response:
+                assert response.status == 403, guess
+        for cookie in ("leafwise_0000=guessed", "leafwise_0000=g%C3%BCessed"):
+            async with client.get(served.base, headers={"Cookie": cookie}) as response:
+                assert response.status == 403, cookie
 
 
 async def test_the_link_gives_an_httponly_strict_cookie_once(served):
@@ -143,6 +156,9 @@ async def test_the_link_gives_an_httponly_strict_cookie_once(served):
             name, value = session_cookie(response)
         async with client.get(f"{served.base}?token={served.token}", allow_redirects=False) as response:
             assert response.status == 403  # good once
+        for wrong in (value[:-1], value + "x", "w\u00f6rong"):
+            async with client.get(served.base, headers={"Cookie": f"{name}={wrong}"}) as response:
+                assert response.status == 403, wrong
         cookie = {"Cookie": f"{name}={value}"}
         async with client.get(served.base, headers=cookie) as response:
             assert response.status == 200
@@ -210,6 +226,7 @@ async def test_through_a_forwarded_port_the_canvas_runs_and_ends_with_its_tab(se
         await forwarder.wait_closed()
 
 
+@pytest.mark.slow
 def test_stopping_the_server_ends_its_canvases(tmp_path):
     served = start_server(write_plan(tmp_path / "plan", NODES))
     try:
@@ -237,11 +254,12 @@ def test_no_plan_and_a_taken_port_are_said_with_their_fix(tmp_path):
     result = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0"],
                             cwd=empty, capture_output=True, text=True, timeout=60)
     assert result.returncode == 5 and "Fix: leafwise init" in result.stderr
-    served = start_server(write_plan(tmp_path / "plan", NODES))
-    try:
-        taken = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port",
-                                str(served.port)], cwd=tmp_path / "plan", capture_output=True, text=True, timeout=60)
-        assert taken.returncode == 2
-        assert f"cannot listen on 127.0.0.1:{served.port}" in taken.stderr and "Fix: leafwise serve --port 0" in taken.stderr
-    finally:
-        stop_server(served)
+    root = write_plan(tmp_path / "plan", NODES)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        taken = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", str(port)],
+                               cwd=root, capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 2, taken
+    assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr and "Fix: leafwise serve --port 0" in taken.stderr

@@ -21,8 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from leafwise.commands.team import protocol, remote
-from testkit import wait_until, write_plan
+from leafwise.commands.team import remote
+from testkit import run_cli, wait_until, write_plan
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [pytest.mark.slow,
@@ -205,10 +205,10 @@ def test_the_canvas_in_a_browser(served, browser, other_port_page, tmp_path):
     assert outcome == "refused"
     assert len(server.canvases()) == 1  # no canvas started for the hostile page
 
-    # Another clone claims T-1 on the shared remote: the open tab shows it within a poll (10 s).
-    team = remote.load_team(second)
+    # An agent in another clone starts T-1 (a claim on the shared remote): the tab shows it within a poll (10 s).
     sent = frames(page)
-    assert protocol.claim(team, "T-1", "bob", 600, None, "2026-12-02T06:00:00Z").won
-    wait_for_text(page, rf"⚑ bob@{re.escape(remote.clone_id(second))}", start=sent, timeout=60)
+    started = run_cli("start", "T-1", "--agent", "bob", cwd=second)
+    assert started.code == 0, started
+    wait_for_text(page, rf"⚑ bob@{re.escape(remote.clone_id(second, create=False))}", start=sent, timeout=60)
     page.screenshot(path=str(tmp_path / "claimed.png"))
     context.close()
