@@ -97,16 +97,20 @@ def verdict_lines(v: verdict_files.Verdict | None) -> list[str]:
 
 
 def verdict_hint(ctx: Ctx, node: Node, packet, agent: str | None) -> NextAction:
-    """The verdict's command line to fill in: shipped on the first place, or absent."""
+    """The verdict's command line to fill in: shipped on the first code place, or absent when nothing in
+    the code names the title (or a title word no source holds: "async" for "Async command callbacks")."""
     who = agent or ctx.caller or placeholder("agent")
     absent = ctx.cmd("verify", node.id, verdict="absent", missing=placeholder("text"), agent=who)
     code = [p for p in packet.places if p.kind == "code"]
     if not code:
         return next_(absent, "nothing in the code names it: read the places, then say what is missing")
     first = code[0]
-    return next_(ctx.cmd("verify", node.id, verdict="shipped", evidence=[f"{first.path}:{first.start}-{first.end}"],
-                         quote=[placeholder("text")], agent=who),
-                 "read the places; quote the lines that do it (or record partial with --missing, or absent)",
+    shipped = ctx.cmd("verify", node.id, verdict="shipped", evidence=[f"{first.path}:{first.start}-{first.end}"],
+                      quote=[placeholder("text")], agent=who)
+    if packet.unnamed:
+        return next_(absent, f"no source holds {', '.join(packet.unnamed)!r}: read the places; shipped only if "
+                     "the code does it under other words", or_=shipped)
+    return next_(shipped, "read the places; quote the lines that do it (or record partial with --missing, or absent)",
                  or_=absent)
 
 

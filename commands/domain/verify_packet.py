@@ -163,6 +163,8 @@ def _place_factor(path: str, by_path: dict[str, float]) -> float:
 
 
 def _kind(doc: Artifact) -> str:
+    if doc.kind != "doc" and _file_kind(doc.path) == "test":
+        return "test"  # a flag or a helper in a test file is the tests' code, not the project's
     cat = "code" if doc.kind == "module" else category(doc)
     return {"text": "ui", "other": "code"}.get(cat, cat)
 

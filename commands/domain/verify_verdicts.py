@@ -114,6 +114,18 @@ def _not_theirs(ctx: Ctx, node: Node, agent: str) -> None:
                            exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id))
 
 
+def _not_pending(ctx: Ctx, node: Node, agent: str) -> None:
+    """Refuse a verdict on a draft whose shipped verdict waits for a person: theirs is the next word."""
+    said = verdict_files.read(ctx.paths(), node.id)
+    if said is not None and said.state == "pending":
+        raise CommandError("verdict_pending", f"{node.id} was verified shipped by {clean(said.agent, 80)}; a person "
+                           "confirms or rejects it first",
+                           wait(f"a person confirms or rejects the shipped verdict on {node.id}",
+                                "a verdict waiting for a person is not replaced",
+                                or_=ctx.cmd("verify", next=True, agent=agent)),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
+
+
 def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...], quote: tuple[str, ...],
            missing: str | None, agent: str | None) -> Result:
     """Check every quote, then record the verdict (and close a shipped leaf, or leave it to a person)."""
@@ -121,6 +133,7 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
     assert agent is not None
     node = draft_leaf(ctx, node_id)
     _not_theirs(ctx, node, agent)
+    _not_pending(ctx, node, agent)
     committed, quotes = _checked(ctx, node.id, evidence, quote, agent)
     if verdict == "shipped" and not any(q.kind == "code" for q in quotes):
         kinds = ", ".join(sorted({q.kind for q in quotes}))
