@@ -220,6 +220,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("dry_run", "bool", "--dry-run", False),
         ("remove", "bool", "--remove", False),
         ("config", "str", "--config", False),
+        ("agent", "str", "--agent", False),
     ),
     "show": (
         ("node_id", "str", None, False),

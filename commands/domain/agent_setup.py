@@ -30,6 +30,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.domain import setup_blocks, setup_json, setup_ledger
 from leafwise.commands.domain.agent_clients import CLIENTS, SERVER, Client, entry, hook_group
 from leafwise.commands.domain.guide import GUIDE
+from leafwise.commands.domain.nodes import record
 from leafwise.commands.registry import Ctx
 from leafwise.store import reader
 from leafwise.store.writer import write_text
@@ -301,15 +302,19 @@ def apply(edits: list[Edit], remove: bool) -> None:
 
 
 def setup(ctx: Ctx, client_name: str, dry_run: bool = False, remove: bool = False,
-          config: str | None = None) -> Result:
+          config: str | None = None, agent: str | None = None) -> Result:
+    """Set up (or, `remove`, take out) `client` for this plan; journaled as `agent` (or the person)
+    when a file changed."""
     client = CLIENTS[client_name]
     repo = ctx.paths().repo.absolute()
     try:
         edits, server = plan_edits(ctx, client, repo, remove, config)
     except Refusal as exc:
         raise _refused(ctx, client, exc, remove) from exc
-    if not dry_run:
+    changed = [{"file": e.label, "op": e.action} for e in edits if e.action != "unchanged"]
+    if not dry_run and changed:
         apply(edits, remove)
+        record(ctx, "setup", None, {}, actor=agent, client=client.name, removed=remove or None, files=changed)
     return _answer(ctx, client, edits, server, dry_run, remove)
 
 

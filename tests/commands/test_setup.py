@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from testkit import run_cli, run_cli_in_process
+from testkit import journal, run_cli, run_cli_in_process
 
 FILES = {
     "claude-code": [".mcp.json", "CLAUDE.md", ".claude/settings.json"],
@@ -194,3 +194,11 @@ def test_the_session_hook_runs_leafwise_context(project, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Shop") and proc.stdout.splitlines()[-1].startswith("Next: leafwise")
+
+
+def test_setup_is_journaled_with_its_actor_when_it_changed_a_file(project):
+    assert setup(project, "cursor", "--agent", "claude-1").code == 0
+    assert setup(project, "cursor").code == 0  # nothing changed: nothing journaled
+    events = [e for e in journal(project) if e["command"] == "setup"]
+    assert [(e["actor"], e["client"], [f["file"] for f in e["files"]]) for e in events] == [
+        ("claude-1", "cursor", [".cursor/mcp.json", ".cursor/rules/leafwise.mdc"])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testkit.contract_cases import err, ok
+from testkit.contract_cases import AgentCase, err, ok
 
 
 def _malformed_mcp_json(root: Path) -> None:
@@ -22,5 +22,8 @@ CASES: dict = {
               err(3, "setup", "cursor", setup=_foreign_rule),
               err(5, "setup", "codex", where="empty")),
 }
-AGENT_CASES: dict = {}
-NO_AGENT: set[str] = {"setup"}  # a person's own act on their own files
+# An agent may run setup for the person (a client asked to register Leafwise for itself).
+AGENT_CASES: dict = {
+    "setup": (AgentCase(("setup", "claude-code"), 0), AgentCase(("setup", "cursor"), 3, _foreign_rule)),
+}
+NO_AGENT: set[str] = set()
