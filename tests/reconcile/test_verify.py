@@ -264,11 +264,15 @@ def test_a_person_confirms_a_shipped_verdict_when_the_plan_asks_for_it(repo: Pat
     assert taken != "T-1", "a pending verdict is not handed out again"
     refused = cli(repo, "verify", "T-1", "--decide", "confirm", "--agent", "a1")
     assert refused.code == 2 and node_data(repo, "T-1")["status"] == "draft"
+    replaced = cli(repo, "verify", "T-1", "--verdict", "absent", "--missing", "x", "--agent", "a3")
+    assert replaced.code == 3 and replaced.stderr.rstrip().splitlines()[-2].startswith("Wait: a person confirms")
     confirmed = cli(repo, "verify", "T-1", "--decide", "confirm", "--note", "read it myself",
                     env={"LEAFWISE_USER": "Ana"})
     assert confirmed.code == 0, confirmed.stderr
     data = node_data(repo, "T-1")
     assert data["status"] == "done" and "confirmed by Ana: read it myself" in data["summary"]
+    shown = cli(repo, "verify", "T-1")
+    assert shown.code == 0 and "shipped (closed) by a1" in shown.stdout and "shop/exporter.py:" in shown.stdout
 
 
 def test_an_absent_leaf_comes_back_when_the_code_it_was_checked_against_changes(repo: Path):
