@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leafwise.store.ids import id_problem
+from leafwise.store.ids import id_problem, is_node_id
 from leafwise.store.model import STATUSES, Problem
 from leafwise.store.safe_yaml import (
     MAX_NODE_BYTES,
@@ -108,9 +108,11 @@ def read_node_file(path: Path) -> Loaded:
 def node_file_problem(nodes_rel: str, name: str, error: tuple[str, int | None, str]) -> Problem:
     """The problem a node file that does not load is reported as (`Loaded.error`), wherever it is read."""
     message, line, code = error
-    # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause
-    return Problem(code, "error", message, f"leafwise diagnose {name[:-5]}", node=name[:-5], file=nodes_rel + name,
-                   line=line)
+    stem = name[:-5]
+    # the fix is a person's (or agent's) text edit; diagnose shows the file, line and cause (of the whole
+    # plan when the file's name is no id: a planted "T-2\nx.yaml" is no argument diagnose takes)
+    return Problem(code, "error", message, f"leafwise diagnose {stem}" if is_node_id(stem) else "leafwise diagnose",
+                   node=stem, file=nodes_rel + name, line=line)
 
 
 def check_bytes(content: bytes, node_id: str) -> bytes:

@@ -16,6 +16,7 @@ from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.readiness import open_children
 from leafwise.commands.core.release_needs import later_dependencies
 from leafwise.store import Node, Plan, Problem, Status
+from leafwise.store.ids import is_node_id
 from leafwise.store.paths import UnsafePath
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -99,7 +100,8 @@ def _file_problems(files: PlanFiles, cmd: CommandLine) -> list[Problem]:
     """The loader's problems: a broken file needs a text edit; `diagnose` shows its file, line and cause.
     Git merge conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool)."""
     return [p if p.code in ("duplicate_id", "merge_conflict") else
-            Problem(p.code, p.severity, p.message, cmd("diagnose", p.node), node=p.node, file=p.file, line=p.line)
+            Problem(p.code, p.severity, p.message, cmd("diagnose", p.node) if is_node_id(p.node) else cmd("diagnose"),
+                    node=p.node, file=p.file, line=p.line)
             for p in files.load_problems]
 
 

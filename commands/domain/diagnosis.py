@@ -23,6 +23,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Problem, Status
 from leafwise.store import claims as leases
 from leafwise.store.claims import Claim
+from leafwise.store.ids import is_node_id
 from leafwise.store.loader import SchemaError, check_node, parse_yaml, read_bounded
 from leafwise.store.paths import ID_PATTERN, UnsafePath
 
@@ -79,6 +80,10 @@ def problem_action(ctx: Ctx, problem: Problem) -> NextAction:
         # only a person's text edit repairs project.yaml: the chain of fixes ends here
         return wait(f"a person fixes {problem.file} line {problem.line or 1} ({clean(problem.message, 160)})",
                     "the project file needs a text edit")
+    if problem.node is not None and not is_node_id(problem.node) and problem.file:
+        # a node file whose name is no id (a planted "T-2\nx.yaml"): no command names it, a person does
+        return wait(f"a person renames or removes {clean(problem.file, 160)} ({clean(problem.message, 160)})",
+                    "the file's name is not a node id")
     if problem.fix.startswith("leafwise "):
         return next_(problem.fix, problem.code)
     return next_(ctx.cmd("diagnose", problem.node) if problem.node else ctx.cmd("validate"),

@@ -260,3 +260,16 @@ def test_a_deep_parent_chain_keeps_every_line_short(tmp_path):
         answer = run_cli(*args, cwd=tmp_path)
         assert answer.code == 0, answer.stderr
         assert max(map(len, answer.stdout.splitlines())) < 600, args
+
+
+@pytest.mark.parametrize("name", ["T-2\nx.yaml", "T-2 x.yaml", "$(touch pwned).yaml", "T-2\u202e.yaml"])
+def test_a_broken_node_file_whose_name_is_no_id_gets_a_fix_that_runs(tmp_path, name):
+    write_plan(tmp_path, [node("T-1", "Task")])
+    (tmp_path / ".leafwise/nodes" / name).write_text("id: T-2\ntitle: [broken\n")
+    checked = run_cli("validate", cwd=tmp_path)
+    fix_line = next(line for line in checked.last_lines if line.startswith("Fix: "))
+    assert fix_line == "Fix: leafwise diagnose", checked.stderr
+    ran = run_cli("diagnose", cwd=tmp_path)
+    assert ran.code == 0 and ".leafwise/nodes/" in ran.stdout, ran.stderr
+    assert ran.last_lines[-1].startswith("Wait: a person renames or removes .leafwise/nodes/"), ran.stdout
+    assert not (tmp_path / "pwned").exists()
