@@ -84,7 +84,7 @@ class Guard:
         if token is None or not same(offered, token):
             self.token = token  # a wrong guess does not burn the real token
             raise web.HTTPForbidden(text=FORBIDDEN)
-        response = web.Response(text=ENTER_PAGE, content_type="text/html")
+        response = enter_page()
         response.set_cookie(self.cookie, self.session, httponly=True, samesite="Strict", path="/")
         return response
 
@@ -92,9 +92,10 @@ class Guard:
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if host_name(request.host) not in LOOPBACK_NAMES:
             raise web.HTTPForbidden(text=f"Forbidden: {request.host!r} is not this machine's loopback name.\n")
-        if request.path == "/" and TOKEN_PARAM in request.query:
-            response: web.StreamResponse = self.exchange(request.query[TOKEN_PARAM])
-        elif not self.entered(request):
+        entered = self.entered(request)
+        if request.path == "/" and TOKEN_PARAM in request.query:  # the link again, in a tab already in: on in
+            response: web.StreamResponse = enter_page() if entered else self.exchange(request.query[TOKEN_PARAM])
+        elif not entered:
             raise web.HTTPForbidden(text=FORBIDDEN)
         elif request.path == "/ws" and request.headers.get("Origin") != f"http://{request.host}":
             raise web.HTTPForbidden(text="Forbidden: the websocket's Origin is not this page's.\n")
@@ -103,6 +104,10 @@ class Guard:
         if not response.prepared:  # a websocket or a download has sent its headers already
             response.headers.update(SECURITY_HEADERS)
         return response
+
+
+def enter_page() -> web.Response:
+    return web.Response(text=ENTER_PAGE, content_type="text/html")
 
 
 def same(offered: str, secret: str) -> bool:

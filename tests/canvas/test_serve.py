@@ -160,6 +160,8 @@ async def test_the_link_gives_an_httponly_strict_cookie_once(served):
             async with client.get(served.base, headers={"Cookie": f"{name}={wrong}"}) as response:
                 assert response.status == 403, wrong
         cookie = {"Cookie": f"{name}={value}"}
+        async with client.get(f"{served.base}?token={served.token}", headers=cookie) as response:
+            assert response.status == 200  # the link again in the browser that used it: on to the canvas
         async with client.get(served.base, headers=cookie) as response:
             assert response.status == 200
             assert response.headers["X-Frame-Options"] == "DENY"
