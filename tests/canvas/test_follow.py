@@ -17,7 +17,7 @@ from leafwise.commands.team import remote
 from leafwise.commands.team.remote import TeamError
 from leafwise.commands.team.status import TeamClaim
 from testkit import run_cli, write_plan
-from testkit.canvas import canvas, notices, ready, row_text, tree, until
+from testkit.canvas import canvas, idle, notices, ready, row_text, tree, until
 
 pytestmark = pytest.mark.anyio
 
@@ -88,7 +88,7 @@ async def test_without_follow_nothing_polls(tmp_path):
     app = canvas(root, tmp_path, team_source=source)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
-        await pilot.pause(0.3)
+        await idle(pilot)  # a follower's first poll starts on mount: it would have run by now
         assert source.asked == [] and not app.following
 
 
