@@ -13,6 +13,8 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ import pytest
 from leafwise.commands.surfaces.mcp_server import build_server
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from testkit import node, node_data, run_cli, wait_until, write_plan
+from testkit import node, node_data, run_cli, run_cli_in_process, wait_until, write_plan
 
 BANNER = "Leafwise MCP over HTTP: "
 TASKS = ("T-1", "T-2", "T-3")
@@ -39,6 +41,7 @@ class Served:
     port: int
     token: str
     stderr: Path
+    pid: int
 
     @property
     def url(self) -> str:
@@ -75,23 +78,22 @@ def _answers(served: Served) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    base = tmp_path_factory.mktemp("mcp-http")
-    plan = write_plan(base / "plan", [node(t, f"Task {t}", release="R1") for t in TASKS])
-    config, log = base / "config", base / "server.stderr"
-    env = {**os.environ, "LEAFWISE_CONFIG_DIR": str(config), "LEAFWISE_AGENT": "leaky-agent"}
-    env.pop("LEAFWISE_ROOT", None)
+@contextmanager
+def running(plan: Path, config: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    """The real `leafwise mcp --http 127.0.0.1:0 ARGS` on `plan`, until the block ends; then SIGTERM,
+    which must stop it cleanly."""
+    log = config.parent / f"{config.name}.stderr"
+    full_env = {**os.environ, "LEAFWISE_CONFIG_DIR": str(config), **(env or {})}
+    full_env.pop("LEAFWISE_ROOT", None)
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "mcp", "--http",
-                                 "127.0.0.1:0", "--allow-host", "leafwise.test"],
-                                cwd=plan, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+                                 "127.0.0.1:0", *args], cwd=plan, env=full_env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
     try:
         wait_until(lambda: proc.poll() is not None or _port_of(log), 30, what="the server's banner")
         assert proc.poll() is None, log.read_text()
-        port = _port_of(log)
         token = (config / "mcp-http.token").read_text().strip()
-        result = Served(plan, config, port, token, log)
+        result = Served(plan, config, _port_of(log), token, log, proc.pid)
         wait_until(lambda: _answers(result), 30, what="the port to answer")
         yield result
     finally:
@@ -103,6 +105,14 @@ def served(tmp_path_factory):
             proc.wait()
             code = None
     assert code == 0 and log.read_text().endswith("Stopped.\n"), f"SIGTERM did not stop it cleanly: {code}"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    base = tmp_path_factory.mktemp("mcp-http")
+    plan = write_plan(base / "plan", [node(t, f"Task {t}", release="R1") for t in TASKS])
+    with running(plan, base / "config", "--allow-host", "leafwise.test", env={"LEAFWISE_AGENT": "leaky-agent"}) as s:
+        yield s
 
 
 def connect(served: Served, steps, *, mode: str = "auto"):
@@ -210,12 +220,12 @@ def test_no_agent_name_reaches_another_client(served):
 def test_a_bind_beyond_loopback_needs_allow_host(tmp_path):
     write_plan(tmp_path, [node("T-1", "A", release="R1")])
     env = {"LEAFWISE_CONFIG_DIR": str(tmp_path / "cfg")}
-    for where in ("0.0.0.0:0", "[::]:0", "example.com:8765"):
-        res = run_cli("mcp", "--http", where, cwd=tmp_path, env=env)
+    for where in ("0.0.0.0:0", "[::]:0", "example.com:8765"):  # one real process; the rest in this one
+        res = (run_cli if where == "0.0.0.0:0" else run_cli_in_process)("mcp", "--http", where, cwd=tmp_path, env=env)
         assert res.code == 2, res.stderr
         assert "--allow-host" in res.stderr.splitlines()[0]
         assert res.stderr.splitlines()[-1].startswith("Fix: leafwise mcp --http ")
-    bad = run_cli("mcp", "--http", "127.0.0.1:http", cwd=tmp_path, env=env)
+    bad = run_cli_in_process("mcp", "--http", "127.0.0.1:http", cwd=tmp_path, env=env)
     assert bad.code == 2 and "is not HOST:PORT" in bad.stderr
     assert not (tmp_path / "cfg").exists(), "a refused start made a token file"
 
@@ -226,7 +236,45 @@ def test_a_token_file_others_can_read_is_refused(tmp_path):
     token.parent.mkdir()
     token.write_text("a" * 43 + "\n")
     token.chmod(0o644)
-    res = run_cli("mcp", "--http", "127.0.0.1:0", cwd=tmp_path, env={"LEAFWISE_CONFIG_DIR": str(token.parent)})
+    res = run_cli_in_process("mcp", "--http", "127.0.0.1:0", cwd=tmp_path,
+                             env={"LEAFWISE_CONFIG_DIR": str(token.parent)})
     assert res.code == 1 and "can be read by others (mode 0644)" in res.stderr
     assert res.stderr.splitlines()[-1] == f"Fix: chmod 600 {token}"
     assert "a" * 43 not in res.stderr
+
+
+# --- a cancelled wait ---------------------------------------------------------------------------
+
+def inotify_watches(pid: int) -> int:
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:inotify"
+        except OSError:
+            continue
+    return count
+
+
+@pytest.mark.slow  # a second server of its own: a plan with nothing free
+def test_a_cancelled_wait_ends_and_claims_nothing(tmp_path):
+    """Over both eras: a 2025 client cancels with notifications/cancelled in its session, a 2026-07-28
+    one by closing its request; either way the server's wait (its second plan watch) ends."""
+    plan = write_plan(tmp_path / "plan", [node("T-1", "Alpha", status="blocked", blocked_reason="creds",
+                                               release="R1")])
+    with running(plan, tmp_path / "config") as served:
+        for mode in ("legacy", "auto"):
+            async def steps(client):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(client.call_tool, "start_task", {"next": True, "agent": "a1", "wait": 60})
+                    while inotify_watches(served.pid) < 2:  # the session's own plan watch, then the wait's
+                        await anyio.sleep(0.02)
+                    group.cancel_scope.cancel()
+                with anyio.fail_after(5):
+                    while inotify_watches(served.pid) != 1:
+                        await anyio.sleep(0.02)
+
+            connect(served, steps, mode=mode)
+        assert run_cli("unblock", "T-1", cwd=plan).code == 0
+        offered = connect(served, lambda client: client.call_tool("get_next_task", {"agent": "a2"}))
+    assert offered.structured_content["result"]["task"]["id"] == "T-1"  # a1's cancelled calls took nothing
+    assert not (plan / ".leafwise/claims/T-1.json").exists()
