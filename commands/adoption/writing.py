@@ -75,11 +75,12 @@ def _unique(parsed: Parsed, options: Options) -> list[Item]:
     kept = []
     for item in parsed.items:
         if not item.title or not item.title.strip():
-            options.bad(parsed, item.key, item.where, "the item has no title", "give it a title in the source file")
+            options.bad(parsed, item.key, item.where, "the item has no title", "give it a title in the source file",
+                        parsed.file)
             continue
         if item.key in seen:
             options.bad(parsed, item.key, item.where, f"the id {item.key!r} is used twice",
-                        "give each item its own id in the source file")
+                        "give each item its own id in the source file", parsed.file)
             continue
         seen.add(item.key)
         kept.append(item)
@@ -168,6 +169,44 @@ def _references(items: list[Item], known: dict[str, Node], parsed: Parsed, notes
         item.depends_on = kept
 
 
+def _break_cycles(items: list[Item], parsed: Parsed, options: Options, notes: list[str]) -> None:
+    """A dependency cycle is malformed input (neither task could ever start); with --partial the
+    dependency that closes it is dropped, and kept in the item's doc."""
+    by_key = {i.key: i for i in items}
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    for start in items:
+        if state.get(start.key):
+            continue
+        stack: list[tuple[Item, int]] = [(start, 0)]
+        state[start.key] = 1
+        while stack:
+            item, at = stack[-1]
+            if at == len(item.depends_on):
+                state[item.key] = 2
+                stack.pop()
+                continue
+            stack[-1] = (item, at + 1)
+            dep = by_key.get(item.depends_on[at])
+            if dep is None or state.get(dep.key) == 2:
+                continue
+            if state.get(dep.key) == 1:
+                path = [i.key for i, _ in stack]
+                loop = " → ".join(path[path.index(dep.key):] + [dep.key])
+                if not options.partial:
+                    error = InputError(parsed.file, item.where, f"dependency cycle: {loop}",
+                                       "remove one of these dependencies in the source file "
+                                       "(or import with --partial, which drops the last one)")
+                    error.skippable = True
+                    raise error
+                item.depends_on = [d for d in item.depends_on if d != dep.key]
+                stack[-1] = (item, at)
+                item.extra.setdefault("dependencies_in_a_cycle", []).append(dep.key)
+                notes.append(f"{item.key}: dependency cycle {loop}: its dependency on {dep.key} dropped")
+                continue
+            state[dep.key] = 1
+            stack.append((dep, 0))
+
+
 def _read_doc(plan: Plan, rel: str) -> str | None:
     try:
         return reader.read_text(plan.paths.inside(rel), reader.DOC)
@@ -212,6 +251,7 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     known = {key: node for (tool, key), node in index.items() if tool == parsed.tool}
     known.update({k: n for k, n in matched.items() if n is not None})
     _references(items, known, parsed, notes)
+    _break_cycles(items, parsed, options, notes)
     _adjust(items, parsed, notes)
     resolve = {k: n.id for k, n in known.items()}
     steps = []

@@ -167,3 +167,18 @@ def test_export_csv_and_markdown(plan_root: Path, kit, tmp_path: Path) -> None:
     assert sorted((n["title"], n["status"]) for n in ours.values()) == sorted((n["title"], n["status"]) for n in theirs.values())
     titles = {n["id"]: n["title"] for n in theirs.values()}
     assert titles[theirs["AD-4"]["parent"]] == "User accounts"
+
+
+def test_a_dependency_cycle_is_refused_or_with_partial_broken(plan_root: Path, kit, tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    data = json.loads((kit.fixtures / "taskmaster/.taskmaster/tasks/tasks.json").read_text())
+    data["master"]["tasks"][0]["dependencies"] = [3]  # 1 → 3 → 2 → 1
+    path.write_text(json.dumps(data))
+    res = run_cli_in_process("import", "taskmaster", str(path), "--json", cwd=plan_root)
+    error = json.loads(res.stdout)["error"]
+    assert res.code == 2 and "dependency cycle: master/" in error["message"]
+    assert kit.imported(plan_root) == {}
+    result = cli(plan_root, "import", "taskmaster", str(path), "--partial")["result"]
+    assert result["added"] == 12 and any("dependency cycle" in n for n in result["notes"])
+    validate = run_cli_in_process("validate", cwd=plan_root)
+    assert validate.code == 0 and "0 error(s)" in validate.stdout
