@@ -133,7 +133,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    return [k for k in dict.fromkeys([*before, *after]) if before.get(k, ABSENT) != after.get(k, ABSENT)]
+    return [k for k in dict.fromkeys([*before, *after]) if not _same(before.get(k, ABSENT), after.get(k, ABSENT))]
 
 
 def _key_order(o: dict[str, Any], t: dict[str, Any]) -> list[str]:
@@ -147,12 +147,17 @@ def _key_order(o: dict[str, Any], t: dict[str, Any]) -> list[str]:
     return order
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, where `.nan` equals `.nan` (as the writer compares them)."""
+    return a == b or repr(a) == repr(b)
+
+
 def _pick(key: str, b: Any, o: Any, t: Any) -> _Pick:
     """How `key` merges, from its value in the base, ours and theirs (ABSENT: not there)."""
-    if o == t or t == b:
-        how = "" if o == b else "both" if o == t else "ours"
+    if _same(o, t) or _same(t, b):
+        how = "" if _same(o, b) else "both" if _same(o, t) else "ours"
         return _Pick("absent" if o is ABSENT else "ours", how=how)
-    if o == b:
+    if _same(o, b):
         return _Pick("absent" if t is ABSENT else "theirs", how="theirs")
     if key in NEWER_FIELDS and o is not ABSENT and t is not ABSENT:
         first, second = parse_time(o), parse_time(t)
@@ -208,7 +213,7 @@ def _render(texts: tuple[str, str], picks: dict[str, _Pick], order: list[str], c
         back = check_node(parse_yaml(text), node_id)
     except Exception as exc:  # noqa: BLE001 - over the size limit, or not a node the loader takes
         raise MergeRefused(f"the merged file would not load: {_first_line(exc)}") from None
-    if back != check_node(expected, node_id):
+    if not _same(back, check_node(expected, node_id)):
         raise MergeRefused("the merged file does not read back as the merged values")
     return text
 

@@ -173,6 +173,13 @@ def test_a_change_against_a_removal_is_a_conflict(tmp_path):
     assert "assignee" not in loads(yours.encode(), tmp_path)
 
 
+def test_a_value_that_is_not_equal_to_itself_is_no_conflict_when_left_alone(tmp_path):
+    base = BASE + b"estimate: .nan\n"
+    merged = merge_node(base, edit(base, title="Renamed"), edit(base, status="done"), "T-1")
+    assert merged.clean and merged.taken == {"title": "ours", "status": "theirs"}
+    assert b"estimate: .nan\n" in merged.text
+
+
 def test_updated_that_is_not_a_time_on_both_sides_is_a_conflict():
     merged = merge_node(BASE, edit(BASE, updated="yesterday"), edit(BASE, updated="today"), "T-1")
     assert [c.field for c in merged.conflicts] == ["updated"]
