@@ -29,6 +29,8 @@ DEADLINE_ENV = "LEAFWISE_RECONCILE_DEADLINE"
 # Seconds the child sleeps before it scans: how tests make a scan slow in the child itself, so the
 # process that waits is the real one. Read only in the child; an environment is the person's, never a plan's.
 DELAY_ENV = "LEAFWISE_RECONCILE_WORKER_DELAY"
+DEFAULT_MEMORY_MB = 2048  # the child's data (heap) cap; a person's own setting: LEAFWISE_RECONCILE_MEMORY_MB
+MEMORY_ENV = "LEAFWISE_RECONCILE_MEMORY_MB"
 ANSWER = reader.Kind("reconcile worker's answer", 256 * reader.MiB, 64)
 REQUEST = reader.Kind("reconcile worker's request", 16 * reader.MiB, 8)
 POLL = 0.1  # how often the waiting thread looks at the clock and at `stop_all`
@@ -57,6 +59,22 @@ def deadline() -> float:
     except ValueError:
         return DEFAULT_DEADLINE
     return value if math.isfinite(value) and value > 0 else DEFAULT_DEADLINE
+
+
+def memory_mb() -> int:
+    """The person's cap on the child's memory (LEAFWISE_RECONCILE_MEMORY_MB), else 2,048 MB."""
+    raw = os.environ.get(MEMORY_ENV, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MEMORY_MB
+
+
+def _cap_memory(megabytes: int) -> None:
+    """In the child: past the cap an allocation fails (MemoryError), so a tree built to exhaust memory
+    ends the scan, never the machine. RLIMIT_DATA counts the heap and private mappings, not the shared
+    libraries a virtual-size cap would count."""
+    import resource
+
+    cap = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 
 def scan(repo: str, node_ids: list[str], off_limits: list[str], explain: bool = False,
@@ -156,10 +174,14 @@ def stop_all() -> int:
 
 def main() -> None:
     """The child: read the request on stdin, scan, write the answer on stdout (JSON)."""
+    megabytes = memory_mb()
     try:
+        _cap_memory(megabytes)
         request = reader.load_json(sys.stdin.buffer.read(REQUEST.cap + 1), REQUEST)
         report = _scan_here(request["repo"], request["nodes"], request["off_limits"], request["explain"])
         answer: dict[str, Any] = {"report": asdict(report)}
+    except MemoryError:
+        answer = {"error": f"the scan passed its memory cap of {megabytes:,} MB ({MEMORY_ENV}) and was stopped"}
     except BaseException as exc:  # noqa: BLE001 - any failure is the answer, named, never a hang
         answer = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
     sys.stdout.buffer.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))

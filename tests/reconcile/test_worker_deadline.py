@@ -90,3 +90,14 @@ def test_a_scan_in_time_answers_as_before(tmp_path, monkeypatch):
 def test_the_deadline_is_the_persons_setting_or_60_seconds(monkeypatch, raw, expected):
     monkeypatch.setenv(worker.DEADLINE_ENV, raw)
     assert worker.deadline() == expected
+
+
+def test_a_scan_past_its_memory_cap_answers_an_error_naming_the_cap(tmp_path):
+    """The child's heap is capped (RLIMIT_DATA): 20 MB is less than the scan needs, so it stops with
+    MemoryError, and the answer names the cap and its setting; under the default cap the scan runs."""
+    root = _plan(tmp_path)
+    capped = run_cli("reconcile", "--json", cwd=root, env={worker.MEMORY_ENV: "20"})
+    assert capped.code != 0
+    message = capped.json["error"]["message"]
+    assert "memory cap of 20 MB" in message and worker.MEMORY_ENV in message, message
+    assert run_cli("reconcile", "--json", cwd=root).code == 0
