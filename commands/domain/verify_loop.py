@@ -35,8 +35,7 @@ from leafwise.store import verify_leases
 from leafwise.store.locks import locked
 
 TOOL = "verify_leaf"
-SETTLED = ("pending", "closed")
-WHOLE_TREE = "."  # a verdict's files when nothing named the leaf: HEAD's whole tree, by its id  # a verdict that keeps a draft out of the loop whatever the code does
+WHOLE_TREE = "."  # a verdict's files when nothing named the leaf: HEAD's whole tree, by its id
 
 
 def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
@@ -115,13 +114,12 @@ def verdict_hint(ctx: Ctx, node: Node, packet, agent: str | None) -> NextAction:
 
 
 def settled(v: verdict_files.Verdict | None, blobs: dict[str, str], in_git: bool) -> bool:
-    """Does the verdict keep its draft out of `verify --next`? Shipped (closed or pending) always; partial,
-    absent or rejected until a file it was checked against is changed at HEAD."""
-    if v is None:
+    """Does the verdict keep its draft out of `verify --next`? A shipped one waiting for a person, always;
+    partial, absent or rejected, until a file it was checked against changes at HEAD. (A leaf its verdict
+    closed that is a draft again was reopened by someone: it is verified again.)"""
+    if v is None or v.state == "closed":
         return False
-    if v.state in SETTLED:
-        return True
-    if not in_git or not v.files:
+    if v.state == "pending" or not in_git or not v.files:
         return True
     return all(blobs.get(path) == blob for path, blob in v.files.items())
 
@@ -129,7 +127,7 @@ def settled(v: verdict_files.Verdict | None, blobs: dict[str, str], in_git: bool
 def _head_blobs(ctx: Ctx, found: dict[str, verdict_files.Verdict]) -> tuple[dict[str, str], bool]:
     from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
 
-    files = sorted({f for v in found.values() if v.state not in SETTLED for f in v.files})
+    files = sorted({f for v in found.values() if v.state in ("recorded", "rejected") for f in v.files})
     try:
         committed = Committed(ctx.paths().repo)
     except QuoteRefused:
