@@ -140,3 +140,19 @@ def test_an_unreachable_remote_is_a_wait_with_the_offline_claim_as_the_alternati
     lines = res.stderr.splitlines()
     assert lines[-2].startswith("Wait: the remote origin answers")
     assert lines[-1] == "Or: leafwise team claim --next --agent alice"
+
+
+def test_an_offline_claim_is_pushed_by_sync_and_a_lost_one_tells_the_agent_to_stop(two):
+    a, b = two
+    url = (a.parent / "plan.git").as_uri()
+    set_url(a, f"git://127.0.0.1:{free_port()}/plan.git")
+    for task in ("T-1", "T-2"):
+        res = in_a_child("team", "claim", task, "--agent", "alice", cwd=a)
+        assert res.code == 0 and "claimed offline" in res.stdout, res.stdout + res.stderr
+    assert started(leafwise("start", "T-1", "--agent", "bob", "--json", cwd=b)) == "T-1"  # b is online
+    set_url(a, url)
+    sync = in_a_child("team", "sync", cwd=a)
+    assert sync.code == 3, sync.stdout + sync.stderr
+    assert "LOST T-1" in sync.stdout and "alice must stop working on it" in sync.stdout
+    assert "pushed the offline claim on T-2 for alice" in sync.stdout
+    assert remote_claim(a, "T-2")["agent"] == "alice" and remote_claim(a, "T-1")["agent"] == "bob"
