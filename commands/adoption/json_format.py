@@ -27,7 +27,7 @@ def parse(options: Options) -> Parsed:
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("nodes"), list):
         raise reading.InputError(options.shown, None, "not a Leafwise export (no \"format\": \"leafwise.export\")",
                                  "make it with leafwise export json FILE")
-    parsed = Parsed(TOOL, options.shown)
+    parsed = Parsed(TOOL, options.shown, fingerprints=False)  # an export's nodes keep their own source
     for rel in data.get("releases") or []:
         if isinstance(rel, dict) and text(rel.get("id")):
             parsed.releases.append(ReleaseSpec(str(rel["id"]), str(rel.get("title") or rel["id"]),

@@ -90,6 +90,7 @@ class Parsed:
     releases: list[ReleaseSpec] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # how the source's words were mapped
+    fingerprints: bool = True  # `source.hash`: an item its source did not change is left as the plan has it
 
 
 @dataclass

@@ -124,7 +124,7 @@ def _desired(parsed: Parsed, item: Item, options: Options) -> dict[str, Any]:
         values["tags"] = list(dict.fromkeys(item.tags))
     values.update(item.keep)
     tool, ident = _identity(parsed, item)
-    values["source"] = {"tool": tool, "id": ident}
+    values["source"] = dict(item.source) if item.source else {"tool": tool, "id": ident}
     return values
 
 
@@ -214,11 +214,27 @@ def _read_doc(plan: Plan, rel: str) -> str | None:
         return None
 
 
+def fingerprint(step: Step) -> str:
+    """A digest of everything the source says of the item (its references as the source's keys)."""
+    import hashlib
+    import json
+
+    said = {k: v for k, v in step.fields.items() if k != "source"}
+    said.update(parent=step.item.parent, depends_on=step.item.depends_on, doc=step.doc)
+    text = json.dumps(said, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
 def _compare(plan: Plan, step: Step, resolve: dict[str, str]) -> None:
-    """What differs between an existing node and what the import says it is."""
+    """What differs between an existing node and what the import says it is. An item whose source
+    is as it was at the last import (the same `source.hash`) changes nothing: what the plan did since
+    (a task completed, a title edited) stands."""
     node = step.node
     assert node is not None
     data = node.data
+    last = data.get("source") if isinstance(data.get("source"), dict) else {}
+    if "hash" in step.fields["source"] and last.get("hash") == step.fields["source"]["hash"]:
+        return
     want = dict(step.fields)
     want["parent"] = resolve.get(step.item.parent) if step.item.parent else data.get("parent")
     want["depends_on"] = [resolve[d] for d in step.item.depends_on if d in resolve]
@@ -257,6 +273,8 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     steps = []
     for item in items:
         step = Step(item, matched[item.key], _desired(parsed, item, options), render_doc(item, parsed.tool))
+        if parsed.fingerprints:
+            step.fields["source"]["hash"] = fingerprint(step)
         if step.node is not None:
             _compare(plan, step, resolve)
         steps.append(step)

@@ -182,3 +182,25 @@ def test_a_dependency_cycle_is_refused_or_with_partial_broken(plan_root: Path, k
     assert result["added"] == 12 and any("dependency cycle" in n for n in result["notes"])
     validate = run_cli_in_process("validate", cwd=plan_root)
     assert validate.code == 0 and "0 error(s)" in validate.stdout
+
+
+def test_what_the_plan_did_since_stands_until_the_source_changes_that_item(plan_root: Path, kit, tmp_path: Path) -> None:
+    source = tmp_path / "tm"
+    shutil.copytree(kit.fixtures / "taskmaster", source)
+    path = source / ".taskmaster/tasks/tasks.json"
+    cli(plan_root, "import", "taskmaster", str(source))
+    nodes = kit.imported(plan_root)
+    dark, billing = nodes["master/4"]["id"], nodes["release-2/1.1"]["id"]
+    cli(plan_root, "start", billing, "--agent", "bot")
+    cli(plan_root, "complete", billing, "--summary", "numbered", "--agent", "bot")
+    cli(plan_root, "edit", dark, "--set", "title=Dark theme")
+    assert cli(plan_root, "import", "taskmaster", str(source))["result"]["updated"] == 0
+    assert kit.imported(plan_root)["release-2/1.1"]["status"] == "done"
+    data = json.loads(path.read_text())
+    data["master"]["tasks"][3]["description"] = "A theme switch in the settings"
+    path.write_text(json.dumps(data))
+    result = cli(plan_root, "import", "taskmaster", str(source))["result"]
+    assert [(i["key"], i["changed"]) for i in result["items"] if i["action"] == "update"] == \
+        [("master/4", ["title", "description", "source"])]
+    nodes = kit.imported(plan_root)
+    assert nodes["master/4"]["title"] == "Dark mode" and nodes["release-2/1.1"]["status"] == "done"
