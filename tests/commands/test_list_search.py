@@ -4,6 +4,7 @@ every field of a node, and `add --priority`."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import anyio
@@ -123,3 +124,14 @@ def test_add_priority_writes_it_and_journals_it(plan):
     assert {"id": new, "field": "priority", "from": None, "to": "high"} in res.json["mutation"]["changes"]
     assert [(e["command"], e["node"]) for e in journal(plan)][-2:] == [("add", new), ("edit", new)]
     assert ids(plan, "--priority", "high") == ["T-1", new]
+
+
+def test_search_in_a_hostile_doc_stays_linear(tmp_path):
+    """A doc at the size cap built to make a naive matcher quadratic, and the longest words a search takes."""
+    write_plan(tmp_path, [node("T-1", "Big doc", docs=["docs/big.md"])])
+    (tmp_path / ".leafwise/docs/big.md").write_text("a" * 1_000_000)
+    words = " ".join("a" * (99 - i) + "b" for i in range(12))
+    started = time.perf_counter()
+    assert ids(tmp_path, "--search", words) == []
+    assert time.perf_counter() - started < 3.0
+    assert ids(tmp_path, "--search", "a" * 100) == ["T-1"]
