@@ -58,6 +58,7 @@ class Command:
     idempotent: bool = False
     needs_plan: bool = True
     listing: bool = False  # `--bare` / `--jsonl` print its items as a plain array
+    document: bool = False  # its text is a document to save (`agent-guide > AGENTS.md`): markers on stderr
     example: str = ""  # a full invocation for the docs and the contract tests
 
     @property

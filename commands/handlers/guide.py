@@ -8,6 +8,6 @@ from leafwise.commands.registry import Ctx, command
 
 
 @command("agent-guide", "The loop, the markers and the rules, to paste into an agent's instructions.",
-         mutating=False, tool="get_agent_guide", idempotent=True, needs_plan=False)
+         mutating=False, tool="get_agent_guide", idempotent=True, needs_plan=False, document=True)
 def agent_guide(ctx: Ctx) -> Result:
     return guide.agent_guide(ctx)

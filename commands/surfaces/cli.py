@@ -17,6 +17,7 @@ from leafwise.commands.contract import (
     envelope,
     fix,
     inert,
+    inert_line,
     json_text,
     render_text,
 )
@@ -31,7 +32,11 @@ def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | No
     if as_json:
         click.echo(json_text(env))
         return
-    if bare and env["status"] == "ok":
+    if bare == "document" and env["status"] == "ok":  # the document alone on stdout, saved as it is
+        click.echo("\n".join(inert_line(line) for line in body))
+        click.echo("\n".join(inert(line) for line in action_lines(env)), err=True)
+        return
+    if bare in ("array", "jsonl") and env["status"] == "ok":
         items = env["result"]["items"]
         if bare == "jsonl":
             for item in items:
@@ -80,7 +85,8 @@ def _click_command(spec: Command, leaf_name: str) -> click.Command:
         here = click.get_current_context()
         outcome = execute(spec, ctx, _given(here, kwargs), "cli", here.args)
         _emit(outcome.envelope, outcome.text, as_json=as_json,
-              bare=("jsonl" if jsonl else "array" if bare else None) if spec.listing else None)
+              bare=("jsonl" if jsonl else "array" if bare else None) if spec.listing else
+              "document" if spec.document else None)
         sys.exit(outcome.exit_code)
 
     return click.Command(leaf_name, params=params, callback=callback, help=spec.summary, short_help=spec.summary,

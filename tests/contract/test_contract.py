@@ -238,9 +238,14 @@ def call_mcp(cwd: Path, tool: str, arguments: dict[str, Any]):
 
 # --- the assertions -------------------------------------------------------------
 
-def check_text(code: int, stdout: str, stderr: str) -> list[str]:
-    """The marker block of a text answer, after checking where and how it stands; returns it."""
-    if code == 0:
+def check_text(code: int, stdout: str, stderr: str, document: bool = False) -> list[str]:
+    """The marker block of a text answer, after checking where and how it stands; returns it.
+    A document's answer (`agent-guide`) keeps stdout for the document: its markers are on stderr."""
+    if code == 0 and document:
+        assert not [line for line in stdout.splitlines() if MARKER.match(line)], f"markers on stdout:\n{stdout}"
+        block = stderr.rstrip("\n").splitlines()
+        assert block and all(MARKER.match(line) for line in block), f"bad stderr:\n{stderr}"
+    elif code == 0:
         assert not [line for line in stderr.splitlines() if MARKER.match(line)], stderr
         lines = stdout.rstrip("\n").splitlines()
         markers = [i for i, line in enumerate(lines) if MARKER.match(line)]
@@ -340,7 +345,7 @@ def test_contract(name: str, index: int, tmp_path: Path, monkeypatch):
     text_root = copy_of(seed, tmp_path, "text", case.trusted)
     text = run_cli(*case.args, cwd=text_root, stdin=case.stdin)
     assert text.code == case.code, f"exit {text.code}, expected {case.code}\n{text.stdout}\n{text.stderr}"
-    block = check_text(text.code, text.stdout, text.stderr)
+    block = check_text(text.code, text.stdout, text.stderr, load_all()[name].document)
 
     json_root = copy_of(seed, tmp_path, "json", case.trusted)
     res = run_cli(*case.args, "--json", cwd=json_root, stdin=case.stdin)
