@@ -35,7 +35,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.contract import EXIT_NOT_FOUND, EXIT_USAGE, CommandError, envelope, fix, render_text
+from leafwise.commands.contract import (EXIT_FAILURE, EXIT_NOT_FOUND, EXIT_USAGE, CommandError, envelope, fix,
+                                        render_text)
 from leafwise.store import PlanNotFound, find_root
 
 DEFAULT_PORT = 8765
@@ -46,7 +47,7 @@ MIN_TOKEN = 32  # a token a person wrote in the file must be at least this long
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-")  # RFC 6750 b64token
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 COMMAND = "mcp --http"
-EXIT_PERMISSION = 1
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-_")
 
 
 class Refused(Exception):
@@ -92,11 +93,20 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def host_name(name: str) -> bool:
+    """A bare host name or IP literal, as a URL's host (no scheme, port, path or wildcard)."""
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return bool(name) and set(name.lower()) <= NAME_CHARS and name[0] not in ".-" and ".." not in name
+
+
 def check_bind(host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Refuse a bind beyond loopback that names no host: the Host check would refuse every client,
     and a server on every interface should be a decision, spelled out."""
     for name in allow_hosts:
-        if not name or any(c in name for c in "/ *,") or name.startswith("http"):
+        if not host_name(name):
             raise _refusal("bad_allow_host", f"--allow-host {name!r} is not a host name",
                            f"leafwise mcp --http {_url_host(host)}:{port} --allow-host <name>",
                            "the bare name (or IP) clients put in the URL, without a scheme, port or wildcard")
@@ -113,7 +123,7 @@ def security_settings(allow_hosts: tuple[str, ...]) -> Any:
     Origin the same names over http or https (no Origin: not a browser, allowed)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    names = [*LOOPBACK_HOSTS, *(_url_host(n) for n in allow_hosts)]
+    names = [*LOOPBACK_HOSTS, *(_url_host(n.lower()) for n in allow_hosts)]  # clients send Host lowercased
     hosts = [h for n in names for h in (n, f"{n}:*")]
     origins = [o for n in names for scheme in ("http", "https") for o in (f"{scheme}://{n}", f"{scheme}://{n}:*")]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
@@ -132,7 +142,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise _refusal("cannot_bind", f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc}",
                        f"leafwise mcp --http {_url_host(host)}:0", "another port (0: any free one)",
-                       exit_code=EXIT_PERMISSION) from exc
+                       exit_code=EXIT_FAILURE) from exc
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
@@ -150,12 +160,12 @@ def _check_private(path: Path) -> None:
     info = os.lstat(path)
     if not stat.S_ISREG(info.st_mode):
         raise _refusal("token_file", f"{path} is not a regular file", f"rm {path}",
-                       "a new token file is made on the next start", exit_code=EXIT_PERMISSION,
+                       "a new token file is made on the next start", exit_code=EXIT_FAILURE,
                        source=("file", str(path)))
     if info.st_mode & 0o077 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
         raise _refusal("token_file", f"{path} can be read by others (mode {stat.S_IMODE(info.st_mode):04o})",
                        f"chmod 600 {path}", "only you may read the token (or rm it: a new one is made)",
-                       exit_code=EXIT_PERMISSION, source=("file", str(path)))
+                       exit_code=EXIT_FAILURE, source=("file", str(path)))
 
 
 def load_token() -> tuple[str, Path, bool]:
@@ -177,7 +187,7 @@ def load_token() -> tuple[str, Path, bool]:
     if len(token) < MIN_TOKEN or not set(token) <= TOKEN_CHARS:
         raise _refusal("token_file", f"{path} holds no usable token (at least {MIN_TOKEN} characters of "
                        "A-Z a-z 0-9 . _ ~ + / = -)", f"rm {path}", "a new token file is made on the next start",
-                       exit_code=EXIT_PERMISSION, source=("file", str(path)))
+                       exit_code=EXIT_FAILURE, source=("file", str(path)))
     return token, path, made
 
 

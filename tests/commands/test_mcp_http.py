@@ -227,6 +227,9 @@ def test_a_bind_beyond_loopback_needs_allow_host(tmp_path):
         assert res.stderr.splitlines()[-1].startswith("Fix: leafwise mcp --http ")
     bad = run_cli_in_process("mcp", "--http", "127.0.0.1:http", cwd=tmp_path, env=env)
     assert bad.code == 2 and "is not HOST:PORT" in bad.stderr
+    for name in ("http://box.lan", "box.lan:8765", "*.lan"):
+        bad = run_cli_in_process("mcp", "--http", "0.0.0.0:0", "--allow-host", name, cwd=tmp_path, env=env)
+        assert bad.code == 2 and "is not a host name" in bad.stderr, name
     assert not (tmp_path / "cfg").exists(), "a refused start made a token file"
 
 
