@@ -181,11 +181,45 @@ class LazyGroup(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
-            import difflib
-
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
-            raise click.UsageError(f"no command {name!r}" + (f"; did you mean {close[0]}?" if close else ""))
+            close = closest_command(name, self.list_commands(ctx))
+            raise click.UsageError(f"no command {name!r}" + (f"; did you mean {close}?" if close else ""))
         return super().resolve_command(ctx, args)
+
+
+# Words other trackers use for what a Leafwise command does.
+SYNONYMS = {"status": "context", "stat": "context", "search": "list", "ls": "list", "info": "show", "view": "show",
+            "finish": "complete", "done": "complete"}
+
+
+def closest_command(word: str, names: list[str]) -> str | None:
+    """The command a mistyped word likely means: a synonym, else the closest name, where a command that
+    changes the plan must be one slip away (`strat`, `compelte`), never a different word that looks
+    alike (`state` is not `start`)."""
+    import difflib
+
+    if word in SYNONYMS:
+        return SYNONYMS[word]
+    matcher = difflib.SequenceMatcher(a=word)
+    scored = []
+    for name in names:
+        matcher.set_seq2(name)
+        spec = REGISTRY.get(name)
+        if matcher.ratio() >= 0.6 and not (spec is not None and spec.mutating and _slips(word, name) > 1):
+            scored.append((matcher.ratio(), name))
+    return max(scored)[1] if scored else None
+
+
+def _slips(a: str, b: str) -> int:
+    """Edits from `a` to `b`: an insertion, a deletion, a change or two letters swapped count one each."""
+    rows = [list(range(len(b) + 1))]
+    for i, x in enumerate(a, 1):
+        row = [i]
+        for j, y in enumerate(b, 1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (x != y)))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def build() -> click.Group:
@@ -226,9 +260,9 @@ def _launch_demo(speed: float, no_agent: bool) -> None:
 
 def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str, ...] = ()) -> None:
     if http is not None:
-        from leafwise.commands.surfaces.mcp_http import serve_http
+        import importlib  # by name, as the launchers: mcp_http imports mcp_server, which imports this module
 
-        sys.exit(serve_http(root, http, allow_host))
+        sys.exit(importlib.import_module("leafwise.commands.surfaces.mcp_http").serve_http(root, http, allow_host))
     if allow_host:
         raise click.UsageError("--allow-host goes with --http")
     LAUNCHERS["mcp"].load()(root)
