@@ -329,7 +329,7 @@ def test_leafwise_mcp_over_stdio(demo_plan):
 
     instructions, tools, ok, bad = anyio.run(go)
     assert instructions == INSTRUCTIONS
-    assert len(tools) == len(load_all())
+    assert len(tools) == len([spec for spec in load_all().values() if spec.tool])
     expected = run_cli("next", "--agent", "stdio-agent", "--json", cwd=demo_plan).json
     assert ok.structured_content == expected and not ok.is_error
     assert bad.is_error and bad.structured_content["error"]["exit_code"] == 5
