@@ -13,6 +13,7 @@ from leafwise.commands.domain.holds import live_claims, unreadable_parents
 from leafwise.commands.domain.messages import carry_history
 from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
+from leafwise.commands.text import path_line
 from leafwise.store import CLOSED, Node, Plan, journal
 from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS
 
@@ -41,7 +42,7 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     )
     lines = [f"{node.id}  {clean(node.title)}", _field("status", f"{MARKS[node.status]} {node.status}")]
     if chain:
-        lines.append(_field("path", " › ".join(f"{a.id} {clean(a.title, 80)}" for a in chain)))
+        lines.append(_field("path", path_line([f"{a.id} {clean(a.title, 80)}" for a in chain])))
     lines.append(_field("release", (node.effective_release or "-")
                         + ("" if node.release or not node.effective_release else " (inherited)")))
     for key in ("assignee", "blocked_reason", "summary", "trigger"):
