@@ -143,7 +143,7 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
                            exit_code=EXIT_FAILURE, category="refused", source=("node", node.id))
     checked = [q.path for q in quotes]
     if verdict != "shipped":  # what a later change must touch for the draft to come back
-        checked += [p.path for p in packet_for(ctx, node).places if p.kind != "commit"]
+        checked += _packet_files(ctx, node)
     files = committed.blob_ids(checked) or {WHOLE_TREE: committed.tree()}
     pending = verdict == "shipped" and needs_person(ctx)
     state = "pending" if pending else "closed" if verdict == "shipped" else "recorded"
@@ -152,6 +152,14 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
     if state == "closed":
         return _close(ctx, node, said)
     return _keep(ctx, node, said)
+
+
+def _packet_files(ctx: Ctx, node: Node) -> list[str]:
+    """The packet's files (none when it cannot be built in time: then HEAD's whole tree stands for them)."""
+    try:
+        return [p.path for p in packet_for(ctx, node).places if p.kind != "commit"]
+    except CommandError:
+        return []
 
 
 def _store(ctx: Ctx, said: Verdict) -> None:
