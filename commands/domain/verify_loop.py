@@ -13,7 +13,6 @@ from typing import Any
 
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
-    EXIT_FAILURE,
     EXIT_USAGE,
     CommandError,
     Mutation,
@@ -51,21 +50,16 @@ def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
 
 
 def packet_for(ctx: Ctx, node: Node):
-    """The evidence packet of `node`, built in a child process with the person's deadline
-    (`verify_worker.py`) over reconcile's index of the repository (its cache makes a second run cheap)."""
-    from leafwise.commands.domain.verify_worker import PacketStopped, build_in_child
-    from leafwise.commands.reconcile.worker import deadline
+    """The evidence packet of `node`, over reconcile's index of the repository (its cache makes a second run
+    cheap). Built in this process: a child with a deadline, as reconcile's scan has, needs the process
+    allow-list of tests/security/test_one_git_runner.py (see the verify_worker commit)."""
+    from leafwise.commands.domain.verify_packet import build
+    from leafwise.commands.reconcile.match import Stats
+    from leafwise.commands.reconcile.retrieve import RIndex
+    from leafwise.commands.reconcile.scan import build_index
 
-    try:
-        return build_in_child(ctx.paths().repo, node.id)
-    except PacketStopped as exc:
-        where = (f"; a person sets the deadline with LEAFWISE_RECONCILE_DEADLINE (seconds, now {deadline():g})"
-                 if exc.why == "deadline" else "")
-        raise CommandError(
-            f"packet_{exc.why}", f"no evidence packet for {node.id}: {exc.detail}{where}",
-            wait("a person raises the deadline or looks at why the packet failed", "nothing was written",
-                 or_=ctx.cmd("next", agent=ctx.caller) if ctx.caller else None),
-            exit_code=EXIT_FAILURE, category="io", source=("node", node.id)) from None
+    index = build_index(ctx.paths().repo)
+    return build(node, index, Stats.of(index), RIndex.of(index))
 
 
 def packet_view(packet) -> dict[str, Any]:
