@@ -51,8 +51,8 @@ def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
 
 def packet_for(ctx: Ctx, node: Node):
     """The evidence packet of `node`, over reconcile's index of the repository (its cache makes a second run
-    cheap). Built in this process: a child with a deadline, as reconcile's scan has, needs the process
-    allow-list of tests/security/test_one_git_runner.py (see the verify_worker commit)."""
+    cheap). Built in this process, without the deadline reconcile's scan has in its child process: only the
+    modules tests/security/test_one_git_runner.py lists may start one."""
     from leafwise.commands.domain.verify_packet import build
     from leafwise.commands.reconcile.match import Stats
     from leafwise.commands.reconcile.retrieve import RIndex
