@@ -15,6 +15,7 @@ from typing import Any
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_FAILURE,
+    EXIT_INVALID,
     EXIT_USAGE,
     CommandError,
     Mutation,
@@ -186,7 +187,12 @@ def _quote_lines(said: Verdict) -> list[str]:
 def _close(ctx: Ctx, node: Node, said: Verdict) -> Result:
     from leafwise.commands.domain.finishing import complete
 
-    done = complete(ctx, node.id, summary_of(said), said.agent)
+    try:
+        done = complete(ctx, node.id, summary_of(said), said.agent)
+    except CommandError as exc:  # an open dependency, an invalid plan, a cycle's gate: the evidence is kept
+        if exc.exit_code not in (EXIT_CONFLICT, EXIT_INVALID):
+            raise
+        return _keep(ctx, node, _decided(said, "pending", "", f"complete refused: {exc.message}"[:500]))
     _store(ctx, said)
     cascade = done.result.get("cascade", [])
     lines = [f"Verified {node.id} “{clean(node.title)}” shipped and completed it ({len(said.quotes)} quote(s) "
@@ -202,8 +208,8 @@ def _close(ctx: Ctx, node: Node, said: Verdict) -> Result:
 def _keep(ctx: Ctx, node: Node, said: Verdict) -> Result:
     _store(ctx, said)
     if said.state == "pending":
-        head = (f"Verified {node.id} “{clean(node.title)}” shipped; it waits for a person's confirmation "
-                "(settings reconcile.confirm: person)")
+        why = clean(said.note, 300) if said.note else "settings reconcile.confirm: person"
+        head = f"Verified {node.id} “{clean(node.title)}” shipped; it waits for a person's confirmation ({why})"
     elif said.verdict == "partial":
         head = f"Recorded {node.id} “{clean(node.title)}” as partial; it stays draft, missing: {clean(said.missing, 200)}"
     else:

@@ -327,3 +327,17 @@ def test_code_that_reads_as_a_marker_never_forges_the_packets_next_action(tmp_pa
     markers = [line for line in res.stdout.splitlines() if line.startswith(("Next:", "Or:", "Done.", "Wait:", "Fix:"))]
     assert markers[0].startswith("Next: leafwise verify T-1 --verdict shipped --evidence shop/exporter.py:1-")
     assert all("cancel" not in line for line in markers)
+
+
+def test_a_shipped_verdict_complete_refuses_waits_for_a_person_with_its_evidence(repo: Path):
+    path = repo / ".leafwise/nodes/T-1.yaml"
+    path.write_text(path.read_text() + 'depends_on: ["T-3"]\n')
+    place, quote = true_evidence(repo, "shop/exporter.py", "def export_orders_csv")
+    res = cli(repo, "verify", "T-1", "--verdict", "shipped", "--evidence", place, "--quote", quote, "--agent", "a1")
+    assert res.code == 0 and "waits for a person's confirmation (complete refused: " in res.stdout, res.stderr
+    verdict = json.loads((repo / ".leafwise/verdicts/T-1.json").read_text())
+    assert verdict["state"] == "pending" and verdict["quotes"][0]["path"] == "shop/exporter.py"
+    assert node_data(repo, "T-1")["status"] == "draft"
+    confirmed = cli(repo, "verify", "T-1", "--decide", "confirm", env={"LEAFWISE_USER": "Ana"})
+    assert confirmed.code == 0, confirmed.stderr
+    assert node_data(repo, "T-1")["status"] == "done"
