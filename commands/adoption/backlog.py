@@ -144,48 +144,58 @@ def canonical(value: Any, prefix: str) -> str:
     return f"{head.upper()}-{numbered}" if head.casefold() == "draft" else f"{prefix.upper()}-{numbered}"
 
 
+def _status(parsed: Parsed, options: Options, item: Item, word: str, table: dict[str, str | None],
+            forced: str | None, shown: str) -> bool:
+    """The item's status: its folder's (drafts, completed, archive), else its own by the table."""
+    status = forced or table.get(word) or options.mapped("status", word) or ("draft" if not word else None)
+    if status == "skip":
+        parsed.skipped.append(Skip(item.key, item.where, f"status {word} is mapped to skip"))
+        return False
+    if status is None:
+        options.bad(parsed, item.key, item.where, f"status {word!r} is not in config.yml's statuses and no rule "
+                    "maps it", f"map it: --map status.{word}=draft", shown)
+        return False
+    item.status = status
+    if forced and word and word != "Draft":
+        item.extra["status_in_backlog"] = word
+    return True
+
+
+def _milestone(parsed: Parsed, item: Item, name: str, milestones: dict[str, str]) -> None:
+    item.release = milestones.get(name.casefold())
+    if item.release is None:  # named by a task only: still a milestone, so a release
+        item.release = milestones[name.casefold()] = release_id(name)
+        if item.release not in {r.id for r in parsed.releases}:
+            parsed.releases.append(ReleaseSpec(item.release, name))
+        parsed.notes.append(f"milestone {name} has no file in milestones/: a release of that name")
+
+
+def _people(item: Item, value: Any) -> None:
+    names = value if isinstance(value, list) else [value] if value else []
+    people = [str(a).lstrip("@") for a in names if str(a).strip()]
+    item.assignee = people[0] if people else None
+    if len(people) > 1:
+        item.extra["assignees"] = people
+
+
 def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[str, str | None],
           milestones: dict[str, str], forced: str | None, tag: str | None, prefix: str) -> None:
     head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
-    meta = reading.parse_yaml(people_quoted(head), shown, "front matter") if head is not None else None
     if head is None:  # a readme or notes beside the tasks: Backlog.md does not read it as a task either
         parsed.skipped.append(Skip(None, path.name, "not a task file (no front matter)"))
         return
+    meta = reading.parse_yaml(people_quoted(head), shown, "front matter")
     if not isinstance(meta, dict) or meta.get("id") is None:
         options.bad(parsed, None, path.name, "the front matter has no id", "add id: to the front matter", shown)
         return
     key = canonical(meta["id"], prefix)
     item = Item(key, str(meta.get("title") or ""), f"{path.name} ({key})")
-    word = str(meta.get("status") or "")
-    status = forced if forced and forced != "draft" else table.get(word) or options.mapped("status", word)
-    if forced == "draft":
-        status = "draft"
-    if status is None and word in ("", "None"):
-        status = "draft"
-    if status == "skip":
-        parsed.skipped.append(Skip(key, item.where, f"status {word} is mapped to skip"))
+    if not _status(parsed, options, item, str(meta.get("status") or ""), table, forced, shown):
         return
-    if status is None:
-        options.bad(parsed, key, item.where, f"status {word!r} is not in config.yml's statuses and no rule maps it",
-                    f"map it: --map status.{word}=draft", shown)
-        return
-    item.status = status
-    if forced and word and word not in ("Draft",):
-        item.extra["status_in_backlog"] = word
-    assignees = [str(a).lstrip("@") for a in (meta.get("assignee") or []) if str(a).strip()] \
-        if isinstance(meta.get("assignee"), list) else [str(meta["assignee"]).lstrip("@")] if meta.get("assignee") else []
-    item.assignee = assignees[0] if assignees else None
-    if len(assignees) > 1:
-        item.extra["assignees"] = assignees
+    _people(item, meta.get("assignee"))
     item.tags = [str(t) for t in meta.get("labels") or []] + ([tag] if tag else [])
     if meta.get("milestone"):
-        name = str(meta["milestone"])
-        item.release = milestones.get(name.casefold())
-        if item.release is None:  # named by a task only: still a milestone, so a release
-            item.release = milestones[name.casefold()] = release_id(name)
-            if item.release not in {r.id for r in parsed.releases}:
-                parsed.releases.append(ReleaseSpec(item.release, name))
-            parsed.notes.append(f"milestone {name} has no file in milestones/: a release of that name")
+        _milestone(parsed, item, str(meta["milestone"]), milestones)
     item.depends_on = [canonical(d, prefix) for d in meta.get("dependencies") or []]
     parent = meta.get("parent_task_id") or meta.get("parent")
     item.parent = canonical(parent, prefix) if parent else None
