@@ -22,13 +22,13 @@ from leafwise.commands.reconcile.match import (
     Weighed,
     assess,
     assess_meaning,
-    parse_title,
     weigh,
 )
 from leafwise.commands.reconcile.meaning import opposites
 from leafwise.commands.reconcile.retrieve import Hit, Retrieval, RIndex, retrieve
 from leafwise.commands.reconcile.scan import build_index
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.commands.reconcile.title import parse_title
 from leafwise.store import Node, Plan, Status
 from leafwise.store.ids import id_order
 
