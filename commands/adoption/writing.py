@@ -10,6 +10,7 @@ dependencies on nodes created later in the same import are written in a second p
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,10 +215,32 @@ def _read_doc(plan: Plan, rel: str) -> str | None:
         return None
 
 
+def _fitted(parsed: Parsed, item: Item, options: Options, notes: list[str]) -> dict[str, Any] | None:
+    """The item's node fields within a node file's limits: a description or summary too long for a
+    field goes to the doc; anything else too large is a malformed item."""
+    from leafwise.store.safe_yaml import MAX_NODE_BYTES, TooLarge, check_size
+    from leafwise.store.schema import MAX_TEXT_CHARS
+
+    for name, heading in (("description", "Description"), ("summary", "Summary")):
+        value = getattr(item, name)
+        if value and len(value) > MAX_TEXT_CHARS:
+            item.sections.append((heading, value))
+            setattr(item, name, None)
+            notes.append(f"{item.key}: its {name} is over {MAX_TEXT_CHARS:,} characters: in its doc instead")
+    fields = _desired(parsed, item, options)
+    try:
+        check_size(fields)
+        if len(json.dumps(fields, default=str)) > MAX_NODE_BYTES // 2:
+            raise TooLarge("its fields together are too large for a node file", None, "shorten them")
+    except TooLarge as exc:
+        options.bad(parsed, item.key, item.where, str(exc), exc.fix or "shorten it in the source file", parsed.file)
+        return None
+    return fields
+
+
 def fingerprint(step: Step) -> str:
     """A digest of everything the source says of the item (its references as the source's keys)."""
     import hashlib
-    import json
 
     said = {k: v for k, v in step.fields.items() if k != "source"}
     said.update(parent=step.item.parent, depends_on=step.item.depends_on, doc=step.doc)
@@ -272,7 +295,10 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     resolve = {k: n.id for k, n in known.items()}
     steps = []
     for item in items:
-        step = Step(item, matched[item.key], _desired(parsed, item, options), render_doc(item, parsed.tool))
+        fields = _fitted(parsed, item, options, notes)
+        if fields is None:
+            continue
+        step = Step(item, matched[item.key], fields, render_doc(item, parsed.tool))
         if parsed.fingerprints:
             step.fields["source"]["hash"] = fingerprint(step)
         if step.node is not None:

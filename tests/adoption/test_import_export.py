@@ -204,3 +204,19 @@ def test_what_the_plan_did_since_stands_until_the_source_changes_that_item(plan_
         [("master/4", ["title", "description", "source"])]
     nodes = kit.imported(plan_root)
     assert nodes["master/4"]["title"] == "Dark mode" and nodes["release-2/1.1"]["status"] == "done"
+
+
+def test_text_too_long_for_a_node_file_goes_to_the_doc_or_is_named(plan_root: Path, kit, tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    data = json.loads((kit.fixtures / "taskmaster/.taskmaster/tasks/tasks.json").read_text())
+    data["master"]["tasks"][0]["description"] = "long " * 20_000
+    data["master"]["tasks"][1]["title"] = "T" * 70_000
+    path.write_text(json.dumps(data))
+    res = run_cli_in_process("import", "taskmaster", str(path), "--json", cwd=plan_root)
+    error = json.loads(res.stdout)["error"]
+    assert res.code == 2 and error["details"]["item"] == "tag master, task 2" and "title is 70,000" in error["message"]
+    assert kit.imported(plan_root) == {}
+    result = cli(plan_root, "import", "taskmaster", str(path), "--partial")["result"]
+    assert [s["key"] for s in result["skips"]] == ["master/2"]
+    first = kit.imported(plan_root)["master/1"]
+    assert "description" not in first and first["_doc"].count("long") == 20_000
