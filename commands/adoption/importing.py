@@ -12,9 +12,11 @@ from typing import Any
 
 from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map
 from leafwise.commands.adoption.writing import Prepared, Step, apply, prepare
-from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
+from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.domain.nodes import get_node, require_project
+from leafwise.commands.domain.planning import reopen_ancestors
 from leafwise.commands.registry import Ctx
+from leafwise.store import CLOSED, Status
 
 # FORMAT → its module in commands/adoption/
 FORMATS = {"taskmaster": "taskmaster", "backlog": "backlog", "beads": "beads", "github": "github",
@@ -62,6 +64,11 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
     require_project(ctx, plan, "import")
     retry = {"release": release, "parent": parent, "partial": partial, "map": list(mapping) or None}
     under = get_node(ctx, parent, plan).id if parent else None
+    if under and plan.nodes[under].status == Status.CANCELLED:
+        raise CommandError("parent_cancelled", f"{under} is cancelled; work is not imported under cancelled work",
+                           fix(ctx.cmd("import", fmt, path, **{**retry, "parent": None, "dry_run": True}),
+                               "import it elsewhere"), exit_code=EXIT_CONFLICT, category="conflict",
+                           source=("node", under))
     if release is not None and release not in {r.id for r in plan.project.releases}:
         raise CommandError("unknown_release", f"release {clean(release, 64)!r} is not in project.yaml",
                            fix(ctx.cmd("release add", release, title=release), "add the release first"),
@@ -75,6 +82,9 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
     if dry_run:
         return _dry_answer(ctx, fmt, path, parsed, prepared, retry)
     ids = apply(ctx, plan, prepared, under, agent)
+    if under and plan.nodes[under].status == Status.DONE and any(
+            s.node is None and s.item.parent is None and s.fields["status"] not in CLOSED for s in prepared.steps):
+        reopen_ancestors(ctx, plan, under)  # open work under a done parent reopens it, as add does
     return _answer(ctx, parsed, prepared, ids)
 
 
