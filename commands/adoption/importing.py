@@ -56,9 +56,10 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
         dry_run: bool = False, partial: bool = False, mapping: tuple[str, ...] = (),
         agent: str | None = None) -> Result:
     if fmt not in FORMATS:
-        close = [f for f in FORMATS if f.startswith(str(fmt)[:2].casefold())]
+        by_suffix = {".csv": "csv", ".jsonl": "beads", ".json": "github"}.get(Path(path).suffix.casefold())
+        close = [f for f in FORMATS if f.startswith(str(fmt)[:2].casefold())] + [by_suffix or "csv"]
         raise CommandError("unknown_format", f"no import format {clean(fmt, 40)!r}; the formats: {', '.join(FORMATS)}",
-                           fix(ctx.cmd("import", close[0] if close else "json", path, dry_run=True),
+                           fix(ctx.cmd("import", close[0], path, dry_run=True),
                                "name one of the formats"), exit_code=EXIT_USAGE, category="usage")
     plan = ctx.plan()
     require_project(ctx, plan, "import")
