@@ -21,11 +21,6 @@ from leafwise.store import CLOSED, Node, Plan, Status, reader, timestamps
 from leafwise.store.paths import UnsafePath
 from leafwise.store.writer import create_numbered, render_new_node, write_text
 
-# The node fields an import sets; the others (comments, evidence, decisions …) are the plan's own.
-OWNED = ("title", "parent", "release", "status", "assignee", "blocked_reason", "summary", "depends_on",
-         "tags", "description", "priority", "created", "source")
-
-
 @dataclass
 class Step:
     """One item's fate: its node (None: new), the fields it should have, its doc."""
