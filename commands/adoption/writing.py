@@ -21,6 +21,7 @@ from leafwise.store import CLOSED, Node, Plan, Status, reader, timestamps
 from leafwise.store.paths import UnsafePath
 from leafwise.store.writer import create_numbered, render_new_node, write_text
 
+
 @dataclass
 class Step:
     """One item's fate: its node (None: new), the fields it should have, its doc."""
