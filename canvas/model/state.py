@@ -120,11 +120,11 @@ class PlanState:
         plan = self.plan
         key = plan.sort_key()
         by_release: dict[str, list[Node]] = {}
-        reached: set[str] = set()
+        entries = plan.loop_entries()  # the cut of each parent cycle: shown apart, under "Unplaced"
         for node in plan.roots():
+            if node.id in entries:
+                continue
             by_release.setdefault(node.effective_release or NO_RELEASE_GROUP, []).append(node)
-            reached.add(node.id)
-            reached.update(d.id for d in plan.descendants(node.id))
         tallies = self._release_tallies()
         groups = []
         known = {r.id for r in plan.project.releases}
@@ -141,10 +141,9 @@ class PlanState:
         if loose or tallies.get(NO_RELEASE_GROUP):
             groups.append(Group(NO_RELEASE_GROUP, "No release", None, [n.id for n in loose],
                                 tallies.get(NO_RELEASE_GROUP) or Tally(None, "no release")))
-        unplaced = [nid for nid in plan.nodes if nid not in reached]
-        if unplaced:
+        if entries:  # each cycle's entry with the looped part below it (`loader.index` cut it there)
             groups.append(Group(UNPLACED, "Unplaced (parent cycle)", None,
-                                sorted(unplaced, key=lambda nid: key(plan.nodes[nid])), Tally(None, "unplaced")))
+                                sorted(entries, key=lambda nid: key(plan.nodes[nid])), Tally(None, "unplaced")))
         self.groups = groups
 
     def _release_tallies(self) -> dict[str, Tally]:

@@ -56,7 +56,10 @@ def test_release_groups_follow_progress_compute_and_end_with_no_release(tmp_path
 def test_a_parent_cycle_is_shown_apart_not_lost(tmp_path):
     write_plan(tmp_path, [node("T-1", "A", parent="T-2"), node("T-2", "B", parent="T-1"), node("T-3", "C")])
     state = state_of(tmp_path)
-    assert state.group(UNPLACED).tops == ["T-1", "T-2"]
+    (top,) = state.group(UNPLACED).tops  # the cycle's cut, the other below it: every node still shown
+    other = ({"T-1", "T-2"} - {top}).pop()
+    assert state.nodes[top].children == [other] and state.group_of(other) == UNPLACED
+    assert [t for g in state.groups if g.key != UNPLACED for t in g.tops] == ["T-3"]
 
 
 def test_apply_recounts_only_the_changed_chain(demo_plan):
