@@ -1,7 +1,8 @@
 """CSV: a header row and one item a row (Jira's and Linear's exports, a spreadsheet, Leafwise's own export).
 
 Which column is which field: `--map title=Summary,status=Status,…` (a field=column pair each), else the
-first header that `GUESSES` names for the field, case aside. Statuses are read by their words
+first header that `GUESSES` names for the field, case aside. A Leafwise export's `source_tool` and
+`source_id` columns are the node's source again, so a plan moved by CSV still matches its tracker. Statuses are read by their words
 (`mapping.guess_status`: "Won't Do" → cancelled), priorities by `PRIORITY_WORDS`; `--map status.X=…`
 and `--map priority.X=…` override both. Every other column goes to the node's doc.
 """
@@ -115,6 +116,13 @@ def _row(parsed: Parsed, options: Options, header: list[str], columns: dict[str,
         if item.release not in {r.id for r in parsed.releases}:
             parsed.releases.append(ReleaseSpec(item.release, cell("release")))
     used = set(columns.values())
+    folded = [h.strip().casefold() for h in header]
+    if "source_tool" in folded and "source_id" in folded:  # a Leafwise CSV export: the node's own source
+        tool, ident = (row[folded.index(k)].strip() if folded.index(k) < len(row) else ""
+                       for k in ("source_tool", "source_id"))
+        if tool and ident:
+            item.source = {"tool": tool, "id": ident}
+        used |= {folded.index("source_tool"), folded.index("source_id")}
     extra: dict[str, Any] = {}
     for index, name in enumerate(header):
         value = row[index].strip() if index < len(row) else ""

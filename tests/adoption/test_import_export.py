@@ -165,8 +165,11 @@ def test_export_csv_and_markdown(plan_root: Path, kit, tmp_path: Path) -> None:
     cli(copy, "import", "csv", str(path))
     ours, theirs = kit.imported(plan_root), kit.imported(copy)
     assert sorted((n["title"], n["status"]) for n in ours.values()) == sorted((n["title"], n["status"]) for n in theirs.values())
+    assert set(theirs) == set(ours)  # the export's source columns: the same source ids
     titles = {n["id"]: n["title"] for n in theirs.values()}
-    assert titles[theirs["AD-4"]["parent"]] == "User accounts"
+    assert titles[theirs["TASK-2.2"]["parent"]] == "User accounts"
+    again = cli(copy, "import", "backlog", str(kit.fixtures / "backlog"))["result"]
+    assert again["added"] == 0
 
 
 def test_a_dependency_cycle_is_refused_or_with_partial_broken(plan_root: Path, kit, tmp_path: Path) -> None:
