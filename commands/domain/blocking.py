@@ -108,8 +108,7 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
 
 def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None = None) -> Result:
     """Unblock a task, restoring the status it had before; `note` rides along to the next agent."""
-    plan = ctx.plan()
-    node = get_node(ctx, node_id, plan)
+    node = get_node(ctx, node_id, plan := ctx.plan())
     node_id = node.id
     if node.open_decision is not None:  # unblocking would leave the question unanswered for good
         raise CommandError("open_decision", f"{node_id} waits for a person's answer to its decision",

@@ -223,11 +223,12 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
     found = readiness.blocker(plan, node, {}, agent)  # the holds are judged under the node's lock below
     if found is not None:
         raise _not_ready(ctx, plan, node, found, agent)
+    stolen = None
     if team is None:
         new_claim, changes = _take(ctx, node, agent, ttl)
         cascade = _open_ancestors(ctx, plan, node)
     else:  # the claim ref is the status: the YAML keeps only the outcome (complete writes it)
-        new_claim, why = team_take(ctx, node, agent, ttl, team, why)
+        new_claim, why, stolen = team_take(ctx, node, agent, ttl, team, why)
         changes, cascade = {}, []
     record(ctx, "start", node_id, changes, actor=agent, cascade=cascade, claim_expires=new_claim.expires)
     listed = change_list(node_id, changes)
@@ -247,7 +248,10 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
     lines += [f"  {c['id']}: {c['from']} → {c['to']}" for c in cascade]
     lines += carry(ctx, plan, node, view, agent, resumed=True)  # the agent holds it now
     lines += task_lines(view)
-    return Result({"task": view, "claim": new_claim.as_dict(), "cascade": cascade}, hint, lines,
+    data = {"task": view, "claim": new_claim.as_dict(), "cascade": cascade}
+    if stolen:
+        data["stolen_from"] = stolen  # team mode: taken from a holder silent past its lease
+    return Result(data, hint, lines,
                   Mutation("start_task", "start", True, "claimed and started",
                            listed + cascade_changes(cascade)))
 

@@ -86,10 +86,11 @@ def team_holds(ctx: Ctx, plan: Plan, seen: dict | None = None) -> tuple[dict[str
 
 
 def team_take(ctx: Ctx, node: Node, agent: str, ttl: float, team: tuple[Any, Any], why: str | None
-              ) -> tuple[leases.Claim, str | None]:
+              ) -> tuple[leases.Claim, str | None, str | None]:
     """Team mode's `start`: under the node's lock, the claim ref taken on the remote (create-only, or a
     steal of a claim silent here for longer than its TTL), then this clone's lease file; the YAML is
-    not touched. `team`: (Team, the claims just fetched; None: offline, claimed here and pushed later)."""
+    not touched. `team`: (Team, the claims just fetched; None: offline, claimed here and pushed later).
+    Returns the lease, the reason to say, and the holder it was taken from (a steal), if any."""
     from leafwise.commands.team import offline, protocol, session
 
     now = ctx.clock()
@@ -100,6 +101,7 @@ def team_take(ctx: Ctx, node: Node, agent: str, ttl: float, team: tuple[Any, Any
             if claim and not claim.expired(now) and claim.agent != agent:
                 raise held(ctx, node, claim, agent, "start_task")
             since = claim.since if claim and claim.agent == agent else to_text(now)
+            stolen = None
             if team[1] is None:
                 offline.remember(team[0], node.id, agent, ttl * 60, since)
                 why = (why + "; " if why else "") + "claimed offline: `team sync` pushes the claim"
@@ -111,8 +113,9 @@ def team_take(ctx: Ctx, node: Node, agent: str, ttl: float, team: tuple[Any, Any
                 if not outcome.won:
                     raise session.lost(ctx, outcome, agent, "start_task", "start")
                 if outcome.stolen_from:
-                    why = (why + "; " if why else "") + f"taken from {outcome.stolen_from}, silent past its lease"
-            return leases.write(paths, node.id, agent, now, ttl, since=since), why
+                    stolen = outcome.stolen_from
+                    why = (why + "; " if why else "") + f"taken from {stolen}, silent past its lease"
+            return leases.write(paths, node.id, agent, now, ttl, since=since), why, stolen
     except LockBusy as exc:
         raise CommandError("lock_busy", str(exc), wait(f"the lock on {node.id} is free (a few seconds)",
                                                        "another writer is changing it"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from leafwise.commands.team import observations, refs
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
+from leafwise.store.paths import check_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +52,20 @@ def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remo
     if copies is None:
         copies = refs.local_refs(team.root, team.tracking_prefix)
     prefix = team.tracking_prefix + "claims/"
-    by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)}
+    by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)
+               and _is_id(ref[len(prefix):])}  # a ref name from the remote is untrusted: only node ids
     states = refs.read_commits(team.root, by_node)
     folder = team_dir(team.root)
     return {node: Remote(node, sha, states.get(node),
                          observations.unchanged_for(folder, prefix + node, sha)) for node, sha in by_node.items()}
+
+
+def _is_id(text: str) -> bool:
+    try:
+        check_id(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _ref(team: Team, node_id: str) -> tuple[str, str]:
