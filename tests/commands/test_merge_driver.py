@@ -103,15 +103,18 @@ def _the_issue_s_two_edits(repo: Path) -> None:
 def test_the_issue_s_two_conflicts_merge_and_validate_is_clean(repo: Path):
     _the_issue_s_two_edits(repo)
     merged = git(repo, "merge", "--no-edit", "agent", check=False)
-    assert merged.returncode == 0, merged.stdout + merged.stderr
-    assert "Merged .leafwise/nodes/T-2.yaml key by key" in merged.stdout + merged.stderr
+    said = merged.stdout + merged.stderr + "".join((repo / NODES / f"T-{n}.yaml").read_text() for n in (2, 3))
+    assert merged.returncode == 0, said
+    assert "Merged .leafwise/nodes/T-2.yaml key by key" in said
     done, blocked = node(repo, "T-2"), node(repo, "T-3")
+    print(said)  # shown when an assertion below fails
     assert (done["status"], done["summary"], done["priority"]) == ("done", "CSV export with tests", "high")
     assert [c["text"] for c in done["comments"]] == ["keep the old CSV columns"]
     assert (blocked["status"], blocked["title"]) == ("blocked", "Import the supplier catalogue")
     assert blocked["blocked_reason"] == "waiting for the supplier's feed"
     assert not git(repo, "diff", "--name-only", "--diff-filter=U").stdout.strip()
-    assert run_cli("validate", cwd=repo).code == 0
+    validated = run_cli("validate", cwd=repo)
+    assert validated.code == 0, validated.stdout + validated.stderr
 
 
 def test_a_real_conflict_leaves_markers_around_the_field_and_validate_names_it(repo: Path):
