@@ -214,8 +214,9 @@ def _read_doc(plan: Plan, rel: str) -> str | None:
 def _fitted(parsed: Parsed, item: Item, options: Options, notes: list[str]) -> dict[str, Any] | None:
     """The item's node fields within a node file's limits: a description or summary too long for a
     field goes to the doc; anything else too large is a malformed item."""
-    from leafwise.store.safe_yaml import MAX_NODE_BYTES, TooLarge, check_size
-    from leafwise.store.schema import MAX_TEXT_CHARS
+    from leafwise.store.node_files import check_node
+    from leafwise.store.safe_yaml import MAX_NODE_BYTES, SchemaError, TooLarge, check_size
+    from leafwise.store.schema import MAX_TEXT_CHARS, PRIORITIES
 
     for name, heading in (("description", "Description"), ("summary", "Summary")):
         value = getattr(item, name)
@@ -224,12 +225,17 @@ def _fitted(parsed: Parsed, item: Item, options: Options, notes: list[str]) -> d
             setattr(item, name, None)
             notes.append(f"{item.key}: its {name} is over {MAX_TEXT_CHARS:,} characters: in its doc instead")
     fields = _desired(parsed, item, options)
-    try:
+    try:  # the loader's own check, before anything is written: a file it would refuse is never made
+        check_node({"id": "IMPORT-1", **fields, "created": None}, "IMPORT-1")
         check_size(fields)
         if len(json.dumps(fields, default=str)) > MAX_NODE_BYTES // 2:
             raise TooLarge("its fields together are too large for a node file", None, "shorten them")
-    except TooLarge as exc:
-        options.bad(parsed, item.key, item.where, str(exc), exc.fix or "shorten it in the source file", parsed.file)
+    except SchemaError as exc:
+        options.bad(parsed, item.key, item.where, str(exc), exc.fix or "correct it in the source file", parsed.file)
+        return None
+    if fields.get("priority") not in (None, *PRIORITIES):  # lax in the loader, but an import writes it
+        options.bad(parsed, item.key, item.where, f"priority {fields['priority']!r} is not high, normal or low",
+                    f"map it: --map priority.{fields['priority']}=normal", parsed.file)
         return None
     return fields
 

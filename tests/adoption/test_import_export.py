@@ -223,3 +223,19 @@ def test_text_too_long_for_a_node_file_goes_to_the_doc_or_is_named(plan_root: Pa
     assert [s["key"] for s in result["skips"]] == ["master/2"]
     first = kit.imported(plan_root)["master/1"]
     assert "description" not in first and first["_doc"].count("long") == 20_000
+
+
+def test_an_export_with_values_the_plan_cannot_hold_is_refused_before_any_write(plan_root: Path, tmp_path: Path,
+                                                                              kit) -> None:
+    export = {"format": "leafwise.export", "version": 1, "releases": [],
+              "nodes": [{"id": "X-1", "title": "Fine", "status": "draft"},
+                        {"id": "X-2", "title": "Odd", "status": "finished"},
+                        {"id": "X-3", "title": "Odder", "status": "draft", "cascade": "sideways"}]}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(export))
+    res = run_cli_in_process("import", "json", str(path), "--json", cwd=plan_root)
+    error = json.loads(res.stdout)["error"]
+    assert res.code == 2 and error["details"]["item"] == "node X-2" and "finished" in error["message"]
+    assert kit.imported(plan_root) == {}
+    result = cli(plan_root, "import", "json", str(path), "--partial")["result"]
+    assert result["added"] == 1 and [s["key"] for s in result["skips"]] == ["X-2", "X-3"]
