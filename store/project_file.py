@@ -120,7 +120,7 @@ def _checked_settings(settings: dict[str, Any], bad: Bad) -> dict[str, Any]:
             bad("settings", str(exc), f"settings: {{{claims.TTL_SETTING}: {claims.DEFAULT_TTL_MINUTES}}}")
             settings = {k: v for k, v in settings.items() if k != claims.TTL_SETTING}
     if TEAM_SETTING in settings and (problem := team_problem(settings[TEAM_SETTING])):
-        bad("team", problem, "team: {remote: origin, namespace: refs/leafwise, mode: refs}")
+        bad("settings", problem, "team: {remote: origin, namespace: refs/leafwise, mode: refs}")
         settings = {k: v for k, v in settings.items() if k != TEAM_SETTING}  # team mode off until fixed
     return settings
 

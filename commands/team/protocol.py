@@ -134,8 +134,8 @@ def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = No
         return _cas(team, node_id, state.next(seq=0), None)
     if current is None:
         return Outcome(False, node_id, sha, None, "unreadable")
-    if current.state == "done":
-        return Outcome(mine(team, current, agent) and to == "done", node_id, sha, current, "done")
+    if current.state == "done":  # terminal; its holder (or, forced, a person) may still write the outcome
+        return Outcome(to == "done" and (force or mine(team, current, agent)), node_id, sha, current, "done")
     if not mine(team, current, agent) and not (force or (to != "held" and current.state != "held")):
         return Outcome(False, node_id, sha, current, "held" if current.state == "held" else "lost")
     taken = current.holder if not mine(team, current, agent) and current.state == "held" else ""
