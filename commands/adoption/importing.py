@@ -21,7 +21,8 @@ from leafwise.store import CLOSED, Status
 # FORMAT → its module in commands/adoption/
 FORMATS = {"taskmaster": "taskmaster", "backlog": "backlog", "beads": "beads", "github": "github",
            "csv": "csv_format", "json": "json_format"}
-SHOWN_ITEMS = 400  # lines of a text answer's mapping; --json has every item
+SHOWN_ITEMS = 400  # lines of a text answer's mapping
+MAX_ITEMS = 20_000  # items of a --json answer (bounded, as every array in an answer is)
 
 
 def parse(fmt: str, options: Options) -> Parsed:
@@ -116,7 +117,8 @@ def _common_lines(parsed: Parsed, prepared: Prepared) -> list[str]:
 
 def _result(parsed: Parsed, prepared: Prepared, rows: list[dict[str, Any]], dry_run: bool) -> dict[str, Any]:
     return {"tool": parsed.tool, "file": parsed.file, "dry_run": dry_run, **_summary(prepared),
-            "items": rows, "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases],
+            "items": rows[:MAX_ITEMS], "total": len(rows), "limit": MAX_ITEMS, "truncated": len(rows) > MAX_ITEMS,
+            "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases],
             "skips": [{"key": s.key, "where": s.where, "why": s.why} for s in prepared.skipped],
             "notes": prepared.notes, "duplicates": prepared.duplicates}
 
@@ -139,7 +141,7 @@ def _dry_answer(ctx: Ctx, fmt: str, path: str, parsed: Parsed, prepared: Prepare
                      f"{row['status']}" + (f" ({where})" if where else "")
                      + (f" changes: {', '.join(row['changed'])}" if row["changed"] else ""))
     if len(rows) > SHOWN_ITEMS:
-        lines.append(f"  … and {len(rows) - SHOWN_ITEMS} more (--json lists every item)")
+        lines.append(f"  … and {len(rows) - SHOWN_ITEMS} more (--json lists them)")
     lines += _common_lines(parsed, prepared)
     changes = counts["added"] + counts["updated"] > 0
     hint = next_(ctx.cmd("import", fmt, path, **retry), "the mapping looks right: import it") if changes else \
