@@ -13,6 +13,7 @@ from typing import Any
 
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
+    EXIT_FAILURE,
     EXIT_USAGE,
     CommandError,
     Mutation,
@@ -50,16 +51,24 @@ def draft_leaf(ctx: Ctx, node_id: str, plan: Plan | None = None) -> Node:
 
 
 def packet_for(ctx: Ctx, node: Node):
-    """The evidence packet of `node`, over reconcile's index of the repository (its cache makes a second run
-    cheap). Built in this process, without the deadline reconcile's scan has in its child process: only the
-    modules tests/security/test_one_git_runner.py lists may start one."""
-    from leafwise.commands.domain.verify_packet import build
-    from leafwise.commands.reconcile.match import Stats
-    from leafwise.commands.reconcile.retrieve import RIndex
-    from leafwise.commands.reconcile.scan import build_index
+    """The evidence packet of `node`, over reconcile's index of the repository (its cache makes a second
+    run cheap), built in reconcile's child process (`reconcile/worker.py`): the code is a clone author's,
+    so the person's deadline, the memory cap and `stop_all` hold here as for the scan."""
+    from leafwise.commands.domain.verify_packet import Packet, PacketPlace
+    from leafwise.commands.reconcile import worker
 
-    index = build_index(ctx.paths().repo)
-    return build(node, index, Stats.of(index), RIndex.of(index))
+    try:
+        found = worker.packet(str(ctx.paths().repo), node.id)
+    except worker.ScanStopped as exc:
+        where = (f"; a person sets the deadline with {worker.DEADLINE_ENV} (seconds, now {worker.deadline():g})"
+                 if exc.why == "deadline" else "")
+        raise CommandError(
+            f"packet_{exc.why}", f"no evidence packet for {node.id}: {exc.detail}{where}",
+            wait("a person raises the deadline or looks at why the packet failed", "nothing was written",
+                 or_=ctx.cmd("next", agent=ctx.caller) if ctx.caller else None),
+            exit_code=EXIT_FAILURE, category="io", source=("node", node.id)) from None
+    return Packet([PacketPlace(**place) for place in found["places"]], found["tokens"], found["head"],
+                  found["unnamed"])
 
 
 def packet_view(packet) -> dict[str, Any]:

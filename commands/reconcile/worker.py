@@ -1,4 +1,4 @@
-"""Reconcile's scan in a child process with a deadline.
+"""Reconcile's scan (and the verify loop's evidence packet) in a child process with a deadline.
 
 The scan reads code a clone's author wrote: one pathological file, one slow matcher, one huge tree
 must never freeze the process that asked (the canvas a person keeps open, the MCP server other
@@ -86,8 +86,20 @@ def scan(repo: str, node_ids: list[str], off_limits: list[str], explain: bool = 
     """
     from leafwise.commands.reconcile.engine import Report
 
+    request = {"job": "scan", "repo": repo, "nodes": node_ids, "off_limits": off_limits, "explain": explain}
+    return Report(**_run(request, limit_s)["report"])
+
+
+def packet(repo: str, node_id: str, limit_s: float | None = None) -> dict[str, Any]:
+    """The verify loop's evidence packet of `node_id` (`verify_packet.build` over reconcile's index),
+    built in a child as the scan is: the same deadline, memory cap and `stop_all`. Its view as a dict."""
+    return _run({"job": "packet", "repo": repo, "node": node_id}, limit_s)["packet"]
+
+
+def _run(request_data: dict[str, Any], limit_s: float | None) -> dict[str, Any]:
+    """Start the child on `request_data`, wait for its answer within the deadline; the answer."""
     limit = deadline() if limit_s is None else limit_s
-    request = json.dumps({"repo": repo, "nodes": node_ids, "off_limits": off_limits, "explain": explain})
+    request = json.dumps(request_data)
     started = time.monotonic()
     child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
@@ -104,9 +116,10 @@ def scan(repo: str, node_ids: list[str], off_limits: list[str], explain: bool = 
     except reader.Refused as exc:
         raise ScanStopped("failed", f"the scan's answer could not be read: {exc}; {_tail(err)}",
                           time.monotonic() - started) from None
-    if "error" in answer:
-        raise ScanStopped("failed", str(answer["error"]), time.monotonic() - started)
-    return Report(**answer["report"])
+    if not isinstance(answer, dict) or "error" in answer:
+        raise ScanStopped("failed", str(answer.get("error") if isinstance(answer, dict) else answer)[:500],
+                          time.monotonic() - started)
+    return answer
 
 
 def _wait(child: subprocess.Popen, request: bytes | None, started: float, limit: float) -> tuple[bytes, bytes]:
@@ -178,8 +191,14 @@ def main() -> None:
     try:
         _cap_memory(megabytes)
         request = reader.load_json(sys.stdin.buffer.read(REQUEST.cap + 1), REQUEST)
-        report = _scan_here(request["repo"], request["nodes"], request["off_limits"], request["explain"])
-        answer: dict[str, Any] = {"report": asdict(report)}
+        delay = os.environ.get(DELAY_ENV)
+        if delay:
+            time.sleep(float(delay))
+        if request.get("job") == "packet":
+            answer: dict[str, Any] = {"packet": _packet_here(request["repo"], str(request["node"]))}
+        else:
+            report = _scan_here(request["repo"], request["nodes"], request["off_limits"], request["explain"])
+            answer = {"report": asdict(report)}
     except MemoryError:
         answer = {"error": f"the scan passed its memory cap of {megabytes:,} MB ({MEMORY_ENV}) and was stopped"}
     except BaseException as exc:  # noqa: BLE001 - any failure is the answer, named, never a hang
@@ -195,12 +214,26 @@ def _scan_here(repo: str, node_ids: list[str], off_limits: list[str], explain: b
     from leafwise.store import PlanPaths
     from leafwise.store.loader import load_plan
 
-    delay = os.environ.get(DELAY_ENV)
-    if delay:
-        time.sleep(float(delay))
     plan = load_plan(PlanPaths(Path(repo)))
     nodes = [plan.nodes[i] for i in node_ids if i in plan.nodes]
     return suggest(plan, nodes, off_limits, explain=explain)
+
+
+def _packet_here(repo: str, node_id: str) -> dict[str, Any]:
+    from pathlib import Path
+
+    from leafwise.commands.domain.verify_packet import build
+    from leafwise.commands.reconcile.match import Stats
+    from leafwise.commands.reconcile.retrieve import RIndex
+    from leafwise.commands.reconcile.scan import build_index
+    from leafwise.store import PlanPaths
+    from leafwise.store.loader import load_plan
+
+    plan = load_plan(PlanPaths(Path(repo)))
+    index = build_index(Path(repo))
+    found = build(plan.nodes[node_id], index, Stats.of(index), RIndex.of(index))
+    return {"places": [p.view() for p in found.places], "tokens": found.tokens, "head": found.head,
+            "unnamed": found.unnamed}
 
 
 if __name__ == "__main__":

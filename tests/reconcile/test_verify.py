@@ -341,3 +341,17 @@ def test_a_shipped_verdict_complete_refuses_waits_for_a_person_with_its_evidence
     confirmed = cli(repo, "verify", "T-1", "--decide", "confirm", env={"LEAFWISE_USER": "Ana"})
     assert confirmed.code == 0, confirmed.stderr
     assert node_data(repo, "T-1")["status"] == "done"
+
+
+def test_a_packet_past_the_deadline_is_stopped_and_answered_as_a_wait(repo: Path):
+    """The packet reads a clone author's code: it is built in reconcile's child process, whose group is
+    killed at the person's deadline; the answer names the deadline and writes nothing."""
+    from leafwise.commands.reconcile import worker
+
+    leaf = next(iter(LABELS))
+    answer = run_cli("verify", leaf, "--json", cwd=repo, env={worker.DEADLINE_ENV: "2", worker.DELAY_ENV: "120"})
+    assert answer.code == 1, answer.stdout
+    env = answer.json
+    assert env["error"]["code"] == "packet_deadline" and worker.DEADLINE_ENV in env["error"]["message"]
+    assert env["_next_action"]["marker"] == "wait"
+    assert not worker.running()
