@@ -57,14 +57,16 @@ def parse(options: Options) -> Parsed:
     milestones = _milestones(root, shown, parsed)
     prefix = str(config.get("task_prefix") or "task")
     archived: list[Item] = []
+    links: list[Path] = []
     for folder, forced, tag in FOLDERS:
         before = len(parsed.items)
-        for path in reading.markdown_files(root / folder):
+        for path in reading.markdown_files(root / folder, links):
             _task(parsed, options, path, shown(path), table, milestones, forced, tag, prefix)
         if folder.startswith("archive"):
             archived += parsed.items[before:]
     gone = {id(a) for a in archived}
     live = {i.key for i in parsed.items if id(i) not in gone}
+    parsed.skipped += [Skip(None, shown(p), "a symbolic link: never followed (put the real file there)") for p in links]
     for item in archived:  # an archived task whose id a live one took again keeps a key of its own
         if item.key in live:
             parsed.notes.append(f"{item.key}: an archived task with the id of a live one: {item.key}~archived")

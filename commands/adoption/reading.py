@@ -58,12 +58,18 @@ def parse_yaml(raw: str, shown: str, where: str) -> Any:
         raise InputError(shown, at, str(exc), exc.fix or "fix the YAML") from exc
 
 
-def markdown_files(folder: Path) -> list[Path]:
-    """The `.md` files directly in `folder`, by name; links and other kinds are left out."""
+def markdown_files(folder: Path, links: list[Path] | None = None) -> list[Path]:
+    """The `.md` files directly in `folder`, by name; a link among them goes to `links` (never
+    followed), other kinds are left out."""
     try:
+        if folder.is_symlink():
+            raise NotADirectoryError(folder)
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
+        if links is not None and folder.is_symlink():
+            links.append(folder)
         return []
-    out = [Path(e.path) for e in entries[:MAX_FILES]
-           if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)]
-    return out
+    named = [e for e in entries[:MAX_FILES] if e.name.endswith(".md") and not e.name.startswith(".")]
+    if links is not None:
+        links += [Path(e.path) for e in named if e.is_symlink()]
+    return [Path(e.path) for e in named if e.is_file(follow_symlinks=False)]

@@ -5,6 +5,7 @@ field holds is in the node's doc."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import yaml
@@ -204,3 +205,21 @@ def test_backlog_as_real_projects_write_it(plan_root: Path, kit, tmp_path: Path)
     assert back[nodes["BACK-7"]["parent"]] == "BACK-4" and nodes["BACK-7"].get("depends_on") is None  # its parent
     assert nodes["BACK-7"]["assignee"] == "alice" and kit.extra_fields(nodes["BACK-7"]["_doc"])["assignees"] == ["alice", "bob"]
     assert nodes["BACK-7~archived"]["title"] == "Old board" and nodes["BACK-7~archived"]["status"] == "cancelled"
+
+
+def test_backlog_broken_front_matter_is_named_and_a_link_is_never_followed(plan_root: Path, kit, tmp_path: Path) -> None:
+    folder = tmp_path / "backlog"
+    shutil.copytree(kit.fixtures / "backlog", folder)
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nid: TASK-99\ntitle: Outside the folder\nstatus: To Do\n---\n")
+    (folder / "tasks/task-99 - Outside.md").symlink_to(secret)
+    broken = folder / "tasks/task-4 - Dark-mode.md"
+    broken.write_text(broken.read_text().replace("labels:\n  - ui", "labels: [ui"))
+    res = run_cli_in_process("import", "backlog", str(folder), "--json", cwd=plan_root)
+    error = json.loads(res.stdout)["error"]
+    assert res.code == 2 and error["details"]["file"] == f"{folder}/tasks/task-4 - Dark-mode.md"
+    assert error["details"]["item"].startswith("front matter, line ") and "YAML" in error["message"]
+    broken.write_text(broken.read_text().replace("labels: [ui", "labels:\n  - ui"))
+    result = run_import(plan_root, "backlog", str(folder))
+    assert "TASK-99" not in kit.imported(plan_root)
+    assert [s["why"] for s in result["skips"]] == ["a symbolic link: never followed (put the real file there)"]
