@@ -14,7 +14,7 @@ from leafwise.commands.domain.messages import carry_history
 from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.commands.text import path_line
-from leafwise.store import CLOSED, Node, Plan, journal
+from leafwise.store import CLOSED, Node, Plan, journal, verdicts
 from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS
 
 LISTS = frozenset(name for name in KNOWN_FIELDS if BY_NAME[name].kind in ("texts", "list"))  # [] when unset
@@ -63,6 +63,12 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         lines.append(_field("decision", clean(decision.get("question") or "", 500)))
         for i, option in enumerate(decision.get("options") or [], 1):
             lines.append(f"    {i}. {clean(option, 500)}")
+    verdict = verdicts.read(ctx.paths(), node.id)
+    view["verdict"] = verdict.as_dict() if verdict else None
+    if verdict is not None:  # an agent's verified verdict (`leafwise verify`), with its first checked quote
+        first = f"; {verdict.quotes[0].place}: \"{clean(verdict.quotes[0].text, 120)}\"" if verdict.quotes else ""
+        missing = f"; missing: {clean(verdict.missing, 200)}" if verdict.missing else ""
+        lines.append(_field("verdict", f"{verdict.verdict} ({verdict.state}) by {clean(verdict.agent, 60)}{first}{missing}"))
     if view["inherited_docs"]:
         lines.append(_field("docs above", ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])))
     lines += carry_history(ctx, plan, node, view, agent)

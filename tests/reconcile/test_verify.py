@@ -189,6 +189,9 @@ def test_a_real_process_accepts_a_true_quote_and_answers_the_loop(repo: Path):
     assert env["result"]["completed"] is True
     assert env["_next_action"]["command"] == "leafwise verify --next --agent a1"
     assert env["result"]["verdict"]["quotes"][0]["blob"] == git(repo, "rev-parse", f"HEAD:{place.split(':')[0]}").strip()
+    shown = run_cli("show", "T-1", cwd=repo).stdout  # the verdict wherever the node is shown
+    assert f"verdict:        shipped (closed) by a1; {place}" in shown, shown
+    assert run_cli("show", "T-1", "--json", cwd=repo).json["result"]["verdict"]["agent"] == "a1"
 
 
 def lies(root: Path) -> dict[str, tuple[str, str]]:
