@@ -223,3 +223,15 @@ def test_backlog_broken_front_matter_is_named_and_a_link_is_never_followed(plan_
     result = run_import(plan_root, "backlog", str(folder))
     assert "TASK-99" not in kit.imported(plan_root)
     assert [s["why"] for s in result["skips"]] == ["a symbolic link: never followed (put the real file there)"]
+
+
+def test_github_labels_by_the_persons_map(plan_root: Path, kit) -> None:
+    path = str(kit.fixtures / "github/gh-issues.json")
+    res = run_cli_in_process("import", "github", path, "--map", "label.bug=status:finished", "--json", cwd=plan_root)
+    assert res.code == 2 and json.loads(res.stdout)["error"]["details"]["item"] == "issue #3"
+    run_import(plan_root, "github", path, "--map", "label.enhancement=tag:feature,label.docs=skip",
+               "--map", "label.bug=priority:high,label.epic=status:in-progress")
+    nodes = kit.imported(plan_root)
+    assert nodes["2"]["tags"] == ["feature"] and nodes["2"]["priority"] == "high"
+    assert "tags" not in nodes["4"] and nodes["3"]["priority"] == "high"
+    assert nodes["1"]["status"] == "in-progress"
