@@ -70,12 +70,11 @@ def test_one_tool_per_registry_command_with_honest_annotations(demo_plan):
 
 
 def test_the_tool_list_stays_under_8000_tokens(demo_plan):
-    """Estimate: the compact JSON of tools/list at 3 characters per token (JSON usually runs
-    3-4; the pessimistic end), so the estimate overstates rather than hides growth."""
+    """The measure DESIGN.md fixes: the compact JSON of tools/list at 4 characters per token."""
     tools = tool_list(demo_plan)
     wire = json.dumps({"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]},
                       separators=(",", ":"))
-    tokens = len(wire) / 3
+    tokens = len(wire) / 4
     assert tokens < TOKEN_BUDGET, f"tools/list is ~{tokens:.0f} tokens ({len(wire)} chars for {len(tools)} tools)"
 
 
