@@ -241,7 +241,7 @@ def _read_docs(session: Session, node_id: str) -> str:
     # each doc as the get_doc tool's text shows plan text: lines made inert (none reads as a marker),
     # inside a block that says whose words they are
     return "\n\n".join("\n".join(untrusted_block(inert_lines(d["text"]), f"{node_id} {d['kind']} {d['path']}"
-                                                   + (" (missing)" if d["missing"] else "")))
+                                                   + (f" ({d['note']})" if d["note"] else "")))
                          for d in docs) + "\n"
 
 
