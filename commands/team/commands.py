@@ -85,18 +85,24 @@ def init(ctx: Ctx, remote_name: str = "origin") -> Result:
     team = Team(paths, remote_name, url, DEFAULT_NAMESPACE, "refs")
     found = doctor.probe(team)
     mode = "refs"
+    if found.failure == "refused":  # the host refuses custom refs: the state branch, if branches work
+        refused = found
+        found = doctor.probe(Team(paths, remote_name, url, DEFAULT_NAMESPACE, "branch"))
+        mode = "branch"
+        found = doctor.Probe(refused.steps + found.steps, found.failure)
     if found.failure == "unreachable":
         raise error_for(ctx, TeamError(f"remote unreachable ({remote_name}): {found.steps[-1].detail}",
                                     "unreachable"), team, None)
     if found.failure:  # team mode stays off: claims there would be refused or unsafe
         raise CommandError("team_refused", f"{remote_name} cannot keep claims in {DEFAULT_NAMESPACE}/* "
-                           f"({found.steps[-1].name}: {clean(found.steps[-1].detail, 200)}); the fallback for a "
-                           f"host that refuses custom refs is {doctor.FALLBACK}, not built yet",
+                           f"({found.steps[-1].name}: {clean(found.steps[-1].detail, 200)}), nor on a state branch",
                            fix(ctx.cmd("team init", remote=remote_name), "again once the host allows refs/leafwise/*"),
                            exit_code=EXIT_CONFLICT, category="refused", text=_step_lines(found))
     _write_setting(ctx, {"remote": remote_name, "namespace": DEFAULT_NAMESPACE, "mode": mode})
     clone = remote.clone_id(paths.repo)
-    lines = [f"Team mode on: claims in {DEFAULT_NAMESPACE}/claims/<ID> on {remote_name} ({clean(url, 200)})",
+    where = f"{DEFAULT_NAMESPACE}/claims/<ID>" if mode == "refs" else \
+        "<ID>.json on the branch leafwise/state (the host refuses custom refs: branch mode)"
+    lines = [f"Team mode on: claims in {where} on {remote_name} ({clean(url, 200)})",
              f"  this clone: {clone}"] + _step_lines(found)
     return Result({"remote": remote_name, "url": url, "namespace": DEFAULT_NAMESPACE, "mode": mode, "clone": clone,
                    "probe": [_step(s) for s in found.steps]},

@@ -43,7 +43,8 @@ def _commit(team: Team, tag: str, parent: str | None) -> str:
 
 def probe(team: Team) -> Probe:
     """Run the five steps against the team's remote, stopping at the first that fails."""
-    base = f"{team.namespace}/probe/{secrets.token_hex(4)}"
+    base = f"{team.namespace}/probe/{secrets.token_hex(4)}" if team.mode != "branch" else \
+        f"refs/heads/{team.state_branch}-probe-{secrets.token_hex(4)}"  # branch mode: what branches allow
     a_ref, b_ref = base + "/a", base + "/b"
     first = _commit(team, "one", None)
     steps: list[Step] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import observations, refs
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
@@ -50,11 +51,11 @@ class Outcome:
 def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remote]:
     """Every claim this clone knows of (its remote-tracking copies, or `copies` of a fetch just made)."""
     if copies is None:
-        copies = refs.local_refs(team.root, team.tracking_prefix)
+        copies = team.copies()
     prefix = team.tracking_prefix + "claims/"
     by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)
                and _is_id(ref[len(prefix):])}  # a ref name from the remote is untrusted: only node ids
-    states = refs.read_commits(team.root, by_node)
+    states = refs.read_commits(team.root, by_node, blobs=team.mode == "branch")
     folder = team_dir(team.root)
     return {node: Remote(node, sha, states.get(node),
                          observations.unchanged_for(folder, prefix + node, sha)) for node, sha in by_node.items()}
@@ -75,6 +76,8 @@ def _ref(team: Team, node_id: str) -> tuple[str, str]:
 
 def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_from: str = "") -> Outcome:
     """Push `state` as a child of `lease` (None: create-only) and read the verdict."""
+    if team.mode == "branch":
+        return _cas_branch(team, node_id, state, lease, stolen_from)
     ref, tracking = _ref(team, node_id)
     sha = refs.make_commit(team.root, state, lease, identity(team.root))
     answer = refs.push(team.root, team.url, [(ref, sha, lease)])
@@ -91,6 +94,26 @@ def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_
         return Outcome(False, node_id, now, None, "missing")
     other = refs.read_commit(team.root, now, node_id) if now else None
     return Outcome(False, node_id, now, other, "lost")
+
+
+def _cas_branch(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_from: str) -> Outcome:
+    verdict, blob, detail = state_branch.cas(team, node_id, state, lease, lambda: fetch(team.root, team),
+                                             identity(team.root))
+    if verdict == "refused":
+        raise TeamError(f"{team.remote} refused {state_branch.tip_ref(team.state_branch)}: {detail}", "refused")
+    if verdict == "won":
+        return Outcome(True, node_id, blob, state, stolen_from=stolen_from)
+    other = refs.read_commits(team.root, {node_id: blob}, blobs=True).get(node_id) if blob else None
+    return Outcome(False, node_id, blob, other, "lost")
+
+
+def current(team: Team, node_id: str) -> tuple[str | None, ClaimState | None]:
+    """The claim on `node_id` as this clone last saw it: its SHA (branch mode: its file's blob) and state."""
+    prefix = team.tracking_prefix + "claims/"
+    sha = team.copies().get(prefix + node_id)
+    if sha is None:
+        return None, None
+    return sha, refs.read_commits(team.root, {node_id: sha}, blobs=team.mode == "branch").get(node_id)
 
 
 def mine(team: Team, state: ClaimState | None, agent: str) -> bool:
@@ -124,21 +147,19 @@ def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = No
     """Move my claim on `node_id` to state `to` ("held": a heartbeat; "done", "released", "blocked"),
     leased on the SHA this clone last saw. Another's claim moves only with `force` (a person's act);
     a task with no claim yet gets one created in that state (a person completing untaken work)."""
-    _, tracking = _ref(team, node_id)
-    sha = refs.local_refs(team.root, tracking).get(tracking)
-    current = refs.read_commit(team.root, sha, node_id) if sha else None
+    sha, now = current(team, node_id)
     if sha is None:
         if to in ("held", "released"):  # nothing to renew or give up
             return Outcome(False, node_id, None, None, "lost" if to == "held" else "none")
         state = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), to, ttl_s or 3600, since=since)
         return _cas(team, node_id, state.next(seq=0), None)
-    if current is None:
+    if now is None:
         return Outcome(False, node_id, sha, None, "unreadable")
-    if current.state == "done":  # terminal; its holder (or, forced, a person) may still write the outcome
-        return Outcome(to == "done" and (force or mine(team, current, agent)), node_id, sha, current, "done")
-    if not mine(team, current, agent) and not (force or (to != "held" and current.state != "held")):
-        return Outcome(False, node_id, sha, current, "held" if current.state == "held" else "lost")
-    taken = current.holder if not mine(team, current, agent) and current.state == "held" else ""
-    state = current.next(agent=agent, clone=clone_id(team.root), branch=branch(team.root), state=to,
-                         ttl_s=ttl_s or current.ttl_s, stolen_from=taken)
+    if now.state == "done":  # terminal; its holder (or, forced, a person) may still write the outcome
+        return Outcome(to == "done" and (force or mine(team, now, agent)), node_id, sha, now, "done")
+    if not mine(team, now, agent) and not (force or (to != "held" and now.state != "held")):
+        return Outcome(False, node_id, sha, now, "held" if now.state == "held" else "lost")
+    taken = now.holder if not mine(team, now, agent) and now.state == "held" else ""
+    state = now.next(agent=agent, clone=clone_id(team.root), branch=branch(team.root), state=to,
+                     ttl_s=ttl_s or now.ttl_s, stolen_from=taken)
     return _cas(team, node_id, state, sha, stolen_from=taken)

@@ -121,17 +121,17 @@ def read_commit(root: Path, sha: str, node_id: str) -> ClaimState | None:
 _STATES: dict[tuple[str, str], ClaimState | None] = {}  # a commit never changes: its state is read once
 
 
-def read_commits(root: Path, wanted: dict[str, str]) -> dict[str, ClaimState | None]:
-    """node id -> the claim state its commit holds (None: none this clone can trust), for
-    node id -> SHA; one `cat-file --batch` for the commits not read before."""
+def read_commits(root: Path, wanted: dict[str, str], blobs: bool = False) -> dict[str, ClaimState | None]:
+    """node id -> the claim state its commit holds (`blobs`: the SHAs are the claim files themselves;
+    None: none this clone can trust), for node id -> SHA; one `cat-file --batch` for those not read before."""
     todo = [(n, sha) for n, sha in wanted.items() if (n, sha) not in _STATES and SHA.fullmatch(sha)]
     for start in range(0, len(todo), 800):  # 800 lines of query fit git.MAX_INPUT
-        _read_batch(root, todo[start:start + 800])
+        _read_batch(root, todo[start:start + 800], blobs)
     return {n: _STATES.get((n, sha)) for n, sha in wanted.items()}
 
 
-def _read_batch(root: Path, order: list[tuple[str, str]]) -> None:
-    query = "".join(f"{sha}:{CLAIM_FILE}\n" for _, sha in order).encode()
+def _read_batch(root: Path, order: list[tuple[str, str]], blobs: bool) -> None:
+    query = "".join(f"{sha}\n" if blobs else f"{sha}:{CLAIM_FILE}\n" for _, sha in order).encode()
     try:
         answer = git.run_git_remote(root, "cat-file", "--batch", stdin=query,
                                     limit=len(order) * (MAX_CLAIM_BYTES + 128))

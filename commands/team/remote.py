@@ -41,6 +41,7 @@ class Team:
     url: str
     namespace: str
     mode: str  # "refs": one ref per claim; "branch": one state branch (hosts that refuse custom refs)
+    state_branch: str = "leafwise/state"
 
     @property
     def root(self) -> Path:
@@ -52,7 +53,17 @@ class Team:
 
     @property
     def refspec(self) -> str:
+        if self.mode == "branch":
+            return f"+refs/heads/{self.state_branch}:refs/remotes/{self.remote}/{self.state_branch}"
         return f"+{self.namespace}/*:{self.tracking_prefix}*"
+
+    def copies(self) -> dict[str, str]:
+        """This clone's copies of the claims: ref -> SHA (branch mode: the same names -> each file's blob)."""
+        from leafwise.commands.team import branch, refs
+
+        if self.mode == "branch":
+            return branch.copies(self.root, self.remote, self.state_branch, self.tracking_prefix)
+        return refs.local_refs(self.root, self.tracking_prefix)
 
 
 def settings_of(project_settings: dict[str, Any]) -> dict[str, Any] | None:
@@ -68,7 +79,7 @@ def team_of(paths: PlanPaths, project_settings: dict[str, Any]) -> Team | None:
         return None
     name = str(found["remote"])
     return Team(paths, name, remote_url(paths.repo, name), str(found.get("namespace") or DEFAULT_NAMESPACE),
-                str(found.get("mode") or "refs"))
+                str(found.get("mode") or "refs"), str(found.get("state_branch") or "leafwise/state"))
 
 
 def remote_url(root: Path, name: str) -> str:
@@ -107,14 +118,14 @@ def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
     """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
     request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
     does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from)."""
-    from leafwise.commands.team import observations, refs
+    from leafwise.commands.team import observations
 
     team = team or load_team(root)
     answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
                                 "--", team.url, team.refspec, deadline=FETCH_DEADLINE)
-    if answer.code != 0:
-        raise _failure(team, answer.text)
-    copies = refs.local_refs(team.root, team.tracking_prefix)
+    if answer.code != 0 and not (team.mode == "branch" and "couldn't find remote ref" in answer.text.lower()):
+        raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
+    copies = team.copies()
     observations.seen(team_dir(team.root), copies)
     return copies
 

@@ -36,7 +36,7 @@ def team_mode(ctx: Any, plan: Plan) -> Team | None:
                                fix(ctx.cmd("team join"), "join this clone to the team once its remote is added"),
                                category="refused") from exc
     return Team(plan.paths, key[1], _URLS[key], str(found.get("namespace") or remote.DEFAULT_NAMESPACE),
-                str(found.get("mode") or "refs"))
+                str(found.get("mode") or "refs"), str(found.get("state_branch") or "leafwise/state"))
 
 
 def offline_line(ctx: Any, node_id: str | None, agent: str, ttl: float | None) -> str:

@@ -26,7 +26,8 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
     except TeamError as exc:
         raise error_for(ctx, exc, team, None) from exc
     plan = ctx.plan()
-    old = [item for item in seen.values() if item.state is not None and item.state.state == "done"
+    old = [] if team.mode == "branch" else [  # branch mode keeps its tombstones: one file each, no ref
+           item for item in seen.values() if item.state is not None and item.state.state == "done"
            and item.unchanged_s > grace_days * 86400 and item.node in plan.nodes
            and plan.nodes[item.node].status == Status.DONE]
     cleaned = []

@@ -36,22 +36,43 @@ def test_claims_over_a_real_server(kind, tmp_path):
         assert done.code == 0, done.stderr
 
 
-def test_a_host_that_refuses_custom_refs_is_named_with_the_branch_mode_fallback(tmp_path):
+def test_a_host_that_refuses_custom_refs_gets_branch_mode(tmp_path):
+    repo = bare_repo(tmp_path, strict=True)
+    a = seed_plan(repo, tmp_path / "clone-0", tasks=2)
+    with daemon(tmp_path) as prefix:
+        git(a, "remote", "set-url", "origin", f"{prefix}/plan.git")
+        init = run_cli_in_process("team", "init", cwd=a)
+        assert init.code == 0, init.stdout + init.stderr
+        assert "pre-receive hook declined" in init.stdout and "branch mode" in init.stdout
+        assert "mode: branch" in (a / ".leafwise" / "project.yaml").read_text()
+        git(a, "add", "-A")
+        git(a, "commit", "-q", "-m", "team mode")
+        git(a, "push", "-q", "origin", "main")
+        b = tmp_path / "clone-1"
+        git(tmp_path, "clone", "-q", "-b", "main", f"{prefix}/plan.git", str(b))
+        assert run_cli_in_process("team", "join", cwd=b).code == 0
+        first = run_cli_in_process("start", "--next", "--agent", "alice", "--json", cwd=a)
+        second = run_cli_in_process("start", "--next", "--agent", "bob", "--json", cwd=b)
+        assert {first.json["result"]["task"]["id"], second.json["result"]["task"]["id"]} == {"T-1", "T-2"}
+        task = first.json["result"]["task"]["id"]
+        assert run_cli_in_process("complete", task, "--summary", "ok", "--agent", "alice", cwd=a).code == 0
+        again = run_cli_in_process("start", task, "--agent", "carol", cwd=b)
+        assert again.code == 3 and "is done in alice@" in again.stderr
+        log = git(repo, "log", "--format=%s", "leafwise/state")
+        assert f"leafwise: done {task} by alice [skip ci]" in log
+        assert not git(repo, "for-each-ref", "refs/leafwise"), "nothing outside heads and tags"
+
+
+def test_doctor_names_the_branch_mode_fallback_on_a_refusing_host(tmp_path):
     repo = bare_repo(tmp_path, strict=True)
     work = seed_plan(repo, tmp_path / "clone-0", tasks=1)
-    with daemon(tmp_path) as prefix:
-        git(work, "remote", "set-url", "origin", f"{prefix}/plan.git")
-        init = run_cli_in_process("team", "init", cwd=work)
-        assert init.code == 3, init.stdout + init.stderr
-        assert "branch mode" in init.stderr and "pre-receive hook declined" in init.stderr
-        assert "team:" not in (work / ".leafwise" / "project.yaml").read_text(), "team mode stays off"
-        project = work / ".leafwise" / "project.yaml"
-        project.write_text(project.read_text() + "settings:\n  team: {remote: origin}\n")
-        doctor = run_cli_in_process("team", "doctor", cwd=work)
-        assert doctor.code == 3 and "FAILED create-only" in doctor.stdout
-        assert "settings.team.mode: branch" in doctor.stderr
-        start = run_cli_in_process("start", "--next", "--agent", "alice", cwd=work)
-        assert start.code == 1 and "Fix: leafwise team doctor" in start.stderr
+    project = work / ".leafwise" / "project.yaml"
+    project.write_text(project.read_text() + "settings:\n  team: {remote: origin}\n")
+    doctor = run_cli_in_process("team", "doctor", cwd=work)
+    assert doctor.code == 3 and "FAILED create-only" in doctor.stdout
+    assert "settings.team.mode: branch" in doctor.stderr
+    start = run_cli_in_process("start", "--next", "--agent", "alice", cwd=work)
+    assert start.code == 1 and "Fix: leafwise team doctor" in start.stderr
 
 
 RACER = """

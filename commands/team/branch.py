@@ -1,0 +1,92 @@
+"""Branch mode, for hosts that accept only branches and tags: every claim is a file `<ID>.json` on one
+state branch (`settings.team.state_branch`, default `leafwise/state`), and every change is a commit on
+its tip pushed with the tip as the lease (`--force-with-lease=refs/heads/<branch>:<tip>`), so each
+change is still one compare-and-swap; a change that loses only because another claim moved the tip is
+re-applied on the new tip, one that finds its own claim changed is lost.
+
+A claim's "SHA" here is its file's blob: unchanged while the claim is, so the observed staleness of a
+steal (observations.py) works as in refs mode. Commit messages carry `[skip ci]`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from leafwise.commands.team import refs
+from leafwise.commands.team.refs import ClaimState, Verdict
+from leafwise.store import git
+
+TRIES = 8  # re-applications on a moved tip before the step gives up (another clone is very busy)
+
+
+def tip_ref(branch: str) -> str:
+    return f"refs/heads/{branch}"
+
+
+def tracking(remote: str, branch: str) -> str:
+    return f"refs/remotes/{remote}/{branch}"
+
+
+def entries(root: Path, tip: str | None) -> dict[str, str]:
+    """The state branch's files at `tip`: `<ID>.json` -> blob SHA (none for no tip)."""
+    if not tip:
+        return {}
+    answer = git.run_git_remote(root, "cat-file", "-p", f"{tip}^{{tree}}")
+    out = {}
+    for line in answer.out.decode("utf-8", "replace").splitlines() if answer.code == 0 else ():
+        head, _, name = line.partition("\t")
+        parts = head.split()
+        if len(parts) == 3 and parts[1] == "blob" and name.endswith(".json") and refs.SHA.fullmatch(parts[2]):
+            out[name] = parts[2]
+    return out
+
+
+def copies(root: Path, remote: str, branch: str, prefix: str) -> dict[str, str]:
+    """This clone's copies of the claims, named as refs mode names them (`<prefix>claims/<ID>` -> blob)."""
+    tip = refs.local_refs(root, tracking(remote, branch)).get(tracking(remote, branch))
+    return {f"{prefix}claims/{name[:-5]}": sha for name, sha in entries(root, tip).items()}
+
+
+def cas(team, node_id: str, state: ClaimState, lease: str | None, refetch, identity: tuple[str, str]
+        ) -> tuple[str, str | None, str]:
+    """Write `state` as `<node_id>.json` if that file is still at `lease` (None: absent): ("won", the new
+    blob, ""), ("lost", the file's blob now, "") or ("refused", None, the host's words). `refetch()`:
+    fetch the state branch again after a moved tip."""
+    name = f"{node_id}.json"
+    ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
+    blob = _write(team.root, ["hash-object", "-w", "--stdin"], state.as_json())
+    for _ in range(TRIES):
+        tip = refs.local_refs(team.root, track).get(track)
+        files = entries(team.root, tip)
+        if files.get(name) != lease:
+            return "lost", files.get(name), ""
+        files[name] = blob
+        listing = "".join(f"100644 blob {sha}\t{n}\n" for n, sha in sorted(files.items()))
+        tree = _write(team.root, ["mktree"], listing.encode())
+        message = f"leafwise: {state.state} {node_id} by {state.agent} [skip ci]"
+        commit = _run(team.root, "commit-tree", tree, *(["-p", tip] if tip else []), "-m", message,
+                      identity=identity)
+        answer = refs.push(team.root, team.url, [(ref, commit, tip)])
+        if answer.verdict is Verdict.APPLIED:
+            refs.set_local(team.root, track, commit)
+            return "won", blob, ""
+        if answer.verdict is Verdict.REFUSED:
+            return "refused", None, answer.detail
+        refetch()  # rejected (the tip moved) or unknown: look again
+        if refs.local_refs(team.root, track).get(track) == commit:
+            return "won", blob, ""
+    return "lost", None, ""
+
+
+def _write(root: Path, argv: list[str], data: bytes) -> str:
+    answer = git.run_git_remote(root, argv[0], *argv[1:], stdin=data)
+    if answer.code != 0:
+        raise git.GitError(f"{argv[0]} failed: {answer.err.decode('utf-8', 'replace')[:200]}", answer.code)
+    return answer.out.decode().strip()
+
+
+def _run(root: Path, sub: str, *args: str, identity: tuple[str, str]) -> str:
+    answer = git.run_git_remote(root, sub, *args, identity=identity)
+    if answer.code != 0:
+        raise git.GitError(f"{sub} failed: {answer.err.decode('utf-8', 'replace')[:200]}", answer.code)
+    return answer.out.decode().strip()
