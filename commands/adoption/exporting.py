@@ -24,6 +24,7 @@ from leafwise.store.writer import write_text
 CSV_COLUMNS = ("id", "title", "status", "priority", "assignee", "parent", "release", "depends_on", "tags",
                "summary", "description", "blocked_reason", "created", "updated", "source_tool", "source_id")
 MARKDOWN_SPECIAL = "\\`*_[]<>#|"
+SUMMARY_CHARS = 160  # a done task's summary in the Markdown plan: its first line's worth (json has it whole)
 
 
 FORMATS = ("json", "markdown", "csv")
@@ -116,7 +117,8 @@ def _md_node(plan: Plan, node: Node, depth: int, out: list[str], seen: set[str])
     if node.status == Status.BLOCKED and node.blocked_reason:
         line += f" — blocked: {_md(node.blocked_reason)}"
     if node.summary and node.status == Status.DONE:
-        line += f" — {_md(node.summary)}"
+        words = " ".join(node.summary.split())
+        line += f" — {_md(words if len(words) <= SUMMARY_CHARS else words[:SUMMARY_CHARS - 1].rstrip() + '…')}"
     out.append(line)
     key = plan.sort_key()
     for child in sorted((plan.nodes[c] for c in node.children if c in plan.nodes and c not in seen), key=key):
