@@ -37,8 +37,9 @@ def parse(options: Options) -> Parsed:
     as_epics = options.release is not None and len(tags) > 1
     for tag in tags:
         release = None if options.release else release_id(tag)
-        if release:
-            parsed.releases.append(ReleaseSpec(release, tag))
+        about = text((data[tag].get("metadata") or {}).get("description"))
+        if release:  # a tag's own description names it better, but the one Task Master writes itself
+            parsed.releases.append(ReleaseSpec(release, about if about and about != f"Tasks for {tag} context" else tag))
         epic = None
         if as_epics:
             epic = f"tag:{tag}"

@@ -28,6 +28,7 @@ def test_taskmaster_tags_tasks_and_subtasks_arrive_with_every_field(plan_root: P
     nodes = kit.imported(plan_root)
     back = kit.by_id(nodes)
     assert result["added"] == len(nodes) == sum(1 + len(t["subtasks"]) for tag in source.values() for t in tag["tasks"])
+    assert [(r["id"], r["title"]) for r in result["releases"]] == [("master", "master"), ("release-2", "The second release")]
     for tag, body in source.items():
         for task in body["tasks"]:
             for raw, key, parent in [(task, f"{tag}/{task['id']}", None)] + \
@@ -235,3 +236,20 @@ def test_github_labels_by_the_persons_map(plan_root: Path, kit) -> None:
     assert nodes["2"]["tags"] == ["feature"] and nodes["2"]["priority"] == "high"
     assert "tags" not in nodes["4"] and nodes["3"]["priority"] == "high"
     assert nodes["1"]["status"] == "in-progress"
+
+
+def test_legacy_task_master_and_dotted_beads_ids(plan_root: Path, kit, tmp_path: Path) -> None:
+    legacy = tmp_path / "tasks.json"
+    legacy.write_text(json.dumps({"tasks": [{"id": 1, "title": "Old layout", "status": "pending", "dependencies": [],
+                                             "subtasks": [{"id": 1, "title": "Its step", "status": "done",
+                                                           "dependencies": []}]}]}))
+    assert run_import(plan_root, "taskmaster", str(legacy))["added"] == 2
+    beads = tmp_path / "issues.jsonl"
+    beads.write_text("\n".join(json.dumps(i) for i in (
+        {"id": "bd-9", "title": "An epic", "status": "open", "priority": 2, "issue_type": "epic"},
+        {"id": "bd-9.1", "title": "Its child by id alone", "status": "in_progress", "priority": 2,
+         "issue_type": "task"})) + "\n")
+    run_import(plan_root, "beads", str(beads))
+    nodes = kit.imported(plan_root)
+    assert nodes["master/1.1"]["parent"] == nodes["master/1"]["id"] and nodes["master/1"]["_release"] == "master"
+    assert nodes["bd-9.1"]["parent"] == nodes["bd-9"]["id"] and nodes["bd-9"]["status"] == "in-progress"
