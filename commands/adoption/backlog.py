@@ -182,11 +182,15 @@ def _people(item: Item, value: Any) -> None:
 
 def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[str, str | None],
           milestones: dict[str, str], forced: str | None, tag: str | None, prefix: str) -> None:
-    head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
-    if head is None:  # a readme or notes beside the tasks: Backlog.md does not read it as a task either
-        parsed.skipped.append(Skip(None, path.name, "not a task file (no front matter)"))
+    try:
+        head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
+        if head is None:  # a readme or notes beside the tasks: Backlog.md does not read it as a task either
+            parsed.skipped.append(Skip(None, path.name, "not a task file (no front matter)"))
+            return
+        meta = reading.parse_yaml(people_quoted(head), shown, "front matter")
+    except reading.InputError as exc:  # one file's problem: --partial imports the others
+        options.bad(parsed, None, exc.item or path.name, exc.message, exc.fix, shown)
         return
-    meta = reading.parse_yaml(people_quoted(head), shown, "front matter")
     if not isinstance(meta, dict) or meta.get("id") is None:
         options.bad(parsed, None, path.name, "the front matter has no id", "add id: to the front matter", shown)
         return
