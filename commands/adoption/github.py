@@ -117,8 +117,8 @@ def _issue(parsed: Parsed, options: Options, issue: dict[str, Any], where: str) 
 
 
 def _repository(issue: dict[str, Any]) -> str | None:
-    """owner/name from the issue's REST `url` or `html_url`, when the export carries one."""
-    for field, marker in (("url", "api.github.com/repos/"), ("html_url", "github.com/")):
+    """owner/name from the issue's REST `url` or `html_url`, or gh's `url`, when the export carries one."""
+    for field, marker in (("url", "api.github.com/repos/"), ("url", "github.com/"), ("html_url", "github.com/")):
         url = str(issue.get(field) or "")
         at = url.find(marker)
         if at >= 0:
