@@ -19,7 +19,6 @@ aiohttp app of our own, so the guard is a middleware in front of every route.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import shlex
 import signal
@@ -32,7 +31,7 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import WSMsgType, web
 from leafwise.commands.contract import EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE
-from leafwise.store import PlanNotFound, find_root
+from leafwise.store import PlanNotFound, find_root, reader
 from leafwise.store.paths import PlanUnsafe
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
@@ -41,6 +40,7 @@ HOST = "127.0.0.1"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
 TOKEN_PARAM = "token"
 MAX_CELLS = 1000  # columns or rows a tab may ask for
+TAB_MESSAGE = reader.Kind("browser tab message", reader.MiB, 4)  # a key press, a paste, a resize
 QUIT_WAIT = 10.0  # seconds the server waits for its tabs' canvases to quit when it stops
 CLI_MODULE = "leafwise.commands.surfaces.cli"  # the canvas each tab drives: the CLI's own, in this interpreter
 FORBIDDEN = ("Forbidden: open the link `leafwise serve` printed (its token is good once; "
@@ -137,8 +137,8 @@ async def relay(websocket: web.WebSocketResponse, service: AppService) -> None:
     async for message in websocket:
         if message.type != WSMsgType.TEXT:
             continue
-        try:
-            envelope = json.loads(message.data)
+        try:  # a tab's message is untrusted input: bounded size and depth, as every read
+            envelope = reader.load_json(message.data, TAB_MESSAGE)
         except ValueError:
             continue
         if not isinstance(envelope, list) or not envelope:

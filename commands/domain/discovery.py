@@ -63,12 +63,7 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
         lines.append(_field("decision", clean(decision.get("question") or "", 500)))
         for i, option in enumerate(decision.get("options") or [], 1):
             lines.append(f"    {i}. {clean(option, 500)}")
-    verdict = verdicts.read(ctx.paths(), node.id)
-    view["verdict"] = verdict.as_dict() if verdict else None
-    if verdict is not None:  # an agent's verified verdict (`leafwise verify`), with its first checked quote
-        first = f"; {verdict.quotes[0].place}: \"{clean(verdict.quotes[0].text, 120)}\"" if verdict.quotes else ""
-        missing = f"; missing: {clean(verdict.missing, 200)}" if verdict.missing else ""
-        lines.append(_field("verdict", f"{verdict.verdict} ({verdict.state}) by {clean(verdict.agent, 60)}{first}{missing}"))
+    lines += _verdict_lines(ctx, node, view)
     if view["inherited_docs"]:
         lines.append(_field("docs above", ", ".join(f"{d['path']} ({d['from']})" for d in view["inherited_docs"])))
     lines += carry_history(ctx, plan, node, view, agent)
@@ -81,6 +76,17 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     for event in history[-5:]:
         lines.append(f"  {event.get('time', '')} {event.get('actor', '')} {event.get('command', '')}")
     return Result(view, node_hint(ctx.cmd, plan, node, claims, agent, now), lines)
+
+
+def _verdict_lines(ctx: Ctx, node: Node, view: dict[str, Any]) -> list[str]:
+    """An agent's verified verdict (`leafwise verify`) in `view`, and its line with the first checked quote."""
+    verdict = verdicts.read(ctx.paths(), node.id)
+    view["verdict"] = verdict.as_dict() if verdict else None
+    if verdict is None:
+        return []
+    first = f"; {verdict.quotes[0].place}: \"{clean(verdict.quotes[0].text, 120)}\"" if verdict.quotes else ""
+    missing = f"; missing: {clean(verdict.missing, 200)}" if verdict.missing else ""
+    return [_field("verdict", f"{verdict.verdict} ({verdict.state}) by {clean(verdict.agent, 60)}{first}{missing}")]
 
 
 def readable(value: Any) -> str:

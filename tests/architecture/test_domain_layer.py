@@ -21,6 +21,8 @@ HANDLERS = "leafwise.commands.handlers"
 def _modules(*folders: str) -> Iterator[tuple[str, ast.Module]]:
     for folder in folders:
         for path in sorted((REPO / folder).rglob("*.py")):
+            if any(part.startswith(".") for part in path.relative_to(REPO / folder).parts):
+                continue  # bench's checked-out evaluation repositories
             yield str(path.relative_to(REPO)), ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 

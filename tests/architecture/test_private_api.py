@@ -45,7 +45,9 @@ def private(name: str) -> bool:
 
 
 def sources(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+    # a dot folder holds no code of ours (bench's checked-out evaluation repositories)
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
 @functools.cache
