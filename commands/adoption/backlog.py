@@ -44,7 +44,10 @@ def status_table(config: dict[str, Any], options: Options) -> dict[str, str | No
 
 def parse(options: Options) -> Parsed:
     root = _root(options)
-    shown = lambda p: f"{options.shown}/{p.relative_to(options.path)}" if p != options.path else options.shown  # noqa: E731
+
+    def shown(p: Path) -> str:
+        return f"{options.shown}/{p.relative_to(options.path)}" if p != options.path else options.shown
+
     config: dict[str, Any] = {}
     if (root / "config.yml").is_file():
         loaded = reading.parse_yaml(reading.load_text(root / "config.yml", shown(root / "config.yml")),

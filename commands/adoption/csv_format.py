@@ -2,7 +2,8 @@
 
 Which column is which field: `--map title=Summary,status=Status,…` (a field=column pair each), else the
 first header that `GUESSES` names for the field, case aside. A Leafwise export's `source_tool` and
-`source_id` columns are the node's source again, so a plan moved by CSV still matches its tracker. Statuses are read by their words
+`source_id` columns are the node's source again, so a plan moved by CSV still matches its tracker.
+Statuses are read by their words
 (`mapping.guess_status`: "Won't Do" → cancelled), priorities by `PRIORITY_WORDS`; `--map status.X=…`
 and `--map priority.X=…` override both. Every other column goes to the node's doc.
 """
@@ -70,7 +71,8 @@ def parse(options: Options) -> Parsed:
     try:
         rows = list(csv.reader(io.StringIO(raw.lstrip("\ufeff"))))
     except csv.Error as exc:
-        raise reading.InputError(options.shown, None, f"not CSV: {exc}", "save the sheet as CSV (comma separated)") from exc
+        raise reading.InputError(options.shown, None, f"not CSV: {exc}",
+                                 "save the sheet as CSV (comma separated)") from exc
     if not rows:
         raise reading.InputError(options.shown, None, "the file is empty", "export with a header row")
     header = rows[0]

@@ -108,7 +108,8 @@ def _row(step: Step, node_id: str | None) -> dict[str, Any]:
 def _common_lines(parsed: Parsed, prepared: Prepared) -> list[str]:
     lines = [f"  release {r.id}: {clean(r.title)}" + (f" (target {r.target})" if r.target else "")
              for r in prepared.releases]
-    lines += [f"  skipped {clean(s.key or '-', 60)} ({clean(s.where, 80)}): {clean(s.why, 200)}" for s in prepared.skipped]
+    lines += [f"  skipped {clean(s.key or '-', 60)} ({clean(s.where, 80)}): {clean(s.why, 200)}"
+              for s in prepared.skipped]
     lines += [f"  note: {clean(n, 200)}" for n in prepared.notes]
     lines += [f"  near-duplicate: {clean(d['key'], 60)} “{clean(d['title'], 80)}” ~ {d['like']} ({d['why']})"
               for d in prepared.duplicates]
@@ -131,7 +132,8 @@ def _dry_answer(ctx: Ctx, fmt: str, path: str, parsed: Parsed, prepared: Prepare
                 retry: dict[str, Any]) -> Result:
     rows = [_row(s, s.node.id if s.node else None) for s in prepared.steps]
     counts = _summary(prepared)
-    lines = [f"Would import {parsed.tool} from {clean(parsed.file, 200)}: {_counts_line(counts)} (dry run: nothing written)"]
+    lines = [f"Would import {parsed.tool} from {clean(parsed.file, 200)}: {_counts_line(counts)} "
+             "(dry run: nothing written)"]
     for row in rows[:SHOWN_ITEMS]:
         mark = {"add": "+", "update": "~", "unchanged": "="}[row["action"]]
         where = ", ".join(x for x in (f"release {row['release']}" if row["release"] else "",
@@ -157,7 +159,8 @@ def _answer(ctx: Ctx, parsed: Parsed, prepared: Prepared, ids: dict[str, str]) -
     for row in rows[:SHOWN_ITEMS]:
         if row["action"] != "unchanged":
             mark = "+" if row["action"] == "add" else "~"
-            lines.append(f"  {mark} {row['id']} “{clean(row['title'], 80)}” {row['status']} ← {clean(row['key'], 60)}"
+            lines.append(f"  {mark} {row['id']} “{clean(row['title'], 80)}” {row['status']} "
+                         f"← {clean(row['key'], 60)}"
                          + (f" ({', '.join(row['changed'])})" if row["changed"] else ""))
     lines += _common_lines(parsed, prepared)
     changes = [{"id": r["id"], "op": "create" if r["action"] == "add" else "update", "source": r["key"]}

@@ -21,8 +21,8 @@ from leafwise.store import PRIORITIES, STATUSES
 from leafwise.store import linear
 
 # a status's words → Leafwise status, first match wins ("In Review" → in-progress, "Won't Do" → cancelled)
-STATUS_WORDS = (("cancel", "cancelled"), ("won't", "cancelled"), ("wont", "cancelled"), ("duplicate", "cancelled"), ("block", "blocked"),
-                ("done", "done"), ("complete", "done"), ("closed", "done"), ("resolved", "done"),
+STATUS_WORDS = (("cancel", "cancelled"), ("won't", "cancelled"), ("wont", "cancelled"), ("duplicate", "cancelled"),
+                ("block", "blocked"), ("done", "done"), ("complete", "done"), ("closed", "done"), ("resolved", "done"),
                 ("progress", "in-progress"), ("review", "in-progress"), ("doing", "in-progress"),
                 ("started", "in-progress"), ("to do", "draft"), ("todo", "draft"), ("backlog", "draft"),
                 ("draft", "draft"), ("open", "draft"), ("new", "draft"), ("triage", "draft"))

@@ -39,7 +39,8 @@ def parse(options: Options) -> Parsed:
         release = None if options.release else release_id(tag)
         about = text((data[tag].get("metadata") or {}).get("description"))
         if release:  # a tag's own description names it better, but the one Task Master writes itself
-            parsed.releases.append(ReleaseSpec(release, about if about and about != f"Tasks for {tag} context" else tag))
+            own = about if about and about != f"Tasks for {tag} context" else None
+            parsed.releases.append(ReleaseSpec(release, own or tag))
         epic = None
         if as_epics:
             epic = f"tag:{tag}"
@@ -79,7 +80,8 @@ def _common(parsed: Parsed, options: Options, item: Item, raw: dict[str, Any]) -
                         f"map it: --map priority.{word}=normal", parsed.file)
             return False
     item.description = text(raw.get("description"))
-    item.sections = [("Details", text(raw.get("details")) or ""), ("Test strategy", text(raw.get("testStrategy")) or "")]
+    item.sections = [("Details", text(raw.get("details")) or ""),
+                     ("Test strategy", text(raw.get("testStrategy")) or "")]
     item.extra = {k: v for k, v in raw.items() if k not in TASK_KEYS}
     return True
 
