@@ -28,7 +28,8 @@ def test_taskmaster_tags_tasks_and_subtasks_arrive_with_every_field(plan_root: P
     nodes = kit.imported(plan_root)
     back = kit.by_id(nodes)
     assert result["added"] == len(nodes) == sum(1 + len(t["subtasks"]) for tag in source.values() for t in tag["tasks"])
-    assert [(r["id"], r["title"]) for r in result["releases"]] == [("master", "master"), ("release-2", "The second release")]
+    assert [(r["id"], r["title"]) for r in result["releases"]] == \
+        [("master", "master"), ("release-2", "The second release")]
     for tag, body in source.items():
         for task in body["tasks"]:
             for raw, key, parent in [(task, f"{tag}/{task['id']}", None)] + \
@@ -63,7 +64,7 @@ def test_backlog_tasks_drafts_archive_and_milestones_arrive_with_every_field(pla
         meta = yaml.safe_load(path.read_text().split("---\n")[1])
         milestones[meta["id"]] = meta["title"]
     assert {r["id"] for r in result["releases"]} == set(milestones.values())
-    files = sorted(folder.glob("tasks/*.md")) + sorted(folder.glob("drafts/*.md")) + sorted(folder.glob("archive/tasks/*.md"))
+    files = [p for sub in ("tasks", "drafts", "archive/tasks") for p in sorted(folder.glob(f"{sub}/*.md"))]
     assert result["added"] == len(files) == len(nodes)
     statuses = {"To Do": "draft", "In Progress": "in-progress", "In Review": "in-progress", "Done": "done"}
     for path in files:
@@ -81,7 +82,8 @@ def test_backlog_tasks_drafts_archive_and_milestones_arrive_with_every_field(pla
         assert node.get("release") == (milestones[meta["milestone"]] if meta.get("milestone") else None)
         assert [back[d] for d in node.get("depends_on") or []] == meta["dependencies"]
         assert (back[node["parent"]] if node.get("parent") else None) == meta.get("parent_task_id")
-        assert node.get("priority") == {"high": "high", "medium": "normal", "low": "low", None: None}[meta.get("priority")]
+        priorities = {"high": "high", "medium": "normal", "low": "low", None: None}
+        assert node.get("priority") == priorities[meta.get("priority")]
         assert str(node["created"])[:16].replace("T", " ") == meta["created_date"]
         rest = {k: v for k, v in meta.items() if k not in ("id", "title", "status", "assignee", "labels", "milestone",
                                                           "dependencies", "parent_task_id", "priority", "created_date")}
@@ -117,13 +119,14 @@ def test_beads_types_dependencies_priorities_and_tombstones(plan_root: Path, kit
         deps = issue.get("dependencies", [])
         assert (back[node["parent"]] if node.get("parent") else None) == next(
             (d["depends_on_id"] for d in deps if d["type"] == "parent-child"), None)
-        assert [back[d] for d in node.get("depends_on") or []] == [d["depends_on_id"] for d in deps if d["type"] == "blocks"]
+        assert [back[d] for d in node.get("depends_on") or []] == \
+            [d["depends_on_id"] for d in deps if d["type"] == "blocks"]
         for key in ("description", "design", "acceptance_criteria", "notes"):
             assert not issue.get(key) or issue[key] in node["_doc"]
         assert node.get("summary") == (issue.get("close_reason") if issue["status"] == "closed" else None)
-        rest = {k: v for k, v in issue.items() if k not in ("id", "title", "description", "design", "acceptance_criteria",
-                                                           "notes", "status", "priority", "issue_type", "assignee",
-                                                           "created_at", "labels", "dependencies", "close_reason")}
+        mapped = ("id", "title", "description", "design", "acceptance_criteria", "notes", "status", "priority",
+                  "issue_type", "assignee", "created_at", "labels", "dependencies", "close_reason")
+        rest = {k: v for k, v in issue.items() if k not in mapped}
         others = [d for d in deps if d["type"] not in ("parent-child", "blocks")]
         assert kit.extra_fields(node["_doc"]) == rest | ({"dependencies": others} if others else {})
     assert nodes["bd-2"]["blocked_reason"]
@@ -140,7 +143,8 @@ def test_github_gh_and_rest_json_milestones_labels_and_hierarchy(plan_root: Path
         node = nodes[str(issue["number"])]
         labels = [x["name"] for x in issue["labels"]]
         assert node["title"] == issue["title"] and issue["body"].strip() in node["_doc"]
-        assert node["status"] == ("draft" if issue["state"] == "OPEN" else "cancelled" if "wontfix" in labels else "done")
+        closed = "cancelled" if "wontfix" in labels else "done"
+        assert node["status"] == ("draft" if issue["state"] == "OPEN" else closed)
         assert node.get("tags", []) == [x for x in labels if not x.startswith("priority")]
         assert node.get("priority") == {"priority: high": "high", "priority: low": "low"}.get(
             next((x for x in labels if x.startswith("priority")), None))
@@ -167,7 +171,8 @@ def test_csv_columns_by_header_and_by_map(plan_root: Path, kit) -> None:
     assert nodes["SHOP-101"]["tags"] == ["checkout", "ui"] and nodes["SHOP-102"]["priority"] == "high"
     assert [nodes[k]["status"] for k in ("SHOP-100", "SHOP-101", "SHOP-102", "SHOP-103")] == \
         ["in-progress", "done", "draft", "cancelled"]
-    assert kit.extra_fields(nodes["SHOP-101"]["_doc"]) == {"Issue Type": "Story", "Reporter": "carol", "Story Points": "3"}
+    assert kit.extra_fields(nodes["SHOP-101"]["_doc"]) == \
+        {"Issue Type": "Story", "Reporter": "carol", "Story Points": "3"}
     assert nodes["SHOP-103"]["release"] == "2.0"
     other = plan_root.parent / "other"
     other.mkdir()
@@ -197,18 +202,21 @@ def test_backlog_as_real_projects_write_it(plan_root: Path, kit, tmp_path: Path)
     (folder / "tasks/back-7 - Board.md").write_text(
         "---\nid: BACK-7\ntitle: Board\nstatus: To Do\nassignee: [@alice, bob]\nparent_task_id: task-4\n"
         "dependencies: [task-04]\n---\n")
-    (folder / "archive/tasks/back-7 - Old board.md").write_text("---\nid: BACK-7\ntitle: Old board\nstatus: To Do\n---\n")
+    (folder / "archive/tasks/back-7 - Old board.md").write_text(
+        "---\nid: BACK-7\ntitle: Old board\nstatus: To Do\n---\n")
     result = run_import(plan_root, "backlog", str(folder))
     assert result["added"] == 3 and [s["why"] for s in result["skips"]] == ["not a task file (no front matter)"]
     nodes = kit.imported(plan_root)
     back = kit.by_id(nodes)
     assert nodes["BACK-4"]["assignee"] == "MrLesk" and nodes["BACK-4"]["release"] == "M1-CLI"
     assert back[nodes["BACK-7"]["parent"]] == "BACK-4" and nodes["BACK-7"].get("depends_on") is None  # its parent
-    assert nodes["BACK-7"]["assignee"] == "alice" and kit.extra_fields(nodes["BACK-7"]["_doc"])["assignees"] == ["alice", "bob"]
+    assert nodes["BACK-7"]["assignee"] == "alice"
+    assert kit.extra_fields(nodes["BACK-7"]["_doc"])["assignees"] == ["alice", "bob"]
     assert nodes["BACK-7~archived"]["title"] == "Old board" and nodes["BACK-7~archived"]["status"] == "cancelled"
 
 
-def test_backlog_broken_front_matter_is_named_and_a_link_is_never_followed(plan_root: Path, kit, tmp_path: Path) -> None:
+def test_backlog_broken_front_matter_is_named_and_a_link_is_never_followed(plan_root: Path, kit,
+                                                                          tmp_path: Path) -> None:
     folder = tmp_path / "backlog"
     shutil.copytree(kit.fixtures / "backlog", folder)
     secret = tmp_path / "secret.md"

@@ -164,7 +164,10 @@ def test_export_csv_and_markdown(plan_root: Path, kit, tmp_path: Path) -> None:
     cli(copy, "init", "--name", "Copy", "--prefix", "CP")
     cli(copy, "import", "csv", str(path))
     ours, theirs = kit.imported(plan_root), kit.imported(copy)
-    assert sorted((n["title"], n["status"]) for n in ours.values()) == sorted((n["title"], n["status"]) for n in theirs.values())
+    def shape(nodes: dict) -> list:
+        return sorted((n["title"], n["status"]) for n in nodes.values())
+
+    assert shape(ours) == shape(theirs)
     assert set(theirs) == set(ours)  # the export's source columns: the same source ids
     titles = {n["id"]: n["title"] for n in theirs.values()}
     assert titles[theirs["TASK-2.2"]["parent"]] == "User accounts"
@@ -187,7 +190,8 @@ def test_a_dependency_cycle_is_refused_or_with_partial_broken(plan_root: Path, k
     assert validate.code == 0 and "0 error(s)" in validate.stdout
 
 
-def test_what_the_plan_did_since_stands_until_the_source_changes_that_item(plan_root: Path, kit, tmp_path: Path) -> None:
+def test_what_the_plan_did_since_stands_until_the_source_changes_that_item(plan_root: Path, kit,
+                                                                           tmp_path: Path) -> None:
     source = tmp_path / "tm"
     shutil.copytree(kit.fixtures / "taskmaster", source)
     path = source / ".taskmaster/tasks/tasks.json"
