@@ -52,6 +52,11 @@ def priority_rank(value: object) -> int:
     return PRIORITY_RANK.get(value, normal) if isinstance(value, str) else normal
 
 
+def marked_priority(value: object) -> str | None:
+    """The priority a listing shows beside a node: high or low; normal, unset or unknown shows nothing."""
+    return value if value in PRIORITY_RANK and value != DEFAULT_PRIORITY else None
+
+
 Kind = Literal["id", "text", "value", "status", "choice", "texts", "list", "mapping", "timestamp"]
 Origin = Literal["person", "leafwise"]  # who sets it: people and agents, or Leafwise's own bookkeeping
 

@@ -19,6 +19,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status, journal, reader
 from leafwise.store.ids import id_order
 from leafwise.store.paths import UnsafePath
+from leafwise.store.schema import marked_priority
 from leafwise.store.writer import write_text
 
 CSV_COLUMNS = ("id", "title", "status", "priority", "assignee", "parent", "release", "depends_on", "tags",
@@ -110,7 +111,7 @@ def _md_node(plan: Plan, node: Node, depth: int, out: list[str], seen: set[str])
     box = "x" if node.status in CLOSED else " "
     title = f"~~{_md(node.title)}~~" if node.status == Status.CANCELLED else _md(node.title)
     bits = [node.status.value] + ([f"@{_md(node.assignee)}"] if node.assignee else []) + \
-        ([f"priority {node.data['priority']}"] if node.data.get("priority") in ("high", "low") else [])
+        ([f"priority {node.data['priority']}"] if marked_priority(node.data.get("priority")) else [])
     if node.depends_on:
         bits.append("after " + ", ".join(node.depends_on))
     line = f"{'  ' * depth}- [{box}] **{node.id}** {title} — {', '.join(bits)}"

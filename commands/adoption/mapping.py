@@ -17,15 +17,18 @@ from pathlib import Path
 from typing import Any, Callable
 
 from leafwise.commands.contract import CommandLine
-from leafwise.store import PRIORITIES, STATUSES
+from leafwise.store import PRIORITIES, STATUSES, Status
 from leafwise.store import linear
 
 # a status's words → Leafwise status, first match wins ("In Review" → in-progress, "Won't Do" → cancelled)
-STATUS_WORDS = (("cancel", "cancelled"), ("won't", "cancelled"), ("wont", "cancelled"), ("duplicate", "cancelled"),
-                ("block", "blocked"), ("done", "done"), ("complete", "done"), ("closed", "done"), ("resolved", "done"),
-                ("progress", "in-progress"), ("review", "in-progress"), ("doing", "in-progress"),
-                ("started", "in-progress"), ("to do", "draft"), ("todo", "draft"), ("backlog", "draft"),
-                ("draft", "draft"), ("open", "draft"), ("new", "draft"), ("triage", "draft"))
+STATUS_WORDS = (
+    ("cancel", Status.CANCELLED), ("won't", Status.CANCELLED), ("wont", Status.CANCELLED),
+    ("duplicate", Status.CANCELLED), ("block", Status.BLOCKED), ("done", Status.DONE), ("complete", Status.DONE),
+    ("closed", Status.DONE), ("resolved", Status.DONE), ("progress", Status.IN_PROGRESS),
+    ("review", Status.IN_PROGRESS), ("doing", Status.IN_PROGRESS), ("started", Status.IN_PROGRESS),
+    ("to do", Status.DRAFT), ("todo", Status.DRAFT), ("backlog", Status.DRAFT), ("draft", Status.DRAFT),
+    ("open", Status.DRAFT), ("new", Status.DRAFT), ("triage", Status.DRAFT),
+)
 EXTRA_HEADING = "Imported fields"  # the doc section holding what no node field took
 _SLUG = linear.compile(r"[^A-Za-z0-9._]+")  # a run of anything else (a dash too) is one dash
 

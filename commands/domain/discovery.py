@@ -15,7 +15,7 @@ from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.commands.text import path_line
 from leafwise.store import CLOSED, Node, Plan, journal, verdicts
-from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS
+from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS, marked_priority
 
 LISTS = frozenset(name for name in KNOWN_FIELDS if BY_NAME[name].kind in ("texts", "list"))  # [] when unset
 
@@ -160,7 +160,7 @@ def _line(i: dict[str, Any]) -> str:
     shown = i["effective_release"] or "-"
     return (f"{MARKS[i['status']]} {i['id']:10} {i['status']:11} {clean(shown, 64):6} {clean(i['title'])}"
             + (f"  [{clean(i['assignee'], 80)}]" if i["assignee"] else "")
-            + (f"  ({i['priority']})" if i["priority"] in ("high", "low") else "")
+            + (f"  ({i['priority']})" if marked_priority(i["priority"]) else "")
             + (f"  — {clean(i['why'])}" if i.get("why") else
                f"  — {clean(i['blocked_reason'])}" if i["blocked_reason"] else "")
             + (f"  (found in {', '.join(clean(d, 120) for d in i['found_in'])})" if i.get("found_in") else ""))
