@@ -124,7 +124,8 @@ def read_logs(logs: Path) -> list[dict]:
     return rows
 
 
-def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:  # long: one run, start to end
+# long: one run from start to end (servers, clones, agents, faults, the checks), read top to bottom
+def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"lw-team-{kind}-") as tmp, ExitStack() as stack:
         base = Path(tmp)
         prefix = None

@@ -129,7 +129,7 @@ def claim(team: Team, node_id: str, agent: str, ttl_s: float, seen: Remote | Non
     current = seen.state
     if current is None:
         return Outcome(False, node_id, seen.sha, None, "unreadable")
-    if current.state in ("done", "blocked"):
+    if current.state in refs.CLOSED_STATES:
         return Outcome(False, node_id, seen.sha, current, current.state)
     if current.state == "held" and not mine(team, current, agent):
         if not seen.stale:

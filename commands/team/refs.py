@@ -26,6 +26,7 @@ CLAIM_FILE = "claim.json"
 MAX_CLAIM_BYTES = 4 * 1024  # as a local claim file (store/claims.py, reader.CLAIM)
 STATES = ("held", "done", "released", "blocked")
 TERMINAL = "done"  # never moved again, never deleted before the grace period
+CLOSED_STATES = frozenset(STATES) - {"held", "released"}  # passed by: done, or blocked in some clone
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # sha1 or sha256, nothing else
 
 

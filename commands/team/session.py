@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError, fix, wait
-from leafwise.commands.team import protocol, remote
+from leafwise.commands.team import protocol, refs, remote
 from leafwise.commands.team.remote import Team, TeamError
 from leafwise.store import Plan
 from leafwise.store import claims as leases
@@ -88,7 +88,7 @@ def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = N
     closed: set[str] = set()
     for node_id, item in seen.items():
         state = item.state
-        if state is None or state.state in ("done", "blocked"):
+        if state is None or state.state in refs.CLOSED_STATES:
             closed.add(node_id)  # an unreadable claim is no one's to take: its owner repairs it
             continue
         if state.state != "held" or item.stale:
