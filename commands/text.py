@@ -200,6 +200,18 @@ def path_line(titles: list[str]) -> str:
     return " › ".join(f"… {left_out} more" if t is None else t for t in shown_items)
 
 
+def readable(value: Any) -> str:
+    """A field's value as a person reads it (show, the canvas's detail pane): no Python reprs, no raw
+    control characters; a mapping as `key: value; …`, a list comma-separated."""
+    if isinstance(value, dict):
+        return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return clean(value, 500)
+
+
 def json_text(value: Any) -> str:
     """`value` as one line of JSON for a terminal: exact, and inert.
 

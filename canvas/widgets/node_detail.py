@@ -38,7 +38,7 @@ from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs
 from leafwise.commands.registry import Ctx
-from leafwise.commands.text import elided, one_line
+from leafwise.commands.text import elided, one_line, readable
 from leafwise.store import Node, journal
 from textual import work
 from textual.app import ComposeResult
@@ -271,7 +271,7 @@ class NodeDetail(VerticalScroll):
             rows.append(("cascade", Content(node.cascade)))
         for key, value in node.data.items():
             if key not in SHOWN_KEYS and value not in (None, "", [], {}):
-                rows.append((key, Content(one_line(value, 300))))
+                rows.append((key, Content(one_line(readable(value), 300))))
         stamps = []
         for key in ("created", "updated"):
             if node.data.get(key):

@@ -13,7 +13,7 @@ from leafwise.commands.domain.holds import live_claims, unreadable_parents
 from leafwise.commands.domain.messages import carry_history
 from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
-from leafwise.commands.text import path_line
+from leafwise.commands.text import path_line, readable
 from leafwise.store import CLOSED, Node, Plan, journal, verdicts
 from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS, marked_priority
 
@@ -87,17 +87,6 @@ def _verdict_lines(ctx: Ctx, node: Node, view: dict[str, Any]) -> list[str]:
     first = f"; {verdict.quotes[0].place}: \"{clean(verdict.quotes[0].text, 120)}\"" if verdict.quotes else ""
     missing = f"; missing: {clean(verdict.missing, 200)}" if verdict.missing else ""
     return [_field("verdict", f"{verdict.verdict} ({verdict.state}) by {clean(verdict.agent, 60)}{first}{missing}")]
-
-
-def readable(value: Any) -> str:
-    """A field's value as a person reads it: no Python reprs, no raw control characters."""
-    if isinstance(value, dict):
-        return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ", ".join(readable(v) for v in value)
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return clean(value, 500)
 
 
 def _field(key: str, value: Any) -> str:
