@@ -156,3 +156,16 @@ def test_an_offline_claim_is_pushed_by_sync_and_a_lost_one_tells_the_agent_to_st
     assert "LOST T-1" in sync.stdout and "alice must stop working on it" in sync.stdout
     assert "pushed the offline claim on T-2 for alice" in sync.stdout
     assert remote_claim(a, "T-2")["agent"] == "alice" and remote_claim(a, "T-1")["agent"] == "bob"
+
+
+def test_sync_cleans_a_tombstone_only_past_its_grace_period_and_only_when_done_here(two):
+    a, b = two
+    task = started(leafwise("start", "T-1", "--agent", "alice", "--json", cwd=a))
+    assert leafwise("complete", task, "--summary", "ok", "--agent", "alice", cwd=a).code == 0
+    kept = leafwise("team", "sync", "--json", cwd=b)  # b's plan does not say done: the tombstone stays
+    assert kept.code == 0 and kept.json["result"]["cleaned"] == []
+    kept = leafwise("team", "sync", "--json", cwd=a)  # done here, but not past 7 days
+    assert kept.json["result"]["cleaned"] == []
+    gone = leafwise("team", "sync", "--grace-days", "0", "--json", cwd=a)
+    assert gone.json["result"]["cleaned"] == [task]
+    assert task not in git(a, "ls-remote", "origin", "refs/leafwise/*")
