@@ -45,7 +45,7 @@ from leafwise.commands.domain.nodes import (
     write,
 )
 from leafwise.commands.registry import Ctx
-from leafwise.store import Node, Plan, Status
+from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import LockBusy, locked
@@ -177,6 +177,8 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
                 team = (team[0], protocol.snapshot(team[0]))
             claims, closed = team_holds(ctx, plan, team[1] if team else None)
             chosen = pick(plan, claims, agent, exclude=(unreadable_parents(plan) - {None}) | skipped | closed)
+            if team and (own := _own_task(plan, claims, agent, skipped | closed)) is not None:
+                chosen = Pick(own, f"your task in progress: resume {own.id}", resumed=True)  # the YAML says draft
             if chosen.node is None:
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": []},
@@ -192,6 +194,14 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     raise CommandError("lock_busy", "every candidate changed while being claimed",
                        wait("the plan settles (a few seconds)", "many writers at once"),
                        exit_code=EXIT_CONFLICT, category="conflict")
+
+
+def _own_task(plan: Plan, claims: dict[str, leases.Claim], agent: str, skip: set[str]) -> Node | None:
+    """Team mode's resume: the open leaf this agent holds (its YAML stays draft, so the picker's own
+    resume, which looks for in-progress, cannot see it)."""
+    own = [plan.nodes[n] for n, c in claims.items() if c.agent == agent and n in plan.nodes and n not in skip
+           and not plan.nodes[n].children and plan.nodes[n].status not in CLOSED]
+    return min(own, key=lambda n: n.id) if own else None
 
 
 START_REFUSALS = {readiness.CLOSED_KIND: ("closed", "{id} is {status}; closed work is not restarted"),

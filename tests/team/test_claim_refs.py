@@ -169,3 +169,11 @@ def test_sync_cleans_a_tombstone_only_past_its_grace_period_and_only_when_done_h
     gone = leafwise("team", "sync", "--grace-days", "0", "--json", cwd=a)
     assert gone.json["result"]["cleaned"] == [task]
     assert task not in git(a, "ls-remote", "origin", "refs/leafwise/*")
+
+
+def test_start_next_resumes_the_task_the_agent_holds(two):
+    a, _ = two
+    assert started(leafwise("start", "T-2", "--agent", "alice", "--json", cwd=a)) == "T-2"  # not the picker's first
+    again = leafwise("start", "--next", "--agent", "alice", cwd=a)
+    assert again.code == 0 and "Started T-2" in again.stdout and "resume T-2" in again.stdout, again.stdout
+    assert remote_claim(a, "T-2")["seq"] == 1, "the resume renewed the claim on the remote"
