@@ -132,7 +132,7 @@ def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
 
 def _failure(team: Team, text: str) -> TeamError:
     low = text.lower()
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "no answer")[:300]
+    first = " ".join(line.strip() for line in text.splitlines() if line.strip())[:300] or "no answer"
     if "403" in low or "denied" in low:
         return TeamError(f"{team.remote} ({team.url}) refused: {first}", "refused")
     return TeamError(f"remote unreachable ({team.remote}): {first}", "unreachable")
