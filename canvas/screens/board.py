@@ -1,8 +1,10 @@
 """The board: a column per status (draft, in progress, blocked, done) for the plan, a release or an epic.
 
 Cards are the leaves in scope: id, priority, assignee and title. Moving a card
-runs the command the CLI would (start, unblock, block, complete, edit), as the
-person; a refused move shows the core's error and its fix. Each column lists
+runs the command the CLI would (unblock, block, complete, edit), as the person;
+a refused move shows the core's error and its fix. A person's move is a
+person's edit: to in progress is `edit --set status=in-progress`, never
+`start` (an agent's claim, with a lease under the name it is given). Each column lists
 CARDS_SHOWN cards and says how many more there are; moving onto the last one
 shows the next CARDS_SHOWN. So an 11,100-node plan draws as fast as a small one
 (a list lays out every option it holds, visible or not).
@@ -20,7 +22,8 @@ from leafwise.canvas.screens.triage import held_by_other
 from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
-from leafwise.commands.core.lifecycle import board_command, edit_command
+from leafwise.commands.core.lifecycle import board_command, edit_command, transition
+from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.core.views import MARKS
 from leafwise.commands.core.views import status_word
 from leafwise.commands.text import one_line
@@ -72,6 +75,18 @@ def board_cards(state: PlanState, scope: str | None) -> dict[str, list[Node]]:
         if status == "done":
             cards.reverse()  # the latest done first
     return columns
+
+
+def person_command(source: Status | str, target: Status | str) -> str | None:
+    """The command a person's board move stands for: the lifecycle table's (`board_command`), except
+    that a row only an agent may run (`start`: a claim with a lease, under the agent's name) becomes
+    the person's own edit of the status, when the table lets `edit` make that move."""
+    command = board_command(source, target)
+    row = transition(command, source) if command is not None else None
+    if row is not None and row.who == "agent":
+        edit = edit_command(target)
+        return edit if transition(edit, source) is not None else None
+    return command
 
 
 class Card(Visual):
@@ -338,12 +353,12 @@ class BoardScreen(Screen):
 
     def move(self, node: Node, to: str) -> None:
         """Change a card's status by the command the lifecycle table says the move stands for
-        (`core.lifecycle.board_command`); the cursor follows the card.
+        (`core.lifecycle.board_command`), as a person makes it (`person_command`); the cursor follows the card.
 
         Back from blocked (`<`) is `unblock`: the card goes back to the status it had before it was
         blocked (draft or in progress), and the notice says so, once, from the core's answer.
         """
-        command = board_command(node.status, to)
+        command = person_command(node.status, to)
         label = f"{node.id} → {status_word(to)}"
         if command is None:
             self.app.notify(f"No command moves {node.id} from {status_word(node.status)} to {status_word(to)}.",
@@ -364,9 +379,26 @@ class BoardScreen(Screen):
             self._ask(node, "complete", "summary", label,
                       TextPrompt(f"Complete {node.id}", f"{node.title}\nWhat was done?"))
         elif command == edit_command(to):
+            if to == Status.IN_PROGRESS and self._waits(node, label):
+                return
             self._run(Request("edit", {"node_id": node.id, "set": (f"status={to}",)}, label, node.id))
-        else:  # start, unclaim, cancel: the command alone, on the card
+        else:  # unclaim, cancel: the command alone, on the card
             self._run(Request(command, {"node_id": node.id}, label, node.id))
+
+    def _waits(self, node: Node, label: str) -> bool:
+        """A card whose dependencies are not done is not put under way: say so, with the person's next step."""
+        state = self.app.state
+        unmet = unmet_dependencies(state.plan, node) if state is not None else []
+        if not unmet:
+            return False
+        first = state.nodes.get(unmet[0]) if state is not None else None
+        what = (f"{unmet[0]} “{one_line(first.title, 60)}” ({status_word(first.status)})" if first
+                else f"{unmet[0]} (not in the plan)")
+        more = f" and {len(unmet) - 1} more" if len(unmet) > 1 else ""
+        self.app.notify(f"{node.id} waits on {what}{more}.\nNext: finish {unmet[0]} first, or drop the "
+                        f"dependency (- on {node.id} in the plan) to start it now.", title=f"{label}: not moved",
+                        severity="warning", timeout=10)
+        return True
 
     def _ask(self, node: Node, command: str, field: str, label: str, prompt: TextPrompt, force: bool = False) -> None:
         def done(text: str | None) -> None:

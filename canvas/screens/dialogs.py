@@ -54,8 +54,9 @@ class TextPrompt(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
 
     def __init__(self, title: str, prompt: str, *, value: str = "", placeholder: str = "",
-                 required: bool = True) -> None:
+                 required: bool = True, hint: str = "Enter to confirm · Esc to go back without a change") -> None:
         super().__init__()
+        self.hint = hint
         self.title_text = title
         self.prompt = prompt
         self.value = value
@@ -72,7 +73,7 @@ class TextPrompt(ModalScreen[str | None]):
                 yield Static("Hidden characters are shown visibly here; Enter without a change keeps the text "
                              "as it is.", classes="prompt-hint")
             yield Static("Please write something: it is recorded with the change.", classes="prompt-error")
-            yield Static(Content("Enter to confirm · Esc to go back without a change"), classes="prompt-hint")
+            yield Static(Content(self.hint), classes="prompt-hint")
 
     @on(Input.Submitted)
     def submit(self, event: Input.Submitted) -> None:

@@ -43,6 +43,7 @@ EDIT_BINDINGS = [
 EDIT_ACTIONS = ("add_child", "add_sibling", "rename", "describe", "priority", "move_parent", "move_release",
                 "add_dependency", "remove_dependency", "open_doc")
 PRIORITIES = ("high", "normal", "low")
+NEAR_DUPLICATE = "near_duplicate"  # the error code of an add refused for a title near an open node's
 
 
 class Editing:
@@ -74,21 +75,46 @@ class Editing:
     # --- the actions --------------------------------------------------------------------
 
     def _add(self, parent: str | None, release: str | None, where: str) -> None:
-        def then(title: str) -> None:
-            args: dict[str, Any] = {"title": title}
-            if parent:
-                args["parent"] = parent
-            elif release:
-                args["release"] = release
+        self._ask_text(f"Add {where}", "The new task's title", "",
+                       lambda title: self._run_add(parent, release, where, title))
 
-            def added(outcome: Outcome) -> None:
-                result = outcome.envelope.get("result")
-                new_id = result.get("id") if isinstance(result, dict) else None
-                if not outcome.exit_code and new_id:
-                    self.app.open_node(new_id)
-            self.app.run_request(Request("add", args, f"Add {where}", parent), added)
+    def _run_add(self, parent: str | None, release: str | None, where: str, title: str, force: bool = False) -> None:
+        """`add` the title; refused as a near-duplicate, ask again with the typed title kept (`_add_anyway`)."""
+        args: dict[str, Any] = {"title": title}
+        if parent:
+            args["parent"] = parent
+        elif release:
+            args["release"] = release
+        if force:
+            args["force"] = True
 
-        self._ask_text(f"Add {where}", "The new task's title", "", then)
+        def added(outcome: Outcome) -> None:
+            result = outcome.envelope.get("result")
+            new_id = result.get("id") if isinstance(result, dict) else None
+            if not outcome.exit_code and new_id:
+                self.app.open_node(new_id)
+            error = outcome.envelope.get("error") or {}
+            if outcome.exit_code and error.get("code") == NEAR_DUPLICATE:
+                self._add_anyway(parent, release, where, title, error.get("details") or {})
+
+        self.app.run_request(Request("add", args, f"Add {where}", parent), added)
+
+    def _add_anyway(self, parent: str | None, release: str | None, where: str, title: str,
+                    details: dict[str, Any]) -> None:
+        """The person's override of the near-duplicate check: Enter on the title as typed adds it anyway
+        (`add --force`, journaled as them); a changed title is checked again; Esc drops it."""
+        same = f"{details.get('duplicate') or 'An open node'} “{one_line(details.get('title') or '', 120)}”"
+        why = f" ({one_line(details['why'], 120)})" if details.get("why") else ""
+
+        def then(text: str | None) -> None:
+            if text:
+                self._run_add(parent, release, where, text, force=text == title)
+
+        self.app.push_screen(TextPrompt(
+            f"Add {where}: a near-duplicate?",
+            f"{same} names the same work{why}.\nEnter as it is: add anyway (your override, journaled as you). "
+            "Or change the title to say what sets it apart (checked again).", value=title,
+            hint="Enter to add anyway · Esc to drop it"), then)
 
     def action_add_child(self) -> None:
         node = self.edit_target()

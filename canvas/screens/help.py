@@ -18,6 +18,7 @@ SECTION_NAMES = {"PlanTree": "Tree", "ActivityFeed": "Activity feed", "NodeDetai
 HIDDEN_ACTIONS = {"cursor_left", "cursor_right", "toggle_expand_all", "scroll_left", "scroll_right",
                   "cursor_parent_next_sibling", "cursor_previous_sibling", "cursor_next_sibling",
                   "page_left", "page_right", "screen.copy_text", "copy_text"}
+NUMBERED_WORDS = {"answer_option": "Answer by number"}  # said once for its digits (each says "Answer 3")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -67,15 +68,22 @@ class HelpScreen(ModalScreen[None]):
         return list(sections.items())
 
     def _lines(self, bindings: list[tuple[str, Binding]]) -> list[tuple[Content, Content]]:
-        """One line per action, its keys together ("j ↓  Down")."""
+        """One line per action, its keys together ("j ↓  Down"); the digits of one action ("1"…"9",
+        `answer_option(n)`) on one line ("1–9")."""
         grouped: dict[tuple[str, str], tuple[list[str], Binding]] = {}
         for key, binding in bindings:
-            entry = grouped.setdefault((binding.action, binding.description), ([], binding))
+            name, _, number = binding.action.partition("(")
+            if key.isdigit() and number == f"{key})":  # the digit gives the action its number
+                group = (name, NUMBERED_WORDS.get(name, binding.description))
+            else:
+                group = (binding.action, binding.description)
+            entry = grouped.setdefault(group, ([], binding))
             entry[0].append(self.app.get_key_display(Binding(key, binding.action)))
         lines = []
         for (action, description), (keys, binding) in grouped.items():
             tip = f" — {binding.tooltip}" if binding.tooltip else ""
+            shown = f"{keys[0]}–{keys[-1]}" if len(keys) > 2 and all(k.isdigit() for k in keys) else " ".join(keys)
             # The keys are the lead: a long tooltip wraps under the description, not under the keys.
-            lines.append((Content.styled(f"  {' '.join(keys):>14}  ", "bold $secondary"),
+            lines.append((Content.styled(f"  {shown:>14}  ", "bold $secondary"),
                           Content.assemble(description or action, (tip, "$text-muted"))))
         return lines

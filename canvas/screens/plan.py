@@ -46,6 +46,8 @@ class PlanScreen(Editing, Triage, Screen):
                 tooltip="Hide or show done and cancelled work"),
         Binding("f", "focus_feed", "Activity", show=False, id="plan.feed", tooltip="Move into the activity feed"),
         *[Binding(b.key, b.action, b.description, show=False, id=b.id, tooltip=b.tooltip) for b in TRIAGE_BINDINGS],
+        *[Binding(str(n), f"answer_option({n})", f"Answer {n}", show=False, id=f"plan.answer_{n}",
+                  tooltip="Answer the open decision of the highlighted node with this option") for n in range(1, 10)],
         *EDIT_BINDINGS,
     ]
 

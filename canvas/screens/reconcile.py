@@ -9,9 +9,10 @@ one registry command, journaled with the person as its actor:
 - `a` on a partial one: a dialog says why it cannot be applied (what is
   missing) and asks for a note; confirmed, `reconcile --close ID --note TEXT`
   closes it anyway as the person's decision;
-- `x`: `reconcile --reject ID` records the rejection on the node, tied to a
-  hash of the evidence; the command hides it from then on (after `R`, in a new
-  canvas, for agents) until the evidence changes.
+- `x`: asks why (optional), then `reconcile --reject ID [--note TEXT]` records
+  the rejection on the node, with the note, tied to a hash of the evidence;
+  the command hides it from then on (after `R`, in a new canvas, for agents)
+  until the evidence changes.
 
 A suggestion is the dict `commands.reconcile.engine` makes (id, title,
 verdict, confidence, evidence [{kind, path, line, snippet, weight, name}],
@@ -40,10 +41,12 @@ if TYPE_CHECKING:  # types only: the engine loads when the view runs reconcile
     from leafwise.commands.reconcile.engine import Evidence, Suggestion
 
 COMMAND = "reconcile"
-VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "partial": ("◑ partial", "bold $warning"),
+# `likely`: the words match but nothing proves it shipped; --apply never closes it, so `a` closes it with a note.
+VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "likely": ("≈ likely", "bold $accent"),
+            "partial": ("◑ partial", "bold $warning"),
             "none": ("· none", "$text-muted")}
-VERDICT_ORDER = {"shipped": 0, "partial": 1, "none": 2}
-REASON_STYLE = {"shipped": "$text-muted", "partial": "$warning", "none": "$text-muted"}
+VERDICT_ORDER = {"shipped": 0, "likely": 1, "partial": 2, "none": 3}
+REASON_STYLE = {"shipped": "$text-muted", "likely": "$text-muted", "partial": "$warning", "none": "$text-muted"}
 SETTLED_WORD = {"applied": "applied", "closed": "closed with a note"}
 
 
@@ -134,11 +137,13 @@ class ReconcileScreen(ViewScreen):
             self.suggestions = sorted(found, key=lambda s: (VERDICT_ORDER[s["verdict"]], -s["confidence"]))
             self.hidden = len(result.get("rejected") or [])
             shipped = sum(1 for s in found if s["verdict"] == "shipped")
+            likely = sum(1 for s in found if s["verdict"] == "likely")
             partial = sum(1 for s in found if s["verdict"] == "partial")
             checked = f" (first {len(found)} of {result['total']} drafts)" if result["truncated"] else ""
             drafts = f"{len(found)} draft{'' if len(found) == 1 else 's'} checked"
             summary.update(Content.assemble((f"{drafts}{checked}", "bold"),
                                             (f"   {shipped} look shipped", "$status-done"),
+                                            (f"   {likely} likely" if likely else "", "$accent"),
                                             (f"   {partial} partly", "$warning"),
                                             (f"   {self.hidden} rejected, hidden" if self.hidden else "",
                                              "$text-muted"),
@@ -210,7 +215,7 @@ class ReconcileScreen(ViewScreen):
         if missing:
             lines += [Content(""), Content.styled("Missing", "bold $warning")]
             lines += [(Content("  • "), Content(one_line(m, 200))) for m in missing]
-        if item["verdict"] == "partial" and item["id"] not in self.settled:
+        if item["verdict"] in ("partial", "likely") and item["id"] not in self.settled:
             lines += [Content(""), Content.styled("a: close it anyway with a note · x: reject", "$text-muted")]
         side.update(Hanging(lines))
 
@@ -248,11 +253,11 @@ class ReconcileScreen(ViewScreen):
         self._close_anyway(item)
 
     def _close_anyway(self, item: dict[str, Any]) -> None:
-        """A partial cannot be applied: say why, and let the person close it with a note."""
+        """A partial (or a likely) cannot be applied: say why, and let the person close it with a note."""
         node_id = item["id"]
         missing = item.get("missing") or []
         why = [f"{item['id']}  {item['title']}",
-               f"It can't be applied: the evidence is partial ({round(item['confidence'] * 100)}%).",
+               f"It can't be applied: the evidence is {item['verdict']} ({round(item['confidence'] * 100)}%).",
                *[f"  missing: {m}" for m in missing[:4]],
                *([f"  found: {where_of(item['evidence'][0])}"] if item["evidence"] else []),
                "Close it anyway? Your note is recorded as your decision, with the evidence found."]
@@ -267,12 +272,28 @@ class ReconcileScreen(ViewScreen):
                                         placeholder="why it is done, e.g. tested by hand on staging"), noted)
 
     def action_reject(self) -> None:
+        """Ask why (optional), then `reconcile --reject ID [--note TEXT]`: the note is kept with the rejection."""
         item = self._target()
         if item is None or item["verdict"] == "none":
             return
         node_id = item["id"]
-        self.app.run_request(Request(COMMAND, {"reject": node_id}, f"Reject {node_id}'s suggestion", node_id),
-                             on_done=self._settle(node_id, "rejected"))
+        found = f"found: {where_of(item['evidence'][0])}" if item["evidence"] else "no evidence listed"
+
+        def noted(note: str | None) -> None:
+            if note is None:
+                return
+            args: dict[str, object] = {"reject": node_id}
+            if note:
+                args["note"] = note
+            self.app.run_request(Request(COMMAND, args, f"Reject {node_id}'s suggestion", node_id),
+                                 on_done=self._settle(node_id, "rejected"))
+
+        self.app.push_screen(TextPrompt(
+            f"Reject {node_id}'s suggestion?",
+            "\n".join(one_line(w, 200) for w in (f"{item['id']}  {item['title']}", found,
+                                                  "It is hidden until its evidence changes. Why is it wrong? "
+                                                  "(optional: kept with the rejection)")),
+            placeholder="e.g. that file is the old prototype, not this feature", required=False), noted)
 
     def action_open(self) -> None:
         item = self._target()

@@ -1,8 +1,9 @@
 """Actions a person takes on one task, from any view: each one is a registry command.
 
-Unblock, edit the blocked reason, answer a decision, block, cancel with a
-reason, reassign. A screen mixes this in and says which node is the target;
-the app runs the command in a worker and reports errors with their `Fix:`.
+Unblock (with an optional note for the agent), edit the blocked reason, answer a
+decision (by `a` or the option's number), block, cancel with a reason, reassign,
+comment. A screen mixes this in and says which node is the target; the app runs
+the command in a worker and reports errors with their `Fix:`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from textual.content import Content
 if TYPE_CHECKING:
     from leafwise.canvas.app import CanvasApp
 
-TRIAGE_ACTIONS = ("unblock", "edit_reason", "answer", "block_task", "cancel_task", "reassign")
+TRIAGE_ACTIONS = ("unblock", "edit_reason", "answer", "block_task", "cancel_task", "reassign", "comment")
+AGENT_NOTE = "a note for the agent (optional)"
 
 TRIAGE_BINDINGS = [
     Binding("u", "unblock", "Unblock", id="task.unblock", tooltip="Restore the status it had before"),
@@ -32,6 +34,8 @@ TRIAGE_BINDINGS = [
             tooltip="Cancel the task (and its open children) with a reason"),
     Binding("w", "reassign", "Reassign", id="task.reassign", tooltip="Give the task to another agent or person"),
     Binding("B", "block_task", "Block…", id="task.block", show=False, tooltip="Block the task with a reason"),
+    Binding("C", "comment", "Comment…", id="task.comment", show=False,
+            tooltip="Leave a word on the node: shown with it and carried to its agent until it is done"),
 ]
 
 
@@ -65,6 +69,7 @@ class Triage:
             "block_task": transition("block", node.status) is not None and not blocked,  # blocked: edit its reason
             "cancel_task": transition("cancel", node.status) is not None,
             "reassign": node.status not in CLOSED,
+            "comment": True,
         }[action]
         return True if allowed else None
 
@@ -77,7 +82,21 @@ class Triage:
             self.app.notify(f"{node.id} waits for a decision: press a (or the option's number) to answer it; "
                             "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
             return
-        self.app.run_request(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
+        lines = [plan_text(one_line(node.title, 300), "bold"),
+                 plan_text(f"Blocked: {one_line(node.blocked_reason or 'no reason given', 300)}", "$text-muted"),
+                 Content(""), Content.styled("Unblocking restores the status it had before the block; the note "
+                                             "rides along to the agent that takes it.", "$text-muted")]
+
+        def confirmed(note: str | None) -> None:
+            if note is None:
+                return
+            args: dict[str, object] = {"node_id": node.id}
+            if note:
+                args["note"] = note
+            self.app.run_request(Request("unblock", args, f"Unblock {node.id}", node.id))
+
+        self.app.push_screen(ConfirmPrompt(f"Unblock {node.id}?", lines, note_placeholder=AGENT_NOTE,
+                                           confirm="Enter to unblock"), confirmed)
 
     def _with_reason(self, node: Node, command: str, label: str, prompt: TextPrompt,
                      unchanged: str | None = None, force: bool = False) -> None:
@@ -142,8 +161,39 @@ class Triage:
             self.app.run_request(Request("decide", args, f"Answer {option} on {node.id}", node.id))
 
         self.app.push_screen(ConfirmPrompt(f"Answer {node.id} with option {option}?", lines,
-                                           note_placeholder="a note for the agent (optional)",
+                                           note_placeholder=AGENT_NOTE,
                                            confirm="Enter to answer"), confirmed)
+
+    def action_answer_option(self, number: int) -> None:
+        """A digit: answer the target's open decision with that option (confirmed next, with a note)."""
+        node = self.triage_target()
+        if node is None:
+            return
+        if node.open_decision is None:  # a number key that does nothing would leave the person guessing
+            hint = "u unblocks it" if node.status == Status.BLOCKED else "b lists the decisions waiting for you"
+            self.app.notify(f"{node.id} has no open decision to answer; {hint}", severity="warning", timeout=4)
+            return
+        options = node.data["decision"].get("options") or []
+        if 1 <= number <= len(options):
+            self.answer(node, number)
+        else:
+            self.app.notify(f"{node.id}'s decision has {len(options)} options", severity="warning")
+
+    def action_comment(self) -> None:
+        """Ask for a comment and leave it on the node (`comment`): the agent reads it with the task."""
+        node = self.triage_target()
+        if node is None:
+            return
+        carried = ("It is shown with the node and carried to its agent until the node is done."
+                   if node.status not in CLOSED else f"{node.id} is {node.status}: the comment is kept for the record.")
+
+        def done(text: str | None) -> None:
+            if text:
+                self.app.run_request(Request("comment", {"node_id": node.id, "text": text},
+                                             f"Comment on {node.id}", node.id))
+
+        self.app.push_screen(TextPrompt(f"Comment on {node.id}", f"{node.title}\n{carried}",
+                                        placeholder="e.g. use the sandbox keys, not production"), done)
 
     def action_cancel_task(self) -> None:
         node = self.triage_target()

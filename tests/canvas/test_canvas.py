@@ -15,8 +15,8 @@ from leafwise.canvas.widgets.node_detail import NodeDetail
 from leafwise.commands.core.progress import compute
 from leafwise.store import PlanPaths, load_plan
 from testkit import node, run_cli, write_plan
-from testkit.canvas import (canvas, idle, node_file, notices, open_blocked, open_view, ready, row_text, tree,
-                            until)
+from testkit.canvas import (answer_prompt, canvas, idle, node_file, notices, open_blocked, open_view, ready,
+                            row_text, tree, until)
 
 pytestmark = pytest.mark.anyio
 
@@ -141,6 +141,7 @@ async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_pat
         assert set(ids) == {"SHOP-32", "SHOP-40", "SHOP-52", "SHOP-62"}
         listing.highlighted = listing.get_option_index("SHOP-32")
         await pilot.press("u")
+        await answer_prompt(app, pilot, "")  # the optional note for the agent: none
         await until(pilot, lambda: "status: blocked" not in node_file(demo_plan, "SHOP-32").read_text())
         await until(pilot, lambda: "SHOP-32" not in [o.id for o in listing.options])
         # in progress when it was blocked (blocked_from), and its agent at work: back in progress to it

@@ -88,27 +88,24 @@ async def test_undo_a_complete_reopens_the_task_and_takes_back_its_cascade(tmp_p
         assert run_cli("validate", cwd=root).code == 0
 
 
-async def test_undo_a_start_gives_up_the_lease_and_puts_the_epic_back_to_draft(tmp_path, monkeypatch):
+async def test_undo_a_board_move_to_in_progress_puts_the_status_back(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = plan(tmp_path)
     app = canvas(root, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await ready(app, pilot)
         await open_board(app, pilot, "draft", "T-5")
-        await pilot.press("greater_than_sign")  # draft → in progress: start
+        await pilot.press("greater_than_sign")  # draft → in progress: the person's edit, not an agent's start
         await until(pilot, lambda: node_data(root, "T-5")["status"] == "in-progress")
-        assert node_data(root, "T-4")["status"] == "in-progress"  # the start's cascade
-        assert (root / ".leafwise" / "claims" / "T-5.json").exists() or any(
-            (root / ".leafwise" / "claims").iterdir())
+        assert node_data(root, "T-4")["status"] == "draft"  # the person's edit moves the card alone
+        assert not (root / ".leafwise" / "claims").exists() or not any((root / ".leafwise" / "claims").iterdir())
         await undo(app, pilot, len(app.notices))
         assert app.notices[-1].title == "Undone", notices(app)[-1]
-        t5, t4 = node_data(root, "T-5"), node_data(root, "T-4")
+        t5 = node_data(root, "T-5")
         assert t5["status"] == "draft" and t5.get("assignee") is None
-        assert t4["status"] == "draft"
-        assert not any((root / ".leafwise" / "claims").glob("T-5*"))
         last = journal(root)[-2:]
-        assert [(e["command"], e["node"], e["actor"]) for e in last] == [("unclaim", "T-5", "pat"),
-                                                                         ("edit", "T-4", "pat")]
+        assert [(e["command"], e["node"], e["actor"]) for e in last] == [("edit", "T-5", "pat"),
+                                                                         ("edit", "T-5", "pat")]
 
 
 async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeypatch):
@@ -119,6 +116,7 @@ async def test_undo_a_block_and_an_unblock_in_the_blocked_view(tmp_path, monkeyp
         await ready(app, pilot)
         listing = await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
+        await answer_prompt(app, pilot, "")  # the optional note for the agent: none
         # nobody holds T-2, so unblocking gives it back as a draft (lifecycle.unblocked_status)
         await until(pilot, lambda: node_data(root, "T-2")["status"] == "draft")
         assert "blocked_since" not in node_data(root, "T-2")
@@ -206,6 +204,7 @@ async def test_undo_refuses_when_an_agent_moved_the_task_since(tmp_path, monkeyp
         await ready(app, pilot)
         await open_blocked(app, pilot, "T-2")
         await pilot.press("u")
+        await answer_prompt(app, pilot, "")  # the optional note for the agent: none
         # nobody holds T-2, so unblocking gives it back as a draft (lifecycle.unblocked_status)
         await until(pilot, lambda: node_data(root, "T-2")["status"] == "draft")
         # An agent finishes the task meanwhile (another process, through the CLI).
@@ -286,6 +285,7 @@ async def test_undo_an_unblock_keeps_the_age_of_a_block_with_no_recorded_start(t
         await ready(app, pilot)
         await open_blocked(app, pilot)
         await pilot.press("u")
+        await answer_prompt(app, pilot, "")
         await until(pilot, lambda: node_data(root, "T-1")["status"] == "draft")
         await undo(app, pilot, len(app.notices))
         t1 = node_data(root, "T-1")

@@ -16,7 +16,8 @@ from leafwise.canvas.screens.plan import PlanScreen
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from leafwise.commands.domain.reconciling import DEFAULT_MIN_CONFIDENCE
 from testkit import node, run_cli, write_plan
-from testkit.canvas import READ_CODE_TIMEOUT, canvas, idle, node_file, open_reconcile, reconcile_list, until
+from testkit.canvas import (READ_CODE_TIMEOUT, answer_prompt, canvas, idle, node_file, open_reconcile,
+                            reconcile_list, until)
 from testkit.repos import commit_all, write_files
 
 pytestmark = pytest.mark.anyio
@@ -160,6 +161,7 @@ async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_ev
         count = reconcile_list(app).option_count
         await highlight(app, pilot, nid)
         await pilot.press("x")
+        await answer_prompt(app, pilot, "")  # why it is wrong: optional
         await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(),
                     timeout=READ_CODE_TIMEOUT)
         await until(pilot, lambda: reconcile_list(app).option_count == count - 1, timeout=READ_CODE_TIMEOUT)
@@ -226,6 +228,7 @@ async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan
         # A rejection hides the row; undoing it clears the mark and shows the row again.
         await highlight(app, pilot, other)
         await pilot.press("x")
+        await answer_prompt(app, pilot, "")  # why it is wrong: optional
         await until(pilot, lambda: other not in {o.id for o in reconcile_list(app).options})
         assert "reconcile_rejected" in node_file(demo_plan, other).read_text()
         await pilot.press("ctrl+z")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from testkit.canvas import canvas, node_file, open_reconcile, reconcile_list, until
+from testkit.canvas import answer_prompt, canvas, node_file, open_reconcile, reconcile_list, until
 
 pytestmark = pytest.mark.anyio
 
@@ -19,6 +19,7 @@ async def test_undoing_a_reject_says_the_suggestion_shows_again(demo_plan, tmp_p
         await open_reconcile(app, pilot)
         nid = reconcile_list(app).highlighted_option.id  # a shipped suggestion comes first
         await pilot.press("x")
+        await answer_prompt(app, pilot, "")  # why it is wrong: optional
         await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(), timeout=60)
         await until(pilot, lambda: app.undo_stack)
         await pilot.press("ctrl+z")
