@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Measure `leafwise reconcile` on the labelled cases and time it on a large repository.
 
+    python bench/reconcile_eval/run.py --bands [--show-misses]
     python bench/reconcile_eval/run.py [--half dev|clean|all|SET] [--show-misses]
     python bench/reconcile_eval/run.py --packets [--half dev|clean|all|SET] [--show-misses]
     python bench/reconcile_eval/run.py --synthetic [--no-write] [--files 2000]
 
-Without --synthetic: the real eval (real_eval.py: 8 public repositories, labelled
-drafts, tune and held-out halves). With it:
+Without --synthetic: the real eval (real_eval.py: 23 public repositories, labelled
+drafts, the development and held-out halves). --bands runs both halves and ends with the bands'
+measures of each: `shipped` precision and `shipped + likely` recall, with their counts. With
+--synthetic:
 
 For each case in cases/: copy it to a temporary folder (without labels.yaml),
 `git init` and commit it (so git's ignore rules apply, as in a real
@@ -311,6 +314,8 @@ def main() -> None:
                         help="real repositories: dev (default: tune, heldout, fresh, open for development), "
                              "clean (the held-out half: fresh2, fresh3), all, or one set of real/SPLIT.yaml")
     parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
+    parser.add_argument("--bands", action="store_true",
+                        help="real repositories, both halves: shipped precision and shipped + likely recall of each")
     parser.add_argument("--packets", action="store_true",
                         help="real repositories: the recall of verify's evidence packets (packet_recall.py)")
     parser.add_argument("--synthetic", action="store_true",
@@ -325,7 +330,8 @@ def main() -> None:
 
             print("\n".join(packet_recall.main(args.half, args.show_misses, real_eval)))
             return
-        print("\n".join(real_eval.main(args.half, args.show_misses)))
+        lines = real_eval.bands(args.show_misses) if args.bands else real_eval.main(args.half, args.show_misses)
+        print("\n".join(lines))
         return
     cases = sorted(p for p in CASES.iterdir() if (p / "labels.yaml").is_file())
     results = [score_case(case) for case in cases]

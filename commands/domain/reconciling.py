@@ -43,6 +43,9 @@ DEFAULT_LIMIT = 100
 NOTE_KEY = "reconcile_note"
 REJECTED_KEY = "reconcile_rejected"
 NOTE_LIMIT = 500
+# shipped: measured ≥ 0.95 precision (declared checks, closing commits), --apply closes it; likely: what
+# the lexical rules find, a lead for `leafwise verify` or a person, never closed unattended.
+BANDS = ("shipped", "likely", "partial", "none")
 
 
 def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, apply: bool = False,
@@ -80,7 +83,7 @@ def reconcile(ctx: Ctx, node: str | None = None, release: str | None = None, app
     if apply:
         applied, refused, changes = _apply(ctx, report.suggestions, threshold, off_limits)
     items = report.suggestions
-    counts = {v: sum(1 for s in items if s["verdict"] == v) for v in ("shipped", "partial", "none")}
+    counts = {v: sum(1 for s in items if s["verdict"] == v) for v in BANDS}
     result = {
         "suggestions": items[:limit], "applied": applied, "refused": refused,
         "scanned_files": report.scanned_files, "total": len(items), "limit": limit,
@@ -152,6 +155,8 @@ def reason_of(suggestion: dict[str, Any]) -> str:
     missing = [clean(m, 120) for m in suggestion.get("missing") or []]
     if suggestion["verdict"] == "shipped":
         return "evidence: " + (evidence_summary(suggestion, 2) or "recorded")
+    if suggestion["verdict"] == "likely":
+        return "a lead to verify: " + (evidence_summary(suggestion, 2) or "recorded")
     if suggestion["verdict"] == "partial":
         return "missing: " + ("; ".join(missing[:3]) or "part of the title")
     return "; ".join(missing[:2]) or "no evidence names it"
@@ -284,6 +289,10 @@ def _apply(ctx: Ctx, suggestions: list[dict[str, Any]], threshold: float, off_li
         nid = s["id"]
         if s["verdict"] == "none":
             continue
+        if s["verdict"] == "likely":  # the words match; only reading the code can say it shipped
+            refused.append({"id": nid, "verdict": "likely",
+                            "reason": "likely, not shipped: a lead to verify (leafwise verify), never closed by --apply"})
+            continue
         if off_limits:
             try:
                 _check_writes(ctx, ctx.plan(), nid)
@@ -342,6 +351,13 @@ def _hint(ctx: Ctx, items: list[dict[str, Any]], applied: list[dict[str, Any]], 
                      f"{first['id']} looks shipped ({first['confidence']}): close it with its evidence",
                      or_=rest if len(pending) > 1 else None)
     below = [s for s in items if s["verdict"] == "shipped" and s["id"] not in done and s["confidence"] < threshold]
+    likely = [s for s in items if s["verdict"] == "likely"]
+    if likely and not applied:
+        first = likely[0]
+        return next_(ctx.cmd("verify", first["id"]),
+                     f"{first['id']} is likely shipped (the words match; not proven): read where its evidence "
+                     f"points and record a verdict" + (f"; {len(likely) - 1} more likely" if len(likely) > 1 else ""),
+                     or_=ctx.cmd("verify", next=True, agent=placeholder("agent")) if len(likely) > 1 else None)
     if applied:
         reason = f"closed {len(applied)} shipped node(s); take the next task"
     elif did_apply and pending:
@@ -359,7 +375,7 @@ def _text(items: list[dict[str, Any]], report, applied: list[dict[str, Any]], re
     lines = [f"Reconcile: {len(items)} draft {'leaf' if len(items) == 1 else 'leaves'} against "
              f"{report.scanned_files} files "
              f"({report.indexed} named things, {report.seconds:.2f} s): {counts['shipped']} shipped, "
-             f"{counts['partial']} partial, {counts['none']} with no evidence"]
+             f"{counts['likely']} likely, {counts['partial']} partial, {counts['none']} with no evidence"]
     for s in items:
         if s["verdict"] == "none":
             continue

@@ -43,7 +43,7 @@ def test_the_demo_shows_shipped_and_partial_suggestions_with_evidence(tmp_path):
     res = run_cli("reconcile", "--json", cwd=root)
     assert res.code == 0, res.stderr
     result = res.json["result"]
-    shipped = [s for s in result["suggestions"] if s["verdict"] == "shipped"]
+    shipped = [s for s in result["suggestions"] if s["verdict"] == "likely"]
     partial = [s for s in result["suggestions"] if s["verdict"] == "partial"]
     assert len(shipped) >= 2 and len(partial) >= 1, [(s["id"], s["verdict"]) for s in result["suggestions"]]
     for s in shipped + partial:
@@ -60,7 +60,7 @@ def test_the_demo_shows_shipped_and_partial_suggestions_with_evidence(tmp_path):
 
 def test_reject_is_recorded_on_the_node_and_hides_the_suggestion_until_the_evidence_changes(demo_plan):
     found = suggestions(demo_plan)
-    target = first(found, "shipped")
+    target = first(found, "likely")
     nid = target["id"]
     res = run_cli("reconcile", "--reject", nid, "--json", cwd=demo_plan, env=PERSON)
     assert res.code == 0, res.stderr
@@ -89,7 +89,7 @@ def test_reject_is_recorded_on_the_node_and_hides_the_suggestion_until_the_evide
     code = demo_plan / target["evidence"][0]["path"]
     code.write_text("# moved down a line\n" + code.read_text())
     back = suggestions(demo_plan, in_process=False)
-    assert nid in back and back[nid]["verdict"] == "shipped"
+    assert nid in back and back[nid]["verdict"] == "likely"
 
 
 def test_close_anyway_completes_a_partial_as_the_persons_decision(demo_plan):
@@ -127,7 +127,7 @@ def test_decisions_refuse_what_they_cannot_decide(demo_plan):
     assert closed.code == 3 and closed.last_lines[-1] == "Fix: leafwise show SHOP-10"
     unknown = run_cli("reconcile", "--reject", "SHOP-999", cwd=demo_plan)
     assert unknown.code == 5
-    both = run_cli("reconcile", "--reject", first(found, "shipped")["id"], "--apply", cwd=demo_plan)
+    both = run_cli("reconcile", "--reject", first(found, "likely")["id"], "--apply", cwd=demo_plan)
     assert both.code == 2
     hostile = run_cli("reconcile", "--close", first(found, "partial")["id"], "--note", "ok\x1b[31m\nNext: rm -rf /",
                       "--json", cwd=demo_plan, env=PERSON)

@@ -38,9 +38,9 @@ def test_words_bound_in_a_definition_name_ship_but_the_same_words_loose_in_a_bod
         "    page = paginate(statuses, public=False)\n"
         "    customers = request.user.customers\n"
         "    return render(request, page, customers)\n")})
-    assert bound["verdict"] == "shipped", bound["explain"]["rules"]
+    assert bound["verdict"] == "likely", bound["explain"]["rules"]
     assert any(e["path"] == "pkg/views.py" and e["line"] == 1 for e in bound["evidence"])
-    assert loose["verdict"] != "shipped", loose["evidence"]
+    assert loose["verdict"] not in ("shipped", "likely"), loose["evidence"]
 
 
 GO_PAGER = '''package ui
@@ -68,7 +68,7 @@ def test_a_switch_branch_is_bound_evidence_with_its_own_line(tmp_path):
     write_plan(tmp_path, [node("T-1", "Copy the document to the clipboard", release="R1")])
     commit_all(tmp_path)
     got = reconcile(tmp_path, "--node", "T-1", "--explain")["T-1"]
-    assert got["verdict"] == "shipped", got["explain"]["rules"]
+    assert got["verdict"] == "likely", got["explain"]["rules"]
     lead = got["evidence"][0]
     assert (lead["path"], lead["line"]) == ("ui/pager.go", 11) and lead["name"].startswith("update: case")
 

@@ -1,6 +1,6 @@
-"""What a `shipped` from the many-sources rules is worth: the share that was right on repositories
-the engine was never tuned on (retrieve.MEASURED), below `--apply`'s default threshold, so a person
-confirms it; with a threshold a person chose, `--apply` closes it."""
+"""What a match of the many-sources rules is worth: the share that was right on repositories the engine
+was never tuned on (retrieve.MEASURED), reported as `likely`; `--apply` never closes it, whatever the
+threshold; a person may close it with a note."""
 
 from __future__ import annotations
 
@@ -31,25 +31,29 @@ def test_the_measured_confidence_is_below_the_default_threshold():
     assert MEASURED < DEFAULT_MIN_CONFIDENCE
 
 
-def test_a_many_sources_shipped_is_left_to_a_person_by_default(tmp_path):
+def test_a_many_sources_match_is_likely_and_left_to_verification(tmp_path):
     _library_with_a_draft(tmp_path)
     res = run_cli("reconcile", "--json", cwd=tmp_path)
     assert res.code == 0, res.stderr
     env = json.loads(res.stdout)
     [found] = env["result"]["suggestions"]
-    assert (found["verdict"], found["confidence"]) == ("shipped", MEASURED)
-    assert "a person confirms" in env["_next_action"]["reason"]
+    assert (found["verdict"], found["confidence"]) == ("likely", MEASURED)
+    assert env["_next_action"]["command"] == "leafwise verify T-1"
 
     res = run_cli("reconcile", "--apply", "--json", cwd=tmp_path)
     env = json.loads(res.stdout)
     assert env["result"]["applied"] == []
-    assert env["result"]["refused"][0]["reason"] == f"confidence {MEASURED} below {DEFAULT_MIN_CONFIDENCE}"
+    assert env["result"]["refused"][0]["verdict"] == "likely"
     assert _status(tmp_path) == "draft"
 
 
-def test_apply_closes_it_at_a_threshold_a_person_chose(tmp_path):
+def test_no_threshold_closes_a_likely_but_a_person_may_with_a_note(tmp_path):
     _library_with_a_draft(tmp_path)
-    res = run_cli("reconcile", "--apply", "--min-confidence", str(MEASURED), "--json", cwd=tmp_path)
+    res = run_cli("reconcile", "--apply", "--min-confidence", "0", "--json", cwd=tmp_path)
     assert res.code == 0, res.stderr
-    assert [a["id"] for a in json.loads(res.stdout)["result"]["applied"]] == ["T-1"]
+    assert json.loads(res.stdout)["result"]["applied"] == []
+    assert _status(tmp_path) == "draft"
+    res = run_cli("reconcile", "--close", "T-1", "--note", "read pkg/limits.py: it throttles", "--json",
+                  cwd=tmp_path, env={"LEAFWISE_USER": "Pat Person"})
+    assert res.code == 0, res.stderr
     assert _status(tmp_path) == "done"

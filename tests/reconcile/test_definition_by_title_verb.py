@@ -37,7 +37,7 @@ def test_a_definition_named_by_the_title_words_ships_with_one_agreeing_source(tm
     write_plan(tmp_path, [node("T-1", "Save stories to read later", release="R1")])
     commit_all(tmp_path)
     got = reconcile(tmp_path, "--explain")["T-1"]
-    assert got["verdict"] == "shipped", _rules(got)
+    assert got["verdict"] == "likely", _rules(got)
     assert "is named by the title's own words" in _rules(got)
     lead = got["evidence"][0]
     assert (lead["name"], lead["path"], lead["line"]) == ("save_story", "stories/saving.py", 1), got["evidence"]
@@ -54,7 +54,7 @@ def test_a_name_with_a_word_the_title_does_not_say_is_not_it(tmp_path):
     write_plan(tmp_path, [node("T-1", "Save stories to read later", release="R1")])
     commit_all(tmp_path)
     got = reconcile(tmp_path, "--explain")["T-1"]
-    assert got["verdict"] != "shipped", _rules(got)
+    assert got["verdict"] not in ("shipped", "likely"), _rules(got)
 
 
 PAPRIKA = (
@@ -98,7 +98,7 @@ def test_a_name_with_the_title_verb_ships(tmp_path):
     write_plan(tmp_path, [node("T-1", "Export recipes to Paprika", release="R1")])
     commit_all(tmp_path)
     got = reconcile(tmp_path, "--explain")["T-1"]
-    assert got["verdict"] == "shipped", _rules(got)
+    assert got["verdict"] == "likely", _rules(got)
     assert (got["evidence"][0]["name"], got["evidence"][0]["line"]) == ("export_paprika_recipes", 1), got["evidence"]
 
 

@@ -21,7 +21,7 @@ def _reconcile(root, code: dict[str, str]):
 
 def test_docs_that_say_the_title_and_code_named_for_it_ship_with_the_code_first(tmp_path):
     got = _reconcile(tmp_path, {"news/digest.py": "def send_subscriber_digest(recipients):\n    return [r for r in recipients]\n"})
-    assert got["verdict"] == "shipped", got["explain"]["rules"]
+    assert got["verdict"] == "likely", got["explain"]["rules"]
     assert (got["evidence"][0]["path"], got["evidence"][0]["line"]) == ("news/digest.py", 1)
     assert any(e["path"] == "README.md" and e["line"] == 3 for e in got["evidence"])
     assert any(r.startswith("sources: docs README.md:3") for r in got["explain"]["rules"]), got["explain"]["rules"]
@@ -34,4 +34,4 @@ def test_docs_alone_or_words_loose_in_a_body_stay_partial(tmp_path):
         "    digest = build(recipients)\n"
         "    send(digest, weekly=True, email=True)\n")})
     assert alone["verdict"] == "partial", alone["explain"]["rules"]
-    assert loose["verdict"] != "shipped", loose["explain"]["rules"]
+    assert loose["verdict"] not in ("shipped", "likely"), loose["explain"]["rules"]

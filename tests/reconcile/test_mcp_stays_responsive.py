@@ -51,4 +51,4 @@ def test_get_next_task_answers_while_reconcile_runs(tmp_path):
     anyio.run(go)
     assert seen["reconcile"] >= 4, seen
     assert seen["next"] < seen["reconcile"] - 1, f"get_next_task waited for reconcile: {seen}"
-    assert seen["task"] in {"T-1", "T-2"} and seen["verdict"] == "shipped"
+    assert seen["task"] in {"T-1", "T-2"} and seen["verdict"] == "likely"

@@ -103,7 +103,7 @@ def test_a_route_and_its_test_make_a_node_shipped_with_file_and_line(tmp_path):
     files(tmp_path, INVOICES)
     write_plan(tmp_path, [node("T-1", "Accountants can refund an invoice", release="R1")])
     found = by_id(reconcile(tmp_path))["T-1"]
-    assert found["verdict"] == "shipped"
+    assert found["verdict"] == "likely"
     kinds = {(e["kind"], e["path"], e["line"]) for e in found["evidence"]}
     assert ("route", "app/routers/invoices.py", 11) in kinds
     assert ("test", "tests/test_invoices.py", 1) in kinds
@@ -154,7 +154,7 @@ def test_words_in_another_sense_are_not_evidence(tmp_path):
         assert found[trap]["verdict"] == "none", found[trap]
         assert found[trap]["evidence"] == []
         assert found[trap]["missing"][0].startswith("nothing in the code names")
-    assert found["T-3"]["verdict"] == "shipped"  # the same code, in its own sense, is evidence
+    assert found["T-3"]["verdict"] == "likely"  # the same code, in its own sense, is evidence
 
 
 def test_files_git_ignores_are_skipped(tmp_path):
@@ -167,7 +167,7 @@ def test_files_git_ignores_are_skipped(tmp_path):
     assert env["result"]["scanned_files"] == 2  # .gitignore and README.md; never .leafwise/ itself
     (tmp_path / ".gitignore").unlink()
     commit_all(tmp_path)  # the same files, now tracked
-    assert by_id(reconcile(tmp_path))["T-1"]["verdict"] == "shipped"
+    assert by_id(reconcile(tmp_path))["T-1"]["verdict"] == "likely"
 
 
 def test_without_git_dependency_folders_are_skipped(tmp_path):
@@ -219,7 +219,7 @@ def test_express_and_react_need_the_ui_too(tmp_path):
     write_plan(tmp_path, [node("T-1", "Users can assign a task to a teammate", release="R1"),
                           node("T-2", "Users can archive a task", release="R1")])
     found = by_id(reconcile(tmp_path))
-    assert found["T-1"]["verdict"] == "shipped"
+    assert found["T-1"]["verdict"] == "likely"
     assert any(e["name"] == "PATCH /api/tasks/:id/assign" for e in found["T-1"]["evidence"])
     assert any(e["kind"] == "component" for e in found["T-1"]["evidence"])
     assert found["T-2"]["verdict"] == "partial"
@@ -235,7 +235,9 @@ def test_apply_closes_shipped_through_complete_and_notes_partial(tmp_path):
         '''})
     write_plan(tmp_path, [
         node("T-1", "Billing", release="R1"),
-        node("T-2", "Accountants can refund an invoice", parent="T-1"),
+        # the author's check makes it shipped; the words alone would make it likely, which --apply leaves
+        node("T-2", "Accountants can refund an invoice", parent="T-1",
+             done_when=[{"route": "POST /invoices/{id}/refund"}]),
         node("T-3", "Loyalty"),
         node("T-4", "Shoppers can see their loyalty points balance", parent="T-3", release="R2"),
         node("T-5", "Shoppers can earn loyalty points on every order", parent="T-3", release="R2"),
@@ -257,7 +259,7 @@ def test_apply_closes_shipped_through_complete_and_notes_partial(tmp_path):
 
     shipped = yaml.safe_load((tmp_path / ".leafwise/nodes/T-2.yaml").read_text())
     assert shipped["status"] == "done"
-    assert shipped["summary"].startswith("reconciled: route POST /invoices/{invoice_id}/refund")
+    assert shipped["summary"].startswith("reconciled: declared route: POST /invoices/{id}/refund (app/routers/invoices.py:11)")
     assert {"kind": "route", "path": "app/routers/invoices.py", "line": 11,
             "note": "POST /invoices/{invoice_id}/refund"} in shipped["evidence"]
     assert yaml.safe_load((tmp_path / ".leafwise/nodes/T-1.yaml").read_text())["status"] == "done"
@@ -279,7 +281,8 @@ def test_apply_closes_shipped_through_complete_and_notes_partial(tmp_path):
 
 def test_apply_refuses_below_min_confidence(tmp_path):
     files(tmp_path, INVOICES)
-    write_plan(tmp_path, [node("T-1", "Accountants can refund an invoice", release="R1")])
+    write_plan(tmp_path, [node("T-1", "Accountants can refund an invoice", release="R1",
+                               done_when=[{"route": "POST /invoices/{id}/refund"}])])
     env = reconcile(tmp_path, apply=True, min_confidence=0.99)
     assert env["result"]["applied"] == []
     assert "below 0.99" in env["result"]["refused"][0]["reason"]

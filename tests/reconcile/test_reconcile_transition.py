@@ -50,7 +50,7 @@ def _run(root, files):
 
 def test_the_old_name_still_in_the_code_is_no_evidence_of_a_rename(tmp_path):
     got = _run(tmp_path, {"backoff/wait.py": OLD, "tests/test_wait.py": OLD_TEST})
-    assert got["verdict"] != "shipped", got["explain"]["rules"]
+    assert got["verdict"] not in ("shipped", "likely"), got["explain"]["rules"]
     assert any("'wait_random_exponential' is still in the code (backoff/wait.py:4)" in m for m in got["missing"]), \
         got["missing"]
     assert "rename/replace: not happened" in got["explain"]["rules"]
@@ -58,14 +58,14 @@ def test_the_old_name_still_in_the_code_is_no_evidence_of_a_rename(tmp_path):
 
 def test_a_rename_ships_when_the_new_name_is_there_and_the_old_one_deprecated_or_gone(tmp_path):
     deprecated = _run(tmp_path / "deprecated", {"backoff/wait.py": NEW, "tests/test_wait.py": NEW_TEST})
-    assert deprecated["verdict"] == "shipped", deprecated["explain"]["rules"]
+    assert deprecated["verdict"] == "likely", deprecated["explain"]["rules"]
     first = deprecated["evidence"][0]
     assert (first["name"], first["path"], first["line"]) == ("wait_full_jitter", "backoff/wait.py", 5), first
     assert any(e["path"] == "backoff/wait.py" and e["line"] > 5 for e in deprecated["evidence"]), \
         deprecated["evidence"]  # where the old name is marked deprecated
     gone = _run(tmp_path / "gone", {"backoff/wait.py": NEW.split("\n\n\nclass wait_random_exponential")[0] + "\n",
                                     "tests/test_wait.py": NEW_TEST})
-    assert gone["verdict"] == "shipped", gone["explain"]["rules"]
+    assert gone["verdict"] == "likely", gone["explain"]["rules"]
     assert gone["evidence"][0]["name"] == "wait_full_jitter"
 
 

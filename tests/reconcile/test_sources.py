@@ -14,7 +14,7 @@ def test_a_library_definition_with_its_docstring_is_shipped_with_file_and_line(t
     commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Throttle calls to a rate per second", release="R1")])
     found = reconcile(tmp_path)["T-1"]
-    assert found["verdict"] == "shipped"
+    assert found["verdict"] == "likely"
     assert ("pkg/limits.py", 4) in {(e["path"], e["line"]) for e in found["evidence"]}
     assert all(e["path"] and e["line"] for e in found["evidence"])
 
@@ -25,7 +25,7 @@ def test_words_in_two_different_places_are_a_trap_not_a_shipped_feature(tmp_path
     commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Export recipes as a Legacy archive", release="R1")])
     found = reconcile(tmp_path)["T-1"]
-    assert found["verdict"] != "shipped"
+    assert found["verdict"] not in ("shipped", "likely")
 
 
 def test_a_feature_only_the_docs_describe_is_partial_and_says_no_code_names_it(tmp_path):
@@ -68,7 +68,7 @@ def test_a_route_with_its_test_and_ui_text_is_a_shipped_app_feature(tmp_path):
     commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Share a recipe with someone through a link", release="R1")])
     found = reconcile(tmp_path)["T-1"]
-    assert found["verdict"] == "shipped"
+    assert found["verdict"] == "likely"
     paths = {e["path"] for e in found["evidence"]}
     assert "server/routes/sharing.py" in paths
     assert paths & {"frontend/components/RecipeShareDialog.vue", "frontend/lang/en-US.json"}

@@ -37,10 +37,10 @@ def _verdict(root, files: dict[str, str], title: str) -> dict:
 
 def test_one_word_of_a_longer_title_is_not_the_feature(tmp_path):
     got = _verdict(tmp_path / "zone", LOGGER, "Timestamps in the server's local time zone")
-    assert got["verdict"] != "shipped", got["explain"]["rules"]
+    assert got["verdict"] not in ("shipped", "likely"), got["explain"]["rules"]
     # the same code ships the title it is about: the rule does not silence a one-concept title
     short = _verdict(tmp_path / "short", LOGGER, "Timestamps on every record")
-    assert short["verdict"] == "shipped", short["explain"]["rules"]
+    assert short["verdict"] == "likely", short["explain"]["rules"]
     assert short["evidence"][0]["path"] == "logkit/time.py"
 
 
