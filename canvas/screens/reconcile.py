@@ -47,6 +47,7 @@ VERDICTS = {"shipped": ("✓ shipped", "bold $status-done"), "likely": ("≈ lik
             "none": ("· none", "$text-muted")}
 VERDICT_ORDER = {"shipped": 0, "likely": 1, "partial": 2, "none": 3}
 REASON_STYLE = {"shipped": "$text-muted", "likely": "$text-muted", "partial": "$warning", "none": "$text-muted"}
+CANNOT_APPLY = {"partial": "the evidence is partial", "likely": "the words match, but nothing proves it shipped"}
 SETTLED_WORD = {"applied": "applied", "closed": "closed with a note"}
 
 
@@ -257,7 +258,8 @@ class ReconcileScreen(ViewScreen):
         node_id = item["id"]
         missing = item.get("missing") or []
         why = [f"{item['id']}  {item['title']}",
-               f"It can't be applied: the evidence is {item['verdict']} ({round(item['confidence'] * 100)}%).",
+               f"It can't be applied: {CANNOT_APPLY.get(item['verdict'], 'the evidence is partial')} "
+               f"({round(item['confidence'] * 100)}%).",
                *[f"  missing: {m}" for m in missing[:4]],
                *([f"  found: {where_of(item['evidence'][0])}"] if item["evidence"] else []),
                "Close it anyway? Your note is recorded as your decision, with the evidence found."]
