@@ -352,11 +352,13 @@ def _hint(ctx: Ctx, items: list[dict[str, Any]], applied: list[dict[str, Any]], 
                      or_=rest if len(pending) > 1 else None)
     below = [s for s in items if s["verdict"] == "shipped" and s["id"] not in done and s["confidence"] < threshold]
     likely = [s for s in items if s["verdict"] == "likely"]
-    if likely and not applied:
+    if likely:
         first = likely[0]
+        closed = f"closed {len(applied)} shipped node(s); " if applied else ""
         return next_(ctx.cmd("verify", first["id"]),
-                     f"{first['id']} is likely shipped (the words match; not proven): read where its evidence "
-                     f"points and record a verdict" + (f"; {len(likely) - 1} more likely" if len(likely) > 1 else ""),
+                     f"{closed}{first['id']} is likely shipped (the words match; not proven): read where its "
+                     f"evidence points and record a verdict"
+                     + (f"; {len(likely) - 1} more likely" if len(likely) > 1 else ""),
                      or_=ctx.cmd("verify", next=True, agent=placeholder("agent")) if len(likely) > 1 else None)
     if applied:
         reason = f"closed {len(applied)} shipped node(s); take the next task"
