@@ -18,7 +18,7 @@ from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import STATUS_VAR, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
-from leafwise.canvas.screens.triage import held_by_other
+from leafwise.canvas.screens.triage import held_by_other, unblock_prompt, unblock_request
 from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
@@ -355,8 +355,9 @@ class BoardScreen(Screen):
         """Change a card's status by the command the lifecycle table says the move stands for
         (`core.lifecycle.board_command`), as a person makes it (`person_command`); the cursor follows the card.
 
-        Back from blocked (`<`) is `unblock`: the card goes back to the status it had before it was
-        blocked (draft or in progress), and the notice says so, once, from the core's answer.
+        Back from blocked (`<`) is `unblock`, with an optional note for the agent (as `u`): the card goes
+        back to the status it had before it was blocked (draft or in progress), and the notice says so,
+        once, from the core's answer.
         """
         command = person_command(node.status, to)
         label = f"{node.id} → {status_word(to)}"
@@ -368,7 +369,8 @@ class BoardScreen(Screen):
                 self.app.notify(f"{node.id} waits for a decision: answer it (a, in the plan or blocked view); "
                                 "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
                 return
-            self._run(Request("unblock", {"node_id": node.id}, f"Unblock {node.id}", node.id))
+            self.app.push_screen(unblock_prompt(node), lambda note: None if note is None
+                                 else self._run(unblock_request(node, note)))
         elif command == "block":
             holder = held_by_other(self.app, node)
             taking = f"\nHeld by {holder}: blocking it ends {holder}'s hold (journaled as you)." if holder else ""

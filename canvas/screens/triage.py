@@ -46,6 +46,23 @@ def held_by_other(app: CanvasApp, node: Node) -> str | None:
     return held if held != app.me else None
 
 
+def unblock_prompt(node: Node) -> ConfirmPrompt:
+    """Confirm an unblock, with an optional note for the agent (answers the note, "" for none; None: Esc)."""
+    lines = [plan_text(one_line(node.title, 300), "bold"),
+             plan_text(f"Blocked: {one_line(node.blocked_reason or 'no reason given', 300)}", "$text-muted"),
+             Content(""), Content.styled("Unblocking restores the status it had before the block; the note "
+                                         "rides along to the agent that takes it.", "$text-muted")]
+    return ConfirmPrompt(f"Unblock {node.id}?", lines, note_placeholder=AGENT_NOTE, confirm="Enter to unblock")
+
+
+def unblock_request(node: Node, note: str) -> Request:
+    """`unblock ID [--note TEXT]`: the note is the command's own, carried to the agent that takes the task."""
+    args: dict[str, object] = {"node_id": node.id}
+    if note:
+        args["note"] = note
+    return Request("unblock", args, f"Unblock {node.id}", node.id)
+
+
 class Triage:
     """Mixed into a Screen: `triage_target()` names the node the keys act on."""
 
@@ -82,21 +99,11 @@ class Triage:
             self.app.notify(f"{node.id} waits for a decision: press a (or the option's number) to answer it; "
                             "answering unblocks it.", title="Not unblocked", severity="warning", timeout=8)
             return
-        lines = [plan_text(one_line(node.title, 300), "bold"),
-                 plan_text(f"Blocked: {one_line(node.blocked_reason or 'no reason given', 300)}", "$text-muted"),
-                 Content(""), Content.styled("Unblocking restores the status it had before the block; the note "
-                                             "rides along to the agent that takes it.", "$text-muted")]
+        self.app.push_screen(unblock_prompt(node), lambda note: self._unblock(node, note))
 
-        def confirmed(note: str | None) -> None:
-            if note is None:
-                return
-            args: dict[str, object] = {"node_id": node.id}
-            if note:
-                args["note"] = note
-            self.app.run_request(Request("unblock", args, f"Unblock {node.id}", node.id))
-
-        self.app.push_screen(ConfirmPrompt(f"Unblock {node.id}?", lines, note_placeholder=AGENT_NOTE,
-                                           confirm="Enter to unblock"), confirmed)
+    def _unblock(self, node: Node, note: str | None) -> None:
+        if note is not None:
+            self.app.run_request(unblock_request(node, note))
 
     def _with_reason(self, node: Node, command: str, label: str, prompt: TextPrompt,
                      unchanged: str | None = None, force: bool = False) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from leafwise.canvas.screens.board import BoardScreen
 from testkit.canvas import canvas as make
-from testkit.canvas import idle, node_file, notices, open_view, ready, until
+from testkit.canvas import answer_prompt, idle, node_file, notices, open_view, ready, until
 
 pytestmark = pytest.mark.anyio
 
@@ -30,6 +30,7 @@ async def test_back_from_blocked_is_unblock_said_once_and_the_cursor_follows_the
         await board(app, pilot, "blocked", "SHOP-52")  # blocked from draft
         before = len(app.notices)
         await pilot.press("less_than_sign")
+        await answer_prompt(app, pilot, "")  # the optional note for the agent, as u asks: none
         await until(pilot, lambda: "status: draft" in node_file(demo_plan, "SHOP-52").read_text())
         await until(pilot, lambda: app.focused is not None and app.focused.id == "board-draft")
         said = notices(app)[before:]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from leafwise.canvas.screens.board import BoardScreen, person_command
+from leafwise.canvas.screens.dialogs import ConfirmPrompt
 from testkit import journal, node, node_data, write_plan
 from testkit.canvas import canvas, idle, notices, open_view, ready, until
 
@@ -62,3 +63,19 @@ async def test_a_card_that_waits_on_undone_work_is_not_moved_and_the_notice_is_t
         assert "T-2 waits on T-1 “Keys” (draft)" in said and "Next: finish T-1 first" in said, said
         assert "--agent" not in said and "start --next" not in said, said
         assert node_data(root, "T-2")["status"] == "draft" and not journal(root)
+
+
+async def test_a_card_back_from_blocked_asks_for_the_note_as_u_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAFWISE_USER", "pat")
+    root = write_plan(tmp_path / "repo", [node("T-1", "Keys", "blocked", release="R1", blocked_reason="ops")])
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        listing = await open_view(app, pilot, "K", BoardScreen, "board-blocked")
+        listing.focus()
+        await pilot.pause()
+        await pilot.press("less_than_sign")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+        await pilot.press(*"bucket is ready", "enter")
+        await until(pilot, lambda: node_data(root, "T-1")["status"] == "draft")
+        assert node_data(root, "T-1")["comments"][0]["text"] == "bucket is ready"

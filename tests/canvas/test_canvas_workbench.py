@@ -29,8 +29,9 @@ async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_
         assert card is not None and card.status == "draft"
         await pilot.press("greater_than_sign")
         await until(pilot, lambda: "status: in-progress" in node_file(demo_plan, card.id).read_text())
-        started = [e for e in journal(demo_plan) if e["command"] == "start" and e["node"] == card.id]
-        assert started and started[-1]["actor"] == "pat"
+        # The person's edit of the status, journaled as them (never an agent's `start` under their name).
+        moved = [e for e in journal(demo_plan) if e["command"] == "edit" and e["node"] == card.id]
+        assert moved and moved[-1]["actor"] == "pat" and moved[-1]["changes"]["status"] == ["draft", "in-progress"]
         # The cursor followed the card into its new column.
         listing = app.screen.query_one("#board-in-progress")
         await until(pilot, lambda: app.focused is listing and app.screen.selected().id == card.id)
