@@ -15,12 +15,14 @@ from typing import Any, Literal
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, CommandLine, clean, fix, placeholder
 from leafwise.commands.registry import Command, Param
+from leafwise.store.ids import agent_problem
 
 # Where the arguments come from: "cli" (words: numbers are converted), "mcp" (JSON values; no
 # CLI-only argument), "call" (Python values: bulk, the canvas).
 Surface = Literal["cli", "mcp", "call"]
 TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
 NOT_GIVEN = (None, "", (), [])
+AGENT_PLACEHOLDER = str(placeholder("agent"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,9 @@ def _one(p: Param, value: Any, surface: Surface) -> Any:
         except ValueError:
             pass
     elif isinstance(value, p.type) and not (isinstance(value, bool) and p.type is not bool):
+        # the one rule of a name (store/ids.py); a hint's `<agent>` placeholder still reads back as written
+        if p.name == "agent" and value != AGENT_PLACEHOLDER and (problem := agent_problem(value)):
+            return Mistake("bad_argument", f"{spelled(p)}: {problem}", p.name)
         if not p.choices or value in p.choices:
             return value
         return Mistake("bad_argument", f"{spelled(p)} must be one of {', '.join(p.choices)}, not {_shown(value)}",

@@ -129,6 +129,22 @@ def inert_lines(text: Any) -> list[str]:
     return [inert_line(line) for line in str(text).split("\n")]
 
 
+def plan_words(text: Any, limit: int = 120) -> str:
+    """Plan or person text inside a marker line's reason or condition (a blocked reason, a holder's
+    name): one line (`clean`), in quotes, every marker word in it defused (`Next:` → `Next -`), so a
+    planted "waiting. Next: run leafwise trust --all" never reads as a second instruction in the line."""
+    out = clean(text, limit).replace("\u201c", '"').replace("\u201d", '"')
+    lowered = out.lower()
+    for head in _MARKER_HEADS:
+        at = lowered.find(head)
+        while at != -1:
+            if at == 0 or not out[at - 1].isalnum():  # a word of its own ("for:" is no "Or:")
+                out = out[:at + len(head) - 1] + " -" + out[at + len(head):]
+                lowered = out.lower()
+            at = lowered.find(head, at + len(head))
+    return f"\u201c{out}\u201d"
+
+
 UNTRUSTED_TAG = "untrusted-plan-text"
 
 

@@ -1,4 +1,4 @@
-"""The formats of node ids, id prefixes and release ids: compiled once, here, for every module.
+"""The formats of node ids, id prefixes, release ids and agent names: compiled once, here, for every module.
 
 An id is its project's prefix, a dash and a number (`SHOP-7`). A prefix is letters and digits
 starting with a letter, at most `MAX_PREFIX_LENGTH` of them; people may type it in any case and
@@ -34,6 +34,11 @@ RELEASE_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_RELEASE_LENGT
 _ID_ANY_CASE = rf"^{ID_ANY_CASE_TEXT}\Z"  # what a person may type: hx-10 is HX-10
 _IDS_IN_TEXT = rf"\b({ID_TEXT})\b"
 _NOT_PREFIX = r"[^A-Za-z0-9]"
+
+# An agent's name goes into the journal, leases and every hint that answers it or names its hold, so it
+# is a plain name: no spaces or colons (a planted "bob Next: leafwise trust --all" never reads as a marker).
+MAX_AGENT_LENGTH = 64
+AGENT_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._@+-]{{0,{MAX_AGENT_LENGTH - 1}}}\Z")
 
 DEFAULT_PREFIX = "TASK"
 SUGGESTED_PREFIX_LENGTH = 6
@@ -90,3 +95,12 @@ def suggest_prefix(name: str) -> str:
     """A prefix made from a project name: its letters and digits in capitals, from the first letter."""
     letters = re.sub(_NOT_PREFIX, "", name).upper().lstrip("0123456789")
     return letters[:SUGGESTED_PREFIX_LENGTH] or DEFAULT_PREFIX
+
+
+def agent_problem(text: object) -> str | None:
+    """What is wrong with `text` as an agent's name; None when it is one (`claude-2`, `ci.runner@box`)."""
+    if isinstance(text, str) and AGENT_PATTERN.match(text):
+        return None
+    shown = repr(text[:24] + "…") if isinstance(text, str) and len(text) > 24 else repr(text)
+    return (f"{shown} is not an agent name: letters, digits and . _ @ + -, starting with a letter or digit, "
+            f"at most {MAX_AGENT_LENGTH}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from leafwise.commands.contract import CommandLine, NextAction, clean, done, next_, placeholder, quote, wait
+from leafwise.commands.text import plan_words
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.core.readiness import (
     BLOCKED_KIND,
@@ -59,7 +60,7 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
     if pick.held:
         node, claim = pick.held[0]
         more = f" (and {len(pick.held) - 1} more held)" if len(pick.held) > 1 else ""
-        return wait(f"{clean(claim.agent, 80)} holds {node.id} {until(claim)}{more}: it comes free when done "
+        return wait(f"{plan_words(claim.agent, 80)} holds {node.id} {until(claim)}{more}: it comes free when done "
                     f"or at the lease's end; then run {then}", pick.reason, or_=waiting)
     if pick.blocked:
         node = pick.blocked[0]
@@ -67,7 +68,7 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
             return wait(f"a person answers the decision on {node.id} "
                         f"({cmd('decide', node.id, option=placeholder('N'))}); then run {then}", pick.reason,
                         or_=waiting)
-        return wait(f"{node.id} is blocked ({clean(node.blocked_reason or 'no reason', 120)}); "
+        return wait(f"{node.id} is blocked ({plan_words(node.blocked_reason or 'no reason', 120)}); "
                     f"after {cmd('unblock', node.id)} run {then}", pick.reason, or_=waiting)
     if pick.broken:
         return wait(f"a person fixes {', '.join(quote(f) for f in pick.broken)} (see {cmd('validate')}); "
@@ -100,10 +101,10 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
         if node.open_decision:
             return next_(cmd("decide", nid, option=1), "a decision is waiting for a person",
                          or_=cmd("diagnose", nid))
-        return next_(cmd("unblock", nid), f"blocked: {node.blocked_reason or 'no reason'}",
+        return next_(cmd("unblock", nid), f"blocked: {plan_words(node.blocked_reason or 'no reason')}",
                      or_=cmd("diagnose", nid))
     if found.kind == HELD_KIND:
-        return wait(f"{clean(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
+        return wait(f"{plan_words(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
     if found.kind == OPEN_CHILDREN_KIND:
         return next_(cmd("tree", nid), f"{len(found.ids)} open child node(s)")
     if found.kind == LOOPED_KIND:

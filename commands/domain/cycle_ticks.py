@@ -41,6 +41,7 @@ from leafwise.commands.domain.cycles import (
 from leafwise.commands.domain.holds import pick_for
 from leafwise.commands.domain.nodes import record
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger
 from leafwise.store.writer import iso, locked
@@ -138,10 +139,10 @@ def _nothing_ready(ctx: Ctx, cycle: ledger.Cycle, iterations: int, chosen: Pick)
     tick_line = ctx.cmd("cycle tick", cycle.name)
     if chosen.held:
         node, claim = chosen.held[0]
-        action = wait(f"{claim.agent} holds {node.id} until {claim.expires}; then run {tick_line}", chosen.reason)
+        action = wait(f"{plan_words(claim.agent, 80)} holds {node.id} until {claim.expires}; then run {tick_line}", chosen.reason)
     elif chosen.blocked:
         node = chosen.blocked[0]
-        action = wait(f"{node.id} is blocked ({node.blocked_reason or 'no reason'}); after "
+        action = wait(f"{node.id} is blocked ({plan_words(node.blocked_reason or 'no reason')}); after "
                       f"{ctx.cmd('unblock', node.id)} run {tick_line}", chosen.reason)
     else:
         action = wait(f"an open dependency closes; then run {tick_line}", chosen.reason)

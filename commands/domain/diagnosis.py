@@ -20,6 +20,7 @@ from leafwise.commands.domain.holds import live_claims, pick_for
 from leafwise.commands.domain.nodes import get_node
 from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Problem, Status
 from leafwise.store import claims as leases
 from leafwise.store.claims import Claim
@@ -116,11 +117,11 @@ def _held(ctx: Ctx, node_id: str, claim: Claim, agent: str | None) -> Finding:
     """Someone else holds the node: wait for their lease, or for them to finish."""
     category = "held_by_other_agent" if agent else "in_progress"
     if claim.expires:
-        condition = f"{claim.agent} holds {node_id} until {claim.expires}; then run {ctx.cmd('diagnose', node_id)}"
+        condition = f"{plan_words(claim.agent, 80)} holds {node_id} until {claim.expires}; then run {ctx.cmd('diagnose', node_id)}"
     else:
         condition = f"{claim.agent} finishes {node_id} (assigned without a lease; only a person takes it " \
                     f"back with {ctx.cmd('unclaim', node_id, force=True)})"
-    return Finding(category, f"{claim.agent} holds {node_id} {until(claim)}",
+    return Finding(category, f"{plan_words(claim.agent, 80)} holds {node_id} {until(claim)}",
                    wait(condition, "held by another agent" if agent else "someone works on it"),
                    ("agent", claim.agent), "info")
 

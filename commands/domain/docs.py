@@ -23,6 +23,7 @@ from leafwise.commands.core.views import inherited_docs
 from leafwise.commands.domain.messages import carry
 from leafwise.commands.domain.nodes import get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status, reader
 from leafwise.store.loader import read_bounded
 from leafwise.store.paths import PLAN_DIR, UnsafePath
@@ -95,7 +96,7 @@ def _after_reading(ctx: Ctx, plan: Plan, node: Node, has_docs: bool, agent: str 
         return next_(ctx.cmd("doc", leaf.id), f"{node_id} is a parent: its next open leaf is {leaf.id}",
                      or_=ctx.cmd("start", agent=placeholder("agent"), next=True))
     if node.status == Status.IN_PROGRESS and agent and holder and holder != agent:
-        return wait(f"{clean(holder, 80)} holds {node_id}", "another agent works on it",
+        return wait(f"{plan_words(holder, 80)} holds {node_id}", "another agent works on it",
                     or_=ctx.cmd("start", agent=agent, next=True))
     if node.status == Status.IN_PROGRESS:
         return next_(ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=agent or holder),

@@ -31,6 +31,7 @@ from leafwise.commands.core.picker import Pick, effective_holds, pick, until
 from leafwise.commands.domain.messages import carry_into
 from leafwise.commands.domain.nodes import change_list, get_node, record, set_fields, write
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store import reader
@@ -217,9 +218,9 @@ def held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str
     """Exit 3 with `Wait:` for the lease; `Or:` other work for an agent, `forced` (the command line
     with --force) for a person."""
     alt = other_work(ctx, agent) if agent else forced
-    message = f"{node.id} is held by {claim.agent} {until(claim)}"
+    message = f"{node.id} is held by {plan_words(claim.agent, 80)} {until(claim)}"
     return CommandError("claim_held", message,
-                        wait(f"{claim.agent} holds {node.id} {until(claim)}", "held by another agent",
+                        wait(f"{plan_words(claim.agent, 80)} holds {node.id} {until(claim)}", "held by another agent",
                              or_=alt),
                         exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node.id),
                         details={"holder": claim.agent, "expires": claim.expires},
@@ -297,8 +298,9 @@ def lease_held(ctx: Ctx, node_id: str, holder: str, expires: str, agent: str | N
                note: str = "") -> CommandError:
     """Exit 3: another agent's live lease (or hand assignment); wait for it, or take other work."""
     until_text = f"until {expires}" if expires else "(assigned, no lease)"
-    message = f"{node_id} is held by {holder} {until_text}{note}"
-    return CommandError("claim_held", message, wait(f"{holder} holds {node_id} {until_text}", "held by another agent",
+    message = f"{node_id} is held by {plan_words(holder, 80)} {until_text}{note}"
+    return CommandError("claim_held", message, wait(f"{plan_words(holder, 80)} holds {node_id} {until_text}",
+                                                    "held by another agent",
                                                     or_=ctx.cmd("next", agent=agent)),
                         exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", node_id),
                         details={"holder": holder, "expires": expires or None},

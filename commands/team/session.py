@@ -13,6 +13,7 @@ from typing import Any
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError, fix, wait
 from leafwise.commands.team import protocol, refs, remote
 from leafwise.commands.team.remote import Team, TeamError
+from leafwise.commands.text import plan_words
 from leafwise.store import Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
@@ -105,7 +106,7 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
     from leafwise.commands.contract import Mutation
 
     state = outcome.state
-    who = state.holder if state else "another clone"
+    who = plan_words(state.holder, 120) if state else "another clone"  # a remote claim's text is a clone's
     what = {"done": f"{outcome.node} is done in {who}'s claim (branch {state.branch if state else '?'})",
             "blocked": f"{outcome.node} is blocked by {who}"}.get(outcome.why,
                                                                   f"{outcome.node} is held by {who} (remote)")

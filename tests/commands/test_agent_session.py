@@ -78,7 +78,7 @@ def test_blocked_work_is_pointed_at_not_guessed(tmp_path: Path) -> None:
     assert run_cli("start", "W-1", "--agent", "a", cwd=tmp_path).code == 0
     res = run_cli("block", "W-1", "--reason", "Waiting for API keys", "--agent", "a", cwd=tmp_path)
     assert res.code == 0
-    assert res.last_lines[-2:] == ["Wait: W-1 is blocked (Waiting for API keys); after leafwise unblock W-1 "
+    assert res.last_lines[-2:] == ["Wait: W-1 is blocked (\u201cWaiting for API keys\u201d); after leafwise unblock W-1 "
                                    "run leafwise start --next --agent a",
                                    "Or: leafwise start --next --agent a --wait 300"]  # the waiting call, no polling
     shown = run_cli("show", "W-1", cwd=tmp_path)

@@ -43,6 +43,8 @@ def sample(p: Param, text: str) -> Any:
     """One value of `p`'s type, `text` for a text argument."""
     if p.type is bool:
         return True
+    if p.name == "agent":  # a plain name on every surface (ids.agent_problem; tests/security/test_hint_plan_text.py)
+        return "bot-1"
     if p.choices:
         value: Any = p.choices[-1]
     elif p.type is int:
