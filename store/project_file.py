@@ -141,14 +141,17 @@ def team_problem(team: Any) -> str | None:
     remote = team.get("remote")
     if not _plain_name(remote):
         return f"settings.team.remote must name a git remote (like origin), not {str(remote)[:40]!r}"
+    # Leafwise's own ref space only: a plan from a pull request naming refs/heads or refs/tags would have
+    # claims pushed over the team's branches and tags with the person's credentials.
     namespace = team.get("namespace", "refs/leafwise")
-    if not (isinstance(namespace, str) and namespace.startswith("refs/") and _plain_name(namespace[5:])):
-        return f"settings.team.namespace must be refs/<word> (like refs/leafwise), not {str(namespace)[:60]!r}"
+    if not (isinstance(namespace, str) and namespace.startswith("refs/leafwise") and _plain_name(namespace[5:])):
+        return f"settings.team.namespace must be refs/leafwise (or refs/leafwise-<word>), not {str(namespace)[:60]!r}"
     if team.get("mode", "refs") not in TEAM_MODES:
         return f"settings.team.mode is refs or branch, not {str(team.get('mode'))[:40]!r}"
-    state_branch = team.get("state_branch", "leafwise/state")
-    if not (isinstance(state_branch, str) and all(_plain_name(part) for part in state_branch.split("/"))):
-        return f"settings.team.state_branch must be a branch name, not {str(state_branch)[:60]!r}"
+    state_branch = team.get("state_branch", "leafwise/state")  # never main: branch mode rewrites its tree
+    if not (isinstance(state_branch, str) and state_branch.startswith("leafwise/")
+            and all(_plain_name(part) for part in state_branch.split("/"))):
+        return f"settings.team.state_branch must be a branch under leafwise/ (like leafwise/state), not {str(state_branch)[:60]!r}"
     return None
 
 

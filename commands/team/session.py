@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError, fix, wait
+from leafwise.commands.registry import command_line
 from leafwise.commands.team import protocol, refs, remote
 from leafwise.commands.team.remote import Team, TeamError
 from leafwise.commands.text import plan_words
@@ -27,6 +28,15 @@ def team_mode(ctx: Any, plan: Plan) -> Team | None:
     found = remote.settings_of(plan.project.settings)
     if found is None:
         return None
+    try:  # project.yaml comes with a clone or a pull request: team mode pushes only once a person joined
+        remote.clone_id(plan.paths.repo, create=False)
+    except TeamError:
+        raise CommandError("team_not_joined", "project.yaml turns team mode on, but this clone has not joined the "
+                           "team: claims are pushed to the remote with the person's git credentials, so a person "
+                           "joins each clone once",
+                           wait(f"a person runs {command_line('team join', root=ctx.root)} in this clone",
+                                "team mode is a person's step"),
+                           exit_code=EXIT_CONFLICT, category="refused") from None
     key = (str(plan.paths.repo), str(found["remote"]))
     if key not in _URLS:
         try:

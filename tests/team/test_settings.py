@@ -14,10 +14,13 @@ from testkit import run_cli_in_process
 @pytest.mark.parametrize(("value", "words"), [
     ([], "must be a mapping"),
     ({"remote": "-upload-pack=x"}, "must name a git remote"),
-    ({"remote": "origin", "namespace": "refs/a/b"}, "refs/<word>"),
-    ({"remote": "origin", "namespace": "heads/x"}, "refs/<word>"),
+    ({"remote": "origin", "namespace": "refs/a/b"}, "refs/leafwise"),
+    ({"remote": "origin", "namespace": "heads/x"}, "refs/leafwise"),
+    ({"remote": "origin", "namespace": "refs/heads"}, "refs/leafwise"),
+    ({"remote": "origin", "namespace": "refs/tags"}, "refs/leafwise"),
+    ({"remote": "origin", "mode": "branch", "state_branch": "main"}, "under leafwise/"),
     ({"remote": "origin", "mode": "cloud"}, "refs or branch"),
-    ({"remote": "origin", "state_branch": "a..b"}, "branch name"),
+    ({"remote": "origin", "state_branch": "a..b"}, "under leafwise/"),
     ({"remote": "origin", "token": "x"}, "no key 'token'"),
 ])
 def test_a_wrong_team_setting_is_named(value, words):
