@@ -49,7 +49,7 @@ def features(row: dict) -> dict[str, float]:
     f["concepts"] = float(len(weights))
     f["heaviest"] = max(weights.values(), default=0.0)
     f["background"] = sum("background" in c["why"] for c in explain["concepts"]) / max(1, len(weights))
-    f["engine_shipped"] = float(row["verdict"] == "shipped")
+    f["engine_shipped"] = float(row["verdict"] in ("shipped", "likely"))
     f["engine_partial"] = float(row["verdict"] == "partial")
     f["engine_confidence"] = float(row["confidence"])
     rules = " ".join(explain["rules"])
@@ -103,7 +103,7 @@ def main(path: str, extra: str | None = None) -> None:
           f"({y.mean():.0%}), {int(traps.sum())} traps; learned verdict scored leave-one-repository-out\n")
     print("| verdict | proposed | right | precision | recall | traps shipped |")
     print("|---|---|---|---|---|---|")
-    print(line("the engine", np.array([r["verdict"] == "shipped" for r in rows]), y, traps))
+    print(line("the engine", np.array([r["verdict"] in ("shipped", "likely") for r in rows]), y, traps))
     for t in THRESHOLDS:
         print(line(f"learned, p ≥ {t}", p >= t, y, traps))
 

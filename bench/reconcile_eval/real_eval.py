@@ -199,7 +199,7 @@ def misses(results: list[dict]) -> list[str]:
     for r in results:
         out.append(f"== {r['repo']}  confusion {r['matrix']}")
         for row in r["rows"]:
-            wrong = (row["verdict"] == "shipped") != (row["label"] == "shipped")
+            wrong = (row["verdict"] in ("shipped", "likely")) != (row["label"] == "shipped")  # as a lead
             mark = "WRONG" if wrong else "ok   "
             out.append(f"  {mark} {row['label']:7}{'T' if row['trap'] else ' '} -> {row['verdict']:7} "
                        f"{row['confidence']!s:5} {row['title']}")

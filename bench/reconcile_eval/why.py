@@ -41,7 +41,7 @@ def main(argv: list[str]) -> None:
         shutil.rmtree(repo / ".leafwise", ignore_errors=True)
     for s in report.suggestions:
         d = truth[s["id"]]
-        wrong = (s["verdict"] == "shipped") != (d["label"] == "shipped")
+        wrong = (s["verdict"] in ("shipped", "likely")) != (d["label"] == "shipped")
         if wrong_only and not wrong:
             continue
         print(f"{'WRONG' if wrong else 'ok   '} {d['label']}{'T' if d.get('trap') else ''} -> {s['verdict']} "
