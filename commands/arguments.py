@@ -98,8 +98,9 @@ def leftovers(words: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def mistakes(command: Command, given: dict[str, Any], surface: Surface,
-             extra: Sequence[str] = ()) -> tuple[dict[str, Any], list[Mistake]]:
-    """(the arguments that are right, as the handler takes them; every mistake, the first to report first)."""
+             extra: Sequence[str] = (), actor: str | None = None) -> tuple[dict[str, Any], list[Mistake]]:
+    """(the arguments that are right, as the handler takes them; every mistake, the first to report first).
+    `actor`: the person at the keyboard (the canvas's), whose own name may be any name git gives."""
     params = {p.name: p for p in offered(command, surface)}
     names, words = leftovers(extra)
     found = [unknown(command, name, surface) for name in [*(n for n in given if n not in params), *names]]
@@ -111,7 +112,7 @@ def mistakes(command: Command, given: dict[str, Any], surface: Surface,
         if raw in NOT_GIVEN:
             found += [missing(p)] if p.required else []
             continue
-        checked = value(p, raw, surface)
+        checked = raw if p.name == "agent" and actor and raw == actor else value(p, raw, surface)
         if isinstance(checked, Mistake):
             found.append(checked)
         else:
@@ -144,11 +145,11 @@ def refusal(command: Command, mistake: Mistake, right: dict[str, Any], cmd: Comm
 
 
 def check(command: Command, given: dict[str, Any], cmd: CommandLine, surface: Surface = "call",
-          extra: Sequence[str] = ()) -> dict[str, Any]:
+          extra: Sequence[str] = (), actor: str | None = None) -> dict[str, Any]:
     """The arguments as the handler takes them; raises the usage error of the first mistake.
 
     `extra`: the words a CLI line had that match no argument (unknown options, extra words)."""
-    right, found = mistakes(command, given, surface, extra)
+    right, found = mistakes(command, given, surface, extra, actor)
     if found:
         raise refusal(command, found[0], right, cmd)
     return right

@@ -59,7 +59,7 @@ def execute(command: Command, ctx: Ctx, arguments: dict[str, Any], surface: Surf
     """Run `command` with `arguments` as `surface` gives them (`arguments.check`: the one check), and
     answer with its envelope; `extra` is what a CLI line had that matches no argument."""
     try:
-        arguments = _upper_ids(check(command, arguments, ctx.cmd, surface, extra))
+        arguments = _upper_ids(check(command, arguments, ctx.cmd, surface, extra, ctx.actor))
         outcome: Result | CommandError = command.handler(ctx, **arguments)
     except CommandError as exc:
         outcome = exc

@@ -53,3 +53,15 @@ def test_an_agent_name_is_a_plain_name_on_the_cli_and_mcp(tmp_path, name):
         return
     assert answer.code == 2 and "is not an agent name" in answer.json["error"]["message"], answer.stdout
     assert (tmp_path / ".leafwise/nodes/T-1.yaml").read_text().endswith("status: \"draft\"\n")
+
+
+def test_the_person_in_the_canvas_acts_under_their_own_name_whatever_git_calls_them(tmp_path):
+    """The agent-name rule is for names a call brings; the person at the keyboard (the canvas's actor,
+    from git's user.name) may be "Pat Q. Person" and is journaled so."""
+    from leafwise.canvas.bridge import Request, run
+
+    write_plan(tmp_path, [node("T-1", "Task")])
+    outcome = run(tmp_path, Request("block", {"node_id": "T-1", "reason": "waiting"}, "Block", "T-1"),
+                  actor="Pat Q. Person")
+    assert outcome.envelope["status"] == "ok", outcome.envelope
+    assert '"actor": "Pat Q. Person"' in (tmp_path / ".leafwise/journal.jsonl").read_text()
