@@ -64,4 +64,4 @@ def test_the_person_in_the_canvas_acts_under_their_own_name_whatever_git_calls_t
     outcome = run(tmp_path, Request("block", {"node_id": "T-1", "reason": "waiting"}, "Block", "T-1"),
                   actor="Pat Q. Person")
     assert outcome.envelope["status"] == "ok", outcome.envelope
-    assert '"actor": "Pat Q. Person"' in (tmp_path / ".leafwise/journal.jsonl").read_text()
+    assert '"actor":"Pat Q. Person"' in (tmp_path / ".leafwise/journal.jsonl").read_text()
