@@ -172,9 +172,12 @@ def ago(since: Any, now: datetime | None = None) -> str:
 def clock(value: Any) -> str:
     """An event time as local HH:MM:SS (today) or 'Mon 12 14:03' (earlier)."""
     moment = parse(value)
-    if moment is None:
+    try:  # year 1 in UTC is before year 1 in a zone west of it
+        local = moment.astimezone() if moment is not None else None
+    except OverflowError:
+        local = None
+    if local is None:
         return "--:--:--"
-    local = moment.astimezone()
     if local.date() == display_now().astimezone().date():
         return local.strftime("%H:%M:%S")
     return local.strftime("%b %d %H:%M")

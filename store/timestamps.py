@@ -40,4 +40,10 @@ def parse(text: object) -> datetime | None:
             return None
     else:
         return None
-    return moment if moment.tzinfo is not None and moment.utcoffset() is not None else None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        return None
+    try:  # `0001-01-01T00:00:00+14:00` names no UTC time: what every comparison would need
+        moment.astimezone(timezone.utc)
+    except OverflowError:
+        return None
+    return moment

@@ -119,17 +119,17 @@ def _rounded(value: float | None) -> float | None:
 
 
 def _moment(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
-    if isinstance(value, date):
+    """A plan value as a UTC time (a naive one counts as UTC); None when it is none, or has no UTC time
+    (`0001-01-01T00:00:00+14:00` is before year 1 in UTC: a planted value, never a crash)."""
+    if isinstance(value, date) and not isinstance(value, datetime):
         return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
     if value is None:
         return None
     try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
+        moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
 def _day(value: Any) -> date | None:

@@ -273,3 +273,17 @@ def test_a_broken_node_file_whose_name_is_no_id_gets_a_fix_that_runs(tmp_path, n
     assert ran.code == 0 and ".leafwise/nodes/" in ran.stdout, ran.stderr
     assert ran.last_lines[-1].startswith("Wait: a person renames or removes .leafwise/nodes/"), ran.stdout
     assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-23:59", "0001-01-01"])
+def test_a_time_with_no_utc_moment_is_unknown_never_a_crash(tmp_path, stamp):
+    """A planted time past the ends of the calendar in UTC, in a node file and in the union-merged journal."""
+    write_plan(tmp_path, [node("T-1", "Task", created=stamp, updated=stamp), node("T-2", "Other")])
+    with (tmp_path / ".leafwise/journal.jsonl").open("a") as journal:
+        journal.write(json.dumps({"time": stamp, "actor": "x", "command": "complete", "node": "T-1",
+                                  "changes": {"status": ["draft", "done"]}}) + "\n")
+    for args in (("progress",), ("progress", "--json"), ("show", "T-1"), ("list", "--sort", "updated"),
+                 ("validate",), ("context",)):
+        answer = run_cli(*args, cwd=tmp_path)
+        assert answer.code in (0, 4), (args, answer.stderr)
+        assert "internal_error" not in answer.stdout and "Traceback" not in answer.stderr, args
