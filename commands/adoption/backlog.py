@@ -27,6 +27,8 @@ KEYS = ("id", "title", "status", "assignee", "labels", "milestone", "dependencie
 def _root(options: Options) -> Path:
     for folder in (options.path, options.path / "backlog", options.path / ".backlog"):
         if (folder / "config.yml").is_file() or (folder / "tasks").is_dir():
+            if folder.is_symlink():  # everything read lies inside the folder the person named
+                raise reading.link_error(options.path, options.shown, folder)
             return folder
     raise reading.InputError(options.shown, None, "no Backlog.md folder here (no config.yml or tasks/)",
                              "give the path of the backlog/ folder")
@@ -46,24 +48,25 @@ def parse(options: Options) -> Parsed:
     root = _root(options)
 
     def shown(p: Path) -> str:
-        return f"{options.shown}/{p.relative_to(options.path)}" if p != options.path else options.shown
+        return f"{options.shown.rstrip('/')}/{p.relative_to(options.path)}" if p != options.path else options.shown
 
     config: dict[str, Any] = {}
     if (root / "config.yml").is_file():
-        loaded = reading.parse_yaml(reading.load_text(root / "config.yml", shown(root / "config.yml")),
+        loaded = reading.parse_yaml(reading.load_text(root / "config.yml", shown(root / "config.yml"),
+                                                      root=options.path),
                                     shown(root / "config.yml"), "config.yml")
         config = loaded if isinstance(loaded, dict) else {}
     parsed = Parsed(TOOL, shown(root))
     table = status_table(config, options)
+    links: list[Path] = []  # links met on the way, each skipped and named
     parsed.notes.append("statuses: " + ", ".join(f"{k} → {v or '?'}" for k, v in table.items())
                         + " (change one with --map status.NAME=STATUS)")
-    milestones = _milestones(root, shown, parsed)
+    milestones = _milestones(options.path, root, shown, parsed, links)
     prefix = str(config.get("task_prefix") or "task")
     archived: list[Item] = []
-    links: list[Path] = []
     for folder, forced, tag in FOLDERS:
         before = len(parsed.items)
-        for path in reading.markdown_files(root / folder, links):
+        for path in reading.markdown_files(options.path, root / folder, links):
             _task(parsed, options, path, shown(path), table, milestones, forced, tag, prefix)
         if folder.startswith("archive"):
             archived += parsed.items[before:]
@@ -109,11 +112,12 @@ def people_quoted(head: str) -> str:
     return "\n".join(lines)
 
 
-def _milestones(root: Path, shown: Any, parsed: Parsed) -> dict[str, str]:
+def _milestones(named: Path, root: Path, shown: Any, parsed: Parsed, links: list[Path]) -> dict[str, str]:
     """Milestone id and title → release id; each milestone a release."""
     out: dict[str, str] = {}
-    for path in reading.markdown_files(root / "milestones") + reading.markdown_files(root / "archive/milestones"):
-        head, _ = split_front_matter(reading.load_text(path, shown(path), reading.RECORD))
+    for path in reading.markdown_files(named, root / "milestones", links) + \
+            reading.markdown_files(named, root / "archive/milestones", links):
+        head, _ = split_front_matter(reading.load_text(path, shown(path), reading.RECORD, root=named))
         meta = reading.parse_yaml(head or "", shown(path), "front matter") if head else None
         if not isinstance(meta, dict) or not text(meta.get("title") or meta.get("id")):
             continue
@@ -186,7 +190,7 @@ def _people(item: Item, value: Any) -> None:
 def _task(parsed: Parsed, options: Options, path: Path, shown: str, table: dict[str, str | None],
           milestones: dict[str, str], forced: str | None, tag: str | None, prefix: str) -> None:
     try:
-        head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD))
+        head, body = split_front_matter(reading.load_text(path, shown, reading.RECORD, root=options.path))
         if head is None:  # a readme or notes beside the tasks: Backlog.md does not read it as a task either
             parsed.skipped.append(Skip(None, path.name, "not a task file (no front matter)"))
             return

@@ -31,7 +31,7 @@ def parse(options: Options) -> Parsed:
     path = reading.locate(options.path, options.shown, FILES, "beads issues.jsonl")
     shown = options.shown if path == options.path else f"{options.shown}/{path.relative_to(options.path)}"
     parsed = Parsed(TOOL, shown)
-    for number, line in enumerate(reading.load_text(path, shown).split("\n"), 1):
+    for number, line in enumerate(reading.load_text(path, shown, root=options.path).split("\n"), 1):
         if not line.strip():
             continue
         where = f"line {number}"

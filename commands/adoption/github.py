@@ -32,7 +32,7 @@ KEYS = ("number", "title", "body", "state", "state_reason", "stateReason", "labe
 def parse(options: Options) -> Parsed:
     path = reading.locate(options.path, options.shown, ("issues.json",), "GitHub issues JSON")
     shown = options.shown if path == options.path else f"{options.shown}/{path.relative_to(options.path)}"
-    data = reading.parse_json(reading.load_text(path, shown), shown)
+    data = reading.parse_json(reading.load_text(path, shown, root=options.path), shown)
     if not isinstance(data, list):
         raise reading.InputError(shown, None, "not a JSON array of issues",
                                  "save `gh issue list --state all --json number,title,body,state,labels,milestone,"

@@ -23,7 +23,7 @@ NOT_CARRIED = ("diagrams", "follows", "renumbered_from")
 
 def parse(options: Options) -> Parsed:
     path = reading.locate(options.path, options.shown, ("plan.json",), "Leafwise export")
-    data = reading.parse_json(reading.load_text(path, options.shown), options.shown)
+    data = reading.parse_json(reading.load_text(path, options.shown, root=options.path), options.shown)
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("nodes"), list):
         raise reading.InputError(options.shown, None, "not a Leafwise export (no \"format\": \"leafwise.export\")",
                                  "make it with leafwise export json FILE")

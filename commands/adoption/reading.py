@@ -20,12 +20,36 @@ RECORD = reader.Kind("import record", reader.MiB, 32)  # one JSONL line, one fro
 MAX_FILES = 100_000  # files of one Backlog.md folder
 
 
+def link_on_way(root: Path, path: Path) -> Path | None:
+    """The first folder or file from `root` (the folder the person named, trusted) down to `path`
+    that is a symbolic link, if any: what an import reads must lie inside `root`, and a link in the
+    way could point anywhere (`reader.read_text(under=root)` refuses it again when the file is read)."""
+    if path == root:
+        return None
+    at = root
+    for part in path.relative_to(root).parts:
+        at = at / part
+        if at.is_symlink():
+            return at
+    return None
+
+
+def link_error(root: Path, shown: str, link: Path) -> InputError:
+    where = f"{shown.rstrip('/')}/{link.relative_to(root)}"
+    return InputError(where, None, f"{link.name} is a symbolic link; an import never reads through links",
+                      "replace the link with the real folder or file")
+
+
 def locate(path: Path, shown: str, candidates: tuple[str, ...], what: str) -> Path:
-    """`path` itself when it is a file, else the first of `candidates` under it."""
+    """`path` itself when it is a file, else the first of `candidates` under it; one that lies
+    behind a link (`.beads` a link to another folder) refuses the import."""
     if path.is_file():
         return path
     for rel in candidates:
-        if (path / rel).is_file():
+        if (path / rel).is_file() or (path / rel).is_symlink():
+            link = link_on_way(path, path / rel)
+            if link is not None:
+                raise link_error(path, shown, link)
             return path / rel
     if path.is_dir():
         raise InputError(shown, None, f"no {what} here (looked for {', '.join(candidates)})",
@@ -33,9 +57,12 @@ def locate(path: Path, shown: str, candidates: tuple[str, ...], what: str) -> Pa
     raise InputError(shown, None, "no such file or folder", "check the path")
 
 
-def load_text(path: Path, shown: str, kind: reader.Kind = IMPORT) -> str:
+def load_text(path: Path, shown: str, kind: reader.Kind = IMPORT, *, root: Path | None = None) -> str:
+    """The file as text, read from `root` (the folder the person named) with no link followed on
+    the way; `path` itself when the person named the file (only its own name is checked then)."""
+    under = root if root is not None and path != root else path.parent
     try:
-        return reader.read_text(path, kind, strict=True)
+        return reader.read_text(path, kind, under=under, strict=True)
     except reader.Refused as exc:
         raise InputError(shown, f"line {exc.line}" if exc.line else None, str(exc), exc.fix or "fix the file") from exc
     except OSError as exc:
@@ -58,16 +85,18 @@ def parse_yaml(raw: str, shown: str, where: str) -> Any:
         raise InputError(shown, at, str(exc), exc.fix or "fix the YAML") from exc
 
 
-def markdown_files(folder: Path, links: list[Path] | None = None) -> list[Path]:
-    """The `.md` files directly in `folder`, by name; a link among them goes to `links` (never
-    followed), other kinds are left out."""
+def markdown_files(root: Path, folder: Path, links: list[Path] | None = None) -> list[Path]:
+    """The `.md` files directly in `folder` (inside `root`), by name. A link among them, or a link
+    anywhere from `root` down to `folder` (`tasks` itself, `archive`), goes to `links` (never
+    followed); other kinds are left out."""
+    link = link_on_way(root, folder)
+    if link is not None:
+        if links is not None and link not in links:
+            links.append(link)
+        return []
     try:
-        if folder.is_symlink():
-            raise NotADirectoryError(folder)
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
-        if links is not None and folder.is_symlink():
-            links.append(folder)
         return []
     named = [e for e in entries[:MAX_FILES] if e.name.endswith(".md") and not e.name.startswith(".")]
     if links is not None:

@@ -26,7 +26,7 @@ TASK_KEYS = ("id", "title", "description", "details", "testStrategy", "status", 
 def parse(options: Options) -> Parsed:
     path = reading.locate(options.path, options.shown, FILES, "Task Master tasks.json")
     shown = options.shown if path == options.path else f"{options.shown}/{path.relative_to(options.path)}"
-    data = reading.parse_json(reading.load_text(path, shown), shown)
+    data = reading.parse_json(reading.load_text(path, shown, root=options.path), shown)
     parsed = Parsed(TOOL, shown)
     if isinstance(data, dict) and isinstance(data.get("tasks"), list):
         data = {"master": data}  # the legacy, untagged layout
