@@ -10,11 +10,14 @@ from typing import Callable
 
 from leafwise.store import atomic, reader
 from leafwise.store.atomic import Exists
+from leafwise.store.ids import MAX_NUMBER_DIGITS
 from leafwise.store.locks import LOCK_TIMEOUT, hold
 from leafwise.store.node_files import check_bytes, check_node
 from leafwise.store.paths import PlanPaths
 from leafwise.store.roundtrip import round_trip_yaml
 from leafwise.store.safe_yaml import parse_yaml
+
+CEILING = 10 ** MAX_NUMBER_DIGITS - 1  # the largest number an id holds
 
 
 def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes]) -> tuple[str, bytes]:
@@ -31,6 +34,8 @@ def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes
     counter = _id_counter(paths, prefix)
     with hold(counter.with_suffix(".lock"), f"ids {prefix}", LOCK_TIMEOUT) if counter else nullcontext():
         number = max(highest_number(paths, prefix) + 1, _read_counter(counter))
+        if number > CEILING:  # a planted PREFIX-999999999999 took the top: the lowest free number instead
+            number = lowest_free(paths, prefix)
         for _attempt in range(1000):
             node_id = f"{prefix}-{number}"
             content = check_bytes(render(node_id), node_id)
@@ -46,18 +51,26 @@ def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes
     raise Exists(paths.nodes / f"{prefix}-{number}.yaml")  # pragma: no cover - 1000 files appeared meanwhile
 
 
-def highest_number(paths: PlanPaths, prefix: str) -> int:
-    """The largest N of the `PREFIX-N.yaml` files in the nodes folder (0 if none)."""
+def numbers(paths: PlanPaths, prefix: str) -> set[int]:
+    """The N of every `PREFIX-N.yaml` file in the nodes folder that is an id (at most 12 digits: a
+    longer planted name is no id, and never goes through int())."""
     head = prefix + "-"
-    highest = 0
     try:
         names = os.listdir(paths.nodes)
     except FileNotFoundError:
-        return 0
-    for name in names:
-        if name.startswith(head) and name.endswith(".yaml") and name[len(head):-5].isdigit():
-            highest = max(highest, int(name[len(head):-5]))
-    return highest
+        return set()
+    return {int(digits) for name in names if name.startswith(head) and name.endswith(".yaml")
+            and (digits := name[len(head):-5]).isascii() and digits.isdigit() and len(digits) <= MAX_NUMBER_DIGITS}
+
+
+def highest_number(paths: PlanPaths, prefix: str) -> int:
+    """The largest N of the `PREFIX-N.yaml` files in the nodes folder (0 if none)."""
+    return max(numbers(paths, prefix), default=0)
+
+
+def lowest_free(paths: PlanPaths, prefix: str) -> int:
+    taken = numbers(paths, prefix)
+    return next(n for n in range(1, len(taken) + 2) if n not in taken)
 
 
 def git_dirs(start: Path) -> tuple[Path, Path] | None:

@@ -287,3 +287,12 @@ def test_a_time_with_no_utc_moment_is_unknown_never_a_crash(tmp_path, stamp):
         answer = run_cli(*args, cwd=tmp_path)
         assert answer.code in (0, 4), (args, answer.stderr)
         assert "internal_error" not in answer.stdout and "Traceback" not in answer.stderr, args
+
+
+def test_a_planted_id_at_the_top_of_the_number_space_never_stops_add(tmp_path):
+    write_plan(tmp_path, [node("T-1", "Task"), node("T-999999999999", "Planted at the top")])
+    (tmp_path / ".leafwise/nodes" / f"T-{'9' * 240}.yaml").write_text("id: T-1\ntitle: x\nstatus: draft\n")
+    for title in ("A tail", "Another"):
+        added = run_cli("add", title, "--json", cwd=tmp_path)
+        assert added.code == 0, added.stdout
+    assert {"T-2.yaml", "T-3.yaml"} <= {p.name for p in (tmp_path / ".leafwise/nodes").iterdir()}
