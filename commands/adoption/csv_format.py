@@ -2,7 +2,8 @@
 
 Which column is which field: `--map title=Summary,status=Status,…` (a field=column pair each), else the
 first header that `GUESSES` names for the field, case aside. A Leafwise export's `source_tool` and
-`source_id` columns are the node's source again, so a plan moved by CSV still matches its tracker.
+`source_id` columns are the node's source again, so a plan moved by CSV still matches its tracker,
+and its cells lose the one quote the export put before a formula-like start (`formula_safe`).
 Statuses are read by their words
 (`mapping.guess_status`: "Won't Do" → cancelled), priorities by `PRIORITY_WORDS`; `--map status.X=…`
 and `--map priority.X=…` override both. Every other column goes to the node's doc.
@@ -34,6 +35,24 @@ PRIORITY_WORDS = {"highest": "high", "urgent": "high", "critical": "high", "high
                   "lowest": "low", "p3": "low", "p4": "low"}
 NO_PRIORITY = frozenset({"", "none", "no priority"})
 csv.field_size_limit(1 << 20)  # one cell: at most the reader's record cap
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP)
+
+
+def _formula_like(cell: str) -> bool:
+    """A cell a spreadsheet would read as a formula, or one that is such a cell behind quotes (so
+    a title that starts with `'=` keeps its own quote through the round trip)."""
+    return cell.lstrip("'").startswith(FORMULA_START)
+
+
+def formula_safe(cell: str) -> str:
+    """A cell of Leafwise's export: a formula-like one (`=HYPERLINK(...)`) behind one quote, which
+    a spreadsheet shows as text."""
+    return "'" + cell if _formula_like(cell) else cell
+
+
+def as_written(cell: str) -> str:
+    """A cell of Leafwise's export as the plan had it: the one quote `formula_safe` added, gone."""
+    return cell[1:] if cell.startswith("'") and _formula_like(cell[1:]) else cell
 
 
 def _columns(header: list[str], options: Options, parsed: Parsed) -> dict[str, int]:
@@ -77,6 +96,8 @@ def parse(options: Options) -> Parsed:
         raise reading.InputError(options.shown, None, "the file is empty", "export with a header row")
     header = rows[0]
     columns = _columns(header, options, parsed)
+    if {"source_tool", "source_id"} <= {h.strip().casefold() for h in header}:  # a Leafwise export
+        rows[1:] = [[as_written(c) for c in row] for row in rows[1:]]
     for number, row in enumerate(rows[1:], 2):
         if any(cell.strip() for cell in row):
             _row(parsed, options, header, columns, row, number)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.adoption.csv_format import formula_safe
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, clean, done, fix
 from leafwise.commands.domain.nodes import plain
 from leafwise.commands.registry import Ctx
@@ -149,6 +150,8 @@ def as_markdown(plan: Plan) -> str:
 
 
 def as_csv(plan: Plan) -> str:
+    """One row a node; a cell a spreadsheet would run as a formula starts with a quote (`import csv`
+    takes it off again)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -159,5 +162,5 @@ def as_csv(plan: Plan) -> str:
                   "source_id": src.get("id")}
         for k in ("depends_on", "tags"):
             values[k] = ", ".join(str(v) for v in data.get(k) or [])
-        writer.writerow(["" if values[k] is None else str(values[k]) for k in CSV_COLUMNS])
+        writer.writerow(["" if values[k] is None else formula_safe(str(values[k])) for k in CSV_COLUMNS])
     return buf.getvalue()

