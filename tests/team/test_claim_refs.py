@@ -55,7 +55,7 @@ def test_two_clones_get_different_tasks_and_the_yaml_keeps_no_claim(two):
     node = (a / ".leafwise" / "nodes" / f"{first}.yaml").read_text()
     assert "in-progress" not in node and "assignee" not in node, "team mode: the claim ref is the status"
     res = leafwise("start", first, "--agent", "carol", cwd=b)
-    assert res.code == 3 and "held by \u201calice@" in res.stdout + res.stderr
+    assert res.code == 3 and "held by alice@" in res.stdout + res.stderr
 
 
 def test_finish_is_terminal_and_a_done_task_is_never_handed_out_again(two):
@@ -86,7 +86,7 @@ def test_no_steal_before_the_ttl_of_observed_silence_then_a_steal_and_a_refused_
     beat = leafwise("heartbeat", task, "--agent", "alice", cwd=a)
     assert beat.code == 3 and "refused" in beat.stdout + beat.stderr
     late = leafwise("complete", task, "--summary", "late", "--agent", "alice", cwd=a)
-    assert late.code == 3 and "held by \u201cbob@" in late.stdout + late.stderr
+    assert late.code == 3 and "held by bob@" in late.stdout + late.stderr
     assert "status: done" not in (a / ".leafwise" / "nodes" / f"{task}.yaml").read_text()
     assert leafwise("complete", task, "--summary", "done by bob", "--agent", "bob", cwd=b).code == 0
     assert stolen.json["result"]["task"]["id"] == task

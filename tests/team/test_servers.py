@@ -57,7 +57,7 @@ def test_a_host_that_refuses_custom_refs_gets_branch_mode(tmp_path):
         task = first.json["result"]["task"]["id"]
         assert run_cli_in_process("complete", task, "--summary", "ok", "--agent", "alice", cwd=a).code == 0
         again = run_cli_in_process("start", task, "--agent", "carol", cwd=b)
-        assert again.code == 3 and "is done in \u201calice@" in again.stderr
+        assert again.code == 3 and "is done in alice@" in again.stderr
         log = git(repo, "log", "--format=%s", "leafwise/state")
         assert f"leafwise: done {task} by alice [skip ci]" in log
         assert not git(repo, "for-each-ref", "refs/leafwise"), "nothing outside heads and tags"
