@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from leafwise.store import atomic, reader, values
+from leafwise.store.ids import agent_problem
 from leafwise.store.paths import PlanPaths, check_id
 from leafwise.store.timestamps import parse, to_text
 
@@ -73,6 +74,12 @@ def from_data(data: object, node_id: str) -> Claim:
         raise ValueError(f"the claim file of {node_id} names {claim.node[:40]!r}")
     for moment in (claim.since, claim.heartbeat, claim.expires):
         parse_time(moment)  # a planted or naive time would break every comparison with the clock
+    if agent_problem(claim.agent):  # the name goes into hints: the one rule of an agent's name
+        raise ValueError(f"the claim file of {node_id}: {agent_problem(claim.agent)}")
+    if parse_time(claim.expires) - parse_time(claim.heartbeat) > timedelta(minutes=MAX_TTL_MINUTES):
+        # a planted "expires: 9999-12-31" would hold the task forever: no lease outlives a week of silence
+        capped = parse_time(claim.heartbeat) + timedelta(minutes=MAX_TTL_MINUTES)
+        claim = Claim(claim.node, claim.agent, claim.since, claim.heartbeat, to_text(capped))
     return claim
 
 
