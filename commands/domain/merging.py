@@ -44,6 +44,7 @@ DRIVER_NAME = "Leafwise: node files merged key by key"
 # The most of one side the driver reads: a side over the node file limit gets git's plain conflict,
 # written from the whole side; one beyond this is left as git leaves a binary file (ours, unmerged).
 MAX_SIDE_BYTES = 4 * reader.NODE.cap
+NOT_A_REPOSITORY = "not a git repository"  # git's own words when no repository holds the folder
 OPERATION = "merge-driver"  # the mutation's tool: a CLI-only command has no MCP tool name
 
 
@@ -73,9 +74,9 @@ def install(root: Path) -> Installed:
     attributes = root / PLAN_DIR / ".gitattributes"
     _add_attribute(root / PLAN_DIR, attributes)
     command = driver_command()
-    try:
-        git.run_git(root, "config", f"merge.{DRIVER}.name", DRIVER_NAME)
-        git.run_git(root, "config", f"merge.{DRIVER}.driver", command)
+    try:  # --replace-all: a value already there (two, or one a cloned config planted) is ours after
+        git.run_git(root, "config", "--replace-all", f"merge.{DRIVER}.name", DRIVER_NAME)
+        git.run_git(root, "config", "--replace-all", f"merge.{DRIVER}.driver", command)
     except git.GitError as exc:
         return Installed(attributes, None, str(exc))
     return Installed(attributes, command)
@@ -98,6 +99,14 @@ def setup(ctx: Ctx) -> Result:
     made = install(paths.repo)
     rel = f"{PLAN_DIR}/.gitattributes"
     mutation = Mutation(OPERATION, "install", made.driver is not None, "", [{"file": rel, "op": "write"}])
+    if made.driver is None and NOT_A_REPOSITORY not in made.problem:
+        mutation.reason = "git's config refused the driver"
+        raise CommandError(  # a config git cannot write (a bad line, a lock): installing again fails the same
+            "git_config_failed", f"git's config of {paths.repo} cannot take the driver ({clean(made.problem, 300)})",
+            fix("git config --list --show-origin",
+                f"find the file and line git names, repair it (or git config --unset-all merge.{DRIVER}.driver), "
+                "then install again"),
+            exit_code=EXIT_FAILURE, category="io", source=("plan", None), mutation=mutation)
     if made.driver is None:
         mutation.reason = "not a git repository"
         raise CommandError(
@@ -120,7 +129,7 @@ def init_note(ctx: Ctx, root: Path) -> tuple[dict[str, object], list[str]]:
     if made.driver is not None:
         return {"installed": True, "driver": made.driver}, ["  node files merge key by key (git merge driver set up)"]
     later = ctx.cmd("merge-driver", install=True)
-    why = "not a git repository" if "not a git repository" in made.problem else clean(made.problem, 120)
+    why = NOT_A_REPOSITORY if NOT_A_REPOSITORY in made.problem else clean(made.problem, 120)
     return ({"installed": False, "reason": why, "install": later},
             [f"  {why}: node files merge key by key once {later} runs in the clone"])
 

@@ -200,3 +200,34 @@ def test_init_outside_a_git_repository_succeeds_and_names_the_one_command_for_la
     refused = run_cli_in_process("merge-driver", "--install", cwd=tmp_path)
     assert refused.code == 5 and "is not in a git repository" in refused.stderr
     assert refused.stderr.splitlines()[-1] == "Fix: leafwise merge-driver --install"
+
+
+def test_install_replaces_a_planted_driver_and_nothing_it_names_runs(repo: Path, tmp_path: Path):
+    pwned = tmp_path / "pwn-merge-driver"
+    for value in (f"touch {pwned}", f"touch {pwned}-2"):  # two values: a plain `git config` refuses to set one
+        git(repo, "config", "--add", "merge.leafwise.driver", value)
+    git(repo, "config", "--add", "merge.leafwise.name", "planted")
+    out = leafwise(repo, "merge-driver", "--install")
+    assert "Installed the key-wise merge driver" in out and out.rstrip().endswith("Done.")
+    drivers = git(repo, "config", "--get-all", "merge.leafwise.driver").stdout.splitlines()
+    assert len(drivers) == 1 and drivers[0].endswith(" merge-driver %O %A %B %P") and "touch" not in drivers[0]
+    assert git(repo, "config", "--get-all", "merge.leafwise.name").stdout.splitlines() == [
+        "Leafwise: node files merged key by key"]
+    file = repo / NODES / "T-2.yaml"
+    git(repo, "checkout", "-q", "-b", "agent")  # both sides change T-2's file: git runs the driver
+    file.write_text(file.read_text().replace("title: Export the orders", "title: Export the orders as CSV"))
+    commit(repo, "agent: title")
+    git(repo, "checkout", "-q", "main")
+    file.write_text(file.read_text() + "priority: high\n")
+    commit(repo, "person: priority")
+    assert git(repo, "merge", "--no-edit", "agent", check=False).returncode == 0
+    assert (node(repo, "T-2")["title"], node(repo, "T-2")["priority"]) == ("Export the orders as CSV", "high")
+    assert not list(tmp_path.glob("pwn-merge-driver*"))
+
+
+def test_a_config_git_cannot_write_names_the_cause_and_a_fix_that_is_not_itself(repo: Path):
+    config = repo / ".git/config"
+    config.write_text(config.read_text() + "[merge \"leafwise\"\n\tdriver = x\n")  # a line git cannot parse
+    out = leafwise(repo, "merge-driver", "--install", code=1)
+    assert "not in a git repository" not in out and "bad config line" in out
+    assert "Fix: git config --list --show-origin" in out and "merge-driver --install" not in out.split("Fix:")[1]
