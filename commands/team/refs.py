@@ -19,11 +19,12 @@ from dataclasses import asdict, dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from leafwise.store import git, values
+from leafwise.store import git, reader, values
 from leafwise.store.paths import check_id
 
 CLAIM_FILE = "claim.json"
 MAX_CLAIM_BYTES = 4 * 1024  # as a local claim file (store/claims.py, reader.CLAIM)
+CLAIM_JSON = reader.Kind("claim on the remote", MAX_CLAIM_BYTES, 4)
 STATES = ("held", "done", "released", "blocked")
 TERMINAL = "done"  # never moved again, never deleted before the grace period
 CLOSED_STATES = frozenset(STATES) - {"held", "released"}  # passed by: done, or blocked in some clone
@@ -63,7 +64,7 @@ def parse_state(raw: bytes, node_id: str) -> ClaimState:
     """A claim state from `claim.json` as fetched; ValueError naming what is wrong."""
     if len(raw) > MAX_CLAIM_BYTES:
         raise ValueError(f"the claim of {node_id} is over {MAX_CLAIM_BYTES} bytes")
-    data = json.loads(raw.decode("utf-8"))
+    data = reader.load_json(raw, CLAIM_JSON)  # a remote's claim is a clone author's: bounded size and depth
     if not isinstance(data, dict):
         raise ValueError("a claim must be a JSON object")
     text = {k: values.text(data.get(k, ""), k, limit=200) for k in

@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from testkit import source_files
 
 REPO = Path(__file__).resolve().parents[2]
 LAYERS = ("store", "commands", "canvas")
@@ -40,7 +41,7 @@ COMMAND_TAKERS = frozenset({"run", "Popen", "call", "check_call", "check_output"
 def sources() -> dict[str, str]:
     out = {}
     for layer in LAYERS:
-        for path in sorted((REPO / layer).rglob("*.py")):
+        for path in source_files(REPO / layer):
             out[path.relative_to(REPO).as_posix()] = path.read_text(encoding="utf-8")
     return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from pathlib import Path
+from testkit import source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("store", "commands", "canvas")
@@ -47,7 +48,7 @@ def _call_name(call: ast.Call) -> str | None:
 def offenders() -> dict[tuple[str, str], list[int]]:
     found: dict[tuple[str, str], list[int]] = {}
     for top in SCANNED:
-        for path in sorted((ROOT / top).rglob("*.py")):
+        for path in source_files(ROOT / top):
             rel = path.relative_to(ROOT).as_posix()
             if rel == READER:
                 continue

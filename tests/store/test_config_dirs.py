@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.store import config_dirs, trust
+from testkit import source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +42,7 @@ def test_an_approval_is_written_private_in_the_config_folder(tmp_path: Path, mon
 def test_no_other_module_works_out_the_config_folder() -> None:
     found = []
     for folder in ("store", "commands"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in source_files(ROOT / folder):
             text = path.read_text(encoding="utf-8")
             if path.name != "config_dirs.py" and ("XDG_CONFIG_HOME" in text or '".config"' in text):
                 found.append(str(path.relative_to(ROOT)))

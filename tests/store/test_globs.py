@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.store.globs import first_match, ignore_matches, matches
+from testkit import source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +46,7 @@ def test_no_store_or_commands_module_builds_a_regex_from_a_glob() -> None:
     """The old shape: a loop turning `**`, `*` and `?` into `.*`, `[^/]*` and `[^/]`."""
     found = []
     for folder in ("store", "commands"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in source_files(ROOT / folder):
             strings = {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                        if isinstance(n, ast.Constant) and isinstance(n.value, str)}
             if {"[^/]*", "[^/]"} <= strings or {"(?:.*/)?"} <= strings:

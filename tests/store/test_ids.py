@@ -18,7 +18,7 @@ from leafwise.store.ids import (
     prefix_problem,
     suggest_prefix,
 )
-from testkit import run_cli
+from testkit import run_cli, source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 TOO_LONG = "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMN"  # 40 letters
@@ -131,7 +131,7 @@ def regex_literals(path: Path):
 def test_no_other_module_writes_out_an_id_or_prefix_format() -> None:
     copies = []
     for folder in ("store", "commands", "canvas", "bench"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in source_files(ROOT / folder):
             if path == ROOT / "store" / "ids.py" or "reconcile_eval/cases" in path.as_posix():
                 continue
             copies += [f"{path.relative_to(ROOT)}:{line}: {text}" for line, text in regex_literals(path)

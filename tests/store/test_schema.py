@@ -10,7 +10,7 @@ import pytest
 from leafwise.store import schema
 from leafwise.store.loader import SchemaError, check_node
 from leafwise.store.schema import BY_NAME, FIELDS, KNOWN_FIELDS, LIST_FIELDS, READ_ONLY_FIELDS, json_schema
-from testkit import node, run_cli, write_plan
+from testkit import node, run_cli, source_files, write_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = {"id": "T-1", "title": "A task", "status": "draft", "parent": "T-0", "release": "R1", "assignee": "a",
@@ -99,7 +99,7 @@ def field_lists(path: Path):
 def test_no_other_module_writes_out_a_field_list() -> None:
     copies = []
     for folder in ("store", "commands"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in source_files(ROOT / folder):
             if path == ROOT / "store" / "schema.py":
                 continue
             copies += [f"{path.relative_to(ROOT)}:{line}: {name}" for line, names in field_lists(path)

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from leafwise.store.model import CLOSED, OPEN, PRIORITIES, PRIORITY_RANK, STATUSES, Status, priority_rank
+from testkit import source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS_WORDS = set(STATUSES)
@@ -36,7 +37,7 @@ def literal_sets(tree: ast.AST, words: set[str]):
 def copies(words: set[str], folders: tuple[str, ...]) -> list[str]:
     found = []
     for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        for path in source_files(ROOT / folder):
             if path == ROOT / "store" / "schema.py":
                 continue
             for line, values in literal_sets(ast.parse(path.read_text(encoding="utf-8")), words):

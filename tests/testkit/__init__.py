@@ -145,3 +145,10 @@ def process_gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def source_files(folder: Path) -> list[Path]:
+    """Our Python files under `folder`, in order: no `__pycache__`, and no dot folder (bench's checked-out
+    evaluation repositories hold other projects' code, some of it templates that do not parse)."""
+    return sorted(p for p in folder.rglob("*.py")
+                  if not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts))
