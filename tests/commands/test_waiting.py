@@ -200,6 +200,6 @@ def test_wait_goes_with_next_on_start(blocked_plan: Path) -> None:
 
 def test_a_wait_hint_offers_the_waiting_call(blocked_plan: Path) -> None:
     res = run_cli("next", "--agent", "a1", cwd=blocked_plan)
-    assert res.last_lines[-2].startswith("Wait: T-1 is blocked (needs creds)")
+    assert res.last_lines[-2].startswith("Wait: T-1 is blocked (\u201cneeds creds\u201d)")
     assert res.last_lines[-1] == "Or: leafwise start --next --agent a1 --wait 300"
     assert run_cli("next", cwd=blocked_plan).last_lines[-1] == "Or: leafwise next --wait 300"

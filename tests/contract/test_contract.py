@@ -186,8 +186,8 @@ def test_every_command_has_cases():
                          "to CASES in tests/test_contract.py")
     assert not stale, f"CASES lists commands that are not in the registry: {stale}"
     for name, cases in CASES.items():
-        assert cases[0].code == 0 and len(cases) >= 2 and all(c.code for c in cases[1:]), \
-            f"{name}: the first case succeeds, the others fail"
+        assert cases[0].code == 0 and any(c.code for c in cases[1:]), \
+            f"{name}: the first case succeeds, and at least one other fails"
 
 
 def test_cases_cover_every_exit_code():

@@ -161,7 +161,7 @@ def test_every_cli_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path,
 def test_every_mcp_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path, env):
     marks = tmp_path / "marks"
     root = hostile_plan(tmp_path / "mcp", marks)
-    calls = [mcp_call(spec, marks) for spec in ordered()]
+    calls = [mcp_call(spec, marks) for spec in ordered() if spec.tool]  # a CLI-only command has no tool
     # and the approving forms an agent might try on the tool: refused as unknown arguments
     calls += [("trust_commands", {"everything": True}), ("trust_commands", {"allow": ["0" * 16]}),
               ("trust_commands", {"yes": True, "agent": "bot"})]

@@ -113,12 +113,14 @@ def test_a_reason_given_on_the_command_line_is_stored_and_shown_visibly(plan, tm
     text(root, env, "add", "Leaf", "--parent", "P-1")
     added = max(int(p.stem.split("-")[1]) for p in (root / ".leafwise/nodes").glob("P-[0-9]*.yaml"))
     leaf = f"P-{added}"
-    text(root, env, "start", leaf, "--agent", "ag\x1b[2Jent")
-    text(root, env, "block", leaf, "--agent", "ag\x1b[2Jent", "--reason", "wait \x1b]52;c;eA==\x07 for \u202eme")
+    # an agent's name with an escape is refused outright (ids.agent_problem): no name carries one
+    refused = run_cli("start", leaf, "--agent", "ag\x1b[2Jent", cwd=root, env=env)
+    assert refused.code == 2 and "is not an agent name" in refused.stderr and "\x1b" not in refused.stderr
+    text(root, env, "start", leaf, "--agent", "agent-1")
+    text(root, env, "block", leaf, "--agent", "agent-1", "--reason", "wait \x1b]52;c;eA==\x07 for \u202eme")
     assert "blocked_reason: wait ␛]52;c;eA==␇ for <U+202E>me" in text(root, env, "show", leaf)
     stored = run_cli("show", leaf, "--json", cwd=root, env=env).json["result"]
     assert stored["blocked_reason"] == "wait ␛]52;c;eA==␇ for <U+202E>me"  # the visible form, never raw
-    assert stored["assignee"] == "ag␛[2Jent"
 
 
 def test_json_is_exact_and_never_carries_a_raw_c1_bidi_or_tag_character(plan):
