@@ -27,7 +27,9 @@ VALUES = {"node_id": "P1-2", "title": "A title", "question": "Which?", "reason":
           "name": "loop", "source": "updates.json"}
 EXTRA = {"ask": ["--option", "A: card", "--option", "B: invoice"], "decide": ["--option", "1"],
          "edit": ["--set", "title=Renamed"], "release edit": ["--title", "Renamed"], "project set": ["--name", "x"],
-         "release move": ["--before", "R2"], "cycle start": ["--max-iterations", "2", "--token-cap", "100", "--node", "P1-2"]}
+         "release move": ["--before", "R2"], "cycle start": ["--max-iterations", "2", "--token-cap", "100", "--node", "P1-2"],
+         "import": ["csv", "updates.csv"], "setup": ["generic"], "merge-driver": ["--install"],
+}
 # repair is the fix: it replaces a linked journal, claims, lock or cache folder (its own test below).
 NOT_IN_MATRIX = {"repair"}
 
@@ -54,6 +56,7 @@ def plan(root: Path) -> None:
     (plan_dir / ".gitignore").write_text(".cache/\n.locks/\nclaims/\n")
     (plan_dir / ".gitattributes").write_text("journal.jsonl merge=union\n")
     (root / "updates.json").write_text('[{"id": "P1-2", "set": {"title": "Bulk"}}]')
+    (root / "updates.csv").write_text("title\nImported\n")
 
 
 def plant(root: Path, outside: Path, rel: str, kind: str) -> None:
