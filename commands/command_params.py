@@ -232,6 +232,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("agent", "str", "--agent", False),
         ("ttl", "float", "--ttl", False),
         ("wait", "float", "--wait", False),
+        ("offline", "bool", "--offline", False),
     ),
     "team claim": (
         ("node_id", "str", None, False),

@@ -27,10 +27,11 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False, wait: f
          params=(Param("node_id", "node id (or --next)", positional=True),
                  Param("next", "pick the next task and claim it under one lock", type=bool),
                  Param("agent", "the agent's name", required=True),
-                 Param("ttl", "lease length in minutes (default 60)", type=float), WAIT))
+                 Param("ttl", "lease length in minutes (default 60)", type=float), WAIT,
+                 Param("offline", "team mode, remote unreachable: claim here; team sync pushes it", type=bool)))
 def start(ctx: Ctx, node_id: str | None = None, agent: str = "", ttl: float | None = None,
-          next: bool = False, wait: float | None = None) -> Result:  # noqa: A002 - the flag's name
-    return claiming.start(ctx, node_id, agent, ttl, next, wait)
+          next: bool = False, wait: float | None = None, offline: bool = False) -> Result:  # noqa: A002
+    return claiming.start(ctx, node_id, agent, ttl, next, wait, offline)
 
 
 @command("complete", "Mark a task done with a summary; closed ancestors cascade; answers the next task.",

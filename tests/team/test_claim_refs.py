@@ -139,7 +139,7 @@ def test_an_unreachable_remote_is_a_wait_with_the_offline_claim_as_the_alternati
     assert res.code == 1
     lines = res.stderr.splitlines()
     assert lines[-2].startswith("Wait: the remote origin answers")
-    assert lines[-1] == "Or: leafwise team claim --next --agent alice"
+    assert lines[-1] == "Or: leafwise start --next --agent alice --offline"
 
 
 def test_an_offline_claim_is_pushed_by_sync_and_a_lost_one_tells_the_agent_to_stop(two):
