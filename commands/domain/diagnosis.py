@@ -170,7 +170,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         return unreadable
     now = ctx.clock()
     node = get_node(ctx, node_id, plan)
-    findings = [Finding("invalid_plan", f"{p.file}:{p.line}: {p.message}", problem_action(ctx, p),
+    findings = [Finding("invalid_plan", f"{p.file}:{p.line or 1}: {p.message}", problem_action(ctx, p),
                         ("node", node_id), "error")
                 for p in find_problems(plan, ctx.cmd) if p.node == node_id and p.severity == "error"]
     claims = live_claims(ctx, plan)  # live leases and lease-less assignments

@@ -41,7 +41,7 @@ def require_valid_for(ctx: Ctx, plan: Plan, node: Node, doing: str) -> list[dict
 
 
 def _refuse(ctx: Ctx, problem: Problem, doing: str) -> None:
-    where = f"{problem.file}:{problem.line}" if problem.file else "the plan"
+    where = f"{problem.file}:{problem.line or 1}" if problem.file else "the plan"
     raise CommandError(
         "invalid_plan", f"{doing} refused: the plan has errors; first: {where}: {problem.message}",
         fix(problem.fix, f"{problem.code} in {where}", or_=ctx.cmd("validate")),
@@ -81,7 +81,7 @@ def validate(ctx: Ctx, limit: int = 100) -> Result:
     if errors:
         first = errors[0]
         raise CommandError(
-            "invalid_plan", f"{len(errors)} error(s); first: {first.file}:{first.line}: {first.message}",
+            "invalid_plan", f"{len(errors)} error(s); first: {first.file}:{first.line or 1}: {first.message}",
             fix(first.fix, first.code, or_=ctx.cmd("repair", dry_run=True)), exit_code=EXIT_INVALID,
             category="invalid_plan", source=("node" if first.node else "plan", first.node),
             details=body, repair=("leafwise repair", True, "some problems have safe repairs"), text=lines)

@@ -317,3 +317,11 @@ def test_a_planted_lease_is_capped_at_a_week_and_a_planted_holder_name_is_no_lea
     assert leases.read(PlanPaths(tmp_path), "T-2") is None
     started = run_cli("start", "--next", "--agent", "a", cwd=tmp_path)
     assert started.code == 0 and "trust" not in started.stdout + started.stderr, started.stderr
+
+
+def test_a_file_git_cannot_decode_is_named_with_a_line_never_none(tmp_path):
+    write_plan(tmp_path, [node("T-1", "Task")])
+    (tmp_path / ".leafwise/nodes/T-3.yaml").write_bytes(b"id: T-3\ntitle: Imp\xff\xfeort\nstatus: draft\n")
+    for args in (("validate",), ("diagnose",), ("edit", "T-1", "--set", "priority=high")):
+        answer = run_cli(*args, cwd=tmp_path)
+        assert ":None" not in answer.stdout + answer.stderr, (args, answer.stdout, answer.stderr)
