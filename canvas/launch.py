@@ -20,14 +20,18 @@ def run_canvas(root: str | None, *, follow: bool = False, every: float | None = 
         return EXIT_USAGE
     try:
         app = make_canvas(root, follow=follow, every=every)
-    except PlanUnsafe as exc:  # the CLI's own refusal: a link or a FIFO among the plan's own files
-        print(f"Error: {exc}", file=sys.stderr)
-        print("Fix: leafwise repair --dry-run" if exc.repairable else "Fix: leafwise doctor", file=sys.stderr)
-        return EXIT_INVALID
-    except PlanNotFound as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        print("Fix: leafwise init", file=sys.stderr)
-        print("Or: leafwise demo", file=sys.stderr)
-        return EXIT_NOT_FOUND
+    except (PlanUnsafe, PlanNotFound) as exc:
+        return refused(exc)
     app.run()
     return app.return_code or 0
+
+
+def refused(exc: PlanUnsafe | PlanNotFound) -> int:
+    """The canvas (or `serve`) cannot open the plan: say so with the fix, exit as the CLI would."""
+    print(f"Error: {exc}", file=sys.stderr)
+    if isinstance(exc, PlanUnsafe):  # the CLI's own refusal: a link or a FIFO among the plan's own files
+        print("Fix: leafwise repair --dry-run" if exc.repairable else "Fix: leafwise doctor", file=sys.stderr)
+        return EXIT_INVALID
+    print("Fix: leafwise init", file=sys.stderr)
+    print("Or: leafwise demo", file=sys.stderr)
+    return EXIT_NOT_FOUND

@@ -30,7 +30,7 @@ from typing import Any, Awaitable, Callable
 import aiohttp_jinja2
 import jinja2
 from aiohttp import WSMsgType, web
-from leafwise.commands.contract import EXIT_INVALID, EXIT_NOT_FOUND, EXIT_USAGE
+from leafwise.commands.contract import EXIT_USAGE
 from leafwise.store import PlanNotFound, find_root, reader
 from leafwise.store.paths import PlanUnsafe
 from textual_serve.app_service import AppService
@@ -256,14 +256,10 @@ def run_serve(root: str | None, *, port: int, follow: bool) -> int:
     """Serve the canvas of the plan at `root` (or found from here) on 127.0.0.1:port until Ctrl+C."""
     try:
         paths = find_root(None, root)
-    except PlanUnsafe as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        print("Fix: leafwise repair --dry-run" if exc.repairable else "Fix: leafwise doctor", file=sys.stderr)
-        return EXIT_INVALID
-    except PlanNotFound as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        print("Fix: leafwise init", file=sys.stderr)
-        return EXIT_NOT_FOUND
+    except (PlanUnsafe, PlanNotFound) as exc:
+        from leafwise.canvas.launch import refused
+
+        return refused(exc)
     if not 0 <= port <= 65535:
         print(f"Error: --port {port} is not a port (0-65535)", file=sys.stderr)
         print("Fix: leafwise serve --port 8000", file=sys.stderr)

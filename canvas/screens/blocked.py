@@ -158,16 +158,3 @@ class BlockedScreen(Triage, ViewScreen):
         if node is not None:
             self.app.open_node(node.id)
 
-    def action_answer_option(self, number: int) -> None:
-        node = self.triage_target()
-        if node is None:
-            return
-        if node.open_decision is None:  # a number key that does nothing would leave the person guessing
-            self.app.notify(f"{node.id} has no open decision to answer; u unblocks it", severity="warning",
-                            timeout=4)
-            return
-        options = node.data["decision"].get("options") or []
-        if 1 <= number <= len(options):
-            self.answer(node, number)
-        else:
-            self.app.notify(f"{node.id}'s decision has {len(options)} options", severity="warning")
