@@ -1,12 +1,16 @@
 """The reconcile view: drafts the code suggests have shipped, with their evidence, to accept or reject.
 
-It runs on a copy of the demo shop, whose code (canvas/demo/shop/backend, frontend) makes some
-drafts shipped and some partial; which ones comes from `reconcile --json`, as the CLI says it.
+It runs on a copy of the demo shop, whose code (canvas/demo/shop/backend, frontend) makes some drafts
+likely (the words match: a lead) and some partial; which ones comes from `reconcile --json`, as the CLI
+says it. Only a passing declared `done_when` check or a commit that says it closes a node is shipped,
+so a test that needs a shipped row declares one (`declare`).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -18,11 +22,17 @@ from leafwise.commands.domain.reconciling import DEFAULT_MIN_CONFIDENCE
 from testkit import node, run_cli, write_plan
 from testkit.canvas import (READ_CODE_TIMEOUT, answer_prompt, canvas, idle, node_file, open_reconcile,
                             reconcile_list, until)
-from testkit.repos import commit_all, write_files
+from testkit.repos import write_files
 
 pytestmark = pytest.mark.anyio
 
 PERSON = "Pat Person"
+# The demo's wishlist route: a `done_when` check on SHOP-73 (Wishlist) that passes.
+SHIPPED, WISHLIST_ROUTE = "SHOP-73", "GET /api/wishlist"
+LABELS = {"shipped": "✓ shipped", "likely": "≈ likely", "partial": "◑ partial", "none": "· none"}
+CANNOT_APPLY = {"partial": "the evidence is partial", "likely": "the words match, but nothing proves it shipped"}
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
 
 
 @pytest.fixture(autouse=True)
@@ -37,6 +47,12 @@ def cli_suggestions(root) -> list[dict]:
 
 def first(found: list[dict], verdict: str) -> dict:
     return next(s for s in found if s["verdict"] == verdict)
+
+
+def declare(root: Path, node_id: str = SHIPPED, route: str = WISHLIST_ROUTE) -> None:
+    """Give the node the author's definition of done, a route check: passing, it makes the node shipped."""
+    path = node_file(root, node_id)
+    path.write_text(path.read_text().rstrip("\n") + f'\ndone_when:\n  - {{route: "{route}"}}\n')
 
 
 def row(app, node_id: str) -> str:
@@ -54,22 +70,31 @@ def last_events(root, node_id: str) -> list[dict]:
 
 
 async def test_each_row_shows_the_reason_the_cli_gives(demo_plan, tmp_path):
+    declare(demo_plan)
     expected = cli_suggestions(demo_plan)
+    by_id = {s["id"]: s for s in expected}
+    assert {s["verdict"] for s in expected} == set(LABELS)  # one row of each band to order
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_reconcile(app, pilot, len(expected))
-        assert {o.id for o in reconcile_list(app).options} == {s["id"] for s in expected}
-        assert reconcile_list(app).highlighted_option.id == first(expected, "shipped")["id"]  # shipped first
+        assert {o.id for o in reconcile_list(app).options} == set(by_id)
+        assert reconcile_list(app).highlighted_option.id == SHIPPED  # shipped first
+        shown = [by_id[o.id]["verdict"] for o in reconcile_list(app).options]
+        assert shown == sorted(shown, key=list(LABELS).index)  # then likely, partial, none
         for s in expected:
             text = row(app, s["id"])
+            assert text.startswith(LABELS[s["verdict"]]), (s["id"], text)
             assert s["reason"] in text, (s["id"], s["reason"], text)
             assert "no evidence found" not in text
+        assert all(s["reason"].startswith("a lead to verify") for s in expected if s["verdict"] == "likely")
         assert all(s["verdict"] == "shipped" or s["reason"] for s in expected)  # a partial or none says why
 
 
 async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
+    declare(demo_plan)
     shipped = first(cli_suggestions(demo_plan), "shipped")
     nid = shipped["id"]
+    assert nid == SHIPPED and shipped["evidence"][0]["kind"] == "declared"
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_reconcile(app, pilot)
@@ -87,18 +112,26 @@ async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
 
 
 async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp_path):
-    # The many-sources rules report their measured confidence, below `--apply`'s default: `reconcile
-    # --apply` alone leaves such a node to a person, and the person's `a` is that confirmation.
+    # A commit that says it closes the node is shipped at its measured 0.85: a stricter unattended
+    # threshold (`reconcile --apply --min-confidence 0.9`) leaves it to a person, and the person's `a`
+    # is that confirmation, whatever the threshold.
     project = tmp_path / "project"
     write_files(project, LIBRARY)
-    commit_all(project)
     write_plan(project, [node("T-1", "Throttle calls to a rate per second", release="R1")])
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "Throttle calls, closes T-1"]):
+        subprocess.run(["git", *args], cwd=project, check=True, env=GIT_ENV, capture_output=True)
     [found] = cli_suggestions(project)
-    assert found["verdict"] == "shipped" and found["confidence"] < DEFAULT_MIN_CONFIDENCE
+    strict = 0.9
+    assert found["verdict"] == "shipped" and DEFAULT_MIN_CONFIDENCE <= found["confidence"] < strict
+    assert found["evidence"][0]["kind"] == "commit"
+    refused = run_cli("reconcile", "--json", "--apply", "--min-confidence", str(strict), cwd=project).json["result"]
+    assert refused["applied"] == [] and [r["id"] for r in refused["refused"]] == ["T-1"]
+    assert yaml.safe_load(node_file(project, "T-1").read_text())["status"] == "draft"
     app = canvas(project, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_reconcile(app, pilot, 1)
-        assert "definition pkg/limits.py:4" in str(app.screen.query_one("#reconcile-detail").render())
+        side = str(app.screen.query_one("#reconcile-detail").render())
+        assert "commit" in side and found["evidence"][0]["path"] in side
         await pilot.press("a")
         await until(pilot, lambda: yaml.safe_load(node_file(project, "T-1").read_text())["status"] == "done",
                     timeout=READ_CODE_TIMEOUT)
@@ -106,18 +139,24 @@ async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp
         assert last_events(project, "T-1")[-1]["actor"] == PERSON
 
 
-async def test_a_on_a_partial_says_why_and_closes_it_with_a_note(demo_plan, tmp_path):
-    partial = first(cli_suggestions(demo_plan), "partial")
+@pytest.mark.parametrize("verdict", ["partial", "likely"])
+async def test_a_on_a_partial_or_a_lead_says_why_and_closes_it_with_a_note(demo_plan, tmp_path, verdict):
+    # Neither is applied by `a`: a likely is a lead (the words match), a partial lacks evidence; the
+    # person may close either as their own decision, with a note.
+    partial = first(cli_suggestions(demo_plan), verdict)
     nid = partial["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_reconcile(app, pilot)
         await highlight(app, pilot, nid)
+        assert "a: close it anyway with a note" in str(app.screen.query_one("#reconcile-detail").render())
         assert app.screen.check_action("accept", ()) is True
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt))
         said = str(app.screen.query_one(".prompt-question").render())
-        assert "can't be applied" in said and partial["missing"][0] in said
+        assert f"can't be applied: {CANNOT_APPLY[verdict]}" in said
+        assert all(m in said for m in partial["missing"][:1])
+        assert f"found: {partial['evidence'][0]['path']}" in said
         await pilot.press("enter")  # an empty note is refused: the dialog stays
         await pilot.pause()
         assert isinstance(app.screen, TextPrompt)
@@ -153,7 +192,7 @@ async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
 
 
 async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_evidence_changes(demo_plan, tmp_path):
-    target = first(cli_suggestions(demo_plan), "shipped")
+    target = first(cli_suggestions(demo_plan), "likely")  # a lead a person finds wrong
     nid = target["id"]
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -206,6 +245,7 @@ async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
 
 
 async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan, tmp_path):
+    declare(demo_plan)
     found = cli_suggestions(demo_plan)
     shipped = first(found, "shipped")["id"]
     other = next(s["id"] for s in found if s["verdict"] != "none" and s["id"] != shipped)

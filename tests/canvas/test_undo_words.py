@@ -17,7 +17,7 @@ async def test_undoing_a_reject_says_the_suggestion_shows_again(demo_plan, tmp_p
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await open_reconcile(app, pilot)
-        nid = reconcile_list(app).highlighted_option.id  # a shipped suggestion comes first
+        nid = reconcile_list(app).highlighted_option.id  # the first row: a likely lead (nothing in the demo is shipped)
         await pilot.press("x")
         await answer_prompt(app, pilot, "")  # why it is wrong: optional
         await until(pilot, lambda: "reconcile_rejected" in node_file(demo_plan, nid).read_text(), timeout=60)
