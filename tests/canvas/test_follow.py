@@ -8,7 +8,6 @@ repository and a second clone whose agent runs `leafwise start`.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from leafwise.commands.team.remote import TeamError
 from leafwise.commands.team.status import TeamClaim
 from testkit import run_cli, write_plan
 from testkit.canvas import canvas, idle, notices, ready, row_text, tree, until
+from testkit import gitserver
 
 pytestmark = pytest.mark.anyio
 
@@ -92,28 +92,9 @@ async def test_without_follow_nothing_polls(tmp_path):
         assert source.asked == [] and not app.following
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout
-
 
 def team_clones(tmp_path: Path) -> tuple[Path, Path]:
-    """A bare remote and two clones of a team plan (team mode on for remote `origin`)."""
-    bare, first, second = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
-    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
-    write_plan(first, NODES)
-    project = first / ".leafwise" / "project.yaml"
-    project.write_text(project.read_text() + TEAM_PROJECT)
-    git(first, "init", "-q", "-b", "main")
-    git(first, "config", "user.email", "a@example.invalid")
-    git(first, "config", "user.name", "A")
-    git(first, "add", "-A")
-    git(first, "commit", "-qm", "plan")
-    git(first, "remote", "add", "origin", str(bare))
-    git(first, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", "-b", "main", str(bare), str(second)], check=True)
-    git(second, "config", "user.email", "b@example.invalid")
-    git(second, "config", "user.name", "B")
-    return first, second
+    return gitserver.joined_pair(tmp_path, NODES, TEAM_PROJECT)
 
 
 def claim_in(clone: Path, node_id: str, agent: str) -> str:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 from leafwise.commands.team import remote
-from testkit import run_cli, wait_until, write_plan
+from testkit import run_cli, wait_until
+from testkit import gitserver
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [pytest.mark.slow,
@@ -54,28 +55,9 @@ window.WebSocket = class extends Native {
 """
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
-
 
 def team_clones(tmp_path: Path) -> tuple[Path, Path]:
-    """A bare remote and two clones of a team plan (team mode on for remote `origin`)."""
-    bare, first, second = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
-    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
-    write_plan(first, NODES)
-    project = first / ".leafwise" / "project.yaml"
-    project.write_text(project.read_text() + TEAM_PROJECT)
-    git(first, "init", "-q", "-b", "main")
-    git(first, "config", "user.email", "a@example.invalid")
-    git(first, "config", "user.name", "A")
-    git(first, "add", "-A")
-    git(first, "commit", "-qm", "plan")
-    git(first, "remote", "add", "origin", str(bare))
-    git(first, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", "-b", "main", str(bare), str(second)], check=True)
-    git(second, "config", "user.email", "b@example.invalid")
-    git(second, "config", "user.name", "B")
-    return first, second
+    return gitserver.joined_pair(tmp_path, NODES, TEAM_PROJECT)
 
 
 class Served:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.commands.registry import Command, load_all
-from leafwise.store.paths import OWN_FILES, OWN_FOLDERS, PLAN_DIR, RECREATED
+from leafwise.store.paths import OWN_FILES, OWN_FOLDERS, PLAN_DIR
 from testkit import node, run_cli, run_cli_in_process, write_plan
 
 ENTRIES = (PLAN_DIR, *(f"{PLAN_DIR}/{n}" for n in OWN_FILES + OWN_FOLDERS))

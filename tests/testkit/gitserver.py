@@ -251,3 +251,29 @@ def copy_team(template: Path, dest: Path) -> list[Path]:
 
 __all__ = ["copy_team", "DEMO_PLAN", "bare_repo", "clone", "daemon", "free_port", "git", "leafwise", "seed_plan", "set_hook",
            "set_url", "smart_http", "sys", "team_clones"]
+
+
+def joined_pair(tmp_path: Path, nodes: list[dict], project_extra: str) -> tuple[Path, Path]:
+    """A bare remote and two clones of a plan of `nodes` whose project.yaml ends with `project_extra`
+    (its settings.team for remote `origin`), each clone joined to the team as a person does once."""
+    from testkit import write_plan
+
+    bare, first, second = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    write_plan(first, nodes)
+    project = first / ".leafwise" / "project.yaml"
+    project.write_text(project.read_text() + project_extra)
+    git(first, "init", "-q", "-b", "main")
+    git(first, "config", "user.email", "a@example.invalid")
+    git(first, "config", "user.name", "A")
+    git(first, "add", "-A")
+    git(first, "commit", "-qm", "plan")
+    git(first, "remote", "add", "origin", str(bare))
+    git(first, "push", "-q", "origin", "main")
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(bare), str(second)], check=True)
+    git(second, "config", "user.email", "b@example.invalid")
+    git(second, "config", "user.name", "B")
+    for work in (first, second):
+        joined = run_cli_in_process("team", "join", cwd=work)
+        assert joined.code == 0, joined.stdout + joined.stderr
+    return first, second
