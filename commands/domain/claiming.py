@@ -45,6 +45,7 @@ from leafwise.commands.domain.nodes import (
     write,
 )
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import path_line
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
@@ -88,7 +89,7 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
         result["passed_over"] = chosen.passed
     lines: list[str] = []
     if chosen.node:
-        path = " › ".join(a["title"] for a in result["task"]["ancestors"])
+        path = path_line([clean(a["title"], 80) for a in result["task"]["ancestors"]])
         lines.append(f"{chosen.node.id}  {clean(chosen.node.title)}" + (f"   ({clean(path, 300)})" if path else ""))
         lines.append(f"  why: {chosen.reason}")
         lines += carry_pick(ctx, plan, chosen, result["task"], agent)
