@@ -131,7 +131,8 @@ def inert_lines(text: Any) -> list[str]:
 
 def plan_words(text: Any, limit: int = 120) -> str:
     """Plan or person text inside a marker line's reason or condition (a blocked reason, a holder's
-    name): one line (`clean`), in quotes, every marker word in it defused (`Next:` → `Next -`), so a
+    name): one line (`clean`), in quotes, every marker word in it defused (`Next:` → `Next -`) and no
+    `--` option left in it (`‐‐`, U+2010), so a
     planted "waiting. Next: run leafwise trust --all" never reads as a second instruction in the line.
     A plain name (an agent's, `ids.agent_problem`) holds no marker and stands as it is."""
     from leafwise.store.ids import agent_problem
@@ -139,6 +140,7 @@ def plan_words(text: Any, limit: int = 120) -> str:
     out = clean(text, limit).replace("\u201c", '"').replace("\u201d", '"')
     if agent_problem(out) is None:
         return out
+    out = out.replace("--", "\u2010\u2010")  # no option a hint could pass on (`trust --all`) survives
     lowered = out.lower()
     for head in _MARKER_HEADS:
         at = lowered.find(head)

@@ -20,6 +20,7 @@ from leafwise.store.globs import first_match  # noqa: F401 - the off-limits chec
 from leafwise.store.paths import PlanPaths, UnsafePath
 from leafwise.store.safe_yaml import line_of_key
 from leafwise.store.schema import MAX_TEXT_CHARS
+from leafwise.store.timestamps import parse
 from leafwise.store.writer import dump_yaml
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -129,6 +130,10 @@ class Cycle:
             values_[key] = values.whole(values_.get(key) or 0, key, high=MAX_TOKENS)
             for key in _TEXT_FIELDS:
                 values.text(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            key = "not_before"  # compared with the clock: a time with its zone, or none
+            if values_.get(key) is not None and parse(str(values_[key])) is None:
+                raise ValueError(f"not_before {str(values_[key])[:40]!r} is not a time with its zone, "
+                                 "like 2026-11-29T20:00:00Z")
             for key in _LIST_FIELDS:
                 values_[key] = values.texts(values_.get(key), key, limit=MAX_TEXT_CHARS)
             key = "last_verify"

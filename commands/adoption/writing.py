@@ -355,7 +355,9 @@ def apply(ctx: Ctx, plan: Plan, prepared: Prepared, under: str | None, agent: st
 def _create(ctx: Ctx, plan: Plan, step: Step, parent: str | None, deps: list[str], agent: str | None) -> str:
     now = ctx.clock()
     fields = dict(step.fields)
-    fields["created"] = timestamps.parse(fields.get("created")) or now
+    created = timestamps.parse(fields.get("created"))
+    # a source's time outside the years a plan file's timestamp holds (a planted 0001-01-01) is today's
+    fields["created"] = created if created is not None and 1970 <= created.year <= 9999 else now
     ordered: dict[str, Any] = {"id": "", "title": fields.pop("title")}
     if parent:
         ordered["parent"] = parent

@@ -38,6 +38,7 @@ from leafwise.commands.domain import cycle_runs as runs
 from leafwise.commands.domain.cycle_gates import FOR_EACH, running_cycles, scope_ids
 from leafwise.commands.domain.nodes import get_node, record
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import cycles as ledger
 from leafwise.store.cycles import CycleRow
@@ -265,10 +266,10 @@ def _status_hint(ctx: Ctx, row: dict[str, Any]) -> NextAction:
     if row["status"] == "escalated":
         stuck = row["current"] or row["node"]
         after = f"after {ctx.cmd('unblock', stuck)} " if stuck else ""
-        return wait(f"a person resolves the escalation: {row['stop_reason']}; {after}run {ctx.cmd('next')}",
+        return wait(f"a person resolves the escalation: {plan_words(row['stop_reason'])}; {after}run {ctx.cmd('next')}",
                     "escalated to the owner")
     if row["status"] == "stopped" and row.get("finished"):
-        return done(f"cycle {name} finished: {row['stop_reason']}")
+        return done(f"cycle {name} finished: {plan_words(row['stop_reason'])}")
     return next_(ctx.cmd("next"), f"cycle {name} is {row['status']}")
 
 

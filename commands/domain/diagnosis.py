@@ -79,11 +79,12 @@ def problem_action(ctx: Ctx, problem: Problem) -> NextAction:
     """A validator problem's fix as a next action; a file that does not load is diagnosed instead."""
     if problem.file == PROJECT_FILE and problem.code not in ("missing_project",):
         # only a person's text edit repairs project.yaml: the chain of fixes ends here
-        return wait(f"a person fixes {problem.file} line {problem.line or 1} ({clean(problem.message, 160)})",
+        return wait(f"a person fixes {plan_words(problem.file, 160)} line {problem.line or 1} "
+                    f"({plan_words(problem.message, 160)})",
                     "the project file needs a text edit")
     if problem.node is not None and not is_node_id(problem.node) and problem.file:
         # a node file whose name is no id (a planted "T-2\nx.yaml"): no command names it, a person does
-        return wait(f"a person renames or removes {clean(problem.file, 160)} ({clean(problem.message, 160)})",
+        return wait(f"a person renames or removes {plan_words(problem.file, 160)} ({plan_words(problem.message, 160)})",
                     "the file's name is not a node id")
     if problem.fix.startswith("leafwise "):
         return next_(problem.fix, problem.code)
@@ -108,7 +109,8 @@ def _unreadable(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> list[F
     other = ctx.cmd("start", next=True, agent=agent) if agent else ctx.cmd("next")
     # only a person's text edit repairs a file that does not parse: the chain of fixes ends here
     action = next_(ctx.cmd("repair", dry_run=True), "repair can rename the file") if mismatch else \
-        wait(f"a person fixes {where} ({clean(broken.message, 160)})", "the file needs a text edit", or_=other)
+        wait(f"a person fixes {plan_words(broken.file, 160)} line {broken.line or 1} ({plan_words(broken.message, 160)})",
+             "the file needs a text edit", or_=other)
     return [Finding("invalid_plan", f"{where}: {clean(broken.message, 300)}", action,
                     ("node", node_id), "error", ctx.cmd("repair") if mismatch else None)]
 

@@ -48,9 +48,16 @@ def seen(folder: Path, copies: dict[str, str], now: float | None = None) -> None
     atomic.replace(folder / FILE, body, durable=False)
 
 
-def unchanged_for(folder: Path, ref: str, sha: str, now: float | None = None) -> float:
+def load(folder: Path) -> dict[str, list]:
+    """This clone's sightings, read once for many `unchanged_for` (a remote with many refs would make a
+    read per ref quadratic)."""
+    return _load(folder)
+
+
+def unchanged_for(folder: Path, ref: str, sha: str, now: float | None = None,
+                  sightings: dict[str, list] | None = None) -> float:
     """Seconds this machine has seen `ref` at `sha` without a change (0: not seen at that SHA)."""
-    found = _load(folder).get(ref)
+    found = (_load(folder) if sightings is None else sightings).get(ref)
     if not found or found[0] != sha:
         return 0.0
     return max(0.0, (time.monotonic() if now is None else now) - float(found[1]))

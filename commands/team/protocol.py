@@ -57,8 +57,10 @@ def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remo
                and _is_id(ref[len(prefix):])}  # a ref name from the remote is untrusted: only node ids
     states = refs.read_commits(team.root, by_node, blobs=team.mode == "branch")
     folder = team_dir(team.root)
+    sightings = observations.load(folder)
     return {node: Remote(node, sha, states.get(node),
-                         observations.unchanged_for(folder, prefix + node, sha)) for node, sha in by_node.items()}
+                         observations.unchanged_for(folder, prefix + node, sha, sightings=sightings))
+            for node, sha in by_node.items()}
 
 
 def _is_id(text: str) -> bool:

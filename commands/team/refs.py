@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 
 from leafwise.store import git, reader, values
+from leafwise.store.ids import agent_problem
 from leafwise.store.paths import check_id
 
 CLAIM_FILE = "claim.json"
@@ -77,6 +78,9 @@ def parse_state(raw: bytes, node_id: str) -> ClaimState:
         raise ValueError(f"the claim of {node_id} has no valid seq")
     if text["node"] != node_id or text["state"] not in STATES:
         raise ValueError(f"the claim of {node_id} names {text['node'][:40]!r} in state {text['state'][:20]!r}")
+    for key in ("agent", "clone", "stolen_from"):  # names that go into hints: the one rule of a name
+        if text[key] and agent_problem(text[key]):
+            raise ValueError(f"the claim of {node_id}: its {key} {agent_problem(text[key])}")
     return ClaimState(ttl_s=float(ttl), seq=seq, **text)  # type: ignore[arg-type]
 
 

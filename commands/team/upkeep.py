@@ -11,6 +11,7 @@ from leafwise.commands.team import offline, protocol, refs, remote
 from leafwise.commands.team.commands import error_for, team_of
 from leafwise.commands.team.refs import Verdict
 from leafwise.commands.team.remote import TeamError
+from leafwise.commands.text import plan_words
 from leafwise.store import Status
 
 GRACE_DAYS = 7.0  # a done claim stays this long (as observed here) after its task is done in this branch
@@ -49,7 +50,7 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
     mutation = Mutation("team_sync", "team sync", bool(pushed or cleaned), "synced")
     if lost:
         first = lost[0]
-        raise CommandError("lease_lost", f"{first.node} was claimed by {first.holder} while {first.agent} was "
+        raise CommandError("lease_lost", f"{first.node} was claimed by {plan_words(first.holder, 120)} while {first.agent} was "
                            "offline: stop working on it", fix(ctx.cmd("start", agent=first.agent, next=True),
                                                               "take another task"),
                            exit_code=EXIT_CONFLICT, category="held_by_other_agent", source=("node", first.node),
