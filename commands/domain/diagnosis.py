@@ -79,7 +79,7 @@ def problem_action(ctx: Ctx, problem: Problem) -> NextAction:
     """A validator problem's fix as a next action; a file that does not load is diagnosed instead."""
     if problem.file == PROJECT_FILE and problem.code not in ("missing_project",):
         # only a person's text edit repairs project.yaml: the chain of fixes ends here
-        return wait(f"a person fixes {plan_words(problem.file, 160)} line {problem.line or 1} "
+        return wait(f"a person fixes {problem.file} line {problem.line or 1} "  # project.yaml: our own name
                     f"({plan_words(problem.message, 160)})",
                     "the project file needs a text edit")
     if problem.node is not None and not is_node_id(problem.node) and problem.file:
