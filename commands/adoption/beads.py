@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.adoption import reading
-from leafwise.commands.adoption.mapping import Item, Options, Parsed, Skip, text
+from leafwise.commands.adoption.mapping import Item, Options, Parsed, Skip, mapped_status, text
 
 TOOL = "beads"
 FILES = (".beads/issues.jsonl", "issues.jsonl", ".beads/beads.jsonl", "beads.jsonl")
@@ -55,15 +55,8 @@ def parse(options: Options) -> Parsed:
 def _status(parsed: Parsed, options: Options, item: Item, word: str) -> bool:
     if word == "tombstone" and not options.mapped("status", word):
         return False
-    status = options.mapped("status", word) or STATUSES.get(word)
-    if status == "skip":
-        parsed.skipped.append(Skip(item.key, item.where, f"status {word} is mapped to skip"))
+    if not mapped_status(parsed, options, item, word, STATUSES, "beads"):
         return False
-    if status is None:
-        options.bad(parsed, item.key, item.where, f"status {word!r} is not a beads status",
-                    f"map it: --map status.{word}=draft", parsed.file)
-        return False
-    item.status = status
     if word in STATUS_TAGS:
         item.tags.append(STATUS_TAGS[word])
     return True

@@ -145,6 +145,22 @@ def parse_map(entries: tuple[str, ...] | list[str]) -> dict[str, dict[str, str]]
     return table
 
 
+def mapped_status(parsed: Parsed, options: Options, item: Item, word: str, statuses: dict[str, str],
+                  tool: str) -> bool:
+    """Set `item.status` from a source's status word (the person's --map first, then the tool's table):
+    False when the item is skipped (mapped to skip) or the word is unknown (named, with the map to add)."""
+    status = options.mapped("status", word) or statuses.get(word)
+    if status == "skip":
+        parsed.skipped.append(Skip(item.key, item.where, f"status {word} is mapped to skip"))
+        return False
+    if status is None:
+        options.bad(parsed, item.key, item.where, f"status {word!r} is not a {tool} status",
+                    f"map it: --map status.{word}=draft", parsed.file)
+        return False
+    item.status = status
+    return True
+
+
 def guess_status(word: str) -> str | None:
     """The Leafwise status a tracker's status name means, by its words; None when no rule knows it."""
     folded = word.casefold().strip()

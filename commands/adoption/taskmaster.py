@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.adoption import reading
-from leafwise.commands.adoption.mapping import Item, Options, Parsed, ReleaseSpec, Skip, release_id, text
+from leafwise.commands.adoption.mapping import (
+    Item,
+    Options,
+    Parsed,
+    ReleaseSpec,
+    mapped_status,
+    release_id,
+    text,
+)
 
 TOOL = "taskmaster"
 FILES = (".taskmaster/tasks/tasks.json", "tasks/tasks.json", "tasks.json")
@@ -55,15 +63,8 @@ def parse(options: Options) -> Parsed:
 
 def _status(parsed: Parsed, options: Options, item: Item, value: Any) -> bool:
     word = str(value or "pending")
-    mapped = options.mapped("status", word) or STATUSES.get(word)
-    if mapped == "skip":
-        parsed.skipped.append(Skip(item.key, item.where, f"status {word} is mapped to skip"))
+    if not mapped_status(parsed, options, item, word, STATUSES, "Task Master"):
         return False
-    if mapped is None:
-        options.bad(parsed, item.key, item.where, f"status {word!r} is not a Task Master status",
-                    f"map it: --map status.{word}=draft", parsed.file)
-        return False
-    item.status = mapped
     if word in STATUS_TAGS and not options.mapped("status", word):
         item.tags.append(STATUS_TAGS[word])
     return True
