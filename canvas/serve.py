@@ -19,6 +19,7 @@ aiohttp app of our own, so the guard is a middleware in front of every route.
 from __future__ import annotations
 
 import asyncio
+import math
 import secrets
 import shlex
 import signal
@@ -57,7 +58,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def canvas_command(repo: Path, *, follow: bool, every: float | None = None) -> str:
-    """The shell command textual-serve runs per tab: `leafwise canvas --root REPO [--follow]`."""
+    """The shell command textual-serve runs per tab: `leafwise canvas --root REPO [--follow] [--every S]`."""
     words = [sys.executable, "-m", CLI_MODULE, "canvas", "--root", str(repo)]
     if follow:
         words.append("--follow")
@@ -252,8 +253,13 @@ async def serve_until_stopped(server: CanvasServer, guard: Guard, port: int) -> 
         await runner.cleanup()  # closes the websockets: each tab's canvas is told to quit
 
 
-def run_serve(root: str | None, *, port: int, follow: bool) -> int:
-    """Serve the canvas of the plan at `root` (or found from here) on 127.0.0.1:port until Ctrl+C."""
+def run_serve(root: str | None, *, port: int, follow: bool, every: float | None = None) -> int:
+    """Serve the canvas of the plan at `root` (or found from here) on 127.0.0.1:port until Ctrl+C; each
+    tab's canvas polls the team's remote every `every` seconds (with `follow`), as `canvas --every`."""
+    if every is not None and not (every > 0 and math.isfinite(every)):
+        print(f"Error: --every {every:g} is not a number of seconds above 0", file=sys.stderr)
+        print("Fix: leafwise serve --follow --every 10", file=sys.stderr)
+        return EXIT_USAGE
     try:
         paths = find_root(None, root)
     except (PlanUnsafe, PlanNotFound) as exc:
@@ -265,7 +271,7 @@ def run_serve(root: str | None, *, port: int, follow: bool) -> int:
         print("Fix: leafwise serve --port 8000", file=sys.stderr)
         return EXIT_USAGE
     repo = paths.repo.resolve()
-    server = CanvasServer(canvas_command(repo, follow=follow), host=HOST, port=port, title=f"Leafwise · {repo.name}")
+    server = CanvasServer(canvas_command(repo, follow=follow, every=every), host=HOST, port=port, title=f"Leafwise · {repo.name}")
     try:
         asyncio.run(serve_until_stopped(server, Guard(), port))
     except OSError as exc:  # the port is taken, or not ours to bind

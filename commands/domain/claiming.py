@@ -20,6 +20,7 @@ from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.hints import blocker_hint, pick_hint
 from leafwise.commands.core.picker import Pick, pick
 from leafwise.commands.core.views import task_view
+from leafwise.commands.domain import team_reads
 from leafwise.commands.domain.holds import (
     check_ttl,
     conflict,
@@ -77,6 +78,8 @@ def next_task(ctx: Ctx, agent: str | None = None, explain: bool = False, wait: f
 
 def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick]:
     plan = ctx.plan()
+    team = bool(plan.project.settings.get("team"))
+    stale = team_reads.refresh(ctx, plan) if team else None  # other clones' claims, fetched once
     chosen = pick_for(ctx, agent, plan, explain=explain)
     hint = pick_hint(ctx.cmd, chosen, agent)
     result: dict[str, Any] = {"task": task_view(plan, chosen.node) if chosen.node else None,
@@ -98,6 +101,14 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
         lines.append(f"No task to hand out: {chosen.reason}")
     for item in chosen.passed:
         lines.append(f"  passed over {item['id']} “{clean(item['title'])}”: {clean(item['why'])}")
+    if team:
+        result["claims"] = "last copy" if stale else "fetched"
+        lines += [f"  {stale}"] if stale else []
+        notes, own, ids = team_reads.unfinished_notes(ctx, plan, agent)
+        lines += notes
+        if ids:
+            result["unfinished"] = ids
+        hint = own or hint  # an outcome the claim already promises comes before new work
     return Result(result, hint, lines), chosen
 
 
@@ -170,6 +181,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     skipped: set[str] = set()
     with pick_lock(ctx):
         team = _team(ctx, ctx.plan(fresh=True), offline, None, agent, ttl)
+        notes = team_reads.unfinished_notes(ctx, ctx.plan(), agent)[0] if team else []  # after the fetch
         for _ in range(50):
             plan = ctx.plan(fresh=True)
             if team and team[1] is not None and skipped:  # a lost race fetched again: see what it saw
@@ -183,10 +195,12 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
             if chosen.node is None:
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": []},
-                              pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}"],
+                              pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}", *notes],
                               Mutation("start_task", "start", False, chosen.reason)), chosen
             try:
-                return _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team), None
+                claimed = _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team)
+                claimed.text.extend(notes)
+                return claimed, None
             except CommandError as exc:
                 if exc.code not in LOST_RACE:
                     raise

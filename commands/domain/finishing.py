@@ -20,6 +20,7 @@ from leafwise.commands.contract import (
 from leafwise.commands.core import lifecycle, readiness
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.hints import pick_hint
+from leafwise.commands.domain import team_reads
 from leafwise.commands.domain.claiming import next_view
 from leafwise.commands.domain.holds import (
     conflict,
@@ -55,6 +56,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                                "say what was done"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status == Status.DONE:
+        team_reads.refresh(ctx, plan)
         chosen = pick_for(ctx, agent, plan)
         view = next_view(plan, chosen)
         lines = [f"{node_id} is already done"] + carry_pick(ctx, plan, chosen, view, agent)
@@ -109,6 +111,7 @@ def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, c
     """What `complete` says: the cascade, the cleared block, the warnings, and the next task (or,
     for a cycle's task, the cycle's tick)."""
     node_id = node.id
+    stale = team_reads.refresh(ctx, plan)  # team mode: the next task as the remote has it now, not as last seen
     chosen = pick_for(ctx, agent, plan)
     lines = [f"Completed {node_id} “{clean(node.title)}”" + (f" (taken from {forced_from} by force)"
                                                              if forced_from else "")]
@@ -119,6 +122,7 @@ def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, c
     view = next_view(plan, chosen)
     if chosen.node:
         lines.append(f"Next task: {chosen.node.id} “{clean(chosen.node.title)}”")
+        lines += [f"  ({stale}: another clone may have taken it since)"] if stale else []
         lines += carry_pick(ctx, plan, chosen, view, agent)
     hint = pick_hint(ctx.cmd, chosen, agent)
     if cycle is not None:  # the loop's ledger decides what comes next

@@ -3,7 +3,8 @@
 The normal call (`next`, or the pick-and-claim of `start --next`) runs first. While it answers
 `Wait:`, the call sleeps in a watch on the plan's own files (`store/watch.ChangeWait`) until a
 node, project or lease file changes, the earliest lease that holds work back ends (a task freed
-by time alone writes no file), the time runs out, or the surface stops the wait (an MCP client
+by time alone writes no file), in team mode `TEAM_POLL_SECONDS` pass (each attempt fetches the
+remote's claims: another clone's release is seen within one poll), the time runs out, or the surface stops the wait (an MCP client
 cancelled: `stopping`). Then the normal call runs again, so a woken `start --next` claims under
 the same pick lock as ever: of two agents woken by one write, one gets the task and the other
 waits on. On timeout the answer is the normal one (`Wait:` and what to wait on).
@@ -24,6 +25,7 @@ from leafwise.commands.core.picker import Pick
 from leafwise.commands.registry import Ctx
 from leafwise.store.claims import parse_time
 
+TEAM_POLL_SECONDS = 3.0  # team mode: a wait also asks the remote this often (one fetch each: other clones write no file here)
 MAX_WAIT_SECONDS = 600  # one call waits at most ten minutes; a longer wait is the same call again
 _AFTER_EXPIRY = 0.05  # a lease counts as ended only once `expires` is past (`Claim.expired`)
 
@@ -74,6 +76,7 @@ def until_work(ctx: Ctx, seconds: float, attempt: Attempt) -> Result:
         watch = ChangeWait(ctx.paths())  # before the first attempt: no write after it goes unseen
     except (OSError, RuntimeError):  # no watch possible (inotify limits, permissions): answer now
         return attempt()[0]
+    poll = TEAM_POLL_SECONDS if ctx.plan().project.settings.get("team") else math.inf
     slept = False
     with watch:
         result, chosen = attempt()
@@ -81,15 +84,26 @@ def until_work(ctx: Ctx, seconds: float, attempt: Attempt) -> Result:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            changes = watch.wait(min(left, lease_end(ctx, chosen)), stop)
+            changes = watch.wait(min(left, lease_end(ctx, chosen), poll), stop)
             slept = True
             if _is_set(stop):
                 break  # the caller is gone: claim nothing for it
             if changes is not None and not (changes.plan_stale or changes.claims):
                 continue  # the journal, docs or cycles: nothing that frees work
             ctx.forget()
-            result, chosen = attempt()
+            result, chosen = _again(attempt, result, chosen)
     return _waited(result, time.monotonic() - started, slept)
+
+
+def _again(attempt: Attempt, result: Result, chosen: Pick | None) -> tuple[Result, Pick | None]:
+    """The attempt once more; a remote that stops answering mid-wait keeps the wait going (the last
+    answer stands, the next poll asks again)."""
+    try:
+        return attempt()
+    except CommandError as exc:
+        if exc.code != "remote_unreachable":
+            raise
+        return result, chosen
 
 
 def lease_end(ctx: Ctx, chosen: Pick | None) -> float:

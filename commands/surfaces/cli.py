@@ -161,7 +161,9 @@ def _launchers() -> dict[str, click.Command]:
                                params=[click.Option(["--root"], default=None),
                                        click.Option(["--port"], type=int, default=8000, help="the port on 127.0.0.1"),
                                        click.Option(["--follow"], is_flag=True,
-                                                    help="follow the team's remote in the served canvas")]),
+                                                    help="follow the team's remote in the served canvas"),
+                                       click.Option(["--every"], type=float, default=None,
+                                                    help="seconds between polls of the remote (with --follow)")]),
     }
 
 
@@ -268,8 +270,8 @@ def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str
     LAUNCHERS["mcp"].load()(root)
 
 
-def _launch_serve(root: str | None, port: int, follow: bool) -> None:
-    sys.exit(LAUNCHERS["serve"].load()(root, port=port, follow=follow))
+def _launch_serve(root: str | None, port: int, follow: bool, every: float | None = None) -> None:
+    sys.exit(LAUNCHERS["serve"].load()(root, port=port, follow=follow or every is not None, every=every))
 
 
 def _command_path(cli: click.Group, argv: list[str]) -> list[str]:

@@ -114,7 +114,7 @@ UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", 
                      "network is unreachable", "not found")
 
 
-def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
+def fetch(root: Path, team: Team | None = None, deadline: float = FETCH_DEADLINE) -> dict[str, str]:
     """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
     request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
     does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from)."""
@@ -122,7 +122,7 @@ def fetch(root: Path, team: Team | None = None) -> dict[str, str]:
 
     team = team or load_team(root)
     answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
-                                "--", team.url, team.refspec, deadline=FETCH_DEADLINE)
+                                "--", team.url, team.refspec, deadline=deadline)
     if answer.code != 0 and not (team.mode == "branch" and "couldn't find remote ref" in answer.text.lower()):
         raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
     copies = team.copies()

@@ -70,6 +70,21 @@ def fetched(ctx: Any, team: Team, offline_line: str | None) -> dict[str, protoco
         raise failed(ctx, team, exc, offline_line) from exc
 
 
+REFRESH_DEADLINE = 5.0  # an answer that only reads the claims waits this long for the remote, then reads its copy
+
+
+def refreshed(team: Team, deadline: float = REFRESH_DEADLINE) -> str | None:
+    """One fetch of the claims for an answer that only reads them (`next`, the next task `complete`
+    names), bounded by `deadline`: None when the remote answered, else the words that say the answer
+    reads this clone's last copy (the remote did not answer)."""
+    try:
+        remote.fetch(team.root, team, deadline=deadline)
+    except (TeamError, git.GitError) as exc:
+        why = " ".join(str(exc).split())[:160]
+        return f"claims as this clone last fetched them: the remote {team.remote} did not answer ({why})"
+    return None
+
+
 def failed(ctx: Any, team: Team, exc: TeamError, offline_line: str | None = None) -> CommandError:
     """The answer for a team step that could not reach or use the remote."""
     if exc.kind == "refused":
@@ -109,6 +124,22 @@ def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = N
         found[node_id] = leases.Claim(node_id, agent[:leases.MAX_AGENT_CHARS], to_text(last), to_text(last),
                                       to_text(last + timedelta(seconds=state.ttl_s)))
     return found, closed
+
+
+def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[refs.ClaimState]:
+    """This clone's `done` claims, made on this branch, whose task this branch does not hold closed: a
+    `complete` stopped between moving the ref and writing the YAML (its holder's `complete` again
+    writes the outcome)."""
+    from leafwise.store import CLOSED
+
+    seen = protocol.snapshot(team) if seen is None else seen
+    me = remote.clone_id(team.root)
+    mine = [item.state for item in seen.values() if item.state is not None and item.state.state == refs.TERMINAL
+            and item.state.clone == me and item.node in plan.nodes and plan.nodes[item.node].status not in CLOSED]
+    if not mine:
+        return []
+    here = remote.branch(team.root)
+    return sorted((state for state in mine if state.branch == here), key=lambda s: s.node)
 
 
 def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:

@@ -1,0 +1,63 @@
+"""Team mode in the answers that read the claims: `next` and the next task `complete` names fetch the
+claims once (bounded: the last copy when the remote does not answer, said so), and a task whose claim
+this clone already moved to `done` but whose outcome this branch lacks (`complete` stopped between its
+two steps: the ref, then the YAML) is named with the exact call that writes the outcome.
+
+With no `settings.team` every function answers at once, without git.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leafwise.commands.contract import NextAction, fix, placeholder
+from leafwise.commands.registry import Ctx
+from leafwise.store import Plan
+
+
+def _team(ctx: Ctx, plan: Plan) -> Any:
+    if not plan.project.settings.get("team"):
+        return None
+    from leafwise.commands.team import session
+
+    return session.team_mode(ctx, plan)
+
+
+def refresh(ctx: Ctx, plan: Plan) -> str | None:
+    """Fetch the claims once before a read (team mode): None when fetched (or team mode is off), else
+    the words that say the answer reads this clone's last copy."""
+    team = _team(ctx, plan)
+    if team is None:
+        return None
+    from leafwise.commands.team import session
+
+    return session.refreshed(team)
+
+
+def unfinished(ctx: Ctx, plan: Plan) -> list[tuple[str, str]]:
+    """(node id, agent) of this clone's `done` claims whose outcome this branch does not hold."""
+    team = _team(ctx, plan)
+    if team is None:
+        return []
+    from leafwise.commands.team import session
+
+    return [(state.node, state.agent) for state in session.unfinished(team, plan)]
+
+
+def finish_line(ctx: Ctx, node_id: str, holder: str) -> str:
+    """The call that writes the outcome: the holder's own `complete` (the remote already says done
+    by it, so its `complete` goes straight to the YAML)."""
+    return ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=holder)
+
+
+def unfinished_notes(ctx: Ctx, plan: Plan, agent: str | None) -> tuple[list[str], NextAction | None, list[str]]:
+    """The lines naming each unfinished completion, the hint for `agent` when one is its own (the
+    outcome comes before any new work), and the ids."""
+    found = unfinished(ctx, plan)
+    lines = [f"  unfinished: {node_id} is done in {holder}'s claim on the remote, but its outcome is not "
+             f"in this branch (complete stopped before writing it): {finish_line(ctx, node_id, holder)}"
+             for node_id, holder in found[:10]]
+    own = next((node_id for node_id, holder in found if agent and holder == agent), None)
+    hint = fix(finish_line(ctx, own, agent), f"write {own}'s outcome: its claim is already done") \
+        if own else None
+    return lines, hint, [node_id for node_id, _ in found]
