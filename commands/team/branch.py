@@ -5,7 +5,9 @@ change is still one compare-and-swap; a change that loses only because another c
 re-applied on the new tip, one that finds its own claim changed is lost.
 
 A claim's "SHA" here is its file's blob: unchanged while the claim is, so the observed staleness of a
-steal (observations.py) works as in refs mode. Commit messages carry `[skip ci]`.
+steal (observations.py) works as in refs mode. Commit messages carry `[skip ci]`. `team sync` deletes
+old tombstones in one leased commit (`drop`); `team repair` pushes this clone's copy of the branch back,
+create-only, when the remote lost it (`gone`).
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def copies(root: Path, remote: str, branch: str, prefix: str) -> dict[str, str]:
 def cas(team, node_id: str, state: ClaimState, lease: str | None, refetch, identity: tuple[str, str]
         ) -> tuple[str, str | None, str]:
     """Write `state` as `<node_id>.json` if that file is still at `lease` (None: absent): ("won", the new
-    blob, ""), ("lost", the file's blob now, "") or ("refused", None, the host's words). `refetch()`:
+    blob, ""), ("lost", the file's blob now, ""), ("missing", None, ""): the remote lost the branch
+    (`team repair`), or ("refused", None, the host's words). `refetch()`:
     fetch the state branch again after a moved tip."""
     name = f"{node_id}.json"
     ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
@@ -73,9 +76,51 @@ def cas(team, node_id: str, state: ClaimState, lease: str | None, refetch, ident
         if answer.verdict is Verdict.REFUSED:
             return "refused", None, answer.detail
         refetch()  # rejected (the tip moved) or unknown: look again
-        if refs.local_refs(team.root, track).get(track) == commit:
+        now = refs.local_refs(team.root, track).get(track)
+        if now == commit:
             return "won", blob, ""
+        if now == tip and answer.verdict is Verdict.REJECTED:  # refused on a tip the remote no longer has
+            return "missing", None, ""
     return "lost", None, ""
+
+
+def drop(team, gone: dict[str, str], refetch, identity: tuple[str, str]) -> tuple[str, list[str]]:
+    """Delete the claim files `gone` (node id -> the blob each was seen at) that are still at that blob,
+    in one commit on the tip leased as every change is: ("won", the ids deleted), or ("refused", []).
+    A file changed since it was seen stays (a lease on a file, as a leased delete of a ref)."""
+    ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
+    for _ in range(TRIES):
+        tip = refs.local_refs(team.root, track).get(track)
+        files = entries(team.root, tip)
+        doomed = sorted(node for node, blob in gone.items() if files.get(f"{node}.json") == blob)
+        if not doomed or tip is None:
+            return "won", []
+        listing = "".join(f"100644 blob {sha}\t{n}\n" for n, sha in sorted(files.items())
+                          if n[:-5] not in doomed)
+        tree = _write(team.root, ["mktree"], listing.encode())
+        message = f"leafwise: cleaned {len(doomed)} done claim(s) [skip ci]"
+        commit = _run(team.root, "commit-tree", tree, "-p", tip, "-m", message, identity=identity)
+        answer = refs.push(team.root, team.url, [(ref, commit, tip)])
+        if answer.verdict is Verdict.APPLIED:
+            refs.set_local(team.root, track, commit)
+            return "won", doomed
+        if answer.verdict is Verdict.REFUSED:
+            return "refused", []
+        refetch()
+    return "won", []
+
+
+def gone(team) -> dict[str, str]:
+    """The state branch when the remote lost it (a `push --mirror` from an ordinary clone deletes it):
+    {its ref: this clone's copy of its tip}; {} when the remote has it (or this clone never saw it)."""
+    ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
+    answer = git.run_git_remote(team.root, "ls-remote", "--", team.url, ref)
+    if answer.code != 0:
+        raise git.GitError(answer.err.decode("utf-8", "replace").strip()[:200] or "ls-remote failed", answer.code)
+    if any(line.partition("\t")[2] == ref for line in answer.out.decode("utf-8", "replace").splitlines()):
+        return {}
+    tip = refs.local_refs(team.root, track).get(track)
+    return {ref: tip} if tip else {}
 
 
 def _write(root: Path, argv: list[str], data: bytes) -> str:

@@ -105,6 +105,8 @@ def _cas_branch(team: Team, node_id: str, state: ClaimState, lease: str | None, 
         raise TeamError(f"{team.remote} refused {state_branch.tip_ref(team.state_branch)}: {detail}", "refused")
     if verdict == "won":
         return Outcome(True, node_id, blob, state, stolen_from=stolen_from)
+    if verdict == "missing":
+        return Outcome(False, node_id, lease, None, "missing")
     other = refs.read_commits(team.root, {node_id: blob}, blobs=True).get(node_id) if blob else None
     return Outcome(False, node_id, blob, other, "lost")
 

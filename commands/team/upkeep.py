@@ -7,6 +7,7 @@ from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.registry import Ctx
+from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import offline, protocol, refs, remote
 from leafwise.commands.team.commands import error_for, team_of
 from leafwise.commands.team.refs import Verdict
@@ -27,16 +28,13 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
     except TeamError as exc:
         raise error_for(ctx, exc, team, None) from exc
     plan = ctx.plan()
-    old = [] if team.mode == "branch" else [  # branch mode keeps its tombstones: one file each, no ref
-           item for item in seen.values() if item.state is not None and item.state.state == "done"
+    old = [item for item in seen.values() if item.state is not None and item.state.state == "done"
            and item.unchanged_s > grace_days * 86400 and item.node in plan.nodes
            and plan.nodes[item.node].status == Status.DONE]
-    cleaned = []
-    for item in old:
-        ref = refs.claim_ref(team.namespace, item.node)
-        if refs.push(team.root, team.url, [(ref, None, item.sha)]).verdict is Verdict.APPLIED:
-            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace, ref), None)
-            cleaned.append(item.node)
+    try:
+        cleaned = _clean(team, old)
+    except TeamError as exc:
+        raise error_for(ctx, exc, team, None) from exc
     lost = [p for p in pushed if not p.won]
     lines = [f"Fetched {len(seen)} claim(s) from {team.remote}"]
     lines += [f"  pushed the offline claim on {p.node} for {clean(p.agent, 80)}" for p in pushed if p.won]
@@ -58,8 +56,32 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
     return Result(data, next_(ctx.cmd("team status"), "see who holds what"), lines, mutation)
 
 
+def _clean(team: remote.Team, old: list[protocol.Remote]) -> list[str]:
+    """Delete the tombstones `old`, each leased on the SHA seen (branch mode: their files, in one
+    commit leased on the tip); the ids deleted."""
+    if team.mode == "branch":
+        verdict, dropped = state_branch.drop(team, {item.node: item.sha for item in old},
+                                             lambda: remote.fetch(team.root, team), remote.identity(team.root))
+        if verdict == "refused":
+            raise TeamError(f"{team.remote} refused a push to {team.state_branch}", "refused")
+        return dropped
+    cleaned = []
+    for item in old:
+        ref = refs.claim_ref(team.namespace, item.node)
+        if refs.push(team.root, team.url, [(ref, None, item.sha)]).verdict is Verdict.APPLIED:
+            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace, ref), None)
+            cleaned.append(item.node)
+    return cleaned
+
+
 def missing(team: remote.Team) -> dict[str, str]:
-    """Claim refs this clone has copies of that the remote no longer has: ref -> the copy's SHA."""
+    """Claim refs this clone has copies of that the remote no longer has: ref -> the copy's SHA
+    (branch mode: the state branch itself, when the remote lost it)."""
+    if team.mode == "branch":
+        try:
+            return state_branch.gone(team)
+        except refs.git.GitError as exc:
+            raise TeamError(f"remote unreachable ({team.remote}): {exc}", "unreachable") from exc
     answer = refs.git.run_git_remote(team.root, "ls-remote", "--", team.url, f"{team.namespace}/*")
     if answer.code != 0:
         raise TeamError(f"remote unreachable ({team.remote}): "
@@ -81,6 +103,8 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
         lost = missing(team)
     except TeamError as exc:
         raise error_for(ctx, exc, team, None) from exc
+    if team.mode == "branch":
+        return _repair_branch(ctx, team, lost, dry_run)
     nodes = {ref: ref.rsplit("/", 1)[1] for ref in lost}
     states = refs.read_commits(team.root, {nodes[ref]: sha for ref, sha in lost.items()})
     order = sorted(lost, key=lambda ref: (0 if (states.get(nodes[ref]) or _NONE).state == "done" else 1, ref))
@@ -95,6 +119,24 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     hint = next_(ctx.cmd("team repair"), "restore them") if dry_run and lost else \
         next_(ctx.cmd("team status"), "see who holds what")
     return Result(data, hint, lines, Mutation("team_repair", "team repair", bool(restored), "repaired"))
+
+
+def _repair_branch(ctx: Ctx, team: remote.Team, lost: dict[str, str], dry_run: bool) -> Result:
+    """Branch mode: push this clone's copy of the state branch back, create-only, when the remote lost it."""
+    claims = sorted(ref.rsplit("/", 1)[1] for ref in team.copies()) if lost else []
+    restored = bool(lost) and not dry_run and all(
+        refs.push(team.root, team.url, [(ref, tip, None)]).verdict is Verdict.APPLIED for ref, tip in lost.items())
+    where = f"the state branch {team.state_branch}"
+    lines = [f"{where} is missing on {team.remote}, with {len(claims)} claim(s)" if lost else
+             f"{where} is on {team.remote}: nothing to restore"]
+    if lost:
+        lines.append("  dry run: nothing pushed" if dry_run else
+                     "  restored from this clone's copy" if restored else "  not restored: it exists again")
+    data: dict[str, Any] = {"missing": claims, "restored": claims if restored else [],
+                            "skipped": claims if lost and not dry_run and not restored else []}
+    hint = next_(ctx.cmd("team repair"), "restore it") if dry_run and lost else \
+        next_(ctx.cmd("team status"), "see who holds what")
+    return Result(data, hint, lines, Mutation("team_repair", "team repair", restored, "repaired"))
 
 
 class _None:
