@@ -7,16 +7,19 @@ agent, and that is no sign of the agent (an agent silent for days must not look 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import lru_cache
 
 from leafwise.canvas import look
 from leafwise.canvas.look import ago, plan_text
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.canvas.widgets.team_mark import TeamClaim, holder
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, PlanPaths, journal
-from leafwise.store.timestamps import parse
+from leafwise.store.timestamps import parse, to_text
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
@@ -34,11 +37,15 @@ class Lane:
     # id, title, since, beat (None: no lease; NOT_SEEN: leased, no event of the agent's own)
     tasks: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    team: bool = False  # an agent of another clone, seen through its claims on the remote (canvas --follow)
+    silent: bool = False  # (team) a claim of its unchanged here for longer than its TTL
 
     @property
     def state(self) -> str:
         if not self.tasks:
             return "idle"
+        if self.team:
+            return "stale" if self.silent else "working"
         beats = [parse(t[3]) if t[3] else None for t in self.tasks if t[3] is not None]
         if beats and all(b is None or (look.display_now() - b).total_seconds() > STALE_AFTER for b in beats):
             return "stale"
@@ -65,10 +72,12 @@ def _own_heartbeat(_mark: tuple[int, int], paths: PlanPaths, node_id: str, agent
     return times[-1] if times else NOT_SEEN if events else None
 
 
-def lanes(state: PlanState) -> list[Lane]:
-    """One lane per agent holding or assigned open work (held first, then by name)."""
+def lanes(state: PlanState, team: Mapping[str, TeamClaim] | None = None) -> list[Lane]:
+    """One lane per agent holding or assigned open work (held first, then by name); with `team` (canvas
+    --follow) also one per agent of another clone holding or blocking a task there (`agent@clone`)."""
     claims = state.refresh_claims(look.display_now())
     out: dict[str, Lane] = {}
+    _team_lanes(state, team or {}, set(claims), out)
     for node_id, claim in claims.items():
         node = state.nodes.get(node_id)
         if node is None or node.status in CLOSED:
@@ -85,6 +94,32 @@ def lanes(state: PlanState) -> list[Lane]:
     return sorted(out.values(), key=lambda lane: (not lane.tasks, lane.agent))
 
 
+def _team_lanes(state: PlanState, team: Mapping[str, TeamClaim], leased: set[str], out: dict[str, Lane]) -> None:
+    """Lanes of the team's claims; a task this clone leases is left to its own lane (its lease speaks)."""
+    now = look.display_now()
+    for node_id in sorted(team):
+        claim = team[node_id]
+        node = state.nodes.get(node_id)
+        if node is None or node_id in leased or node.status in CLOSED or claim.state not in ("held", "blocked"):
+            continue
+        who = holder(claim)
+        lane = out.setdefault(who, Lane(who, team=True))
+        if claim.state == "blocked":
+            lane.blocked.append(node_id)
+            continue
+        seen = to_text(now - timedelta(seconds=max(0.0, claim.age_seconds)))
+        lane.tasks.append((node_id, node.title, None, seen))
+        lane.silent = lane.silent or claim.stale
+
+
+def _task_words(lane: Lane, since: str | None, beat: str | None) -> str:
+    if lane.team:  # the holder's clock is never read: only how long this machine has seen the claim as it is
+        return f" · claim last moved {ago(beat)} (as seen here)" + (" · silent past its TTL" if lane.silent else "")
+    beat_text = f" · heartbeat {ago(beat)}" if beat else " · no heartbeat of its own" if beat == NOT_SEEN \
+        else " · no lease"
+    return f" · started {ago(since)}{beat_text}"
+
+
 class AgentsScreen(ViewScreen):
     VIEW_TITLE = "Agents"
     AUTO_FOCUS = "#agents-list"
@@ -93,7 +128,7 @@ class AgentsScreen(ViewScreen):
                         tooltip="Show the agent's task in the tree")]
 
     def redraw(self, state: PlanState) -> None:
-        found = lanes(state)
+        found = lanes(state, getattr(self.app, "team_claims", None))
         listing = self.query_one("#agents-list", OptionList)
         working = sum(1 for lane in found if lane.state == "working")
         stale = sum(1 for lane in found if lane.state == "stale")
@@ -106,10 +141,8 @@ class AgentsScreen(ViewScreen):
             colour = {"working": "$status-active", "stale": "$status-blocked", "idle": "$text-muted"}[lane.state]
             lines = [Content.assemble((f"● {lane.state:<8}", colour), " ", plan_text(one_line(lane.agent, 40), "bold"))]
             for node_id, title, since, beat in lane.tasks:
-                beat_text = f" · heartbeat {ago(beat)}" if beat else \
-                    " · no heartbeat of its own" if beat == NOT_SEEN else " · no lease"
                 lines.append(Content.assemble("   ", (node_id, "bold"), "  ", plan_text(one_line(title, 100)),
-                                              (f" · started {ago(since)}{beat_text}", "$text-muted")))
+                                              (_task_words(lane, since, beat), "$text-muted")))
             if lane.blocked:
                 lines.append(Content.styled(f"   blocked: {', '.join(lane.blocked[:8])}", "$status-blocked"))
             first = lane.tasks[0][0] if lane.tasks else (lane.blocked[0] if lane.blocked else None)

@@ -12,6 +12,7 @@ shows the next CARDS_SHOWN. So an 11,100-node plan draws as fast as a small one
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
@@ -22,6 +23,7 @@ from leafwise.canvas.screens.triage import held_by_other, unblock_prompt, unbloc
 from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.listing import Listing
 from leafwise.canvas.widgets.plan_header import PlanHeader
+from leafwise.canvas.widgets.team_mark import TeamClaim, team_mark
 from leafwise.commands.core.lifecycle import board_command, edit_command, transition
 from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.core.views import MARKS
@@ -50,14 +52,19 @@ COLUMNS = tuple(s for s in Status if s is not Status.CANCELLED)  # a column per 
 CARDS_SHOWN = 40  # per column at first; reaching the last one shows CARDS_SHOWN more ("+N more" counts the rest)
 REFRESH_DELAY = 0.3
 TITLE_LINES = 2  # a longer title is cut, ending with "…"
+_NO_TEAM: Mapping[str, TeamClaim] = {}
 PRIORITY_MARK = {"high": ("▲ high", "bold $status-blocked"), "low": ("▽ low", "$text-muted")}
 
 
-def board_cards(state: PlanState, scope: str | None) -> dict[str, list[Node]]:
+def board_cards(state: PlanState, scope: str | None, team: Mapping[str, TeamClaim] | None = None
+                ) -> dict[str, list[Node]]:
     """The leaves in scope by status column (cancelled ones left out), in plan order.
 
-    `scope`: None for the whole plan, "@R1" for a release, a node id for an epic.
+    `scope`: None for the whole plan, "@R1" for a release, a node id for an epic. `team` (canvas
+    --follow): a draft task another clone holds is in progress there, so its card is in that column
+    (the YAML keeps no in-progress in team mode: the claim is the status).
     """
+    team = team or {}
     plan = state.plan
     if scope and not scope.startswith("@"):
         pool = [n for n in plan.descendants(scope) if not n.children] if scope in plan.nodes else []
@@ -67,8 +74,12 @@ def board_cards(state: PlanState, scope: str | None) -> dict[str, list[Node]]:
                 and (release is None or (n.effective_release or "") == release)]
     columns: dict[str, list[Node]] = {c: [] for c in COLUMNS}
     for node in pool:
-        if node.status in columns:
-            columns[node.status].append(node)
+        status = node.status
+        claim = team.get(node.id)
+        if status == Status.DRAFT and claim is not None and claim.state == "held":
+            status = Status.IN_PROGRESS
+        if status in columns:
+            columns[status].append(node)
     for status, cards in columns.items():
         cards.sort(key=lambda n: (priority_rank(n.data.get("priority")), id_order(n.id)) if status != "done"
                    else (str(n.data.get("updated") or ""), id_order(n.id)))
@@ -126,13 +137,16 @@ class Card(Visual):
         return self.fitted(width).get_height(rules, width)
 
 
-def card(node: Node) -> Card:
+def card(node: Node, claim: TeamClaim | None = None) -> Card:
+    """A card: id, priority, assignee, and (canvas --follow) its claim on the team's remote."""
     priority = PRIORITY_MARK.get(str(node.data.get("priority") or ""))
     head = [Content.styled(node.id, "bold")]
     if priority:
         head.append(Content.styled(f"  {priority[0]}", priority[1]))
     if node.assignee:
         head.append(Content.styled(f"  @{one_line(node.assignee, 24)}", "$text-muted"))
+    if mark := team_mark(claim):
+        head.append(Content.styled(f"  {mark}", "$accent"))
     return Card(Content.assemble(*head), plan_text(one_line(node.title, 200)))
 
 
@@ -172,6 +186,9 @@ class BoardScreen(Screen):
                     yield Listing(id=f"board-{status}", classes="board-list")
         yield KeysFooter()
 
+    def _team(self) -> Mapping[str, TeamClaim]:
+        return getattr(self.app, "team_claims", _NO_TEAM)  # canvas --follow (the same dict until a poll answers)
+
     def cards(self, status: str) -> tuple[Node, ...]:
         """The cards of a column as last drawn, listed or not yet (empty before the first draw)."""
         return tuple(self._cards.get(status, ()))
@@ -179,6 +196,7 @@ class BoardScreen(Screen):
     def on_mount(self) -> None:
         self._pending = None
         self._drawn_version: object = None  # the plan version last drawn (a resume redraws only after a change)
+        self._drawn_team: object = None  # the team's claims last drawn (canvas --follow replaces them each poll)
         self.app.plan_loaded.subscribe(self, lambda _state: self._changed())
         self.app.plan_updated.subscribe(self, self.plan_updated)
         self.call_after_refresh(self._redraw_if_changed)  # also when built in the background before a visit
@@ -188,10 +206,12 @@ class BoardScreen(Screen):
 
     def _redraw_if_changed(self) -> None:
         state = self.app.state
-        if state is None or state.version is not self._drawn_version:
+        if state is None or state.version is not self._drawn_version or self._team() is not self._drawn_team:
             self.redraw()
 
     def plan_updated(self, update: PlanUpdate) -> None:
+        if update.claims:  # a claim moved while the board is away: its next visit draws it
+            self._drawn_team = None
         self._changed()
 
     def _changed(self) -> None:
@@ -214,7 +234,8 @@ class BoardScreen(Screen):
         if state is None:
             return
         self._drawn_version = state.version
-        self._cards = board_cards(state, self.scope)
+        self._drawn_team = self._team()
+        self._cards = board_cards(state, self.scope, self._team())
         total = sum(len(c) for c in self._cards.values())
         self.query_one("#board-summary", Static).update(Content.assemble(
             (f"{total} tasks", "bold"), ("  in ", "$text-muted"), plan_text(self.scope_label(), "bold $accent"),
@@ -235,7 +256,8 @@ class BoardScreen(Screen):
         if keep in {n.id for n in cards[shown:]}:
             shown = next(i for i, n in enumerate(cards) if n.id == keep) + CARDS_SHOWN
         self._shown[status] = shown
-        options: list[Option | None] = [Option(card(n), id=n.id) for n in cards[:shown]]
+        team = self._team()
+        options: list[Option | None] = [Option(card(n, team.get(n.id)), id=n.id) for n in cards[:shown]]
         if len(cards) > shown:
             options.append(Option(Content.styled(f"+{len(cards) - shown} more (move down to list them)",
                                                  "$text-muted"), id=f"+{status}", disabled=True))

@@ -7,7 +7,9 @@ from datetime import datetime
 from leafwise.canvas.look import STATUS_VAR, clock, inert_content
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.canvas.widgets import team_mark
 from leafwise.canvas.widgets.plan_header import stuck_work
+from leafwise.canvas.widgets.team_mark import with_team
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.picker import pick
 from leafwise.commands.registry import command_line
@@ -39,8 +41,9 @@ class NextTaskBar(Static):
 
     def show(self, state: PlanState, now: datetime | None = None) -> None:
         now = now or utc_now()
-        claims = state.refresh_claims(now)
-        chosen = pick(state.plan, claims, None)
+        team = getattr(self.app, "team_claims", {})  # canvas --follow: other clones' claims count as `next` counts them
+        claims, closed = with_team(state.refresh_claims(now), team, now)
+        chosen = pick(state.plan, claims, None, exclude=closed)
         self.next_id = chosen.node.id if chosen.node else None
         if chosen.node is not None:
             node = chosen.node
@@ -64,8 +67,10 @@ class NextTaskBar(Static):
                 node = state.nodes.get(claim.node)
                 title = f" {one_line(node.title)}" if node is not None and len(held) == 1 else ""
                 until = f" until {clock(claim.expires)}" if claim.expires and len(held) <= 2 else ""
+                who = f"⚑ {team_mark.holder(team[claim.node])}" if claim.node in team and "@" in claim.agent \
+                    else f"@{one_line(claim.agent, 80)}"  # another clone's claim reads as the tree marks it
                 items.append(Content.assemble((claim.node, STATUS_VAR[Status.IN_PROGRESS]), title, " ",
-                                              (f"@{one_line(claim.agent, 80)}", "bold"), (until, "$text-muted")))
+                                              (who, "bold"), (until, "$text-muted")))
             more = Content.styled(f" +{len(held) - SHOWN_HOLDS} more", "$text-muted") \
                 if len(held) > SHOWN_HOLDS else Content("")
             second.append(Content.assemble(("Held ", "$text-muted"), Content(" · ").join(items), more))

@@ -1,8 +1,11 @@
-"""How a claim on the team's remote reads in the canvas (`canvas --follow`): the tree row's mark
-("⚑ bob@laptop-3f2a") and the detail pane's line. The claims come from `follow.FollowTeam`."""
+"""How a claim on the team's remote reads in the canvas (`canvas --follow`): the tree row's and the
+board card's mark ("⚑ bob@laptop-3f2a"), the detail pane's line, and the holds the Next bar's pick
+counts (`with_team`: the rule of `commands.team.status.holds`, as `next` counts them). The claims come
+from `follow.FollowTeam`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Protocol
 
@@ -22,6 +25,18 @@ class TeamClaim(Protocol):
     state: str
     age_seconds: float
     stale: bool
+    ttl_seconds: float
+
+
+def with_team(local: dict, team: Mapping[str, TeamClaim], now: datetime) -> tuple[dict, set[str]]:
+    """The holds a pick in the canvas counts: the team's claims under this clone's own leases (which
+    speak for this clone's agents), and the tasks a claim closes (done or blocked in another clone)."""
+    if not team:
+        return local, set()
+    from leafwise.commands.team.status import holds
+
+    remote, closed = holds(team.values(), now)  # type: ignore[arg-type]
+    return {**remote, **local}, closed - set(local)
 
 
 def holder(claim: TeamClaim) -> str:

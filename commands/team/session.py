@@ -7,7 +7,7 @@ no `settings.team` in project.yaml every function here answers "off" without sta
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError, fix, wait
@@ -18,7 +18,6 @@ from leafwise.commands.text import plan_words
 from leafwise.store import Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
-from leafwise.store.timestamps import to_text
 
 _URLS: dict[tuple[str, str], str] = {}  # (repo, remote) -> URL, read once per process
 
@@ -103,27 +102,16 @@ def failed(ctx: Any, team: Team, exc: TeamError, offline_line: str | None = None
 def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = None
           ) -> tuple[dict[str, leases.Claim], set[str]]:
     """The remote's live claims as leases (an agent of another clone named `agent@clone`, each expiring
-    when this machine may take it), and the tasks never to hand out (done or blocked in their ref)."""
+    when this machine may take it), and the tasks never to hand out (done or blocked in their ref):
+    the rule of `status.holds`, over this clone's copies (or the snapshot `seen`)."""
+    from leafwise.commands.team import status
+
     if seen is None:
         try:
             seen = protocol.snapshot(team)
         except git.GitError:
             return {}, set()
-    me = remote.clone_id(team.root)
-    found: dict[str, leases.Claim] = {}
-    closed: set[str] = set()
-    for node_id, item in seen.items():
-        state = item.state
-        if state is None or state.state in refs.CLOSED_STATES:
-            closed.add(node_id)  # an unreadable claim is no one's to take: its owner repairs it
-            continue
-        if state.state != "held" or item.stale:
-            continue
-        agent = state.agent if state.clone == me else state.holder
-        last = now - timedelta(seconds=item.unchanged_s)
-        found[node_id] = leases.Claim(node_id, agent[:leases.MAX_AGENT_CHARS], to_text(last), to_text(last),
-                                      to_text(last + timedelta(seconds=state.ttl_s)))
-    return found, closed
+    return status.holds(status.rows(seen), now, remote.clone_id(team.root))
 
 
 def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[refs.ClaimState]:

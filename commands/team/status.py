@@ -1,12 +1,16 @@
-"""Every claim of the team as this clone sees it: `claims(root, fetch)` (the canvas polls it) and the
-rows of `leafwise team status`."""
+"""Every claim of the team as this clone sees it: `claims(root, fetch)` (the canvas polls it), the rows
+of `leafwise team status`, and `holds`: the claims as the picker's holds (`next`, `start`, the canvas)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from leafwise.commands.team import protocol, remote
+from leafwise.commands.team import protocol, refs, remote
+from leafwise.store import claims as leases
+from leafwise.store.timestamps import to_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +47,22 @@ def rows(seen: dict[str, protocol.Remote]) -> list[TeamClaim]:
         out.append(TeamClaim(node_id, state.agent, state.clone, state.branch, state.state, item.unchanged_s,
                              item.stale, state.ttl_s))
     return out
+
+
+def holds(rows: Iterable[TeamClaim], now: datetime, me: str | None = None) -> tuple[dict[str, leases.Claim], set[str]]:
+    """The claims as leases the picker understands (a held claim not silent past its TTL, named
+    `agent@clone` unless its clone is `me`, expiring when this machine may take it), and the tasks
+    never to hand out: done or blocked in their claim, or a claim that cannot be read (its owner repairs it)."""
+    found: dict[str, leases.Claim] = {}
+    closed: set[str] = set()
+    for row in rows:
+        if row.state == "unreadable" or row.state in refs.CLOSED_STATES:
+            closed.add(row.node_id)
+            continue
+        if row.state != "held" or row.stale:
+            continue
+        agent = row.agent if me is not None and row.clone == me else f"{row.agent}@{row.clone}"
+        last = now - timedelta(seconds=max(0.0, row.age_seconds))
+        found[row.node_id] = leases.Claim(row.node_id, agent[:leases.MAX_AGENT_CHARS], to_text(last), to_text(last),
+                                          to_text(last + timedelta(seconds=row.ttl_seconds)))
+    return found, closed
