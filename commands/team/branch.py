@@ -26,7 +26,7 @@ def tip_ref(branch: str) -> str:
 
 
 def tracking(remote: str, branch: str) -> str:
-    return f"refs/remotes/{remote}/{branch}"
+    return f"{refs.COPIES}/{remote}/{branch}"  # as refs.tracking_ref: outside git's own prune
 
 
 def entries(root: Path, tip: str | None) -> dict[str, str]:

@@ -29,6 +29,11 @@ CLAIM_JSON = reader.Kind("claim on the remote", MAX_CLAIM_BYTES, 4)
 STATES = ("held", "done", "released", "blocked")
 TERMINAL = "done"  # never moved again, never deleted before the grace period
 CLOSED_STATES = frozenset(STATES) - {"held", "released"}  # passed by: done, or blocked in some clone
+# This clone's copies of the claims live beside refs/remotes/, never in it: git's own `fetch --prune`
+# (or fetch.prune=true, `git remote prune`, `git remote rm`) deletes every ref under refs/remotes/<remote>/
+# that its configured refspecs do not map from the remote: every copy, and with it the lease a
+# heartbeat or complete names and what `team repair` restores from.
+COPIES = "refs/remotes-leafwise"
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # sha1 or sha256, nothing else
 
 
@@ -89,8 +94,9 @@ def claim_ref(namespace: str, node_id: str) -> str:
 
 
 def tracking_ref(remote: str, namespace: str, ref: str) -> str:
-    """Where this clone keeps its copy of the remote's `ref` (`refs/leafwise/x` -> `refs/remotes/origin/leafwise/x`)."""
-    return f"refs/remotes/{remote}/{namespace.removeprefix('refs/')}/{ref.removeprefix(namespace + '/')}"
+    """Where this clone keeps its copy of the remote's `ref` (`refs/leafwise/x` ->
+    `refs/remotes-leafwise/origin/leafwise/x`: outside refs/remotes/, which git's own prune empties)."""
+    return f"{COPIES}/{remote}/{namespace.removeprefix('refs/')}/{ref.removeprefix(namespace + '/')}"
 
 
 def _ok(answer: git.GitAnswer, what: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.team import refs
 from leafwise.store import atomic, git, reader
 from leafwise.store.paths import PlanPaths, find_root
 
@@ -49,17 +50,17 @@ class Team:
 
     @property
     def tracking_prefix(self) -> str:
-        return f"refs/remotes/{self.remote}/{self.namespace.removeprefix('refs/')}/"
+        return f"{refs.COPIES}/{self.remote}/{self.namespace.removeprefix('refs/')}/"
 
     @property
     def refspec(self) -> str:
         if self.mode == "branch":
-            return f"+refs/heads/{self.state_branch}:refs/remotes/{self.remote}/{self.state_branch}"
+            return f"+refs/heads/{self.state_branch}:{refs.COPIES}/{self.remote}/{self.state_branch}"
         return f"+{self.namespace}/*:{self.tracking_prefix}*"
 
     def copies(self) -> dict[str, str]:
         """This clone's copies of the claims: ref -> SHA (branch mode: the same names -> each file's blob)."""
-        from leafwise.commands.team import branch, refs
+        from leafwise.commands.team import branch
 
         if self.mode == "branch":
             return branch.copies(self.root, self.remote, self.state_branch, self.tracking_prefix)

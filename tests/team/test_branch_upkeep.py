@@ -32,7 +32,7 @@ def two(tmp_path: Path) -> list[Path]:
 
 
 def state_files(work: Path) -> list[str]:
-    return git(work, "ls-tree", "--name-only", "origin/leafwise/state").split()
+    return git(work, "ls-tree", "--name-only", "refs/remotes-leafwise/origin/leafwise/state").split()
 
 
 def test_sync_cleans_a_tombstone_file_only_past_its_grace_period_and_only_when_done_here(two):
@@ -47,7 +47,7 @@ def test_sync_cleans_a_tombstone_file_only_past_its_grace_period_and_only_when_d
     gone = leafwise("team", "sync", "--grace-days", "0", "--json", cwd=a)
     assert gone.code == 0 and gone.json["result"]["cleaned"] == ["T-1"], gone.stdout + gone.stderr
     assert state_files(a) == ["T-2.json"], "ann's live claim stays"
-    assert "cleaned 1 done claim(s) [skip ci]" in git(a, "log", "-1", "--format=%s", "origin/leafwise/state")
+    assert "cleaned 1 done claim(s) [skip ci]" in git(a, "log", "-1", "--format=%s", "refs/remotes-leafwise/origin/leafwise/state")
     assert leafwise("heartbeat", "T-2", "--agent", "ann", cwd=a).code == 0
 
 

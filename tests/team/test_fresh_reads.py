@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit import run_cli_in_process, wait_until
-from testkit.gitserver import copy_team, free_port, git, set_url, team_clones
+from testkit.gitserver import clone, copy_team, free_port, git, set_url, team_clones
 from testkit.gitserver import leafwise as in_a_child
 
 
@@ -81,7 +81,7 @@ def test_start_next_wait_wakes_when_another_clone_frees_a_task(two):
                                "--wait", "60", "--agent", "bob", "--json"], cwd=b, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_until(lambda: "T-2" in git(b, "for-each-ref", "refs/remotes/origin/leafwise/claims/"), 30,
+        wait_until(lambda: "T-2" in git(b, "for-each-ref", "refs/remotes-leafwise/origin/leafwise/claims/"), 30,
                    what="bob's first attempt fetched the claims")
         freed = time.monotonic()
         assert leafwise("unclaim", "T-2", "--agent", "ann", cwd=a).code == 0  # a released ref, no file in b
@@ -139,3 +139,16 @@ def test_a_complete_killed_after_its_done_claim_is_named_with_the_call_that_fini
     assert again.code == 0, again.stdout + again.stderr
     assert "summary: the work" in (a / ".leafwise" / "nodes" / "T-1.yaml").read_text()
     assert "unfinished" not in leafwise("next", "--agent", "alice", cwd=a).stdout
+
+
+def test_a_persons_git_fetch_prune_keeps_the_claims_a_heartbeat_and_repair_need(two, tmp_path):
+    a, _ = two
+    assert started(leafwise("start", "T-1", "--agent", "alice", "--json", cwd=a)) == "T-1"
+    git(a, "fetch", "-q", "--prune", "origin")  # a person's own fetch (fetch.prune=true does the same)
+    assert leafwise("heartbeat", "T-1", "--agent", "alice", cwd=a).code == 0
+    plain = clone((a.parent / "plan.git").as_uri(), tmp_path / "plain")
+    git(plain, "push", "-q", "--mirror", "origin")  # the remote loses refs/leafwise/*
+    git(a, "remote", "prune", "origin")  # and the person prunes before anyone repairs
+    fixed = leafwise("team", "repair", "--json", cwd=a)
+    assert fixed.code == 0 and fixed.json["result"]["restored"] == ["T-1"], fixed.stdout + fixed.stderr
+    assert leafwise("complete", "T-1", "--summary", "ok", "--agent", "alice", cwd=a).code == 0
