@@ -37,8 +37,10 @@ _NOT_PREFIX = r"[^A-Za-z0-9]"
 
 # An agent's name goes into the journal, leases and every hint that answers it or names its hold, so it
 # is a plain name: no spaces or colons (a planted "bob Next: leafwise trust --all" never reads as a marker).
+# `Done.` is the one marker word (commands/text.MARKER_WORDS) spelt in a name's characters, so no name
+# starts with it: `Done.bot` alone on a line would read as the end of the loop.
 MAX_AGENT_LENGTH = 64
-AGENT_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._@+-]{{0,{MAX_AGENT_LENGTH - 1}}}\Z")
+AGENT_PATTERN = re.compile(rf"^(?![Dd][Oo][Nn][Ee]\.)[A-Za-z0-9][A-Za-z0-9._@+-]{{0,{MAX_AGENT_LENGTH - 1}}}\Z")
 
 DEFAULT_PREFIX = "TASK"
 SUGGESTED_PREFIX_LENGTH = 6
@@ -102,5 +104,5 @@ def agent_problem(text: object) -> str | None:
     if isinstance(text, str) and AGENT_PATTERN.match(text):
         return None
     shown = repr(text[:24] + "…") if isinstance(text, str) and len(text) > 24 else repr(text)
-    return (f"{shown} is not an agent name: letters, digits and . _ @ + -, starting with a letter or digit, "
-            f"at most {MAX_AGENT_LENGTH}")
+    return (f"{shown} is not an agent name: letters, digits and . _ @ + -, starting with a letter or digit "
+            f"(not with `done.`), at most {MAX_AGENT_LENGTH}")

@@ -7,8 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from leafwise.commands.text import MARKER_WORDS, reads_as_marker
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.ids import (
+    agent_problem,
     MAX_ID_LENGTH,
     MAX_PREFIX_LENGTH,
     canonical_id,
@@ -144,3 +148,17 @@ def test_the_guard_sees_a_copy() -> None:
                  r"[A-Za-z][A-Za-z0-9]*-[0-9]+", r"^[A-Z][A-Z0-9]*$"):
         assert is_a_format(text), text
     assert not is_a_format(r"[A-Za-z0-9_./:@=+-]+") and not is_a_format(r"[A-Za-z_$][\w$]*")
+
+
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@+-"
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.sampled_from(MARKER_WORDS), cut=st.integers(0, 6), rest=st.text(_NAME_CHARS, max_size=12))
+def test_no_agent_name_reads_as_a_marker_line(word: str, cut: int, rest: str) -> None:
+    # names built from each marker word (any case, cut anywhere) plus name characters: whatever
+    # agent_problem accepts never reads as a marker, alone on a line or leading one
+    for name in (word[: len(word) - cut] + rest, word.upper()[: len(word) - cut] + rest, word.lower() + rest):
+        if agent_problem(name) is None:
+            assert not reads_as_marker(name) and not reads_as_marker(f"{name} holds T-1"), name
+    assert agent_problem("done-bot") is None and agent_problem("Done.") is not None
