@@ -108,6 +108,10 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
         lines += notes
         if ids:
             result["unfinished"] = ids
+        if chosen.node is None and not own:
+            merged, waiting_on = team_reads.merge_wait(ctx, plan)
+            lines += merged
+            hint = waiting_on or hint
         hint = own or hint  # an outcome the claim already promises comes before new work
     return Result(result, hint, lines), chosen
 
@@ -193,9 +197,11 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
             if team and (own := _own_task(plan, claims, agent, skipped | closed)) is not None:
                 chosen = Pick(own, f"your task in progress: resume {own.id}", resumed=True)  # the YAML says draft
             if chosen.node is None:
+                merged, waiting_on = team_reads.merge_wait(ctx, plan) if team else ([], None)
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": []},
-                              pick_hint(ctx.cmd, chosen, agent), [f"No task to hand out: {chosen.reason}", *notes],
+                              waiting_on or pick_hint(ctx.cmd, chosen, agent),
+                              [f"No task to hand out: {chosen.reason}", *notes, *merged],
                               Mutation("start_task", "start", False, chosen.reason)), chosen
             try:
                 claimed = _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team)

@@ -125,6 +125,10 @@ def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, c
         lines += [f"  ({stale}: another clone may have taken it since)"] if stale else []
         lines += carry_pick(ctx, plan, chosen, view, agent)
     hint = pick_hint(ctx.cmd, chosen, agent)
+    if chosen.node is None and plan.project.settings.get("team"):  # what is left was finished in other clones
+        merged, waiting_on = team_reads.merge_wait(ctx, plan)
+        lines += merged
+        hint = waiting_on or hint
     if cycle is not None:  # the loop's ledger decides what comes next
         hint = next_(ctx.cmd("cycle tick", cycle.name), f"{node_id} belongs to cycle {cycle.name}")
     return Result(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from leafwise.commands.contract import NextAction, fix, placeholder
+from leafwise.commands.contract import NextAction, fix, placeholder, wait
+from leafwise.commands.text import plan_words
 from leafwise.commands.registry import Ctx
 from leafwise.store import Plan
 
@@ -61,3 +62,23 @@ def unfinished_notes(ctx: Ctx, plan: Plan, agent: str | None) -> tuple[list[str]
     hint = fix(finish_line(ctx, own, agent), f"write {own}'s outcome: its claim is already done") \
         if own else None
     return lines, hint, [node_id for node_id, _ in found]
+
+
+def merge_wait(ctx: Ctx, plan: Plan) -> tuple[list[str], NextAction | None]:
+    """When nothing is left to hand out here but tasks finished on other clones' branches (done in
+    their claims, open in this branch): the line naming them, and `Wait:` for those branches to be
+    merged here (the parents close then), instead of a hint that reads the plan as stuck."""
+    team = _team(ctx, plan)
+    if team is None:
+        return [], None
+    from leafwise.commands.team import session
+
+    found = session.done_elsewhere(team, plan)
+    if not found:
+        return [], None
+    names = ", ".join(f"{s.node} ({plan_words(s.branch, 60)} in {plan_words(s.clone, 40)})" for s in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    line = (f"  {len(found)} task(s) are done in other clones' claims, on branches not merged here: "
+            f"{names}{more}")
+    return [line], wait(f"the branches that finished {', '.join(s.node for s in found[:5])}{more} are merged into "
+                        "this one (git pull): their parents close then", "done in another clone, not merged here")

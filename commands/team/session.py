@@ -18,6 +18,7 @@ from leafwise.commands.text import plan_words
 from leafwise.store import Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
+from leafwise.store.ids import id_order
 
 _URLS: dict[tuple[str, str], str] = {}  # (repo, remote) -> URL, read once per process
 
@@ -128,6 +129,20 @@ def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None =
         return []
     here = remote.branch(team.root)
     return sorted((state for state in mine if state.branch == here), key=lambda s: s.node)
+
+
+def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[refs.ClaimState]:
+    """Tasks open here whose claim says `done` by another clone or on another branch: finished on a
+    branch not merged into this one yet (their parents close here once it is)."""
+    from leafwise.store import CLOSED
+
+    seen = protocol.snapshot(team) if seen is None else seen
+    done = [item.state for item in seen.values() if item.state is not None and item.state.state == refs.TERMINAL
+            and item.node in plan.nodes and plan.nodes[item.node].status not in CLOSED]
+    if not done:
+        return []
+    me, here = remote.clone_id(team.root), remote.branch(team.root)
+    return sorted((s for s in done if s.clone != me or s.branch != here), key=lambda s: id_order(s.node))
 
 
 def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:

@@ -152,3 +152,22 @@ def test_a_persons_git_fetch_prune_keeps_the_claims_a_heartbeat_and_repair_need(
     fixed = leafwise("team", "repair", "--json", cwd=a)
     assert fixed.code == 0 and fixed.json["result"]["restored"] == ["T-1"], fixed.stdout + fixed.stderr
     assert leafwise("complete", "T-1", "--summary", "ok", "--agent", "alice", cwd=a).code == 0
+
+
+def test_work_finished_only_in_other_clones_is_a_wait_for_their_branches(two):
+    a, b = two
+    assert started(leafwise("start", "T-1", "--agent", "alice", "--json", cwd=a)) == "T-1"
+    for task in ("T-2", "T-3"):
+        assert started(leafwise("start", task, "--agent", "bob", "--json", cwd=b)) == task
+        assert leafwise("complete", task, "--summary", "ok", "--agent", "bob", cwd=b).code == 0
+    done = leafwise("complete", "T-1", "--summary", "ok", "--agent", "alice", cwd=a)
+    assert done.code == 0, done.stderr
+    assert "2 task(s) are done in other clones' claims, on branches not merged here: T-2 (main in" in done.stdout
+    assert done.last_lines[-1].startswith("Wait: the branches that finished T-2, T-3 are merged into this one")
+    peek = leafwise("next", "--agent", "alice", cwd=a)
+    assert peek.last_lines[-1] == done.last_lines[-1]
+    git(b, "commit", "-qam", "outcomes")
+    git(b, "push", "-q", "origin", "main")
+    git(a, "commit", "-qam", "outcome")
+    git(a, "pull", "-q", "--no-rebase", "origin", "main")
+    assert leafwise("next", "--agent", "alice", cwd=a).last_lines[-1].startswith("Done.")
