@@ -58,7 +58,7 @@ PEER_TASKS = (1000, 10000)  # the sizes bench/peers measured Task Master and Bac
 BUDGET: dict[str, tuple[float, float | None]] = {
     "next warm": (0.2, RSS_BUDGET_MB), "next cold": (1.0, RSS_BUDGET_MB),
     "validate": (0.5, None), "progress": (0.4, None), "show": (0.3, None),
-    "start": (0.3, None), "complete": (0.3, None), "context": (None, None),
+    "start": (0.3, None), "start --next": (0.3, None), "complete": (0.3, None), "context": (None, None),
     "mcp get_next_task": (0.020, None),
     "canvas first screen": (1.5, None), "canvas write→screen p95": (0.100, None),
     "canvas filter keystroke": (0.050, None),
@@ -376,6 +376,7 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     if task:
         add("show", lambda r: measure_cli(r, work, ["show", task], runs))
         add("start", lambda r: measure_cli(r, work, ["start", task, "--agent", "a"], runs, mutating=True))
+        add("start --next", lambda r: measure_cli(r, work, ["start", "--next", "--agent", "a"], runs, mutating=True))
         add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
                                               before=["start", task, "--agent", "a"], mutating=True))
     add("mcp get_next_task", lambda r: measure_mcp(r, work))
@@ -485,6 +486,43 @@ def growth(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+# Issue 25's floor, as ratios of figures taken in one run (the same machine moment): operation ->
+# (its floor, the largest ratio allowed). A floor of None: the figure itself, in seconds.
+TARGETS: dict[str, tuple[str | None, float]] = {
+    "next warm": ("python -c pass", 3.0), "start --next": ("python -c pass", 3.0),
+    "complete": ("python -c pass", 4.0), "mcp get_next_task": (None, 0.015),
+    "canvas first screen": ("yaml CSafeLoader", 1.2),
+}
+
+
+def targets(rows: list[Row], size: str = BUDGET_SIZE) -> tuple[str, int]:
+    """The issue-25 table for one plan size: each figure over its floor, beside the allowed ratio;
+    and how many targets were missed (a figure not measured counts as missed)."""
+    by_op = {r.op: r for r in rows if r.size == size}
+    out = ["| target | figure | floor | ratio | allowed | met |", "|---|---|---|---|---|---|"]
+    missed = 0
+    for op, (floor_op, allowed) in TARGETS.items():
+        row, floor = by_op.get(op), by_op.get(floor_op) if floor_op else None
+        if row is None or not row.median or row.error or (floor_op and (floor is None or not floor.median)):
+            out.append(f"| {op} | not measured | {floor_op or '-'} | - | {allowed:g} | no |")
+            missed += 1
+            continue
+        if floor_op:
+            ratio = row.median / floor.median
+            cells = (fmt_time(row.median), f"{floor_op} {fmt_time(floor.median)}", f"×{ratio:.2f}", f"×{allowed:g}")
+        else:
+            ratio = row.median
+            cells = (fmt_time(row.median), "-", "-", fmt_time(allowed))
+        ok = ratio <= allowed
+        missed += not ok
+        out.append(f"| {op} | " + " | ".join(cells) + f" | {'yes' if ok else 'NO'} |")
+    return "\n".join(out), missed
+
+
+def load_now() -> str:
+    return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "?"
+
+
 def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()} · "
@@ -522,6 +560,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(sizes) > 1:
         print("\nGrowth (cost ratio between plan sizes; exponent ≤ 1.1 counts as linear)\n")
         print(growth(rows))
+    if any(r.size == BUDGET_SIZE for r in rows):
+        text, missed = targets(rows)
+        print(f"\nIssue 25's floor at {generate.count(*SIZES[BUDGET_SIZE]):,} nodes (ratios of this run's medians; "
+              f"load {load_now()} at the end)\n")
+        print(text)
+        print(f"\n{'Every target met.' if not missed else f'{missed} target(s) missed.'}")
     failed = [r for r in rows if r.verdict() in ("FAIL", "ERROR")]
     print(f"\n{'All figures within budget.' if not failed else f'{len(failed)} figure(s) over budget or failing.'}")
     if args.json:

@@ -8,9 +8,9 @@ machine's Leafwise wrote pass the seal, so `marshal` (which trusts its input: a 
 can ask for gigabytes) only ever reads its own output. Any problem at all (no key, no folder, a
 link, a foreign or corrupt file, too large) is a miss: a re-parse, never an error.
 
-The node cache: parsed node files keyed by (mtime_ns, size, inode). An atomic rewrite always gives
-the file a new inode, so a file replaced within the same mtime tick and with the same size is still
-seen as changed. It holds only plain values (marshal reads 11,000 entries in a few milliseconds,
+The node cache: parsed node files keyed by `stat_key` (mtime_ns, size, inode, ctime_ns). An atomic
+rewrite always gives the file a new inode, so a file replaced within the same mtime tick and with the
+same size is still seen as changed; one rewritten in place with its mtime put back has a new ctime. It holds only plain values (marshal reads 11,000 entries in a few milliseconds,
 several times faster than pickle of objects or JSON).
 """
 
@@ -20,14 +20,14 @@ import hashlib
 import marshal
 import os
 import stat
-import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leafwise.store import atomic, reader
+# store/reader.py and store/atomic.py are imported where they are used: a remembered answer
+# (store/memo.py) reads one sealed file and should not load the plan's model on the way.
 
-CACHE_FORMAT = 6  # the layout of the payload below
+CACHE_FORMAT = 7  # the layout of the payload below
 # What a cached entry depends on besides its file: the code that parses, checks and words it. A change
 # to any of these modules (a new refusal, a reworded error) makes every cached entry stale at once.
 LOADER_MODULES = ("cache", "ids", "loader", "model", "node_files", "paths", "project_file", "reader", "safe_yaml",
@@ -36,7 +36,7 @@ CACHE_NAME = "nodes.marshal"
 KEY_NAME = "cache.key"
 MAGIC = b"LWC1"
 MAC_BYTES = 32
-StatKey = tuple[int, int, int]
+StatKey = tuple[int, int, int, int]
 # One entry per file name: (stat key, data or None, digest, error or None)
 Entry = tuple[StatKey, Any, str, Any]
 
@@ -45,9 +45,20 @@ Entry = tuple[StatKey, Any, str, Any]
 Snapshot = dict[str, tuple[list[str], int, Any]]
 
 
+def stat_key(st: os.stat_result) -> StatKey:
+    """A node file's cache key: (mtime_ns, size, inode, ctime_ns). An atomic replace gives a new
+    inode; a rewrite in place with the size and mtime put back still moves the ctime, which no
+    program can set."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 @lru_cache(maxsize=1)
 def cache_version() -> tuple[int, int]:
     """(format, a checksum of the loader's code): a stored cache with another version is ignored."""
+    import zlib
+
+    from leafwise.store import reader
+
     here = Path(__file__).parent
     try:
         code = b"".join(reader.read_capped(here / f"{name}.py", reader.OWN_DATA) for name in LOADER_MODULES)
@@ -64,6 +75,19 @@ def plan_folder(real: str) -> Path:
     return cache_dir() / "plans" / digest
 
 
+def digest(data: bytes) -> str:
+    """A short hex digest naming a cache entry (not a seal: `_mac` is)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def memo_file(folder: str, key: str) -> tuple[Path, str]:
+    """(the cache file of entry `key` under `folder/<its first two digits>/` in the person's cache
+    folder, what it is for): the same depth as a plan's caches, so `own_folder` checks the same."""
+    from leafwise.store.config_dirs import cache_dir
+
+    return cache_dir() / folder / key[:2] / key, f"{folder} {key}"
+
+
 def cache_file(repo: Path, name: str) -> tuple[Path, str]:
     """(the cache file `name` of the plan in `repo`, what it is for: its name and the plan's real path)."""
     real = os.path.realpath(repo)
@@ -76,6 +100,8 @@ _KEY: dict[str, bytes] = {}
 def machine_key(create: bool = False) -> bytes | None:
     """This machine's cache key (`config_dir()/cache.key`), made on the first write; None without one."""
     from leafwise.store.config_dirs import config_dir
+
+    from leafwise.store import reader
 
     path = config_dir() / KEY_NAME
     known = _KEY.get(str(path))
@@ -90,6 +116,8 @@ def machine_key(create: bool = False) -> bytes | None:
     if len(key) != 32:
         if not create or key:  # a wrong-sized key is left for the person to look at; no cache meanwhile
             return None
+        from leafwise.store import atomic
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             atomic.create(path, os.urandom(32), mode=0o600)
@@ -116,6 +144,8 @@ def read_sealed(path: Path | None, purpose: str) -> Any:
     key = machine_key()
     if key is None:
         return None
+    from leafwise.store import reader
+
     try:
         data = reader.read_capped(path, reader.CACHE)
     except (OSError, ValueError):
@@ -134,10 +164,13 @@ def read_sealed(path: Path | None, purpose: str) -> Any:
         return None
 
 
-def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int = reader.CACHE.cap - 64) -> bool:
+def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int | None = None) -> bool:
     """Seal and store `value` (marshal) at `path`, at once; nothing on any failure (a read-only
     cache folder, a link on the way, a value marshal cannot write, more than `limit` bytes); whether
-    it was written."""
+    it was written (`limit`: the reader's cap on a cache file, less the seal, unless given)."""
+    from leafwise.store import atomic, reader
+
+    limit = reader.CACHE.cap - 64 if limit is None else min(limit, reader.CACHE.cap - 64)
     key = machine_key(create=True) if path is not None else None
     if key is None or path is None:
         return False

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from leafwise.store.cache import Entry, NodeCache, StatKey, node_cache
+from leafwise.store.cache import Entry, NodeCache, StatKey, node_cache, stat_key
 from leafwise.store.model import Node, Plan, Problem, Status
 from leafwise.store.node_files import Loaded, check_node, node_file_problem, read_node_file  # noqa: F401
 from leafwise.store.paths import PlanPaths, relative
@@ -124,7 +124,7 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
             st = entry.stat()
         except FileNotFoundError:  # removed while we scanned
             continue
-        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        key = stat_key(st)
         hit = get(name)
         if hit is None or hit[0] != key:
             misses[name] = key

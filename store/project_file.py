@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from leafwise.store.cache import Entry, StatKey
+from leafwise.store.cache import Entry, StatKey, stat_key
 from leafwise.store.ids import DEFAULT_PREFIX, is_release_id, prefix_problem
 from leafwise.store.model import Problem, Project, Release
 from leafwise.store.paths import PlanPaths, relative
@@ -29,7 +29,7 @@ def _project_data(paths: PlanPaths, entries: dict[str, Entry], fresh: dict[str, 
         st = paths.project_file.stat()
     except FileNotFoundError:
         return {}, [Problem("missing_project", "error", "project.yaml is missing", "leafwise init", file=rel)]
-    key: StatKey = (st.st_mtime_ns, st.st_size, st.st_ino)
+    key: StatKey = stat_key(st)
     hit = entries.get(PROJECT_KEY)
     if hit is None or hit[0] != key:
         try:
