@@ -1,6 +1,6 @@
 """Team mode under fire: clones of one bare repository, agents in each racing through a plan's tasks
 through the real CLI, over file://, git daemon and smart HTTP on 127.0.0.1, with agents frozen
-(SIGSTOP) beyond the lease, killed (SIGKILL) and replaced, and each clone's clock (its agents') offset by up to
+(SIGSTOP) beyond the lease, killed (SIGKILL) and restarted under their name, and each clone's clock (its agents') offset by up to
 ±10 minutes. Checks every task was completed exactly once (by the holder of that moment: a frozen
 agent's late finish is refused), and prints one row per transport.
 
@@ -55,6 +55,14 @@ def run(*args):
 
 with open(log_path, "a", buffering=1) as log:
     while True:
+        code, env, ms = run("next", "--agent", name)  # as an agent does: look, then take
+        log.write(json.dumps({"op": "next", "code": code, "ms": ms}) + "\n")
+        line = (env.get("_next_action") or {}).get("command") or ""
+        if code == 0 and line.startswith("leafwise complete "):  # restarted after a kill mid-complete
+            orphan = line.split()[2]
+            code, env, ms = run("complete", orphan, "--summary", f"done by {name} (finished after a restart)",
+                                "--agent", name)
+            log.write(json.dumps({"op": "complete", "code": code, "ms": ms, "task": orphan, "finished": True}) + "\n")
         code, env, ms = run("start", "--next", "--agent", name, "--ttl", ttl)
         task = ((env.get("result") or {}).get("task") or {}).get("id") if code == 0 else None
         stolen = (env.get("result") or {}).get("stolen_from") if code == 0 else None
@@ -166,10 +174,11 @@ def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:
                     frozen += 1
                 else:  # killed mid-task; a fresh agent takes its place in that clone
                     os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
                     killed += 1
                     spawned += 1
-                    name = f"{victim}r{spawned}"
-                    agents[name] = (spawn(work, name, logs, ttl_min, rng, offsets[work]), work)
+                    # the same agent restarted, under its own name: its `next` names a complete it was killed in
+                    agents[victim] = (spawn(work, victim, logs, ttl_min, rng, offsets[work]), work)
         elapsed = time.monotonic() - began
         for proc, _ in agents.values():
             if proc.poll() is None:
@@ -185,15 +194,18 @@ def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:
     completes = {n: len(where) for n, where in outcome.items()}
     claim_ms = [r["ms"] for r in rows if r["op"] == "start" and r["task"]]
     complete_ms = [r["ms"] for r in rows if r["op"] == "complete" and r["code"] == 0]
+    next_ms = [r["ms"] for r in rows if r["op"] == "next" and r["code"] == 0]
     return {"transport": {"file": "file://", "daemon": "git daemon", "http": "smart HTTP"}[kind],
             "tasks": args.tasks, "done": len(completes), "agents": f"{args.clones}x{args.agents}+{spawned - args.clones * args.agents}",
             "duplicates": sum(n - 1 for n in completes.values()) + len(wrong),
             "ref_done_no_yaml": len(orphans),
+            "finished_after_restart": sum(1 for r in rows if r.get("finished") and r["code"] == 0),
             "steals": sum(1 for r in rows if r["op"] == "start" and r.get("stolen")),
             "refused_finishes": sum(1 for r in rows if r["op"] == "complete" and r["code"] == 3),
             "frozen": frozen, "killed": killed, "seconds": round(elapsed, 1),
             "claim_p50": _pct(claim_ms, 50), "claim_p95": _pct(claim_ms, 95),
-            "complete_p50": _pct(complete_ms, 50), "complete_p95": _pct(complete_ms, 95)}
+            "complete_p50": _pct(complete_ms, 50), "complete_p95": _pct(complete_ms, 95),
+            "next_p50": _pct(next_ms, 50), "next_p95": _pct(next_ms, 95)}
 
 
 def _pct(values: list[float], p: int) -> int:
@@ -204,8 +216,9 @@ def _pct(values: list[float], p: int) -> int:
     return round(statistics.quantiles(values, n=100)[p - 1])
 
 
-COLUMNS = ("transport", "tasks", "done", "agents", "duplicates", "ref_done_no_yaml", "steals", "refused_finishes", "frozen", "killed",
-           "seconds", "claim_p50", "claim_p95", "complete_p50", "complete_p95")
+COLUMNS = ("transport", "tasks", "done", "agents", "duplicates", "ref_done_no_yaml", "finished_after_restart", "steals",
+           "refused_finishes", "frozen", "killed", "seconds", "claim_p50", "claim_p95", "complete_p50", "complete_p95",
+           "next_p50", "next_p95")
 
 
 def main() -> int:
@@ -226,9 +239,11 @@ def main() -> int:
     print("|" + "---|" * len(COLUMNS))
     for row in results:
         print("| " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
-    print("latencies in ms (claim: a start --next that got a task; complete: a complete that was accepted)")
+    print("latencies in ms (claim: a start --next that got a task; complete: a complete that was accepted; "
+          "next: every next, one bounded fetch each)")
     print("done: tasks whose outcome is in a clone's plan; duplicates: done in two clones, or by another than "
-          "the claim's holder; ref_done_no_yaml: an agent killed between the claim's done and its YAML write")
+          "the claim's holder; ref_done_no_yaml: an agent killed between the claim's done and its YAML write, "
+          "never finished; finished_after_restart: such a task finished by the restarted agent (its next named it)")
     bad = [r for r in results if r["duplicates"] or r["done"] + r["ref_done_no_yaml"] < r["tasks"]]
     return 1 if bad else 0
 

@@ -76,22 +76,24 @@ def until_work(ctx: Ctx, seconds: float, attempt: Attempt) -> Result:
         watch = ChangeWait(ctx.paths())  # before the first attempt: no write after it goes unseen
     except (OSError, RuntimeError):  # no watch possible (inotify limits, permissions): answer now
         return attempt()[0]
-    poll = TEAM_POLL_SECONDS if ctx.plan().project.settings.get("team") else math.inf
     slept = False
     with watch:
         result, chosen = attempt()
+        poll = TEAM_POLL_SECONDS if ctx.plan().project.settings.get("team") else math.inf  # the plan attempt read
+        asked = time.monotonic()  # the last attempt (in team mode: the last fetch of the remote's claims)
         while result.next_action.marker == "wait" and not _is_set(stop):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            changes = watch.wait(min(left, lease_end(ctx, chosen), poll), stop)
+            changes = watch.wait(min(left, lease_end(ctx, chosen), max(0.0, asked + poll - time.monotonic())), stop)
             slept = True
             if _is_set(stop):
                 break  # the caller is gone: claim nothing for it
-            if changes is not None and not (changes.plan_stale or changes.claims):
-                continue  # the journal, docs or cycles: nothing that frees work
+            if changes is not None and not (changes.plan_stale or changes.claims) and time.monotonic() < asked + poll:
+                continue  # the journal, docs or cycles: nothing that frees work (a busy journal delays no poll)
             ctx.forget()
             result, chosen = _again(attempt, result, chosen)
+            asked = time.monotonic()
     return _waited(result, time.monotonic() - started, slept)
 
 
