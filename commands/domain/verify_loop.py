@@ -104,6 +104,10 @@ def verdict_lines(v: verdict_files.Verdict | None) -> list[str]:
     lines += [inert_line(f"    {clean(q.place, 120)} “{clean(q.text, 100)}”") for q in v.quotes[:3]]
     if v.missing:
         lines.append(inert_line(f"    missing: {clean(v.missing, 200)}"))
+    if v.decided_by:  # a person's word on a shipped verdict: what the next reader must take into account
+        said = {"rejected": "rejected", "closed": "confirmed"}.get(v.state, "decided")
+        lines.append(inert_line(f"    {said} by {clean(v.decided_by, 80)}"
+                                + (f": {clean(v.note, 300)}" if v.note else "")))
     return lines
 
 

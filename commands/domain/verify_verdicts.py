@@ -10,8 +10,6 @@ draft comes back to `verify --next` only when one of them changes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_FAILURE,
@@ -223,10 +221,14 @@ def _keep(ctx: Ctx, node: Node, said: Verdict) -> Result:
 
 
 def decide(ctx: Ctx, node_id: str | None, decision: str, note: str | None, agent: str | None) -> Result:
-    """A person confirms (the leaf is completed) or rejects a shipped verdict that waits for them."""
-    if agent or ctx.caller:
+    """A person confirms (the leaf is completed) or rejects a shipped verdict that waits for them.
+
+    The canvas runs this as the person at the keyboard: its `agent` is the surface's actor, which
+    `Ctx.answers` reads as no agent, so only a call an agent answers is refused."""
+    if ctx.answers(agent) or ctx.caller:
+        who = ctx.answers(agent) or ctx.caller
         raise CommandError("person_only", "confirming a verdict is a person's decision, not an agent's",
-                           fix(ctx.cmd("verify", next=True, agent=agent or ctx.caller), "go on verifying"),
+                           fix(ctx.cmd("verify", next=True, agent=who), "go on verifying"),
                            exit_code=EXIT_USAGE, category="usage")
     if not node_id:
         raise CommandError("missing_node", "--decide names the draft leaf whose verdict it decides",
@@ -241,22 +243,33 @@ def decide(ctx: Ctx, node_id: str | None, decision: str, note: str | None, agent
     person = ctx.person()
     text = clean(note, 500) if note else ""
     if decision == "confirm":
-        from leafwise.commands.domain.finishing import complete
-
-        done = complete(ctx, node.id, clean(summary_of(said) + f"; confirmed by {person}"
-                                            + (f": {text}" if text else ""), SUMMARY_LIMIT))
-        decided = _decided(said, "closed", person, text)
-        answer: Any = done.next_action
-        lines = [f"Confirmed {node.id} “{clean(node.title)}” shipped (verified by {clean(said.agent, 80)}); completed"]
-    else:
-        decided = _decided(said, "rejected", person, text)
-        answer = next_(ctx.cmd("verify", node.id), "it stays draft; verify --next offers it again when its code changes")
-        lines = [f"Rejected the shipped verdict on {node.id} “{clean(node.title)}”; it stays draft"]
+        return _confirm(ctx, node, said, person, text)
+    decided = _decided(said, "rejected", person, text)
     verdict_files.write(ctx.paths(), decided)
     journal(ctx, "verify", node.id, {}, actor=person, decision=decision, verdict=said.verdict, note=text or None)
-    return Result({"id": node.id, "decision": decision, "verdict": decided.as_dict()}, answer, lines,
-                  Mutation(TOOL, decision, True, f"{decision}ed by {person}",
-                           [{"id": node.id, "field": "verdict", "from": said.state, "to": decided.state}]))
+    lines = [f"Rejected the shipped verdict on {node.id} “{clean(node.title)}”; it stays draft"
+             + (f" (note for the agent: {text})" if text else "")]
+    # no node field changed: the verdict file is bookkeeping, which an undo must not try to write back
+    return Result({"id": node.id, "decision": decision, "verdict": decided.as_dict()},
+                  next_(ctx.cmd("verify", node.id), "it stays draft; verify --next offers it again when its code "
+                        "changes"), lines, Mutation(TOOL, decision, True, f"rejected by {person}", []))
+
+
+def _confirm(ctx: Ctx, node: Node, said: Verdict, person: str, note: str) -> Result:
+    """Complete the leaf with the agent's evidence and the person's name; the cascade as `complete` did it."""
+    from leafwise.commands.domain.finishing import complete
+
+    done = complete(ctx, node.id, clean(summary_of(said) + f"; confirmed by {person}" + (f": {note}" if note else ""),
+                                        SUMMARY_LIMIT))
+    decided = _decided(said, "closed", person, note)
+    verdict_files.write(ctx.paths(), decided)
+    journal(ctx, "verify", node.id, {}, actor=person, decision="confirm", verdict=said.verdict, note=note or None)
+    cascade = done.result.get("cascade", [])
+    lines = [f"Confirmed {node.id} “{clean(node.title)}” shipped (verified by {clean(said.agent, 80)}); completed"]
+    lines += [f"  cascade: {c['id']} {c['from']} → {c['to']}" for c in cascade]
+    changes = done.mutation.changes if done.mutation else []
+    return Result({"id": node.id, "decision": "confirm", "verdict": decided.as_dict(), "cascade": cascade},
+                  done.next_action, lines, Mutation(TOOL, "confirm", True, f"confirmed by {person}", changes))
 
 
 def _decided(said: Verdict, state: str, person: str, note: str) -> Verdict:
