@@ -99,6 +99,7 @@ async def test_detail_shows_the_blocked_reason_docs_and_history(demo_plan, tmp_p
         await until(pilot, lambda: tree(app).cursor_key == "SHOP-38")
 
 
+@pytest.mark.slow
 async def test_filter_as_you_type_and_escape_restores(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -257,6 +258,7 @@ async def test_a_refused_command_shows_the_error_and_its_fix(demo_plan, tmp_path
         assert "no open decision" in message and "Fix: leafwise show SHOP-40" in message
 
 
+@pytest.mark.slow
 async def test_block_from_the_palette(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:

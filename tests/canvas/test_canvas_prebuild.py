@@ -16,6 +16,7 @@ from testkit.canvas import canvas, idle, open_view, ready, until
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_views_built_in_the_background_show_the_plan_as_it_is_when_visited(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path, watch=True, prebuild=True)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -11,7 +11,7 @@ from leafwise.canvas.screens.agents import AgentsScreen
 from leafwise.canvas.screens.board import BoardScreen
 from leafwise.canvas.screens.dependencies import DependenciesScreen
 from leafwise.canvas.screens.progress import ProgressScreen
-from leafwise.themes import THEMES
+from leafwise.themes import DEFAULT_THEME, THEMES
 from testkit.canvas import canvas, settled, until
 
 SIZE = (140, 40)
@@ -39,7 +39,9 @@ def open_view(view: str):
     return run_before
 
 
-@pytest.mark.parametrize("theme", sorted(THEMES))
+# Every view in the default theme is in the fast set; the other themes' screenshots in the slow one.
+@pytest.mark.parametrize("theme", [pytest.param(theme, marks=() if theme == DEFAULT_THEME else pytest.mark.slow)
+                                   for theme in sorted(THEMES)])
 @pytest.mark.parametrize("view", sorted(VIEWS))
 def test_view(snap_compare, demo_plan, tmp_path, view, theme):
     (tmp_path / "settings.json").write_text(f'{{"theme": "{theme}"}}')

@@ -42,6 +42,7 @@ async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_
         assert "status: in-progress" in node_file(demo_plan, "SHOP-26").read_text()
 
 
+@pytest.mark.slow
 async def test_add_child_rename_priority_and_undo(demo_plan, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     app = canvas(demo_plan, tmp_path)
@@ -109,6 +110,7 @@ async def test_dependencies_agents_and_forecast_views(demo_plan, tmp_path):
         assert any("on track" in r and r.startswith("R1") for r in rows)
 
 
+@pytest.mark.slow
 async def test_hostile_text_never_becomes_markup_or_escape_sequences(tmp_path):
     root = tmp_path / "repo"
     write_plan(root, [

@@ -12,6 +12,7 @@ from testkit.canvas import canvas, idle, open_blocked, ready, until
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_c_leaves_a_comment_as_the_person_and_the_help_lists_it(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = write_plan(tmp_path / "repo", [

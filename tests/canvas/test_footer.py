@@ -39,6 +39,7 @@ async def check_views(app, pilot, size: tuple[int, int]) -> dict[str, str]:
     return shown
 
 
+@pytest.mark.slow
 async def test_the_footer_keeps_help_and_quit_and_drops_keys_that_do_not_fit(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -91,6 +91,7 @@ async def test_an_exact_id_ranks_first_in_the_filter(tmp_path):
         assert [k for k in tree(app).visible_keys() if not k.startswith("@")][0] == "T-10"
 
 
+@pytest.mark.slow
 async def test_keys_keep_working_after_filter_ctrl_u_and_escape(demo_plan, tmp_path):
     """The tree keeps the keys after a filter, ctrl+u and escape, three times in a row."""
     app = canvas(demo_plan, tmp_path)

@@ -90,6 +90,7 @@ async def test_each_row_shows_the_reason_the_cli_gives(demo_plan, tmp_path):
         assert all(s["verdict"] == "shipped" or s["reason"] for s in expected)  # a partial or none says why
 
 
+@pytest.mark.slow
 async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
     declare(demo_plan)
     shipped = first(cli_suggestions(demo_plan), "shipped")
@@ -111,6 +112,7 @@ async def test_a_on_a_shipped_suggestion_applies_it(demo_plan, tmp_path):
         assert isinstance(app.screen, PlanScreen)
 
 
+@pytest.mark.slow
 async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp_path):
     # A commit that says it closes the node is shipped at its measured 0.85: a stricter unattended
     # threshold (`reconcile --apply --min-confidence 0.9`) leaves it to a person, and the person's `a`
@@ -191,6 +193,7 @@ async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
         assert "status: draft" in node_file(demo_plan, nid).read_text()
 
 
+@pytest.mark.slow
 async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_evidence_changes(demo_plan, tmp_path):
     target = first(cli_suggestions(demo_plan), "likely")  # a lead a person finds wrong
     nid = target["id"]
@@ -244,6 +247,7 @@ async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
         assert "[bold red]loud[/]" in side and "\x1b" not in side and "\u202e" not in side
 
 
+@pytest.mark.slow
 async def test_ctrl_z_takes_back_an_applied_suggestion_and_a_rejection(demo_plan, tmp_path):
     declare(demo_plan)
     found = cli_suggestions(demo_plan)

@@ -54,6 +54,7 @@ async def test_u_asks_for_a_note_and_unblock_carries_it_to_the_agent(tmp_path):
         assert not node_data(root, "T-2").get("comments")
 
 
+@pytest.mark.slow
 async def test_x_in_reconcile_asks_why_and_records_the_note_with_the_rejection(tmp_path):
     project = tmp_path / "project"
     write_files(project, LIBRARY)

@@ -85,6 +85,7 @@ async def open_dependencies(app, pilot, node_id: str) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_every_way_back_from_the_dependencies_view_reaches_the_plan(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
 import yaml
 from testkit import node, run_cli, write_plan
 
@@ -35,6 +36,7 @@ def fill(command: str, task_id: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_agent_runs_the_plan_to_done_following_hints(tmp_path: Path) -> None:
     write_plan(tmp_path, PLAN, releases=("R1", "R2"), prefix="W")
     env = run_cli("context", "--json", cwd=tmp_path).json

@@ -135,6 +135,7 @@ def test_the_token_budget_stops_the_loop(bugs):
 
 # --- a for-each walk over three bugs ----------------------------------------------
 
+@pytest.mark.slow
 def test_for_each_walk_over_three_bugs_ends_done_at_three_of_six(bugs):
     start = cli(bugs, "cycle", "start", "bugs", "--kind", "for-each-work-item", "--max-iterations", "6",
                 "--token-cap", "100000", "--node", "T-1", "--agent", "bot", "--verify", PASS,
@@ -170,6 +171,7 @@ def test_for_each_walk_over_three_bugs_ends_done_at_three_of_six(bugs):
 
 # --- a stuck item ends at the cap, honestly -------------------------------------
 
+@pytest.mark.slow
 def test_stuck_item_stops_at_the_cap_blocks_and_escalates(bugs):
     cli(bugs, "cycle", "start", "stuck", "--kind", "for-each-work-item", "--max-iterations", "3",
         "--token-cap", "100000", "--node", "T-1", "--agent", "bot", "--verify", FAIL3)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from leafwise.canvas.demo.launch import prepare
 from testkit import run_cli, run_cli_in_process
@@ -58,6 +59,7 @@ def test_the_demo_shows_shipped_and_partial_suggestions_with_evidence(tmp_path):
     assert none and all(s["reason"] and s["reason"] != "no evidence found" for s in none)
 
 
+@pytest.mark.slow
 def test_reject_is_recorded_on_the_node_and_hides_the_suggestion_until_the_evidence_changes(demo_plan):
     found = suggestions(demo_plan)
     target = first(found, "likely")

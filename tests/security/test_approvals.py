@@ -139,6 +139,7 @@ def hints_only(text: str) -> str:
         return "\n".join(line for line in text.splitlines() if line.startswith(("Next:", "Or:", "Wait:", "Fix:")))
 
 
+@pytest.mark.slow  # a process for every command of the registry, in each form
 @pytest.mark.parametrize("form", ["text", "json"])
 def test_every_cli_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path, env, form):
     failures = []
@@ -201,6 +202,7 @@ def test_where_approval_is_missing_the_answer_waits_for_a_person(tmp_path, env):
 
 # --- MCP never approves ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_an_mcp_started_cycle_runs_nothing_and_writes_no_approval(tmp_path, env):
     marks = tmp_path / "marks"
     root = hostile_plan(tmp_path / "plan", marks)

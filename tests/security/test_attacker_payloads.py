@@ -132,6 +132,7 @@ def test_json_is_exact_and_never_carries_a_raw_c1_bidi_or_tag_character(plan):
     assert run_cli("show", "P-3", "--json", cwd=root, env=env).json["result"]["docs"][1] == "docs/bad\x1b[2Jname\u202e.md"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_canvas_shows_every_payload_as_the_cli_does(plan, tmp_path):
     from leafwise.canvas.widgets.plan_tree import PlanTree

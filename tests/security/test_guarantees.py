@@ -28,6 +28,7 @@ def problems(root: Path, env: dict[str, str]) -> list[dict]:
 
 # --- no execution without consent --------------------------------------------------
 
+@pytest.mark.slow
 def test_reconcile_never_runs_an_unapproved_done_when_command(tmp_path, config):
     root = tmp_path / "repo"
     mark = tmp_path / "ran"

@@ -188,6 +188,7 @@ def check_show(node_id: str, what: str, as_json: bool, out: str, err: str) -> No
         assert "internal_error" not in err and "Traceback" not in err, (what, err)
 
 
+@pytest.mark.slow
 def test_show_every_node_in_text_and_json(corpus):
     """`show` of every node through the CLI's own main() in this process (one call costs milliseconds,
     not a process start); the heaviest nodes again in a real, measured process each."""
@@ -224,6 +225,7 @@ def test_json_stays_exact(corpus):
     assert json.loads(out)["result"]["summary"] == "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07title"
 
 
+@pytest.mark.slow
 def test_mcp_answers_every_node_without_internal_errors(corpus):
     from leafwise.commands.surfaces.mcp_server import build_server
     from mcp import Client
@@ -255,6 +257,7 @@ def test_mcp_answers_every_node_without_internal_errors(corpus):
     nothing_ran(root.parent)
 
 
+@pytest.mark.slow  # the cursor on every one of the corpus's nodes, then every view: about 15 s
 @pytest.mark.anyio
 async def test_the_canvas_stays_alive_through_the_corpus(corpus, tmp_path):
     from leafwise.canvas.screens.blocked import BlockedScreen

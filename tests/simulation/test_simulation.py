@@ -37,6 +37,7 @@ def test_the_same_seed_tells_the_same_story():
     assert (one.calls, one.errors, one.completed) == (two.calls, two.errors, two.completed)
 
 
+@pytest.mark.slow
 def test_a_note_that_never_arrives_is_caught(monkeypatch):
     """The invariant can fail: with messages dropped from task views, the person's notes go missing."""
     from leafwise.commands.core import views
