@@ -27,11 +27,17 @@ from leafwise.canvas import bridge
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.dialogs import TextPrompt
+from leafwise.canvas.screens.verified import LIST_ID, VerifiedSection
 from leafwise.canvas.screens.view import ViewScreen
+from leafwise.canvas.widgets.footer import KeysFooter
 from leafwise.canvas.widgets.hanging import Hanging, indented
+from leafwise.canvas.widgets.listing import Listing
+from leafwise.canvas.widgets.plan_header import PlanHeader
 from leafwise.commands.text import one_line
 from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import OptionList, Static
@@ -67,18 +73,25 @@ def reason_of(item: Suggestion) -> str:
         if missing else "no evidence names it"
 
 
-class ReconcileScreen(ViewScreen):
+class ReconcileScreen(VerifiedSection, ViewScreen):
     VIEW_TITLE = "Reconcile"
     AUTO_FOCUS = "#reconcile-list"
     VIEW_ID = "reconcile"
     SIDE_PANEL = True
     # One terminal line per line of a row (id, evidence, reason): cut with an ellipsis, never wrapped.
     DEFAULT_CSS = """
-    ReconcileScreen #reconcile-list { text-wrap: nowrap; text-overflow: ellipsis; }
+    ReconcileScreen #reconcile-list, ReconcileScreen #verified-list { text-wrap: nowrap; text-overflow: ellipsis; }
+    ReconcileScreen #reconcile-column { width: 3fr; }
+    ReconcileScreen #reconcile-column > .view-list { width: 1fr; }
+    ReconcileScreen #verified-list { height: auto; max-height: 45%; }
+    ReconcileScreen .reconcile-heading { padding: 0 2; background: $surface; }
     """
     BINDINGS = [
         Binding("a", "accept", "Accept", id="reconcile.accept",
-                tooltip="Shipped: record the evidence and close the node. Partial: close it anyway with a note"),
+                tooltip="Shipped: record the evidence and close the node. Partial: close it anyway with a note. "
+                        "An agent's verdict waiting for you: confirm it"),
+        Binding("A", "confirm_noted", "Confirm with a note", id="reconcile.confirm_noted",
+                tooltip="An agent's shipped verdict waiting for you: confirm it with a note"),
         Binding("x", "reject", "Reject", id="reconcile.reject",
                 tooltip="Record on the node that this evidence is wrong: hidden until the evidence changes"),
         Binding("o,enter", "open", "Open", id="reconcile.open", priority=True,
@@ -86,13 +99,31 @@ class ReconcileScreen(ViewScreen):
         Binding("R", "run", "Run again", id="reconcile.run", tooltip="Look at the code again"),
     ]
 
+    def compose(self) -> ComposeResult:
+        """The view's header and summary; agents' verdicts above the lexical suggestions; the side panel."""
+        yield PlanHeader(self.VIEW_TITLE, id="header")
+        yield Static(id="reconcile-summary", classes="view-summary")
+        with Horizontal(classes="view-body"):
+            with Vertical(id="reconcile-column"):
+                yield Static(id="verified-heading", classes="reconcile-heading")
+                yield Listing(id=LIST_ID, classes="view-list")
+                yield Static(Content.styled("Suggestions from the code's words (no agent read them)", "bold"),
+                             id="lexical-heading", classes="reconcile-heading")
+                yield Listing(id="reconcile-list", classes="view-list")
+            with VerticalScroll(id="reconcile-side", classes="view-side"):
+                yield Static(id="reconcile-detail")
+        yield KeysFooter()
+
     def on_mount(self) -> None:
         super().on_mount()
         self.suggestions: list[Suggestion] = []
         self.settled: dict[str, str] = {}  # id -> "applied" | "closed" | "rejected" (this run)
         self.hidden = 0  # rejected earlier, for the same evidence: the command leaves them out
         self.ran = False
+        for wid in ("#verified-heading", f"#{LIST_ID}", "#lexical-heading"):
+            self.query_one(wid).display = False
         self.app.undone.subscribe(self, self._undone)
+        self._init_verified()
 
     def _undone(self, node_ids: list[str]) -> None:
         """An undo took back an accept or a reject made here: the row is open again."""
@@ -190,14 +221,23 @@ class ReconcileScreen(ViewScreen):
         return next((s for s in self.suggestions if s["id"] == option.id), None)
 
     @on(OptionList.OptionHighlighted, "#reconcile-list")
+    @on(OptionList.OptionHighlighted, f"#{LIST_ID}")
     def highlighted(self) -> None:
         self._show_side()
         self.refresh_bindings()
 
+    def on_descendant_focus(self) -> None:
+        """Tab between the verdicts and the suggestions: the side panel and the keys follow the focus."""
+        self._show_side()
+        self.refresh_bindings()
 
     def _show_side(self) -> None:
-        item = self._target()
         side = self.query_one("#reconcile-detail", Static)
+        said = self.verdict_target()
+        if said is not None:
+            side.update(self.verdict_side(said))
+            return
+        item = self._target()
         if item is None:
             side.update(Content.styled("Select a suggestion to see its evidence.", "$text-muted"))
             return
@@ -221,6 +261,12 @@ class ReconcileScreen(ViewScreen):
         side.update(Hanging(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        said = self.verdict_target()
+        if said is not None:  # an agent's verdict: only one waiting for a person is decided here
+            return (True if said.state == "pending" else None) if action in ("accept", "reject", "confirm_noted") \
+                else True
+        if action == "confirm_noted":
+            return None
         item = self._target()
         if action == "accept":
             return True if item and item["verdict"] != "none" and self.settled.get(item["id"]) is None else None
@@ -241,6 +287,11 @@ class ReconcileScreen(ViewScreen):
         return done
 
     def action_accept(self) -> None:
+        said = self.verdict_target()
+        if said is not None:
+            if said.state == "pending":  # one key: the person's confirmation, as `verify --decide confirm`
+                self.decide(said, "confirm", None)
+            return
         item = self._target()
         if item is None or item["verdict"] == "none":
             return
@@ -275,6 +326,11 @@ class ReconcileScreen(ViewScreen):
 
     def action_reject(self) -> None:
         """Ask why (optional), then `reconcile --reject ID [--note TEXT]`: the note is kept with the rejection."""
+        said = self.verdict_target()
+        if said is not None:
+            if said.state == "pending":
+                self.ask_note(said, "reject")
+            return
         item = self._target()
         if item is None or item["verdict"] == "none":
             return
@@ -297,7 +353,16 @@ class ReconcileScreen(ViewScreen):
                                                   "(optional: kept with the rejection)")),
             placeholder="e.g. that file is the old prototype, not this feature", required=False), noted)
 
+    def action_confirm_noted(self) -> None:
+        said = self.verdict_target()
+        if said is not None and said.state == "pending":
+            self.ask_note(said, "confirm")
+
     def action_open(self) -> None:
+        said = self.verdict_target()
+        if said is not None:
+            self.app.open_node(said.node)
+            return
         item = self._target()
         if item is not None:
             self.app.open_node(item["id"])

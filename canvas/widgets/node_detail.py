@@ -34,12 +34,14 @@ from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
 from leafwise.canvas.widgets.quiet import set_content, show
 from leafwise.canvas.widgets.team_mark import team_line
+from leafwise.canvas.widgets.verdict_text import verdict_content
 from leafwise.commands.core.readiness import unmet_dependencies
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs
 from leafwise.commands.registry import Ctx
 from leafwise.commands.text import elided, one_line, readable
 from leafwise.store import Node, journal
+from leafwise.store import verdicts as verdict_files
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -99,9 +101,18 @@ class NodeDetail(VerticalScroll):
         yield Static(id="detail-summary", classes="detail-section")
         yield OptionList(id="detail-links")
         yield Static(id="detail-evidence", classes="detail-section")
+        yield Static(id="detail-verdict", classes="detail-section")
         yield Static(id="detail-history", classes="detail-section")
         yield Markdown(id="detail-docs", open_links=False)  # a doc is plan text: its links are shown, never followed
         yield Static(id="detail-diagrams", classes="detail-section")
+
+    def on_mount(self) -> None:
+        # a verdict changes no node file: its journal line (through the watcher) says to read it again
+        self.app.journal_grew.subscribe(self, self._journal_grew)
+
+    def _journal_grew(self, events: list[Event]) -> None:
+        if self.state is not None and self.key and any(e.command == "verify" and e.node == self.key for e in events):
+            self._later(partial(self._load_history, self.state, self.key))
 
     # --- showing ------------------------------------------------------------------
 
@@ -131,6 +142,7 @@ class NodeDetail(VerticalScroll):
         docs_key = (key, tuple(node.docs), tuple(node.diagrams))
         if moved:  # never show the last node's history or docs under this one, even briefly
             self._section("detail-history", None)
+            self._section("detail-verdict", None)
             if self._docs_shown != docs_key[1:]:  # docs this node links too may stay
                 self._hide_docs()
         if moved or refresh_docs or docs_key != self._docs_for:
@@ -168,7 +180,7 @@ class NodeDetail(VerticalScroll):
     def _blank(self, message: str) -> None:
         set_content(self.query_one("#detail-head", Static), Content.styled(message, "$text-muted"))
         for wid in ("detail-path", "detail-blocked", "detail-fields", "detail-summary", "detail-evidence",
-                    "detail-history"):
+                    "detail-verdict", "detail-history"):
             self._section(wid, None)
         self._links([])
         self._hide_docs()
@@ -198,7 +210,7 @@ class NodeDetail(VerticalScroll):
                                          (node.id, "$text-muted"), " ", one_line(node.title)))
         self._section("detail-summary", Content("\n").join(tops) if tops else None)
         self._links([])
-        for wid in ("detail-evidence", "detail-history"):
+        for wid in ("detail-evidence", "detail-verdict", "detail-history"):
             self._section(wid, None)
         self._hide_docs()
         self._docs_for = None
@@ -360,21 +372,25 @@ class NodeDetail(VerticalScroll):
     @work(thread=True, exclusive=True, group="detail-extras")
     def _load_extras(self, state: PlanState, node_id: str) -> None:
         history = read_all(journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT))
+        said = verdict_files.read(state.paths, node_id)
         ctx = Ctx(root=str(state.paths.repo), _paths=state.paths, _plan=state.plan)
         try:
             docs = read_docs(ctx, node_id)
         except Exception:  # noqa: BLE001 - the node vanished meanwhile: the next show() says so
             docs = []
-        self.app.call_from_thread(self._show_extras, node_id, history, docs)
+        self.app.call_from_thread(self._show_extras, node_id, history, docs, said)
 
     @work(thread=True, exclusive=True, group="detail-history")
     def _load_history(self, state: PlanState, node_id: str) -> None:
         history = read_all(journal.read(state.paths, node=node_id, limit=HISTORY_LIMIT))
-        self.app.call_from_thread(self._show_history, node_id, history)
+        said = verdict_files.read(state.paths, node_id)
+        self.app.call_from_thread(self._show_history, node_id, history, said)
 
-    def _show_history(self, node_id: str, history: list[Event]) -> None:
+    def _show_history(self, node_id: str, history: list[Event], said: verdict_files.Verdict | None = None) -> None:
         if node_id != self.key or not self.is_attached:  # moved on, or the app is closing
             return
+        # an agent's verdict: its quotes, who verified it, and for a partial one what is missing
+        self._section("detail-verdict", verdict_content(said, quotes=4) if said is not None else None)
         lines = [Content.styled("History", "bold $text-muted")]
         for event in reversed(history):
             lines.append(Content.assemble((f"{clock(event.time)}  ", "$text-muted"),
@@ -382,10 +398,11 @@ class NodeDetail(VerticalScroll):
                                           describe_event(event, node_id)))
         self._section("detail-history", Content("\n").join(lines) if history else None)
 
-    async def _show_extras(self, node_id: str, history: list[Event], docs: list[dict[str, Any]]) -> None:
+    async def _show_extras(self, node_id: str, history: list[Event], docs: list[dict[str, Any]],
+                           said: verdict_files.Verdict | None = None) -> None:
         if node_id != self.key or not self.is_attached:
             return
-        self._show_history(node_id, history)
+        self._show_history(node_id, history, said)
         node = self.state.nodes.get(node_id) if self.state is not None else None
         self._docs_shown = (tuple(node.docs), tuple(node.diagrams)) if node is not None else None
         markdown = self.query_one("#detail-docs", Markdown)
