@@ -69,11 +69,11 @@ def score_repo(name: str, real_eval) -> dict:
         index = build_index(repo)
         stats, rindex = Stats.of(index), RIndex.of(index)
         rows = []
-        files = tree_files(repo)
+        tree = tree_files(repo)
         for nid, d in truth.items():
             if d["label"] != "shipped":
                 continue
-            wanted = labelled_files(d.get("why", ""), repo, files)
+            wanted = labelled_files(d.get("why", ""), repo, tree)
             packet = build(plan.nodes[nid], index, stats, rindex)
             files = {p.path for p in packet.places}
             code_wanted = {f for f in wanted if file_kind(f) == "code"}

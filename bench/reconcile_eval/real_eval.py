@@ -29,9 +29,6 @@ import yaml
 HERE = Path(__file__).resolve().parent
 BANDS = ("shipped", "likely", "partial", "none")
 UNNAMED = "no code file names the title's word"  # engine.py's missing line for the title-word rule
-# Not a band: what `likely` would reach if it also took the partials at this confidence or more (chosen
-# on the development half, before the held-out half was run), printed so the choice can be weighed.
-WIDE = 0.4
 REAL = HERE / "real"
 REPOS = HERE / ".repos"
 GOALS = {"precision": 0.95, "recall": 0.75, "repo_recall": 0.60, "seconds": 5.0}
@@ -101,7 +98,6 @@ def score_repo(name: str) -> dict:
     verdicts = {s["id"]: s for s in env["result"]["suggestions"]}
     tp = fp = fn = 0
     leads = {"tp": 0, "fp": 0, "traps": 0}  # shipped + likely: what reaches the verify loop as a lead
-    wide = {"tp": 0, "fp": 0}  # and the partials at WIDE or more
     unnamed = {"shipped": 0, "other": 0}  # leads the title-word rule turned partial, by label
     traps: list[str] = []
     rows: list[dict] = []
@@ -113,8 +109,6 @@ def score_repo(name: str) -> dict:
         if v in ("shipped", "likely"):
             leads["tp" if d["label"] == "shipped" else "fp"] += 1
             leads["traps"] += bool(d.get("trap"))
-        if v in ("shipped", "likely") or (v == "partial" and s.get("confidence", 0) >= WIDE):
-            wide["tp" if d["label"] == "shipped" else "fp"] += 1
         if s.get("missing") and str(s["missing"][0]).startswith(UNNAMED):
             unnamed["shipped" if d["label"] == "shipped" else "other"] += 1
         proposed = v == "shipped"
@@ -136,7 +130,7 @@ def score_repo(name: str) -> dict:
             "traps": traps, "seconds": seconds, "cpu": cpu, "files": env["result"]["scanned_files"],
             "matrix": matrix, "rows": rows, "labelled": tp + fn, "lead_tp": leads["tp"], "lead_fp": leads["fp"],
             "lead_traps": leads["traps"],
-            "lead_recall": leads["tp"] / (tp + fn) if tp + fn else 1.0, "unnamed": unnamed, "wide": wide}
+            "lead_recall": leads["tp"] / (tp + fn) if tp + fn else 1.0, "unnamed": unnamed}
 
 
 def summarise(results: list[dict]) -> dict:
@@ -150,7 +144,6 @@ def summarise(results: list[dict]) -> dict:
             "recall": tp / (tp + fn) if tp + fn else 1.0, "traps": sum(len(r["traps"]) for r in results),
             "lead_tp": lead_tp, "lead_fp": lead_fp, "lead_traps": lead_traps, "lead_recall": lead_tp / (tp + fn) if tp + fn else 1.0,
             "unnamed_right": sum(r["unnamed"]["shipped"] for r in results),
-            "wide_tp": sum(r["wide"]["tp"] for r in results), "wide_fp": sum(r["wide"]["fp"] for r in results),
             "unnamed_wrong": sum(r["unnamed"]["other"] for r in results),
             "seconds": max((r["seconds"] for r in results), default=0.0),
             "cpu": max((r["cpu"] for r in results), default=0.0)}
@@ -189,9 +182,8 @@ def band_line(half: str, s: dict) -> str:
             f"{s['lead_recall']:.2f} ({s['lead_tp']} of {s['tp'] + s['fn']} labelled shipped; {s['lead_fp']} leads "
             f"not labelled shipped, {s['lead_traps']} of them traps; goal ≥ {GOALS['recall']}: {'met' if s['lead_recall'] >= GOALS['recall'] else 'not met'}), "
             f"{s['traps']} traps shipped; the title-word rule turned {s['unnamed_right']} labelled-shipped and "
-            f"{s['unnamed_wrong']} other leads partial; with the partials at ≥ {WIDE} as leads too (not a band): "
-            f"recall {s['wide_tp'] / max(1, s['tp'] + s['fn']):.2f}, {s['wide_tp']} right of "
-            f"{s['wide_tp'] + s['wide_fp']} leads")
+            f"{s['unnamed_wrong']} other leads partial; lead precision (shipped + likely labelled shipped) "
+            f"{ratio(s['lead_tp'] / (s['lead_tp'] + s['lead_fp']) if s['lead_tp'] + s['lead_fp'] else None)}")
 
 
 def misses(results: list[dict]) -> list[str]:
@@ -212,14 +204,16 @@ def misses(results: list[dict]) -> list[str]:
 
 
 # From round 8 on, the sets already measured (tune, heldout, fresh) are open for development, and the
-# two sets no engine change has been tuned on (fresh2, fresh3) are the held-out half.
+# two sets no engine change has been tuned on (fresh2, fresh3) are the held-out half. fresh4 (session 8)
+# is a third column: repositories no session had seen, labelled before the engine first ran on them.
 DEV = ("tune", "heldout", "fresh")
 CLEAN = ("fresh2", "fresh3")
+FRESH = ("fresh4",)
 
 
 def sets_of(half: str) -> tuple[str, ...]:
     """The sets of SPLIT.yaml a name stands for: `dev`, `clean`, `all`, or one set."""
-    return {"dev": DEV, "clean": CLEAN, "all": DEV + CLEAN}.get(half, (half,))
+    return {"dev": DEV, "clean": CLEAN, "new": FRESH, "all": DEV + CLEAN + FRESH}.get(half, (half,))
 
 
 def names_of(half: str) -> list[str]:
@@ -230,8 +224,8 @@ def names_of(half: str) -> list[str]:
 
 
 def not_for_tuning() -> set[str]:
-    """The held-out half (fresh2, fresh3): the tuning aids refuse them."""
-    return set(names_of("clean"))
+    """The held-out half (fresh2, fresh3) and the fresh set (fresh4): the tuning aids refuse them."""
+    return set(names_of("clean")) | set(names_of("new"))
 
 
 def main(half: str, show_misses: bool) -> list[str]:
@@ -247,12 +241,12 @@ def main(half: str, show_misses: bool) -> list[str]:
         lines += table(h, results)
         if show_misses:
             lines += misses(results)
-    if len(chosen) > 1:
+    if chosen:
         lines.append(band_line(f"{half} ({', '.join(chosen)})", summarise(everything)))
     return lines
 
 
 def bands(show_misses: bool) -> list[str]:
-    """Both halves, each set's table, then the bands' measures of the development and held-out halves."""
-    lines = main("dev", show_misses) + [""] + main("clean", show_misses)
-    return lines + ["", "## Bands", ""] + [line for line in lines if line.startswith(("dev (", "clean ("))]
+    """Both halves and the fresh set, each set's table, then the bands' measures of each."""
+    lines = main("dev", show_misses) + [""] + main("clean", show_misses) + [""] + main("new", show_misses)
+    return lines + ["", "## Bands", ""] + [line for line in lines if line.startswith(("dev (", "clean (", "new ("))]

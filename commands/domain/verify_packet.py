@@ -3,9 +3,9 @@
 Built for recall, not for a verdict: reconcile's index of the repository (`reconcile/scan.py`
 `build_index`, with its cache) and its matching index (`retrieve.RIndex`: every definition, route,
 flag, test, UI string and docs paragraph by matching key), searched with the title's concepts and
-what they expand to (`match.weigh`: related words, shared prefixes, the WordNet lexicon) at their
-weights. The places are spread over files (the best place of each file first), with room kept for
-tests, docs and a commit that names the node, and cut to at most `MAX_PLACES` places and about
+what they expand to (`match.weigh`: related words, shared prefixes, the WordNet lexicon; irregular
+verb forms, `IRREGULAR`) at their weights. The places are spread over files (the best place of each
+file first), with room kept for tests, docs and a commit that names the node, and cut to at most `MAX_PLACES` places and about
 `TOKEN_BUDGET` tokens. The agent reads them and decides; Leafwise checks what it quotes.
 """
 
@@ -40,6 +40,19 @@ AFTERTHOUGHT = 0.5
 PATH_BOOST = 0.5  # a document in a file whose own name carries the title's words (`outdated.py`) counts more
 KIND_RANK = {"body": 1, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
+# Irregular verb forms the suffix rules of `key` cannot reach ("hide" is named `HiddenStory`), both ways.
+_FORMS = ("hide hidden hid", "send sent", "write written wrote", "choose chosen chose", "build built",
+          "run ran", "find found", "get got gotten", "give given gave", "take taken took", "make made",
+          "keep kept", "lose lost", "begin began begun", "break broken broke", "forget forgotten forgot",
+          "freeze frozen froze", "hold held", "lead led", "leave left", "mean meant", "seek sought",
+          "sell sold", "show shown", "speak spoken", "tell told", "think thought", "throw thrown",
+          "bind bound", "draw drawn", "drive driven", "fall fallen", "grow grown", "know known",
+          "see seen", "spin spun", "stand stood", "stick stuck", "tear torn", "wear worn", "win won",
+          "pay paid", "say said", "lay laid", "buy bought", "bring brought", "catch caught", "feel felt",
+          "meet met", "spend spent", "hang hung", "override overridden", "rewrite rewritten", "undo undone",
+          "feed fed", "fly flown flew", "ride ridden rode", "rise risen rose", "shake shaken",
+          "forbid forbidden", "weave woven", "dig dug", "light lit")
+IRREGULAR = {w: frozenset(line.split()) - {w} for line in _FORMS for w in line.split()}
 BOUNDARY_KINDS = frozenset({"definition", "symbol", "route", "cli", "test", "model", "component", "page", "option",
                             "flag", "field"})
 
@@ -117,6 +130,8 @@ def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
             found[s] = SOFT
         for w in weighed.lexical.get(c, ()):
             found.setdefault(key(w), LEX)
+        for w in IRREGULAR.get(weighed.words.get(c, c).lower(), frozenset()) | IRREGULAR.get(c, frozenset()):
+            found.setdefault(key(w), SOFT)
         out[c] = [(kk, f) for kk, f in found.items() if kk in rindex.by_key]
     return out
 

@@ -44,7 +44,7 @@ def test_the_demo_shows_shipped_and_partial_suggestions_with_evidence(tmp_path):
     res = run_cli("reconcile", "--json", cwd=root)
     assert res.code == 0, res.stderr
     result = res.json["result"]
-    shipped = [s for s in result["suggestions"] if s["verdict"] == "likely"]
+    shipped = [s for s in result["suggestions"] if s["verdict"] == "likely" and s["lead"] == "rule"]
     partial = [s for s in result["suggestions"] if s["verdict"] == "partial"]
     assert len(shipped) >= 2 and len(partial) >= 1, [(s["id"], s["verdict"]) for s in result["suggestions"]]
     for s in shipped + partial:

@@ -40,7 +40,7 @@ def test_words_bound_in_a_definition_name_ship_but_the_same_words_loose_in_a_bod
         "    return render(request, page, customers)\n")})
     assert bound["verdict"] == "likely", bound["explain"]["rules"]
     assert any(e["path"] == "pkg/views.py" and e["line"] == 1 for e in bound["evidence"])
-    assert loose["verdict"] not in ("shipped", "likely"), loose["evidence"]
+    assert loose["verdict"] != "shipped" and loose.get("lead") != "rule", loose["evidence"]  # a words lead at most
 
 
 GO_PAGER = '''package ui

@@ -222,7 +222,10 @@ def test_express_and_react_need_the_ui_too(tmp_path):
     assert found["T-1"]["verdict"] == "likely"
     assert any(e["name"] == "PATCH /api/tasks/:id/assign" for e in found["T-1"]["evidence"])
     assert any(e["kind"] == "component" for e in found["T-1"]["evidence"])
-    assert found["T-2"]["verdict"] == "partial"
+    assert found["T-1"]["lead"] == "rule"
+    # a route and a test, no UI: no rule's bar is met; the words make it a lead, saying what is missing
+    assert (found["T-2"]["verdict"], found["T-2"]["lead"]) == ("likely", "words")
+    assert found["T-2"]["confidence"] < found["T-1"]["confidence"]
     assert "no UI (page or component) for it" in found["T-2"]["missing"]
 
 

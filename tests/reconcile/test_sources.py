@@ -4,6 +4,7 @@ in two different places prove nothing; what docs say the project does not do is 
 
 from __future__ import annotations
 
+from leafwise.commands.reconcile.engine import LEAD_CONFIDENCE
 from testkit import node, write_plan
 from testkit.code_samples import LIBRARY
 from testkit.repos import commit_all, reconcile, write_files
@@ -25,7 +26,7 @@ def test_words_in_two_different_places_are_a_trap_not_a_shipped_feature(tmp_path
     commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Export recipes as a Legacy archive", release="R1")])
     found = reconcile(tmp_path)["T-1"]
-    assert found["verdict"] not in ("shipped", "likely")
+    assert found["verdict"] != "shipped" and found.get("lead") != "rule"  # at most a lead on the words
 
 
 def test_a_feature_only_the_docs_describe_is_partial_and_says_no_code_names_it(tmp_path):
@@ -85,8 +86,9 @@ def test_explain_lists_each_source_and_the_rule_that_decided(tmp_path):
     assert ex["rules"][0] == "sources: shipped"
 
 
-def test_a_partial_tells_a_person_where_the_code_names_it_and_what_would_make_it_shipped(tmp_path):
-    # the words meet in a function's body (not its name), and nothing else says the same
+def test_a_lead_on_the_words_tells_a_person_where_the_code_names_it_and_what_would_make_it_shipped(tmp_path):
+    # the words meet in a function's body (not its name), and nothing else says the same: no rule's bar
+    # is met, so it is a lead on the words, at the lower confidence, keeping what it lacks
     write_files(tmp_path, {**LIBRARY, "pkg/jobs.py": (
         "def run_job(store):\n"
         "    archive = store.compress_archive(level=9)\n"
@@ -94,7 +96,7 @@ def test_a_partial_tells_a_person_where_the_code_names_it_and_what_would_make_it
     commit_all(tmp_path)
     write_plan(tmp_path, [node("T-1", "Compress the nightly archive", release="R1")])
     found = reconcile(tmp_path)["T-1"]
-    assert found["verdict"] == "partial"
+    assert (found["verdict"], found["lead"], found["confidence"]) == ("likely", "words", LEAD_CONFIDENCE)
     assert found["missing"] == ["no test, UI text or docs say the same: "
                                 "body run_job (pkg/jobs.py:1) names 76% of the title"]
 
