@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from leafwise.commands.core.readiness import blocker, effective_holds, holder, until
+from leafwise.commands.core.readiness import blocker, effective_holds, holder, kept, unchanged_plan, until
 from leafwise.commands.core.release_needs import needed_by, rank_of
 from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
 
-__all__ = ["Pick", "effective_holds", "holder", "order_key", "pick", "until"]  # holds: re-exported for callers
+__all__ = ["Pick", "effective_holds", "holder", "order_key", "pick", "unchanged_plan", "until"]  # holds: re-exported for callers
 
 # Bound once: reading an enum member (`Status.BLOCKED`) costs ~150 ns on Python 3.11, and
 # the loops below run once per node of the plan on every `leafwise next`.
@@ -30,13 +30,13 @@ class Pick:
     broken: list[str] = field(default_factory=list)  # node files that do not load, when they hold work back
 
 
-def order_key(plan: Plan):
+def order_key(plan: Plan, needed: dict[str, int] | None = None):
     """Pick order: release, then a person's priority (`store.priority_rank`: unset is normal), deepest
     first, title, id. A task an earlier release waits on (`release_needs.needed_by`) takes the place
     of that release: it goes out before its own release's work, among the waiting release's."""
     rank = plan.project.release_rank()
     last = len(rank)
-    needed = needed_by(plan)
+    needed = needed_by(plan) if needed is None else needed
 
     def key(node: Node):
         return (min(rank.get(node.effective_release, last), needed.get(node.id, last)),
@@ -45,12 +45,12 @@ def order_key(plan: Plan):
     return key
 
 
-def release_place(plan: Plan, node: Node) -> tuple[int, str]:
+def release_place(plan: Plan, node: Node, needed: dict[str, int] | None = None) -> tuple[int, str]:
     """The node's place in release order and how to say it: its own release, or the earlier one that
     waits on it."""
     rank = plan.project.release_rank()
     own = rank_of(node, rank)
-    need = needed_by(plan).get(node.id, own)
+    need = (needed_by(plan) if needed is None else needed).get(node.id, own)
     if need < own:
         waiting = plan.project.releases[need].id
         return need, f"needed by release {waiting} (a task of {waiting} waits on it)"
@@ -70,26 +70,38 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     `exclude`: nodes not to hand out: parents that an unreadable node file names (a child we cannot
     see may be open), and tasks `start --next` just failed to claim (its own included).
     """
-    key = order_key(plan)
     nodes = plan.nodes
+    prepared = _prepared(plan)
+    if prepared is not None:
+        needed, place = prepared.needed, prepared.place
+        key: Any = lambda node: place[node.id]  # noqa: E731 - the place in pick order, derived once
+        own_pool: Any = prepared.in_progress_leaves
+    else:
+        needed = needed_by(plan)
+        key = order_key(plan, needed)
+        own_pool = nodes.values()
     if agent:
-        own = [n for n in nodes.values() if n.status == _IN_PROGRESS and not n.children
+        own = [n for n in own_pool if n.status == _IN_PROGRESS and not n.children
                and holder(n, claims) == agent and n.id not in exclude]
         if own:
             node = min(own, key=key)
             return Pick(node, f"your task in progress: resume {node.id}", resumed=True,
-                        open_count=sum(1 for n in nodes.values() if n.status not in CLOSED))
-    candidates, blocked, held, open_count = scan(plan, claims, agent, exclude)
-    leaves = [n for n in candidates if not n.children]
-    pool = leaves or candidates
-    chosen = min(pool, key=key) if pool else None
-    blocked.sort(key=key)
+                        open_count=prepared.open_count if prepared else
+                        sum(1 for n in nodes.values() if n.status not in CLOSED))
+    if prepared is not None:
+        chosen, blocked, held, open_count = prepared.choose(claims, agent, exclude)
+    else:
+        candidates, blocked, held, open_count = scan(plan, claims, agent, exclude)
+        leaves = [n for n in candidates if not n.children]
+        pool = leaves or candidates
+        chosen = min(pool, key=key) if pool else None
+        blocked.sort(key=key)
     held.sort(key=lambda pair: (pair[1].expires, key(pair[0])))
     if chosen is not None:
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
         prio = chosen.data.get("priority")
-        reason = release_place(plan, chosen)[1] + ", " + (f"{prio} priority, " if prio in PRIORITIES else "") + \
-            f"deepest {kind}, then title order"
+        reason = release_place(plan, chosen, needed)[1] + ", " + \
+            (f"{prio} priority, " if prio in PRIORITIES else "") + f"deepest {kind}, then title order"
     elif open_count == 0:
         reason = "every node is done or cancelled"
     elif held:
@@ -110,6 +122,52 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     if explain:
         result.passed = explain_passed(plan, claims, agent, chosen, explain_limit)
     return result
+
+
+def _prepared(plan: Plan) -> Prepared | None:
+    return kept(plan, "pick order", Prepared.of)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What a pick derives from the plan alone, in pick order; a pick then only applies the holds.
+    The same rules as `scan` (tests/core/test_picker.py proves both pick alike)."""
+
+    nodes: dict[str, Node]
+    needed: dict[str, int]
+    place: dict[str, int]  # open node id -> its place in pick order
+    ready_leaves: list[Node]  # open, not blocked, not looped, every child and dependency closed
+    ready_parents: list[Node]
+    blocked: list[Node]
+    workable: frozenset[str]  # open, not blocked, not looped: a hold on one of these is "held"
+    in_progress_leaves: list[Node]
+    open_count: int
+
+    @classmethod
+    def of(cls, plan: Plan) -> Prepared:
+        needed = needed_by(plan)
+        order = order_key(plan, needed)
+        ranked = sorted((n for n in plan.nodes.values() if n.status not in CLOSED), key=order)
+        place = {n.id: i for i, n in enumerate(ranked)}
+        ready, blocked, _held, open_count = scan(plan, {}, None)
+        ready.sort(key=lambda n: place[n.id])
+        blocked.sort(key=lambda n: place[n.id])
+        looped = plan.looped()
+        return cls(plan.nodes, needed, place, [n for n in ready if not n.children], [n for n in ready if n.children], blocked,
+                   frozenset(n.id for n in ranked if n.status != _BLOCKED and n.id not in looped),
+                   [n for n in ranked if n.status == _IN_PROGRESS and not n.children], open_count)
+
+    def choose(self, claims: dict[str, Claim], agent: str | None, exclude: frozenset[str] | set[str]
+               ) -> tuple[Node | None, list[Node], list[tuple[Node, Claim]], int]:
+        """(the task to hand out, the blocked nodes, the held ones, the open count) under `claims`."""
+        held = [(self.nodes[nid], claim) for nid, claim in claims.items()
+                if nid in self.workable and claim.agent != agent]
+        for pool in (self.ready_leaves, self.ready_parents):
+            for node in pool:
+                claim = claims.get(node.id)
+                if (claim is None or claim.agent == agent) and not (exclude and node.id in exclude):
+                    return node, list(self.blocked), held, self.open_count
+        return None, list(self.blocked), held, self.open_count
 
 
 def scan(plan: Plan, claims: dict[str, Claim], agent: str | None,

@@ -13,9 +13,11 @@ here, so "ready" means the same thing wherever it is shown:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable, Iterator, TypeVar
 
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
@@ -68,10 +70,44 @@ def hold_from(node_id: str, lease: Claim | None, now: datetime, status: Any, ass
     return None
 
 
+T = TypeVar("T")
+# The plan a caller vouches for (the MCP server's warm plan, unchanged while its watcher says so), and
+# what was derived from that plan alone, kept for the next call on that very object.
+_VOUCHED: ContextVar[tuple[Plan, dict[str, Any]] | None] = ContextVar("vouched_plan", default=None)
+
+
+@contextmanager
+def unchanged_plan(plan: Plan, memo: dict[str, Any]) -> Iterator[None]:
+    """Within, `plan` (this object only) is taken as unchanged since the calls that filled `memo`:
+    what `kept` derives from it is derived once. The caller gives a new `memo` with every new plan."""
+    token = _VOUCHED.set((plan, memo))
+    try:
+        yield
+    finally:
+        _VOUCHED.reset(token)
+
+
+def kept(plan: Plan, name: str, derive: Callable[[Plan], T]) -> T | None:
+    """`derive(plan)`, kept under `name` while `plan` is vouched for (`unchanged_plan`); None when
+    it is not (derive it yourself)."""
+    vouched = _VOUCHED.get()
+    if vouched is None or vouched[0] is not plan:
+        return None
+    memo = vouched[1]
+    if name not in memo:
+        memo[name] = derive(plan)
+    return memo[name]
+
+
+def _in_progress(plan: Plan) -> list[Node]:
+    return [n for n in plan.nodes.values() if n.status == _IN_PROGRESS]
+
+
 def effective_holds(plan: Plan, claims: dict[str, Claim], now: datetime) -> dict[str, Claim]:
     """Who holds what over the whole plan: `hold_from` for every lease and every node."""
     holds = {k: c for k, c in claims.items() if not c.expired(now)}
-    for node in plan.nodes.values():
+    working = kept(plan, "in progress", _in_progress)
+    for node in plan.nodes.values() if working is None else working:
         if node.status == _IN_PROGRESS and node.id not in claims:  # the only nodes an assignment can hold
             stamp = str(node.data.get("updated") or "")
             hold = hold_from(node.id, None, now, node.status, node.assignee, not node.children, stamp)

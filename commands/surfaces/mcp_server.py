@@ -16,6 +16,7 @@ import logging
 import re
 import shlex
 import threading
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -23,6 +24,7 @@ from urllib.parse import unquote
 import anyio
 import anyio.to_thread
 import click
+from leafwise.commands.core import picker
 from leafwise.commands.contract import CommandError, inert_lines, json_text, render_text, untrusted_block
 from leafwise.commands.domain.trust import agent_surface
 from leafwise.commands.registry import Command, Ctx, Param, load_all
@@ -140,6 +142,7 @@ class Session:
         self._paths: PlanPaths | None = None
         self._watcher: PlanWatcher | None = None
         self._warm: Plan | None = None
+        self._picked: tuple[Plan | None, dict[str, Any]] = (None, {})
         self._lock = threading.Lock()
 
     def _watch(self) -> None:
@@ -181,10 +184,22 @@ class Session:
 
     def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
         ctx = self.ctx(spec)
-        with agent_surface():  # no call here is a person's: it never approves a command (docs/security.md)
+        warm = ctx.loaded_plan
+        # the warm plan is unchanged (the watcher said so) and a read-only call does not patch it: its
+        # pick order and holders are derived once for every call on it (readiness.unchanged_plan)
+        vouched = picker.unchanged_plan(warm, self._picks(warm)) if warm is not None and not spec.mutating \
+            else nullcontext()
+        with agent_surface(), vouched:  # no call here is a person's: it never approves a command (docs/security.md)
             outcome = execute(spec, ctx, arguments, "mcp")
         self._keep(spec, ctx)
         return outcome
+
+    def _picks(self, plan: Plan) -> dict[str, Any]:
+        """The picker's memo for `plan`: a new one with every new warm plan."""
+        with self._lock:
+            if self._picked[0] is not plan:
+                self._picked = (plan, {})
+            return self._picked[1]
 
     def call(self, spec: Command, arguments: dict[str, Any]) -> CallToolResult:
         outcome = self.run(spec, arguments)
