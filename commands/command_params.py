@@ -294,6 +294,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("agent", "str", "--agent", False),
         ("decide", "str", "--decide", False),
         ("note", "str", "--note", False),
+        ("sample", "bool", "--sample", False),
     ),
     "write-doc": (
         ("node_id", "str", None, False),

@@ -1,7 +1,8 @@
 """A verdict asked of the MCP client's own model (sampling): what the request says, and how its answer is read.
 
-`leafwise mcp` offers it as the tool `verify_with_sampling` (`commands/surfaces/mcp_sampling.py`), opt-in,
-only where the client declared the sampling capability. The request carries the draft's title and its
+`leafwise mcp` offers it as `verify_leaf` with `sample=true` (`commands/surfaces/mcp_sampling.py`), opt-in,
+only where the client declared the sampling capability; anywhere else `verify --sample` answers
+`without_sampling`: Next, the plain loop. The request carries the draft's title and its
 evidence packet, each place with its lines as committed at HEAD (the text the quotes are checked
 against). The answer is a model's words, never trusted: it is read as one JSON object, and its verdict
 goes through `verify` as any agent's does (`verify_verdicts.record`), every quote checked by
@@ -15,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, fix, next_, placeholder
 from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
+from leafwise.commands.registry import Ctx
 from leafwise.store.verdicts import MAX_QUOTES, VERDICTS
 
 PLACE_LINES = 40  # lines of one place sent to the model
@@ -119,3 +122,24 @@ def read_answer(text: str) -> Sampled:
     if missing is not None and not isinstance(missing, str):
         raise ValueError("the answer's missing must be text")
     return Sampled(verdict, tuple(evidence), tuple(quotes), missing.strip() if missing and missing.strip() else None)
+
+
+def without_sampling(ctx: Ctx, node_id: str | None, given: dict[str, Any], agent: str | None) -> Result:
+    """`verify --sample` where no model can be asked (the CLI, the canvas, an MCP client that declared no
+    sampling): say so, and hand the agent the plain loop, where it reads the packet itself."""
+    who = agent or placeholder("agent")
+    other = sorted(name for name, value in given.items() if value not in (None, False, (), []))
+    if other:
+        raise CommandError("conflicting_flags", f"--sample asks a model for the verdict: give no --{other[0]} with it",
+                           fix(ctx.cmd("verify", node_id, sample=True, agent=who) if node_id else
+                               ctx.cmd("verify", next=True, sample=True, agent=who), "node_id or --next, and agent"),
+                           exit_code=EXIT_USAGE, category="usage")
+    if not agent:
+        raise CommandError("agent_required", "a verdict is an agent's: name it with --agent",
+                           fix(ctx.cmd("verify", next=True, agent=who), "say who verifies"),
+                           exit_code=EXIT_USAGE, category="usage")
+    plain = ctx.cmd("verify", node_id, agent=agent) if node_id else ctx.cmd("verify", next=True, agent=agent)
+    return Result({"id": node_id, "sampling": False},
+                  next_(plain, "read the packet and record the verdict yourself: the same quote check applies"),
+                  ["No verdict asked of a model: only an MCP client that declares the sampling capability lends "
+                   "its model (verify_leaf with sample=true); this one does not"])

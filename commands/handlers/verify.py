@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leafwise.commands.contract import Result
-from leafwise.commands.domain import verifying
+from leafwise.commands.domain import verify_sampling, verifying
 from leafwise.commands.registry import ACTING, Ctx, Param, command
 from leafwise.store.verdicts import VERDICTS
 
@@ -20,10 +20,16 @@ from leafwise.store.verdicts import VERDICTS
             ACTING,
             Param("decide", "a person confirms or rejects a pending shipped verdict", choices=("confirm", "reject"),
                   cli_only=True, person_only=True),
-            Param("note", "the person's note with --decide", cli_only=True)),
+            Param("note", "the person's note with --decide", cli_only=True),
+            Param("sample", "MCP: ask the client's model for the verdict (quotes checked as any agent's)", type=bool)),
     example="leafwise verify --next --agent claude-1",
 )
 def verify(ctx: Ctx, node_id: str | None = None, next: bool = False, verdict: str | None = None,
            evidence: tuple[str, ...] = (), quote: tuple[str, ...] = (), missing: str | None = None,
-           agent: str | None = None, decide: str | None = None, note: str | None = None) -> Result:
+           agent: str | None = None, decide: str | None = None, note: str | None = None,
+           sample: bool = False) -> Result:
+    if sample:  # reached only where no model can be asked: `leafwise mcp` answers it before (mcp_sampling.py)
+        return verify_sampling.without_sampling(ctx, node_id, {"verdict": verdict, "evidence": evidence,
+                                                               "quote": quote, "missing": missing, "decide": decide,
+                                                               "note": note}, agent)
     return verifying.verify(ctx, node_id, next, verdict, evidence, quote, missing, agent, decide, note)

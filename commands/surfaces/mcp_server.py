@@ -347,17 +347,15 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
     session = Session(root, cwd, clock)
     specs = {spec.tool: spec for spec in load_all().values() if spec.tool}
     tools = tool_list(load_all())
-    from leafwise.commands.surfaces import mcp_sampling  # opt-in: a verdict asked of the client's model
-
-    tools.append(mcp_sampling.tool())
+    from leafwise.commands.surfaces import mcp_sampling  # verify_leaf sample=true: a verdict by the client's model
 
     async def list_tools(_ctx: ServerRequestContext, _params: Any) -> ListToolsResult:
         return ListToolsResult(tools=tools)
 
     async def call_tool(_ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
         spec = specs.get(params.name)
-        if params.name == mcp_sampling.TOOL:
-            return await mcp_sampling.call(_ctx, session, load_all()["verify"], dict(params.arguments or {}))
+        if spec is not None and mcp_sampling.wants(spec, params.arguments, _ctx):
+            return await mcp_sampling.call(_ctx, session, spec, dict(params.arguments))
         if spec is None:
             return CallToolResult(content=[TextContent(type="text", text=f"Unknown tool: {params.name}")],
                                   is_error=True)

@@ -1,4 +1,4 @@
-"""`verify_with_sampling`: the server asks the client's model for a verdict, and the answer still goes
+"""`verify_leaf` with `sample=true`: the server asks the client's model for a verdict, and the answer still goes
 through the quote check. A real `leafwise mcp` process over stdio, the SDK's client with a scripted
 model as its sampling callback: a true quote closes the leaf, a false one records nothing, and a
 client without sampling is told to use the plain loop."""
@@ -59,9 +59,9 @@ def call(root: Path, arguments: dict[str, Any], sampling=None):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write, sampling_callback=sampling) as session:
                 await session.initialize()
-                tools = [t.name for t in (await session.list_tools()).tools]
-                assert "verify_with_sampling" in tools
-                return await session.call_tool("verify_with_sampling", arguments)
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                assert tools["verify_leaf"].input_schema["properties"]["sample"]["type"] == "boolean"
+                return await session.call_tool("verify_leaf", {"sample": True, **arguments})
 
     return anyio.run(go)
 
@@ -87,7 +87,7 @@ def test_a_true_quote_from_the_clients_model_closes_the_leaf(repo: Path):
 
 def test_a_false_quote_from_the_clients_model_records_nothing(repo: Path):
     asked: list[str] = []
-    result = call(repo, {"agent": "mcp-1"}, scripted({"verdict": "shipped", "evidence": [FALSE]}, asked))
+    result = call(repo, {"next": True, "agent": "mcp-1"}, scripted({"verdict": "shipped", "evidence": [FALSE]}, asked))
     assert result.is_error
     env = result.structured_content
     assert env["error"]["code"] == "evidence_quote_not_found"
@@ -113,9 +113,18 @@ def test_a_client_without_sampling_is_sent_to_the_plain_loop(repo: Path):
     assert not result.is_error
     env = result.structured_content
     assert env["result"]["sampling"] is False
-    assert env["_next_action"] == {**env["_next_action"], "marker": "next",
-                                   "command": "leafwise verify --next --agent mcp-1"}
-    assert text_of(result).rstrip().splitlines()[-1].startswith("Next: leafwise verify --next --agent mcp-1")
-    assert "offers no sampling" in text_of(result)
-    assert result.meta["leafwise/next_tool"] == {"name": "verify_leaf", "arguments": {"next": True, "agent": "mcp-1"}}
+    assert env["_next_action"]["marker"] == "next"
+    assert env["_next_action"]["command"] == "leafwise verify T-2 --agent mcp-1"
+    assert text_of(result).rstrip().splitlines()[-1].startswith("Next: leafwise verify T-2 --agent mcp-1")
+    assert "this one does not" in text_of(result)
+    assert result.meta["leafwise/next_tool"] == {"name": "verify_leaf", "arguments": {"node_id": "T-2", "agent": "mcp-1"}}
     assert not (repo / ".leafwise/verdicts/T-2.json").exists()
+
+
+def test_verify_sample_on_the_cli_says_no_model_can_be_asked_and_hands_out_the_plain_loop(repo: Path):
+    res = run_cli("verify", "--next", "--sample", "--agent", "cli-1", cwd=repo)
+    assert res.code == 0 and "No verdict asked of a model" in res.stdout
+    assert res.stdout.rstrip().splitlines()[-1].startswith("Next: leafwise verify --next --agent cli-1")
+    refused = run_cli("verify", "T-2", "--sample", "--verdict", "absent", "--agent", "cli-1", cwd=repo)
+    assert refused.code == 2 and "give no --verdict with it" in refused.stderr
+    assert not (repo / ".leafwise/verdicts").exists()
