@@ -137,18 +137,29 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
         item = fresh[name] = (misses[name], loaded.data, loaded.digest, loaded.error)
         _add(nodes, problems, nodes_rel, name, item)
     plan = Plan(paths=paths, project=project, nodes=nodes, problems=problems)
-    unchanged = (not misses and fresh.keys() == entries.keys()
-                 and fresh.get(PROJECT_KEY) is entries.get(PROJECT_KEY))
-    snapshot = cache.snapshot() if cache is not None and unchanged else None
+    same_files = fresh.keys() == entries.keys() and fresh.get(PROJECT_KEY) is entries.get(PROJECT_KEY)
+    placed = same_files and all(_same_place(entries[name], fresh[name]) for name in misses)
+    snapshot = cache.snapshot() if cache is not None and placed else None
     if snapshot is not None and snapshot.keys() == nodes.keys():
         for nid, (children, depth, release) in snapshot.items():
             node = nodes[nid]
             node.children, node.depth, node.effective_release = children, depth, release
+        if misses:  # a status or a summary changed (a start, a complete): the same index, new entries
+            cache.write(fresh, snapshot)
     else:
         index(plan)
         if cache is not None:
             cache.write(fresh, {nid: (n.children, n.depth, n.effective_release) for nid, n in nodes.items()})
     return plan
+
+
+def _same_place(old: Entry, new: Entry) -> bool:
+    """Whether a changed file keeps its node where `index` put it: the same id, parent, release and
+    title (what children lists, depths, inherited releases and sibling order are made of)."""
+    a, b = old[1], new[1]
+    if old[3] or new[3] or not isinstance(a, dict) or not isinstance(b, dict):
+        return False
+    return all(a.get(k) == b.get(k) for k in ("id", "parent", "release", "title"))
 
 
 def _add(nodes: dict[str, Node], problems: list[Problem], nodes_rel: str, name: str, item: Entry) -> None:
