@@ -97,7 +97,7 @@ def score_repo(name: str) -> dict:
         shutil.rmtree(repo / ".leafwise", ignore_errors=True)
     verdicts = {s["id"]: s for s in env["result"]["suggestions"]}
     tp = fp = fn = 0
-    leads = {"tp": 0, "fp": 0, "traps": 0}  # shipped + likely: what reaches the verify loop as a lead
+    leads = {"tp": 0, "fp": 0, "traps": 0, "words": 0, "words_tp": 0}  # shipped + likely: the verify loop's leads
     unnamed = {"shipped": 0, "other": 0}  # leads the title-word rule turned partial, by label
     traps: list[str] = []
     rows: list[dict] = []
@@ -109,6 +109,9 @@ def score_repo(name: str) -> dict:
         if v in ("shipped", "likely"):
             leads["tp" if d["label"] == "shipped" else "fp"] += 1
             leads["traps"] += bool(d.get("trap"))
+        if v == "likely" and s.get("lead") == "words":  # the partials the search scored high
+            leads["words"] += 1
+            leads["words_tp"] += d["label"] == "shipped"
         if s.get("missing") and str(s["missing"][0]).startswith(UNNAMED):
             unnamed["shipped" if d["label"] == "shipped" else "other"] += 1
         proposed = v == "shipped"
@@ -129,7 +132,7 @@ def score_repo(name: str) -> dict:
             "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else 1.0,
             "traps": traps, "seconds": seconds, "cpu": cpu, "files": env["result"]["scanned_files"],
             "matrix": matrix, "rows": rows, "labelled": tp + fn, "lead_tp": leads["tp"], "lead_fp": leads["fp"],
-            "lead_traps": leads["traps"],
+            "lead_traps": leads["traps"], "words": leads["words"], "words_tp": leads["words_tp"],
             "lead_recall": leads["tp"] / (tp + fn) if tp + fn else 1.0, "unnamed": unnamed}
 
 
@@ -144,6 +147,7 @@ def summarise(results: list[dict]) -> dict:
             "recall": tp / (tp + fn) if tp + fn else 1.0, "traps": sum(len(r["traps"]) for r in results),
             "lead_tp": lead_tp, "lead_fp": lead_fp, "lead_traps": lead_traps, "lead_recall": lead_tp / (tp + fn) if tp + fn else 1.0,
             "unnamed_right": sum(r["unnamed"]["shipped"] for r in results),
+            "words": sum(r["words"] for r in results), "words_tp": sum(r["words_tp"] for r in results),
             "unnamed_wrong": sum(r["unnamed"]["other"] for r in results),
             "seconds": max((r["seconds"] for r in results), default=0.0),
             "cpu": max((r["cpu"] for r in results), default=0.0)}
@@ -183,7 +187,9 @@ def band_line(half: str, s: dict) -> str:
             f"not labelled shipped, {s['lead_traps']} of them traps; goal ≥ {GOALS['recall']}: {'met' if s['lead_recall'] >= GOALS['recall'] else 'not met'}), "
             f"{s['traps']} traps shipped; the title-word rule turned {s['unnamed_right']} labelled-shipped and "
             f"{s['unnamed_wrong']} other leads partial; lead precision (shipped + likely labelled shipped) "
-            f"{ratio(s['lead_tp'] / (s['lead_tp'] + s['lead_fp']) if s['lead_tp'] + s['lead_fp'] else None)}")
+            f"{ratio(s['lead_tp'] / (s['lead_tp'] + s['lead_fp']) if s['lead_tp'] + s['lead_fp'] else None)}; "
+            f"of them on the words (lead: words) {s['words_tp']} right of {s['words']}, by a rule "
+            f"{s['lead_tp'] - s['words_tp']} right of {s['lead_tp'] + s['lead_fp'] - s['words']}")
 
 
 def misses(results: list[dict]) -> list[str]:
