@@ -171,3 +171,23 @@ def test_work_finished_only_in_other_clones_is_a_wait_for_their_branches(two):
     git(a, "commit", "-qam", "outcome")
     git(a, "pull", "-q", "--no-rebase", "origin", "main")
     assert leafwise("next", "--agent", "alice", cwd=a).last_lines[-1].startswith("Done.")
+
+
+@pytest.mark.slow
+def test_next_waits_at_most_its_bound_for_a_remote_that_never_answers(two):
+    import socket
+
+    from leafwise.commands.team import session
+
+    a, _ = two
+    started(leafwise("start", "--next", "--agent", "alice", "--json", cwd=a))
+    with socket.socket() as silent:  # accepts the connection, never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        set_url(a, f"git://127.0.0.1:{silent.getsockname()[1]}/plan.git")
+        began = time.monotonic()
+        res = in_a_child("next", "--agent", "bob", "--json", cwd=a)
+        took = time.monotonic() - began
+    assert res.code == 0, res.stderr
+    assert res.json["result"]["claims"] == "last copy" and res.json["result"]["task"]["id"] == "T-2"
+    assert session.REFRESH_DEADLINE <= took < session.REFRESH_DEADLINE + 10, f"next took {took:.1f} s"
