@@ -15,6 +15,7 @@ from leafwise.commands.contract import (
     clean,
     fix,
     next_,
+    placeholder,
     wait,
 )
 from leafwise.commands.registry import Ctx
@@ -143,15 +144,21 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         copies = remote.fetch(team.root, team) if fetch else None
     except TeamError as exc:
         raise error_for(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
-    rows = status.rows(protocol.snapshot(team, copies))
+    seen = protocol.snapshot(team, copies)
+    rows = status.rows(seen)
     me = remote.clone_id(team.root)
+    from leafwise.commands.team import session  # a done claim of this clone whose outcome this branch lacks
+
+    unwritten = {state.node for state in session.unfinished(team, ctx.plan(), seen)}
     lines = [f"{len(rows)} claim(s) on {team.remote}" + ("" if fetch else " (this clone's last copies)")]
     for row in rows:
-        stale = "  silent past its lease: may be taken" if row.stale else ""
+        stale = "  silent past its lease: may be taken" if row.stale else \
+            "  its outcome is not in this branch: " + ctx.cmd("complete", row.node_id, summary=placeholder("summary"),
+                                                                agent=row.agent) if row.node_id in unwritten else ""
         where = "here" if row.clone == me else row.clone
         lines.append(f"  {row.node_id:<12} {row.state:<9} {clean(row.agent, 40)}@{where}  {clean(row.branch, 60)}  "
                      f"unchanged {_age(row.age_seconds)}{stale}")
-    return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows]},
+    return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows], "unwritten": sorted(unwritten)},
                   next_(ctx.cmd("next"), "the picker passes by what others hold"), lines)
 
 

@@ -129,6 +129,8 @@ def test_a_complete_killed_after_its_done_claim_is_named_with_the_call_that_fini
     assert own.code == 0, own.stderr
     assert "unfinished: T-1 is done in alice's claim on the remote" in own.stdout
     assert own.last_lines[-1] == 'Fix: leafwise complete T-1 --summary "<summary>" --agent alice'
+    status = leafwise("team", "status", "--local", cwd=a)  # a person looking sees it too, with the call
+    assert 'its outcome is not in this branch: leafwise complete T-1 --summary "<summary>" --agent alice' in status.stdout
     other = leafwise("start", "--next", "--agent", "andy", cwd=a)  # another agent of the clone: told, not stopped
     assert other.code == 0 and other.stdout.startswith("Started T-2"), other.stdout + other.stderr
     assert "unfinished: T-1" in other.stdout and "--agent alice" in other.stdout
