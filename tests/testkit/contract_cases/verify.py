@@ -28,6 +28,8 @@ CASES: dict = {
                err(5, "verify", "SHOP-999"),
                err(3, "verify", "SHOP-12"),
                ok("verify", "--next", "--agent", "bot-1"),
+               ok("verify", "--next", "--sample", "--agent", "bot-1"),  # no surface here lends a model
+               err(2, "verify", "SHOP-18", "--sample", "--verdict", "absent", "--agent", "bot-1"),
                ok(*PARTIAL, "--agent", "bot-1", setup=commit_the_shop),
                err(2, "verify", "SHOP-18", "--verdict", "partial", "--agent", "bot-1"),
                err(1, "verify", "SHOP-18", "--verdict", "shipped", "--evidence", TRUE_QUOTE[0], "--quote",
