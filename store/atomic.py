@@ -70,6 +70,12 @@ def create(path: Path, data: bytes, *, mode: int | None = None) -> None:
     fsync_dir(path.parent)
 
 
+def stage(path: Path, data: bytes, *, durable: bool = False) -> str:
+    """A temporary file beside `path` holding `data`, for a caller that renames many files in at
+    once (an import); left behind by a killed writer, it is a temp file like any other (`sweep`)."""
+    return _temp_with(path, data, None, durable)
+
+
 def _temp_with(path: Path, data: bytes, mode: int | None, durable: bool) -> str:
     """A temporary file beside `path` holding `data` (named for `sweep`: `.lw-<pid>-….tmp`)."""
     import tempfile  # here, not above: a warm `leafwise next` writes nothing and need not load it

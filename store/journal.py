@@ -34,8 +34,16 @@ def _open_read(paths: PlanPaths):
 
 def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
     """Append one event; the lock keeps concurrent lines whole and in one piece."""
-    record = {"time": to_text(utc_now()), **event}
-    line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+    return append_all(paths, [event])[0]
+
+
+def append_all(paths: PlanPaths, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Append events together (one fsync): all of them, or, when the write fails, none (the
+    journal is cut back to its size before, under the lock, so no other writer's line is lost)."""
+    now = to_text(utc_now())
+    records = [{"time": now, **event} for event in events]
+    line = b"".join((json.dumps(r, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+                    for r in records)
     with locked(paths, "journal"):
         # O_NOFOLLOW: a committed `journal.jsonl -> ~/.bashrc` must not receive our lines
         try:
@@ -46,6 +54,7 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
                 raise
             raise SymlinkRefused(".leafwise/journal.jsonl is a symbolic link; Leafwise never writes "
                                  "through it (remove the link: git rm .leafwise/journal.jsonl)") from exc
+        size = -1
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -54,9 +63,13 @@ def append(paths: PlanPaths, event: dict[str, Any]) -> dict[str, Any]:
             while written < len(line):  # a short write on a full disk or a signal
                 written += os.write(fd, line[written:])
             os.fsync(fd)
+        except BaseException:
+            if size >= 0:
+                os.ftruncate(fd, size)
+            raise
         finally:
             os.close(fd)
-    return record
+    return records
 
 
 def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:

@@ -51,6 +51,22 @@ def create_numbered(paths: PlanPaths, prefix: str, render: Callable[[str], bytes
     raise Exists(paths.nodes / f"{prefix}-{number}.yaml")  # pragma: no cover - 1000 files appeared meanwhile
 
 
+def reserve(paths: PlanPaths, prefix: str, count: int) -> list[int]:
+    """`count` numbers no file and no other worktree of the clone has taken, reserved in the shared
+    counter, for files created later (each still exclusively: a number taken meanwhile is a conflict)."""
+    counter = _id_counter(paths, prefix)
+    with hold(counter.with_suffix(".lock"), f"ids {prefix}", LOCK_TIMEOUT) if counter else nullcontext():
+        first = max(highest_number(paths, prefix) + 1, _read_counter(counter))
+        if first + count - 1 <= CEILING:
+            out = list(range(first, first + count))
+        else:  # a planted PREFIX-999999999999 took the top: the lowest free numbers instead
+            taken = numbers(paths, prefix)
+            out = [n for n in range(1, len(taken) + count + 1) if n not in taken][:count]
+        if counter is not None and out:
+            _write_counter(counter, max(out) + 1)
+    return out
+
+
 def numbers(paths: PlanPaths, prefix: str) -> set[int]:
     """The N of every `PREFIX-N.yaml` file in the nodes folder that is an id (at most 12 digits: a
     longer planted name is no id, and never goes through int())."""

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map
-from leafwise.commands.adoption.writing import Prepared, Step, apply, prepare
+from leafwise.commands.adoption.committing import apply
+from leafwise.commands.adoption.transaction import Refused
+from leafwise.commands.adoption.writing import Prepared, Step, prepare
 from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.domain.nodes import get_node, require_project
 from leafwise.commands.domain.planning import reopen_ancestors
@@ -53,6 +55,23 @@ def _input_error(ctx: Ctx, fmt: str, path: str, exc: InputError, retry: dict[str
                         mutation=Mutation("import_plan", "import", False, "the input is not valid"))
 
 
+def _not_written(ctx: Ctx, fmt: str, path: str, exc: Refused, retry: dict[str, Any]) -> CommandError:
+    """A file of the import could not be put in place: everything was undone; what stood in the way."""
+    try:
+        where = str(exc.path.relative_to(ctx.paths().repo))
+    except ValueError:
+        where = str(exc.path)
+    again = ctx.cmd("import", fmt, path, **retry)
+    todo = "the plan changed meanwhile: import again" if exc.conflict else \
+        f"make {where} writable (remove what is in its place), then import again"
+    return CommandError("import_not_written", f"{clean(where, 300)}: {clean(exc.reason, 200)}; nothing was imported "
+                        "(every file the import had written was put back)", fix(again, todo),
+                        exit_code=EXIT_CONFLICT if exc.conflict else 1,
+                        category="conflict" if exc.conflict else "io", retryable=exc.conflict,
+                        source=("import", None), details={"file": where, "reason": exc.reason},
+                        mutation=Mutation("import_plan", "import", False, "a file could not be written; undone"))
+
+
 def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str | None = None,
         dry_run: bool = False, partial: bool = False, mapping: tuple[str, ...] = (),
         agent: str | None = None) -> Result:
@@ -83,7 +102,10 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
         raise _input_error(ctx, fmt, path, exc, retry) from exc
     if dry_run:
         return _dry_answer(ctx, fmt, path, parsed, prepared, retry)
-    ids = apply(ctx, plan, prepared, under, agent)
+    try:
+        ids = apply(ctx, plan, prepared, under, agent)
+    except Refused as exc:
+        raise _not_written(ctx, fmt, path, exc, retry) from exc
     if under and plan.nodes[under].status == Status.DONE and any(
             s.node is None and s.item.parent is None and s.fields["status"] not in CLOSED for s in prepared.steps):
         reopen_ancestors(ctx, plan, under)  # open work under a done parent reopens it, as add does

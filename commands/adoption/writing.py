@@ -4,8 +4,7 @@ Every imported node keeps `source: {tool, id}`. Importing again finds it by that
 fields the source maps (a field the source leaves empty keeps the plan's value), so a second import
 of the same file changes nothing. The whole import is checked before the first write (`prepare`):
 a problem is an `InputError` (or, with --partial, a skipped item), never a half-written plan.
-New nodes are created parents first, each through the store's exclusive create (`create_numbered`);
-dependencies on nodes created later in the same import are written in a second pass.
+`committing.py` then writes it all or nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leafwise.commands.adoption.mapping import InputError, Item, Options, Parsed, ReleaseSpec, Skip, render_doc
-from leafwise.commands.domain.nodes import plain, record, set_fields, write
-from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, Node, Plan, Status, reader, timestamps
+from leafwise.commands.domain.nodes import plain
+from leafwise.store import CLOSED, Node, Plan, Status, reader
 from leafwise.store.paths import UnsafePath
-from leafwise.store.writer import create_numbered, render_new_node, write_text
 
 
 @dataclass
@@ -321,81 +318,3 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
         if step.node is None and (m := duplicates.find(step.fields["title"], open_titles)) is not None:
             dups.append({"key": step.item.key, "title": step.fields["title"], "like": m.id, "why": m.why})
     return Prepared(steps, releases, parsed.skipped, notes, dups, resolve)
-
-
-def apply(ctx: Ctx, plan: Plan, prepared: Prepared, under: str | None, agent: str | None) -> dict[str, str]:
-    """Write the prepared import; returns {source key: Leafwise id} of every item."""
-    from leafwise.commands.domain import releases as release_commands
-
-    for rel in prepared.releases:
-        release_commands.release_add(ctx, rel.id, rel.title, rel.target)
-    ids = dict(prepared.known)
-    later: list[Step] = []
-    for step in prepared.steps:
-        parent = ids.get(step.item.parent) if step.item.parent else under
-        deps = [ids[d] for d in step.item.depends_on if d in ids]
-        if len(deps) < len(step.item.depends_on):
-            later.append(step)
-        if step.node is None:
-            ids[step.item.key] = _create(ctx, plan, step, parent, deps, agent)
-        elif step.changed or step.doc_changed:
-            _update(ctx, step, parent if step.item.parent else None, deps, agent)
-    for step in later:  # the file is re-read under its lock: the node needs no reload of the plan
-        deps = [ids[d] for d in step.item.depends_on if d in ids]
-        node_id = ids[step.item.key]
-        node = plan.nodes.get(node_id) or Node(node_id, step.fields["title"], Status(step.fields["status"]), {},
-                                               f".leafwise/nodes/{node_id}.yaml", "")
-        changes = write(ctx, node, lambda doc, deps=deps: set_fields(doc, {"depends_on": deps}))
-        if changes:
-            record(ctx, "import", node_id, changes, actor=agent)
-    ctx.forget()
-    return ids
-
-
-def _create(ctx: Ctx, plan: Plan, step: Step, parent: str | None, deps: list[str], agent: str | None) -> str:
-    now = ctx.clock()
-    fields = dict(step.fields)
-    created = timestamps.parse(fields.get("created"))
-    # a source's time outside the years a plan file's timestamp holds (a planted 0001-01-01) is today's
-    fields["created"] = created if created is not None and 1970 <= created.year <= 9999 else now
-    ordered: dict[str, Any] = {"id": "", "title": fields.pop("title")}
-    if parent:
-        ordered["parent"] = parent
-    ordered.update({k: fields.pop(k) for k in ("release", "status", "assignee", "blocked_reason", "summary")
-                    if k in fields})
-    if deps:
-        ordered["depends_on"] = deps
-    ordered.update(fields)
-    ordered["updated"] = now
-
-    def render(node_id: str) -> bytes:
-        docs = {"docs": [f"docs/{node_id}.md"]} if step.doc is not None else {}
-        return render_new_node({**ordered, "id": node_id, **docs})
-
-    node_id, _ = create_numbered(ctx.paths(), plan.project.id_prefix, render)
-    if step.doc is not None:
-        write_text(plan.paths.inside(f"docs/{node_id}.md"), step.doc)
-    record(ctx, "import", node_id, {"status": (None, step.fields["status"])}, actor=agent,
-           title=step.fields["title"], parent=parent, source=step.fields["source"])
-    step.new_id = node_id
-    return node_id
-
-
-def _update(ctx: Ctx, step: Step, parent: str | None, deps: list[str], agent: str | None) -> None:
-    node = step.node
-    assert node is not None
-    values = {k: v for k, v in step.fields.items() if k in step.changed}
-    if "parent" in step.changed and parent:
-        values["parent"] = parent
-    if "depends_on" in step.changed:
-        values["depends_on"] = deps
-    if "blocked_reason" in step.changed and step.fields["status"] != Status.BLOCKED:
-        values["blocked_reason"] = None
-    rel = node.docs[0] if node.docs else f"docs/{node.id}.md"
-    if step.doc_changed and step.doc is not None:
-        write_text(ctx.paths().inside(rel), step.doc)
-        if not node.docs:
-            values["docs"] = [rel]
-    changes = write(ctx, node, lambda doc: set_fields(doc, values)) if values else {}
-    record(ctx, "import", node.id, changes, actor=agent, source=step.fields["source"],
-           path=rel if step.doc_changed else None)
