@@ -17,6 +17,7 @@ from typing import Any
 
 from leafwise.commands.adoption import reading
 from leafwise.commands.adoption.mapping import Item, Options, Parsed, ReleaseSpec, guess_status, release_id, text
+from leafwise.commands.text import is_hidden
 
 TOOL = "csv"
 FIELDS = ("id", "title", "status", "priority", "assignee", "description", "parent", "depends_on", "tags",
@@ -35,13 +36,26 @@ PRIORITY_WORDS = {"highest": "high", "urgent": "high", "critical": "high", "high
                   "lowest": "low", "p3": "low", "p4": "low"}
 NO_PRIORITY = frozenset({"", "none", "no priority"})
 csv.field_size_limit(1 << 20)  # one cell: at most the reader's record cap
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP)
+FORMULA_START = ("=", "+", "-", "@")  # what a spreadsheet may run as a formula (OWASP)
+CONTROL_START = ("\t", "\r")  # and a cell starting with these, whatever follows
+
+
+def _lead_blank(char: str) -> bool:
+    """A character a spreadsheet may drop before it reads a formula: a quote, any Unicode space
+    (NBSP, ideographic …) and invisible ones (zero-width, BOM)."""
+    return char == "'" or char.isspace() or is_hidden(char)
 
 
 def _formula_like(cell: str) -> bool:
-    """A cell a spreadsheet would read as a formula, or one that is such a cell behind quotes (so
-    a title that starts with `'=` keeps its own quote through the round trip)."""
-    return cell.lstrip("'").startswith(FORMULA_START)
+    """A cell a spreadsheet would read as a formula, also behind spaces (` =1+2`, NBSP`@SUM`), or one
+    that is such a cell behind quotes (so a title that starts with `'=` keeps its own quote through
+    the round trip). One pass over the cell's start."""
+    if cell.lstrip("'").startswith(CONTROL_START):
+        return True
+    for char in cell:
+        if not _lead_blank(char):
+            return char in FORMULA_START
+    return False
 
 
 def formula_safe(cell: str) -> str:
@@ -51,7 +65,8 @@ def formula_safe(cell: str) -> str:
 
 
 def as_written(cell: str) -> str:
-    """A cell of Leafwise's export as the plan had it: the one quote `formula_safe` added, gone."""
+    """A cell of Leafwise's export as the plan had it: the one quote `formula_safe` added, gone
+    (`_formula_like` reads past quotes, so `as_written(formula_safe(x)) == x` for every x)."""
     return cell[1:] if cell.startswith("'") and _formula_like(cell[1:]) else cell
 
 
@@ -127,9 +142,13 @@ def _row(parsed: Parsed, options: Options, header: list[str], columns: dict[str,
                         f"map it: --map priority.{word}=normal")
             return
     item.assignee = text(cell("assignee"))
-    item.description = text(cell("description"))
-    item.summary = text(cell("summary"))
-    item.blocked_reason = text(cell("blocked_reason"))
+    folded = [h.strip().casefold() for h in header]
+    own = "source_tool" in folded and "source_id" in folded  # a Leafwise CSV export: its text as the plan had it
+    raw = lambda name: row[columns[name]] if name in columns and columns[name] < len(row) else ""  # noqa: E731
+    whole = raw if own else cell
+    item.description = text(whole("description"))
+    item.summary = text(whole("summary"))
+    item.blocked_reason = text(whole("blocked_reason"))
     item.parent = text(cell("parent"))
     item.depends_on = _split(cell("depends_on"))
     item.tags = _split(cell("tags"))
@@ -139,8 +158,7 @@ def _row(parsed: Parsed, options: Options, header: list[str], columns: dict[str,
         if item.release not in {r.id for r in parsed.releases}:
             parsed.releases.append(ReleaseSpec(item.release, cell("release")))
     used = set(columns.values())
-    folded = [h.strip().casefold() for h in header]
-    if "source_tool" in folded and "source_id" in folded:  # a Leafwise CSV export: the node's own source
+    if own:  # the node's own source
         tool, ident = (row[folded.index(k)].strip() if folded.index(k) < len(row) else ""
                        for k in ("source_tool", "source_id"))
         if tool and ident:
