@@ -156,6 +156,8 @@ def reason_of(suggestion: dict[str, Any]) -> str:
     if suggestion["verdict"] == "shipped":
         return "evidence: " + (evidence_summary(suggestion, 2) or "recorded")
     if suggestion["verdict"] == "likely":
+        if suggestion.get("lead") == "words":  # no rule's bar is met: say so, in the room of one piece
+            return "a lead to verify (the words, no rule met): " + (evidence_summary(suggestion, 1) or "recorded")
         return "a lead to verify: " + (evidence_summary(suggestion, 2) or "recorded")
     if suggestion["verdict"] == "partial":
         return "missing: " + ("; ".join(missing[:3]) or "part of the title")

@@ -107,3 +107,15 @@ def test_a_partial_on_one_word_of_the_title_says_so(demo_plan):
     assert found["verdict"] == "partial"
     assert found["missing"] == ["only one of the title's words is there: route DELETE /api/wishlist/{product_id} "
                                 "(backend/app/routers/wishlist.py:26) names 46% of the title"]
+
+
+def test_a_lead_on_the_words_says_in_its_reason_that_no_rule_was_met(tmp_path):
+    write_files(tmp_path, {**LIBRARY, "pkg/jobs.py": (
+        "def run_job(store):\n"
+        "    archive = store.compress_archive(level=9)\n"
+        "    store.schedule_nightly(archive)\n")})
+    commit_all(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Compress the nightly archive", release="R1")])
+    found = reconcile(tmp_path)["T-1"]
+    assert found["lead"] == "words"
+    assert found["reason"] == "a lead to verify (the words, no rule met): body run_job (pkg/jobs.py:1)"
