@@ -83,7 +83,7 @@ class ReconcileScreen(VerifiedSection, ViewScreen):
     ReconcileScreen #reconcile-list, ReconcileScreen #verified-list { text-wrap: nowrap; text-overflow: ellipsis; }
     ReconcileScreen #reconcile-column { width: 3fr; }
     ReconcileScreen #reconcile-column > .view-list { width: 1fr; }
-    ReconcileScreen #verified-list { height: auto; max-height: 45%; }
+    ReconcileScreen #verified-list { height: auto; max-height: 45%; border: none; padding: 0 1; background: $surface; }
     ReconcileScreen .reconcile-heading { padding: 0 2; background: $surface; }
     """
     BINDINGS = [
@@ -106,7 +106,7 @@ class ReconcileScreen(VerifiedSection, ViewScreen):
         with Horizontal(classes="view-body"):
             with Vertical(id="reconcile-column"):
                 yield Static(id="verified-heading", classes="reconcile-heading")
-                yield Listing(id=LIST_ID, classes="view-list")
+                yield Listing(id=LIST_ID)  # sized by its rows (a view-list takes the height left)
                 yield Static(Content.styled("Suggestions from the code's words (no agent read them)", "bold"),
                              id="lexical-heading", classes="reconcile-heading")
                 yield Listing(id="reconcile-list", classes="view-list")
@@ -206,7 +206,8 @@ class ReconcileScreen(VerifiedSection, ViewScreen):
         if evidence:
             lines.append(Content.styled(f"   {one_line(where_of(evidence[0]), 120)}  "
                                         f"{one_line(evidence[0]['snippet'], 160)}", "$text-muted"))
-        lines.append(Content.styled(f"   {one_line(reason_of(item), 300)}", REASON_STYLE[item["verdict"]]))
+        # the row is cut to the terminal's width by its style: the text keeps the whole reason
+        lines.append(Content.styled(f"   {one_line(reason_of(item), 1000)}", REASON_STYLE[item["verdict"]]))
         return Option(Content("\n").join(lines), id=item["id"])
 
     def _target(self) -> dict[str, Any] | None:

@@ -50,7 +50,7 @@ class VerifiedSection:
     def _init_verified(self) -> None:
         self.verdicts: list[Verdict] = []
         self.cascades: dict[str, str] = {}  # node id -> what its confirmation closed above it (this session)
-        self._verified_seen = False
+        self._read_once = False  # the first read lands the focus on a verdict waiting; later ones only say so
         self.app.journal_grew.subscribe(self, self._journal_grew)
         self._read_verdicts()
 
@@ -70,29 +70,36 @@ class VerifiedSection:
         state = self.app.state
         # a verdict on a node no longer in the plan is left out (its file stays for git to show)
         known = [v for v in found.values() if state is None or v.node in state.nodes]
+        waited = {v.node for v in self.verdicts if v.state == "pending"}
         self.verdicts = sorted(known, key=order_key)
         self._fill_verified()
+        arrived = [v for v in self.verdicts if v.state == "pending" and v.node not in waited]
+        if arrived and self._read_once:  # the focus is never taken from a key the person is pressing
+            self.app.notify(f"{one_line(arrived[0].agent, 60)} verified {arrived[0].node} shipped; it waits for you"
+                            + (f" (and {len(arrived) - 1} more)" if len(arrived) > 1 else "")
+                            + ": the verdicts are above the suggestions (tab), a confirms, x rejects",
+                            title="A verdict to confirm", timeout=8)
+        self._read_once = True
 
     def _fill_verified(self) -> None:
         listing = self.query_one(f"#{LIST_ID}", OptionList)
         keep = listing.highlighted_option.id if listing.highlighted_option else None
         listing.set_options(self._verdict_option(v) for v in self.verdicts)
         ids = [v.node for v in self.verdicts]
-        if ids:
-            listing.highlighted = ids.index(keep) if keep in ids else 0
+        if ids:  # the person's row while they are on the list; else the first, which waits for them if any does
+            listing.highlighted = ids.index(keep) if keep in ids and listing.has_focus else 0
         waiting = sum(1 for v in self.verdicts if v.state == "pending")
         heading = self.query_one("#verified-heading", Static)
         heading.update(Content.assemble(
             ("Verified by agents", "bold"), (f"   {len(ids)} verdict(s)", "$text-muted"),
-            (f"   {waiting} waiting for you: a confirm · A confirm with a note · x reject" if waiting else "",
-             "bold $warning"), ("   tab: the lexical suggestions below", "$text-muted")))
+            (f"   {waiting} waiting for you: a confirm · A with a note · x reject" if waiting else "",
+             "bold $warning"), ("   tab: suggestions", "$text-muted")))
         for widget in (heading, listing, self.query_one("#lexical-heading", Static)):
             widget.display = bool(ids)
-        if waiting and not self._verified_seen:  # the person's turn: the first look lands on it
+        if waiting and not self._read_once:  # the person's turn: the first look lands on it
             listing.focus()
         elif not ids and listing.has_focus:
             self.query_one("#reconcile-list", OptionList).focus()
-        self._verified_seen = self._verified_seen or bool(ids)
         self._show_side()
         self.refresh_bindings()
 

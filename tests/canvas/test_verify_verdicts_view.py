@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from leafwise.canvas.screens.reconcile import ReconcileScreen
 from testkit import node, node_data, run_cli, write_plan
-from testkit.canvas import answer_prompt, canvas, live, notices, until
+from testkit.canvas import answer_prompt, canvas, live, notices, ready, until
 from testkit.repos import commit_all, write_files
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -72,7 +72,11 @@ async def open_view_with_verdict(app, pilot, root: Path) -> None:
     await agent(root, "verify", "T-2", "--verdict", "shipped", "--evidence", PLACE, "--quote", QUOTE)
     await until(pilot, lambda: verified(app).display and verified(app).option_count == 1,
                 what="the agent's verdict in the view", timeout=20)
-    await until(pilot, lambda: verified(app).has_focus, what="the verdict waiting for the person has the focus")
+    await until(pilot, lambda: any("verified T-2 shipped; it waits for you" in n for n in notices(app)),
+                what="the notice of a verdict to confirm")
+    assert not verified(app).has_focus, "a verdict arriving never takes the focus from the person's keys"
+    await pilot.press("shift+tab")
+    await until(pilot, lambda: verified(app).has_focus, what="shift+tab onto the verdicts")
     await pilot.pause()
 
 
@@ -143,3 +147,14 @@ async def test_an_agent_verdict_cannot_be_decided_when_it_waits_for_no_one(repo:
         await pilot.pause()
     assert node_data(repo, "T-4")["status"] == "draft"
     assert verdict_file(repo, "T-4")["state"] == "recorded"
+
+
+async def test_a_verdict_waiting_when_the_view_opens_has_the_focus(repo: Path, tmp_path: Path):
+    await agent(repo, "verify", "T-2", "--verdict", "shipped", "--evidence", PLACE, "--quote", QUOTE)
+    app = canvas(repo, tmp_path)
+    async with app.run_test(size=(170, 45)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and verified(app).has_focus
+                    and verified(app).option_count == 1, what="the waiting verdict focused")
+        assert "waiting for a person" in side_text(app)
