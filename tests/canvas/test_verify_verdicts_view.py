@@ -158,3 +158,19 @@ async def test_a_verdict_waiting_when_the_view_opens_has_the_focus(repo: Path, t
         await until(pilot, lambda: isinstance(app.screen, ReconcileScreen) and verified(app).has_focus
                     and verified(app).option_count == 1, what="the waiting verdict focused")
         assert "waiting for a person" in side_text(app)
+
+
+async def test_ctrl_z_takes_back_a_confirmation(repo: Path, tmp_path: Path):
+    """Undo reopens the leaf and its parent (the completion's changes); the verdict file keeps the
+    person's confirmation, and a draft its verdict closed that is open again is verified again."""
+    app = canvas(repo, tmp_path, watch=True)
+    async with app.run_test(size=(170, 45)) as pilot:
+        await open_view_with_verdict(app, pilot, repo)
+        await pilot.press("a")
+        await until(pilot, lambda: app.state.nodes["T-1"].status == "done", what="confirmed", timeout=20)
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: app.state.nodes["T-2"].status == "draft" and app.state.nodes["T-1"].status != "done",
+                    what="the confirmation taken back", timeout=20)
+    assert node_data(repo, "T-2")["status"] == "draft"
+    handed = run_cli("verify", "--next", "--agent", "bot-2", "--json", cwd=repo).json["result"]
+    assert handed["id"] == "T-2"
