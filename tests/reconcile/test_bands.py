@@ -1,6 +1,7 @@
 """Reconcile's bands: `shipped` only for what measured at least 0.95 precision where it was not tuned
 (a passing declared check, a commit that says it closes the node), closed by `--apply`; what the lexical
-rules find is `likely`, a lead for `leafwise verify`, never closed unattended; a title word the code never
+rules find is `likely`, a lead for `leafwise verify`, never closed unattended (and so is a partial the
+search scored high: a lead on the words, at a lower confidence); a title word the code never
 names keeps a draft from being even that; the evidence leads with the definition the rule matched."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from testkit import node, run_cli, write_plan
 from testkit.code_samples import LIBRARY
 from testkit.repos import write_files
 
+from leafwise.commands.reconcile.engine import LEAD_CONFIDENCE
 from leafwise.commands.reconcile.retrieve import MEASURED
 
 TITLE = "Throttle calls to a rate per second"
@@ -58,6 +60,27 @@ def test_a_draft_that_only_matches_by_words_is_likely_and_never_applied(tmp_path
     assert [(r["id"], r["verdict"]) for r in env["result"]["refused"]] == [("T-1", "likely")]
     assert _status(tmp_path, "T-1") == "draft"
     assert env["_next_action"]["command"] == "leafwise verify T-1"
+
+
+def test_a_lead_on_the_words_is_likely_below_a_rule_and_never_applied(tmp_path):
+    # the words meet in a function's body and nothing else says the same: no rule's bar is met
+    write_files(tmp_path, {**LIBRARY, "pkg/jobs.py": (
+        "def run_job(store):\n"
+        "    archive = store.compress_archive(level=9)\n"
+        "    store.schedule_nightly(archive)\n")})
+    write_plan(tmp_path, [node("T-1", TITLE, release="R1"), node("T-2", "Compress the nightly archive", release="R1")])
+    commit_all(tmp_path)
+
+    found = _by_id(_reconcile(tmp_path))
+    assert (found["T-1"]["verdict"], found["T-1"]["lead"]) == ("likely", "rule")
+    assert (found["T-2"]["verdict"], found["T-2"]["lead"], found["T-2"]["confidence"]) == \
+        ("likely", "words", LEAD_CONFIDENCE)
+    assert LEAD_CONFIDENCE < MEASURED and found["T-2"]["missing"]  # it says what no rule found
+
+    env = _reconcile(tmp_path, "--apply", "--min-confidence", "0")
+    assert env["result"]["applied"] == []
+    assert sorted((r["id"], r["verdict"]) for r in env["result"]["refused"]) == [("T-1", "likely"), ("T-2", "likely")]
+    assert _status(tmp_path, "T-2") == "draft"
 
 
 def test_a_passing_declared_check_and_a_closing_commit_are_shipped_and_closed(tmp_path):
