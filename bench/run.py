@@ -41,6 +41,7 @@ from typing import Callable, NamedTuple
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PLANS = HERE / ".plans"
+CACHE = PLANS / "cache"  # the children's cache folder (LEAFWISE_CACHE_DIR), the bench's own
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
@@ -119,6 +120,7 @@ def clean_env() -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(PLANS / "pycache")
     env["LEAFWISE_AGENT"] = ""
+    env["LEAFWISE_CACHE_DIR"] = str(CACHE)  # the node cache and remembered answers: dropped for "next cold"
     return env
 
 
@@ -192,7 +194,9 @@ class WorkCopy:
         self.dir = self.root / ".leafwise"
 
     def drop_cache(self) -> None:
+        """No cache of any kind: the node cache and the remembered answers (the children's cache folder)."""
         shutil.rmtree(self.dir / ".cache", ignore_errors=True)
+        shutil.rmtree(CACHE, ignore_errors=True)
 
     def restore(self, since_ns: int) -> None:
         """Put back every node file written since `since_ns`, the journal and the claims."""

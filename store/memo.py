@@ -36,6 +36,7 @@ MEMO_FORMAT = 3
 RACY_NS = 2_000_000_000  # inputs changed this close before the run are not remembered (2 s: coarse file systems)
 FOLDER = "answers"
 MAX_ENTRY = 8 << 20  # an answer and its fingerprint over 50,000 files fit well within this
+MAX_ENTRIES = 64  # remembered calls kept (about 0.6 MB each at 11,100 nodes); the oldest go first
 PLAN_DIR = ".leafwise"  # store/paths.py's name for it; not imported: that module loads the model's dataclasses
 SKIPPED = (".cache", ".locks")  # under .leafwise/: derived files and lock files, never an answer's input
 Stat = tuple[int, int, int, int]
@@ -255,4 +256,24 @@ def record(key: str, watch: Watch, roots: list[str], out: bytes, err: bytes, cod
         return "an input changed just before the run"
     path, purpose = _entry_path(key)
     entry = (MEMO_FORMAT, valid_until, out, err, code, singles, folders)
-    return None if write_sealed(path, purpose, entry, limit=MAX_ENTRY) else "the cache folder is not writable"
+    if not write_sealed(path, purpose, entry, limit=MAX_ENTRY):
+        return "the cache folder is not writable"
+    prune(path.parent.parent)
+    return None
+
+
+def prune(folder) -> None:
+    """Keep the MAX_ENTRIES most recently written entries under `folder` (the answers folder)."""
+    found = []
+    try:
+        for sub in os.scandir(folder):
+            if sub.is_dir(follow_symlinks=False):
+                found += [(e.stat(follow_symlinks=False).st_mtime_ns, e.path) for e in os.scandir(sub.path)
+                          if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for _mtime, path in sorted(found)[:-MAX_ENTRIES]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

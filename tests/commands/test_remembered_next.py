@@ -196,3 +196,15 @@ def test_a_terminal_or_a_wait_is_never_remembered() -> None:
     assert not rememberable(["next", "--wait", "5"])
     assert not rememberable(["next", "--help"])
     assert not rememberable(["start", "--next", "--agent", "a"])
+
+
+def test_only_the_most_recent_answers_are_kept(tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "answers"
+    for i in range(memo.MAX_ENTRIES + 5):
+        entry = folder / f"{i:02x}"[-2:] / f"entry-{i}"
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_bytes(b"x")
+        os.utime(entry, ns=(i * 10**9, i * 10**9))
+    memo.prune(folder)
+    kept = sorted(int(p.name.split("-")[1]) for p in folder.rglob("entry-*"))
+    assert kept == list(range(5, memo.MAX_ENTRIES + 5))
