@@ -209,15 +209,30 @@ def next_draft(ctx: Ctx, agent: str | None) -> Result:
 
 
 def _none_left(ctx: Ctx, others: list[Node], agent: str) -> Result:
+    rejected = _rejected_lines(ctx, agent)
     if others:
         return Result({"id": None, "verifying": [n.id for n in others]},
                       wait(f"the other agents finish verifying {len(others)} draft(s) ({others[0].id} first), "
                            f"or their leases lapse", "every other draft has a verdict",
                            or_=ctx.cmd("verify", next=True, agent=agent)),
-                      [f"No draft left to verify: {len(others)} being verified by other agents"])
+                      [f"No draft left to verify: {len(others)} being verified by other agents"] + rejected)
     return Result({"id": None, "verifying": []}, done("every draft leaf has a verdict"),
-                  ["No draft left to verify: every draft leaf has a verdict (or is being worked on)"])
+                  ["No draft left to verify: every draft leaf has a verdict (or is being worked on)"] + rejected)
 
+
+REJECTED_SHOWN = 5
+
+
+def _rejected_lines(ctx: Ctx, agent: str) -> list[str]:
+    """The agent's shipped verdicts a person rejected, with the note: the loop's end is where it hears of them
+    (the drafts come back to `verify --next` when the code they were checked against changes)."""
+    mine = sorted((v for v in verdict_files.read_all(ctx.paths()).values() if v.state == "rejected" and v.agent == agent),
+                  key=lambda v: v.node)
+    lines = [inert_line(f"  {v.node}: your shipped verdict was rejected by {clean(v.decided_by, 80)}"
+                        + (f": {clean(v.note, 300)}" if v.note else "")) for v in mine[:REJECTED_SHOWN]]
+    if len(mine) > REJECTED_SHOWN:
+        lines.append(f"  … and {len(mine) - REJECTED_SHOWN} more rejected")
+    return lines
 
 
 PROMPT_NAME = "verify-drafts"

@@ -121,6 +121,10 @@ async def test_a_rejected_verdict_stays_draft_and_its_note_reaches_the_agent(rep
     assert shown.code == 0 and "rejected by Pat Person: the CSV has no header row yet" in shown.stdout
     handed = run_cli("verify", "--next", "--agent", "bot-1", "--json", cwd=repo).json["result"]
     assert handed["id"] != "T-2", "a rejected verdict keeps its draft out of the loop until its code changes"
+    run_cli("verify", "T-4", "--verdict", "absent", "--missing", "no spreadsheet reader", "--agent", "bot-1", cwd=repo)
+    end = run_cli("verify", "--next", "--agent", "bot-1", cwd=repo)
+    assert end.code == 0 and end.stdout.rstrip().splitlines()[-1] == "Done."
+    assert "T-2: your shipped verdict was rejected by Pat Person: the CSV has no header row yet" in end.stdout
 
 
 async def test_an_agent_verdict_cannot_be_decided_when_it_waits_for_no_one(repo: Path, tmp_path: Path):
