@@ -109,3 +109,70 @@ def test_a_failure_at_any_write_of_an_import_undoes_all_of_it(tmp_path_factory, 
     assert _snapshot(root) == before
     assert env is not None and env["_next_action"]["marker"] == "fix"
     assert "No space left on device" in env["error"]["message"] or "nothing was imported" in env["error"]["message"]
+
+
+def _changed_source(base: Path) -> Path:
+    """A copy of the fixture with one task retitled and one added: a re-import updates and adds."""
+    source = shutil.copytree(SOURCE, base / "source")
+    path = source / ".taskmaster/tasks/tasks.json"
+    data = json.loads(path.read_text())
+    data["master"]["tasks"][2]["title"] = "Password reset by email"
+    data["master"]["tasks"].append({"id": 8, "title": "Rate limits", "description": "", "status": "pending",
+                                    "dependencies": [3], "subtasks": []})
+    path.write_text(json.dumps(data))
+    return source
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_failure_in_a_re_import_that_updates_puts_the_old_files_back(tmp_path_factory, data) -> None:
+    base = tmp_path_factory.mktemp("again")
+    template = _fresh(base / "template")
+    assert run_cli_in_process("import", "taskmaster", str(SOURCE), cwd=template).code == 0
+    source = _changed_source(base)
+    fault = _Fault(0)
+    counted = shutil.copytree(template, base / "count")
+    with pytest.MonkeyPatch.context() as mp:
+        for module, name in FAULTED:
+            mp.setattr(module, name, fault.wrap(getattr(module, name)))
+        assert run_cli_in_process("import", "taskmaster", str(source), cwd=counted).code == 0
+    at = 1 + data.draw(st.integers(0, 10_000), label="failing call") % fault.calls
+    root = shutil.copytree(template, base / "plan")
+    before = _snapshot(root)
+    failing = _Fault(at)
+    with pytest.MonkeyPatch.context() as mp:
+        for module, name in FAULTED:
+            mp.setattr(module, name, failing.wrap(getattr(module, name)))
+        res = run_cli_in_process("import", "taskmaster", str(source), "--json", cwd=root)
+    if res.code == 0:
+        return  # the fault hit the cache: the import is whole
+    assert _snapshot(root) == before
+    assert json.loads(res.stdout)["_next_action"]["marker"] == "fix"
+
+
+def test_a_node_another_writer_changes_meanwhile_is_a_conflict_and_nothing_is_imported(tmp_path: Path) -> None:
+    from leafwise.commands.adoption import transaction
+
+    root = _fresh(tmp_path / "plan")
+    assert run_cli_in_process("import", "taskmaster", str(SOURCE), cwd=root).code == 0
+    source = _changed_source(tmp_path)
+    nodes = {json.loads(line).get("node") for line in (root / ".leafwise/journal.jsonl").read_text().splitlines()}
+    target = next(p for p in sorted((root / ".leafwise/nodes").glob("*.yaml"))
+                  if "Password reset" in p.read_text() and p.stem in nodes)
+    real_flush = transaction.flush
+
+    def another_writer_meanwhile() -> None:  # between the import's reading and its renaming
+        target.write_text(target.read_text() + "assignee: someone\n")
+        real_flush()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(transaction, "flush", another_writer_meanwhile)
+        res = run_cli_in_process("import", "taskmaster", str(source), "--json", cwd=root)
+    env = json.loads(res.stdout)
+    assert res.code == 3 and env["error"]["retryable"] is True, env
+    assert f".leafwise/nodes/{target.name}: it changed since the import read it" in env["error"]["message"]
+    assert env["_next_action"]["command"] == f"leafwise import taskmaster {source}"
+    assert "assignee: someone" in target.read_text() and "Rate limits" not in "".join(
+        p.read_text() for p in (root / ".leafwise/nodes").glob("*.yaml"))
+    again = json.loads(run_cli_in_process("import", "taskmaster", str(source), "--json", cwd=root).stdout)
+    assert (again["result"]["added"], again["result"]["updated"]) == (1, 1)
