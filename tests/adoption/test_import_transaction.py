@@ -87,6 +87,7 @@ def _calls_of_an_import(root: Path, partial: bool) -> int:
     return fault.calls
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), partial=st.booleans())
 def test_a_failure_at_any_write_of_an_import_undoes_all_of_it(tmp_path_factory, data, partial: bool) -> None:
@@ -123,6 +124,7 @@ def _changed_source(base: Path) -> Path:
     return source
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_failure_in_a_re_import_that_updates_puts_the_old_files_back(tmp_path_factory, data) -> None:
