@@ -57,8 +57,9 @@ def _computed(words: list[str], key: str) -> int:
     derived = (os.path.join(os.path.realpath(cache_dir()), ""), os.path.join(str(cache_dir()), ""))
     streams = sys.stdout, sys.stderr
     buffers = io.BytesIO(), io.BytesIO()
-    sys.stdout, sys.stderr = (io.TextIOWrapper(b, encoding=s.encoding, errors=s.errors, write_through=True)
-                              for b, s in zip(buffers, streams))
+    wrappers = [io.TextIOWrapper(b, encoding=s.encoding, errors=s.errors, write_through=True)
+                for b, s in zip(buffers, streams)]
+    sys.stdout, sys.stderr = wrappers
     code: object = 0
     try:
         with memo.Watch(derived) as watch:
@@ -69,10 +70,12 @@ def _computed(words: list[str], key: str) -> int:
             except SystemExit as exc:
                 code = exc.code
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        sys.stdout, sys.stderr = streams
+        for wrapper in wrappers:  # kept until read: a wrapper that goes away closes its buffer
+            wrapper.flush()
         out, err = buffers[0].getvalue(), buffers[1].getvalue()
+        sys.stdout, sys.stderr = streams
+        for wrapper in wrappers:
+            wrapper.detach()
         _write(1, out)
         _write(2, err)
     code = 0 if code is None else code

@@ -208,3 +208,11 @@ def test_only_the_most_recent_answers_are_kept(tmp_path, monkeypatch) -> None:
     memo.prune(folder)
     kept = sorted(int(p.name.split("-")[1]) for p in folder.rglob("entry-*"))
     assert kept == list(range(5, memo.MAX_ENTRIES + 5))
+
+
+def test_outside_a_plan_the_console_script_answers_as_the_cli(tmp_path) -> None:
+    (tmp_path / "empty").mkdir()
+    first = call(tmp_path / "empty", "next")
+    again = call(tmp_path / "empty", "next")
+    assert first[2] == 5 and "Fix: leafwise init" in first[1]
+    assert first[:3] == again[:3] == computed(tmp_path / "empty", tmp_path, "next")
