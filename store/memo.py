@@ -149,9 +149,12 @@ class Watch:
     def see(self, event: str, args: tuple) -> None:
         if event == "open":
             path, mode, flags = args
-            if not isinstance(path, (str, bytes)) or isinstance(path, bytes):
+            if isinstance(path, int):  # a descriptor already open: its opening was seen
                 return
-            full = os.path.abspath(path)
+            full = _absolute(path)
+            if full is None or not os.path.isabs(os.fsdecode(path)):  # relative: maybe to a folder's descriptor
+                self.impure = f"opened {path!r}"
+                return
             writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
                 (isinstance(flags, int) and flags & WRITE_FLAGS)
             if writes and not full.startswith(self.derived):
@@ -159,16 +162,29 @@ class Watch:
             elif not writes:
                 self.opened.add(full)
         elif event in ("os.scandir", "os.listdir"):
-            path = args[0] if args else "."
-            if isinstance(path, str):
-                self.listed.add(os.path.abspath(path))
+            path = args[0] if args and args[0] is not None else "."
+            full = _absolute(path)
+            if full is None:
+                self.impure = f"listed {path!r}"
+            else:
+                self.listed.add(full)
         elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.spawn",
                        "socket.connect"):
             self.impure = event
         elif event in ("os.rename", "os.replace", "os.remove", "os.unlink", "os.rmdir", "os.mkdir"):
-            target = args[-3] if event in ("os.rename", "os.replace") else args[0]
-            if isinstance(target, str) and not os.path.abspath(target).startswith(self.derived):
+            target = _absolute(args[1] if event in ("os.rename", "os.replace") else args[0])
+            if target is None or not target.startswith(self.derived):
                 self.impure = f"{event} {target}"
+
+
+def _absolute(path: object) -> str | None:
+    """An audit event's path as an absolute str (a Path, bytes or str); None for a folder descriptor's
+    relative name or anything else (the run is then not remembered)."""
+    try:
+        text = os.fsdecode(os.fspath(path))  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    return os.path.abspath(text)
 
 
 _HOOKED: list[bool] = []  # whether this process has the hook already

@@ -216,3 +216,20 @@ def test_outside_a_plan_the_console_script_answers_as_the_cli(tmp_path) -> None:
     again = call(tmp_path / "empty", "next")
     assert first[2] == 5 and "Fix: leafwise init" in first[1]
     assert first[:3] == again[:3] == computed(tmp_path / "empty", tmp_path, "next")
+
+
+def test_an_answer_that_delivered_words_is_not_replayed(tmp_path) -> None:
+    """`next` to the agent holding the task delivers its words (a journal line): that run wrote, so it
+    is not remembered, and the next call no longer shows them."""
+    root = plan(tmp_path / "repo")
+    paths = find_root(explicit=root)
+    claims.write(paths, "T-1", "a", utc_now(), 60)
+    (root / ".leafwise" / "nodes" / "T-1.yaml").write_text(
+        (root / ".leafwise" / "nodes" / "T-1.yaml").read_text().replace('"draft"', '"in-progress"'))
+    settle(root)
+    first = call(root, *ARGS)
+    assert [w["text"] for w in json.loads(first[0])["result"]["task"]["messages"]] == ["use the staging database"]
+    second = call(root, *ARGS)
+    assert not second[3]
+    assert json.loads(second[0])["result"]["task"]["messages"] == []
+    assert second[:3] == computed(root, tmp_path, *ARGS)
