@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Index
-from leafwise.store import git
+from leafwise.store import git, linear
 from leafwise.store.globs import matches
 from leafwise.store.ids import find_ids
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120
-_PARAM = re.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
+_PARAM = linear.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
 _CLOSING = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
 _DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
 

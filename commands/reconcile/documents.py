@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
-from leafwise.store import reader
+from leafwise.store import linear, reader
 
 DOC_EXT = frozenset({".md", ".mdx", ".rst", ".markdown"})
 MARKUP_EXT = frozenset({".html", ".htm", ".vue", ".svelte", ".jinja", ".jinja2", ".j2", ".hbs", ".erb"})
@@ -37,11 +37,11 @@ NEGATION = re.compile(
     r"don'?t|do not|isn'?t|is not|aren'?t|are not|cannot|can'?t|won'?t|will not|never|deprecated|removed|"
     r"dropped|instead of|rather than|planned|roadmap|todo|coming soon|not \w+ed)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_MD_NOISE = re.compile(r"```.*?```|<[^>]+>|\(https?://[^)]*\)|https?://\S+|\[!\[.*?\]\(.*?\)\]\(.*?\)", re.S)
+_MD_NOISE = linear.compile(r"```.*?```|<[^>]+>|\(https?://[^)]*\)|https?://\S+|\[!\[.*?\]\(.*?\)\]\(.*?\)", re.S)
 _TEXT_NODE = re.compile(r">([^<>]{3,300})<")
 _ATTR = re.compile(r"""\b(?:label|title|placeholder|alt|aria-label|hint|text|description|subtitle|tooltip|help)"""
                    r"""\s*=\s*["']([^"'{}<>]{3,200})["']""")
-_TEMPLATE_TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{[^{}]*\}")
+_TEMPLATE_TAGS = linear.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{[^{}]*\}")
 _JSON_PAIR = re.compile(r'^\s*"([^"\\]+)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _JSON_OPEN = re.compile(r'^\s*"([^"\\]+)"\s*:\s*\{')
 _RENO_SECTION = re.compile(r"^(features|fixes|upgrade|other|deprecations|prelude|security|issues)\s*:", re.M)
