@@ -32,6 +32,7 @@ from leafwise.canvas.look import (
 from leafwise.canvas.model.state import Group, PlanState
 from leafwise.canvas.model.tree_layout import GROUP
 from leafwise.canvas.widgets.messages import NodeRequest
+from leafwise.canvas.widgets.plan_markdown import PlanMarkdown
 from leafwise.canvas.widgets.quiet import set_content, show
 from leafwise.canvas.widgets.team_mark import team_line
 from leafwise.canvas.widgets.verdict_text import verdict_content
@@ -103,7 +104,7 @@ class NodeDetail(VerticalScroll):
         yield Static(id="detail-evidence", classes="detail-section")
         yield Static(id="detail-verdict", classes="detail-section")
         yield Static(id="detail-history", classes="detail-section")
-        yield Markdown(id="detail-docs", open_links=False)  # a doc is plan text: its links are shown, never followed
+        yield PlanMarkdown(id="detail-docs", open_links=False)  # a doc is plan text: its links are shown, never followed
         yield Static(id="detail-diagrams", classes="detail-section")
 
     def on_mount(self) -> None:
