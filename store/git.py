@@ -147,6 +147,12 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     return repo
 
 
+def _refused(arg: str) -> bool:
+    """Whether `arg` names a refused option, abbreviated too (git takes `--filt` for `--filters`)."""
+    name = arg.partition("=")[0]
+    return name.startswith("--") and len(name) > 2 and any(option.startswith(name) for option in REFUSED_OPTIONS)
+
+
 def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
             limit: int = MAX_OUTPUT) -> bytes:
     """git's stdout for `git <subcommand> <args>` on the repository holding the plan root `root`.
@@ -156,7 +162,7 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
     """
     if subcommand not in SUBCOMMANDS:
         raise ValueError(f"git {subcommand} is not one the runner allows (store/git.py SUBCOMMANDS)")
-    if any(arg.startswith(REFUSED_OPTIONS) for arg in args):
+    if any(_refused(arg) for arg in args):
         raise ValueError(f"git {subcommand}: an option that runs a filter (store/git.py REFUSED_OPTIONS)")
     end = time.monotonic() + deadline  # one deadline for finding the repository and the call
     repo = pin(root, deadline)
@@ -238,6 +244,12 @@ def _kill(proc: subprocess.Popen) -> None:
 # The remote entry: what team mode runs against the shared remote (and the plumbing that makes a claim).
 REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "ls-remote", "update-ref", "for-each-ref", "hash-object",
                                 "mktree", "commit-tree", "cat-file"})
+# The only options team mode passes before `--`, each as written: git takes any unambiguous prefix of a
+# long option (`--upload-pa=…` is `--upload-pack`) and short forms (`ls-remote -u`), so a list of refused
+# ones can never be complete; everything after `--` is a URL or a refspec.
+REMOTE_OPTIONS = frozenset({"--no-tags", "--no-write-fetch-head", "--quiet", "--porcelain", "--no-verify", "--atomic",
+                            "--force-with-lease", "--stdin", "--batch", "--format", "--no-deref", "-p", "-w", "-m",
+                            "-d"})
 REMOTE_PROTOCOLS = ("file", "git", "http", "https", "ssh")
 REMOTE_OVERRIDES = (
     *(f"protocol.{name}.allow=always" for name in REMOTE_PROTOCOLS),  # `protocol.allow=never` stays for the rest
@@ -293,9 +305,10 @@ def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None 
     `identity`: (name, email) for `commit-tree`, given as config so no environment decides it."""
     if subcommand not in REMOTE_SUBCOMMANDS:
         raise ValueError(f"git {subcommand} is not one the remote entry allows (store/git.py REMOTE_SUBCOMMANDS)")
-    if any(arg.startswith(REFUSED_OPTIONS + ("--receive-pack", "--upload-pack", "--exec", "ext::", "fd::"))
-           for arg in args):
-        raise ValueError(f"git {subcommand}: an option that runs a program (store/git.py run_git_remote)")
+    options = args[:args.index("--")] if "--" in args else args
+    if any(arg.startswith("-") and arg.partition("=")[0] not in REMOTE_OPTIONS for arg in options) or any(
+            arg.startswith(("ext::", "fd::")) for arg in args):
+        raise ValueError(f"git {subcommand}: an option the remote entry does not allow (store/git.py REMOTE_OPTIONS)")
     end = time.monotonic() + deadline
     repo = pin(root, deadline)
     settings = [*REMOTE_OVERRIDES, *_person_helpers()]

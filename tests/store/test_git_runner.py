@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from leafwise.store import git
 
@@ -121,3 +123,27 @@ def test_cat_file_never_runs_a_filter(tmp_path, option):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     with pytest.raises(ValueError, match="REFUSED_OPTIONS"):
         run_git(tmp_path, "cat-file", option, "HEAD:a.txt")
+
+
+@settings(max_examples=80, deadline=None)
+@given(option=st.sampled_from(["--filters", "--textconv", "--path"]), cut=st.integers(1, 8),
+       value=st.sampled_from(["", "=a.txt"]))
+def test_cat_file_refuses_a_refused_option_abbreviated(tmp_path_factory, option, cut, value):
+    from leafwise.store.git import run_git
+
+    root = tmp_path_factory.mktemp("repo")
+    (root / ".leafwise").mkdir()
+    abbreviated = option[: max(3, len(option) - cut)] + value
+    with pytest.raises(ValueError, match="REFUSED_OPTIONS"):
+        run_git(root, "cat-file", abbreviated, "HEAD:a.txt")
+
+
+@pytest.mark.parametrize("option", ["--upload-pack=touch x", "--upload-pa=touch x", "--upl=x", "-u", "-utouch",
+                                    "--receive-pa=x", "--exe=x", "--config=core.sshCommand=x", "-c", "ext::sh"])
+def test_the_remote_entry_refuses_every_option_it_does_not_name(tmp_path, option):
+    from leafwise.store.git import run_git_remote
+
+    (tmp_path / ".leafwise").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with pytest.raises(ValueError, match="REMOTE_OPTIONS"):
+        run_git_remote(tmp_path, "ls-remote", option, "--", "file:///nonexistent")
