@@ -45,7 +45,77 @@ def _patterns() -> list[tuple[str, object]]:
     return found
 
 
-PATTERNS = _patterns()
+_CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+_FLAGS = {"M", "I", "S", "MULTILINE", "IGNORECASE", "DOTALL"}
+# Calls inside functions whose pattern is built at run time, each from constants and `re.escape` of an
+# id or a name Leafwise checked (never free text), by file.
+BUILT = {"checks.py": 2, "python_source.py": 1, "match.py": 1}
+
+
+class _Anchored:
+    """A `re.match`/`re.fullmatch` call: one attempt at the start of the text, as the call makes it."""
+
+    def __init__(self, compiled: re.Pattern, how: str) -> None:
+        self.pattern, self._compiled, self._how = compiled.pattern, compiled, how
+
+    def finditer(self, text):
+        found = getattr(self._compiled, self._how)(text)
+        return [found] if found else []
+
+
+def _inline_patterns() -> tuple[list[tuple[str, object]], dict[str, int]]:
+    """`re.search(r"...", text)` and the like inside functions, compiled here from their literal (or
+    the module's string constant they name) with their literal flags; and, per file, how many calls
+    build their pattern at run time."""
+    import ast
+    from pathlib import Path
+
+    from testkit import source_files
+
+    root = Path(store_pkg.__file__).resolve().parent.parent
+    found, built = [], {}
+    for top in ("store", "commands", "canvas"):
+        for path in source_files(root / top):
+            parts = path.relative_to(root).with_suffix("").parts
+            if "demo" in parts:
+                continue
+            module = importlib.import_module(".".join(("leafwise", *parts)).removesuffix(".__init__"))
+            functions = [n for n in ast.walk(ast.parse(path.read_text(), str(path)))
+                         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            calls = {id(c): c for f in functions for c in ast.walk(f) if isinstance(c, ast.Call)
+                     and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+                     and c.func.value.id == "re" and c.func.attr in _CALLS and c.args}
+            for call in calls.values():
+                first = call.args[0]
+                text = first.value if isinstance(first, ast.Constant) else getattr(module, getattr(first, "id", ""), None)
+                if not isinstance(text, str):
+                    built[path.name] = built.get(path.name, 0) + 1
+                    continue
+                flags = 0
+                for arg in [*call.args[1:], *(k.value for k in call.keywords if k.arg == "flags")]:
+                    flags |= sum({getattr(re, a.attr) for a in ast.walk(arg) if isinstance(a, ast.Attribute) and a.attr in _FLAGS})
+                compiled = re.compile(text, flags)
+                pattern = _Anchored(compiled, call.func.attr) if call.func.attr in ("match", "fullmatch") else compiled
+                found.append((f"{path.stem}:{call.lineno}", pattern))
+    return found, built
+
+
+def _built_examples() -> list[tuple[str, object]]:
+    """The patterns BUILT names, as they are built for a typical name and id."""
+    from leafwise.commands.reconcile.checks import _CLOSING, _DEFINES
+
+    return [("checks.defines", re.compile(_DEFINES.format(name=re.escape("parse_args")))),
+            ("checks.closing", re.compile(rf"{_CLOSING}\W{{1,3}}T\-12\b|\bT\-12\W{{1,3}}{_CLOSING}\b", re.I)),
+            ("python_source.assigned", re.compile(r"""^[ \t]*["']?VERSION["']?[ \t]*=""", re.M))]
+
+
+INLINE, BUILT_FOUND = _inline_patterns()
+PATTERNS = _patterns() + INLINE + _built_examples()
+
+
+def test_every_pattern_built_at_run_time_is_one_the_list_names():
+    assert BUILT_FOUND == BUILT, "a pattern built at run time: test its parts here, then name it in BUILT"
+    assert len(INLINE) >= 15 and any(name.startswith("ids:") for name, _ in INLINE)
 
 
 def _source(pattern: object) -> str:
