@@ -1,5 +1,5 @@
-"""Reconcile never freezes a person: every regular expression compiled at module level in store/,
-commands/ and canvas/ (where they all live) runs in time linear in the text it reads, against
+"""Reconcile never freezes a person: every regular expression in store/,
+commands/ and canvas/ (at module level or inside a function) runs in time linear in the text it reads, against
 generated worst cases: the pattern's own characters repeated (what makes a backtracking engine
 try every split: `test("` + 120 backslashes), under a time budget per search. A pattern that tries
 every start and scans to the end from each (`<[^>]+>` on a paragraph of `<`) is quadratic, not
