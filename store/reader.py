@@ -57,6 +57,7 @@ UPDATES = Kind("updates file", 16 * MiB)  # bulk's updates (a file or stdin): a 
 # Not a file: the `--json` answer of a Leafwise child process (the demo agent's CLI calls). Our own
 # output, but parsed with the same size and depth caps, so a runaway answer is an error, not a crash.
 ANSWER = Kind("command's answer", 64 * MiB, 64)
+MODEL_ANSWER = Kind("model's answer", 256 * KiB, 8)  # a verdict a client's model wrote (MCP sampling)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -11,7 +11,6 @@ goes through `verify` as any agent's does (`verify_verdicts.record`), every quot
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, fix, next_, placeholder
 from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
 from leafwise.commands.registry import Ctx
+from leafwise.store import reader
 from leafwise.store.verdicts import MAX_QUOTES, VERDICTS
 
 PLACE_LINES = 40  # lines of one place sent to the model
@@ -94,9 +94,9 @@ def _object(text: str) -> dict[str, Any]:
     if first < 0 or last < first:
         raise ValueError("the answer holds no JSON object")
     try:
-        data = json.loads(text[first:last + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the answer's JSON does not parse: {exc.msg} at character {exc.pos}") from None
+        data = reader.load_json(text[first:last + 1], reader.MODEL_ANSWER)
+    except reader.Refused as exc:
+        raise ValueError(f"the answer's JSON does not parse: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError("the answer's JSON is not an object")
     return data

@@ -33,8 +33,8 @@ from leafwise.store.ids import find_ids
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120
 _PARAM = linear.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
-_CLOSING = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
-_DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
+CLOSING_WORDS = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
+DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
 
 
 @dataclass(slots=True)
@@ -96,7 +96,7 @@ def _symbol(index: Index, name: str) -> CheckResult:
     for art in index.artifacts:
         if art.kind in ("symbol", "model", "component", "page", "field") and art.name.split(".")[-1] == name:
             return CheckResult("symbol", name, True, art.path, art.line, art.snippet)
-    pattern = re.compile(_DEFINES.format(name=re.escape(name)))
+    pattern = re.compile(DEFINES.format(name=re.escape(name)))
     for rel, text in index.texts.items():
         m = pattern.search(text)
         if m:
@@ -176,7 +176,7 @@ def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
         sha, subject, body = parts[0].strip(), parts[1], parts[2]
         message = f"{subject}\n{body}"
         for node_id in set(find_ids(message)):
-            closing = re.search(rf"{_CLOSING}\W{{1,3}}{re.escape(node_id)}\b|\b{re.escape(node_id)}\W{{1,3}}{_CLOSING}\b",
+            closing = re.search(rf"{CLOSING_WORDS}\W{{1,3}}{re.escape(node_id)}\b|\b{re.escape(node_id)}\W{{1,3}}{CLOSING_WORDS}\b",
                                 message, re.I)
             found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], bool(closing)))
     return found

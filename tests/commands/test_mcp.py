@@ -13,7 +13,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from leafwise.commands.domain.doctor import envelope_schema
 from leafwise.commands.registry import load_all
-from leafwise.commands.surfaces.mcp_server import INSTRUCTIONS, build_server, tool_call
+from leafwise.commands.surfaces.mcp_server import INSTRUCTIONS, build_server
+from leafwise.commands.surfaces.tool_answers import tool_call
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from testkit import run_cli, write_plan

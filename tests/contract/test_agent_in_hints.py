@@ -26,7 +26,8 @@ import anyio
 import pytest
 from leafwise.commands.registry import PERSON_OVERRIDE, PERSON_STEPS, Ctx, load_all
 from leafwise.commands.runner import execute
-from leafwise.commands.surfaces.mcp_server import build_server, tool_call
+from leafwise.commands.surfaces.mcp_server import build_server
+from leafwise.commands.surfaces.tool_answers import tool_call
 from leafwise.store import PlanPaths
 from leafwise.store import claims as leases
 from leafwise.store.writer import utc_now

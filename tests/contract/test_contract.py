@@ -26,7 +26,8 @@ from leafwise.commands.contract import action_lines
 from leafwise.commands.domain.doctor import envelope_schema
 from leafwise.commands.registry import Ctx, load_all
 from leafwise.commands.runner import execute
-from leafwise.commands.surfaces.mcp_server import build_server, tool_call
+from leafwise.commands.surfaces.mcp_server import build_server
+from leafwise.commands.surfaces.tool_answers import tool_call
 from leafwise.store import PlanPaths, trust
 from leafwise.store import claims as leases
 from leafwise.store.paths import ID_PATTERN

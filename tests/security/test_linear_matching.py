@@ -102,10 +102,10 @@ def _inline_patterns() -> tuple[list[tuple[str, object]], dict[str, int]]:
 
 def _built_examples() -> list[tuple[str, object]]:
     """The patterns BUILT names, as they are built for a typical name and id."""
-    from leafwise.commands.reconcile.checks import _CLOSING, _DEFINES
+    from leafwise.commands.reconcile.checks import CLOSING_WORDS, DEFINES
 
-    return [("checks.defines", re.compile(_DEFINES.format(name=re.escape("parse_args")))),
-            ("checks.closing", re.compile(rf"{_CLOSING}\W{{1,3}}T\-12\b|\bT\-12\W{{1,3}}{_CLOSING}\b", re.I)),
+    return [("checks.defines", re.compile(DEFINES.format(name=re.escape("parse_args")))),
+            ("checks.closing", re.compile(rf"{CLOSING_WORDS}\W{{1,3}}T\-12\b|\bT\-12\W{{1,3}}{CLOSING_WORDS}\b", re.I)),
             ("python_source.assigned", re.compile(r"""^[ \t]*["']?VERSION["']?[ \t]*=""", re.M))]
 
 

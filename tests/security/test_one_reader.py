@@ -22,7 +22,7 @@ READER = "store/reader.py"
 
 # Calls the scan sees that read no file content: what they parse is Leafwise's own output.
 NOT_FILE_CONTENT: dict[tuple[str, str], int] = {
-    ("commands/surfaces/mcp_server.py", "json.loads"): 1,  # json.loads(json.dumps(envelope)): its own answer
+    ("commands/surfaces/tool_answers.py", "json.loads"): 1,  # json.loads(json.dumps(envelope)): its own answer
     ("canvas/demo/launch.py", "open"): 1,  # the demo's own log, opened for writing
 }
 
