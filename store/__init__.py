@@ -16,7 +16,7 @@ _HOME = {
     "CLOSED": "model", "OPEN": "model", "PRIORITIES": "model", "PRIORITY_RANK": "model", "STATUSES": "model",
     "Node": "model", "Plan": "model", "Problem": "model", "Project": "model", "Release": "model",
     "Status": "model", "priority_rank": "model",
-    "PlanNotFound": "paths", "PlanPaths": "paths", "UnsafePath": "paths", "find_root": "paths",
+    "PlanNotFound": "paths", "PlanPaths": "paths", "UnsafePath": "reader", "find_root": "paths",
 }
 
 __all__ = sorted(_HOME)

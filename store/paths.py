@@ -9,6 +9,7 @@ from pathlib import Path
 
 # The formats live in store/ids.py; the patterns are importable from here too (watch, diagnose, tests use them).
 from leafwise.store.ids import ID_PATTERN, PREFIX_PATTERN, RELEASE_PATTERN, id_problem, prefix_problem  # noqa: F401
+from leafwise.store.reader import UnsafePath  # noqa: F401 - its home is the reader; raised here too
 
 PLAN_DIR = ".leafwise"
 ROOT_ENV = "LEAFWISE_ROOT"
@@ -30,10 +31,6 @@ class PlanNotFound(Exception):
     def __init__(self, start: Path):
         super().__init__(f"no {PLAN_DIR}/ found in {start} or any parent folder")
         self.start = start
-
-
-class UnsafePath(ValueError):
-    """A path that would leave `.leafwise/` or is not a valid id."""
 
 
 class PlanUnsafe(PlanNotFound, UnsafePath):

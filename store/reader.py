@@ -25,7 +25,10 @@ import stat
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
-from leafwise.store.paths import UnsafePath
+
+class UnsafePath(ValueError):
+    """A path that would leave `.leafwise/` or is not a valid id. Defined here, the store's lowest
+    module, so a remembered answer's read (store/memo.py) loads no plan paths or dataclasses."""
 
 
 class Kind(NamedTuple):
