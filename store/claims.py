@@ -78,7 +78,10 @@ def from_data(data: object, node_id: str) -> Claim:
         raise ValueError(f"the claim file of {node_id}: {agent_problem(claim.agent)}")
     if parse_time(claim.expires) - parse_time(claim.heartbeat) > timedelta(minutes=MAX_TTL_MINUTES):
         # a planted "expires: 9999-12-31" would hold the task forever: no lease outlives a week of silence
-        capped = parse_time(claim.heartbeat) + timedelta(minutes=MAX_TTL_MINUTES)
+        try:
+            capped = parse_time(claim.heartbeat) + timedelta(minutes=MAX_TTL_MINUTES)
+        except OverflowError:  # a heartbeat in the year 9999: a week later is no date
+            raise ValueError(f"the claim file of {node_id}: its heartbeat {claim.heartbeat[:40]!r} is no real time") from None
         claim = Claim(claim.node, claim.agent, claim.since, claim.heartbeat, to_text(capped))
     return claim
 

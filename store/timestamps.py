@@ -23,7 +23,8 @@ def to_text(moment: datetime) -> str:
     the round-trip parser) counts as UTC, like every time in the plan, whatever this machine's zone."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime(TEXT_FORMAT)
+    moment = moment.astimezone(timezone.utc)
+    return f"{moment.year:04d}" + moment.strftime(TEXT_FORMAT[2:])  # C's %Y writes the year 1 as "1"
 
 
 def parse(text: object) -> datetime | None:

@@ -277,6 +277,24 @@ def _compare(plan: Plan, step: Step, resolve: dict[str, str]) -> None:
         step.doc_changed = _read_doc(plan, rel) != step.doc
 
 
+def _check_release(release: ReleaseSpec, options: Options) -> None:
+    """A source's release goes into project.yaml as it is: its id and target are checked here, for every
+    format, before anything is written (a planted `--all` would stop every command on the plan)."""
+    from datetime import date
+
+    from leafwise.store.ids import is_release_id
+
+    shown = repr(release.id[:40])
+    if not is_release_id(release.id):
+        raise InputError(options.shown, f"release {shown}", "is not a release id: letters, digits and . _ -, "
+                         "starting with a letter or digit", "rename the release in the source")
+    try:
+        date.fromisoformat(release.target) if release.target else None
+    except ValueError:
+        raise InputError(options.shown, f"release {shown}", f"its target {release.target[:40]!r} is not a date "
+                         "(YYYY-MM-DD)", "fix or remove the target in the source") from None
+
+
 def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     """Everything the import will do, checked whole; nothing is written."""
     from leafwise.commands.core import duplicates
@@ -306,6 +324,8 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     have = {r.id for r in plan.project.releases}
     used = {s.fields.get("release") for s in steps}
     releases = [r for r in parsed.releases if r.id not in have and r.id in used]
+    for release in releases:
+        _check_release(release, options)
     missing = sorted({r for r in used if r and r not in have and r not in {x.id for x in releases}})
     if missing:
         raise InputError(options.shown, None, f"release {missing[0]} is not in the plan",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterator, TypeVar
 
+from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
 
@@ -139,7 +140,7 @@ def blocker(plan: Plan, node: Node, holds: dict[str, Claim], agent: str | None =
         return Blocker(LOOPED_KIND, "its parents form a cycle (run validate)")
     claim = holds.get(node.id)
     if claim is not None and claim.agent != agent:
-        return Blocker(HELD_KIND, f"held by {claim.agent} {until(claim)}", (claim.agent,))
+        return Blocker(HELD_KIND, f"held by {plan_words(claim.agent, 80)} {until(claim)}", (claim.agent,))
     kids = open_children(plan, node)
     if kids:
         return Blocker(OPEN_CHILDREN_KIND, f"has {len(kids)} open child node(s), e.g. {kids[0]}", tuple(kids))

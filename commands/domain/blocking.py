@@ -36,8 +36,10 @@ from leafwise.commands.domain.holds import (
 from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.nodes import cascade_changes, change_list, get_node, patch, plain, record, set_fields, write
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import plan_words
 from leafwise.store import Status
 from leafwise.store import claims as leases
+from leafwise.store.ids import agent_problem
 
 REASON_LIMIT = 1000  # characters of a block reason, cancel reason or unblock note
 
@@ -106,6 +108,18 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
                            listed))
 
 
+def _unblocked_hint(ctx: Ctx, node_id: str, status: Any, holder: str | None, claim: Any, agent: str | None):
+    other = ctx.cmd("start", agent=agent or placeholder("agent"), next=True)
+    if holder:  # an assignee may be any text: only a plain name is handed out as --agent
+        return next_(ctx.cmd("complete", node_id, summary=placeholder("summary"),
+                             agent=holder if agent_problem(holder) is None else placeholder("agent")),
+                     f"back in progress for {plan_words(holder, 80)}" + (f" (lease until {claim.expires})" if claim else ""),
+                     or_=other)
+    if status == Status.IN_PROGRESS:
+        return next_(ctx.cmd("start", node_id, agent=agent or placeholder("agent")), "back in progress, held by no one")
+    return next_(other, "the task is available again")
+
+
 def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None = None) -> Result:
     """Unblock a task, restoring the status it had before; `note` rides along to the next agent."""
     node = get_node(ctx, node_id, plan := ctx.plan())
@@ -150,16 +164,7 @@ def unblock(ctx: Ctx, node_id: str, note: str | None = None, agent: str | None =
         record(ctx, "unblock", node_id, changes, actor=who, note=note,
                claim_expires=claim.expires if claim and holder else None)
     listed = change_list(node_id, changes)
-    other = ctx.cmd("start", agent=agent or placeholder("agent"), next=True)
-    if holder:
-        hint = next_(ctx.cmd("complete", node_id, summary=placeholder("summary"), agent=holder),
-                     f"back in progress for {holder}" + (f" (lease until {claim.expires})" if claim else ""),
-                     or_=other)
-    elif status == Status.IN_PROGRESS:
-        hint = next_(ctx.cmd("start", node_id, agent=agent or placeholder("agent")),
-                     "back in progress, held by no one")
-    else:
-        hint = next_(other, "the task is available again")
+    hint = _unblocked_hint(ctx, node_id, status, holder, claim, agent)
     gone = assigned[0] if assigned and not holder and changes.get("assignee") else None
     lines = _unblocked_lines(node_id, status, holder, gone, note) if listed else [f"{node_id} was not blocked"]
     return Result({"id": node_id, "status": status, "changes": listed, "note": note if listed else None}, hint,

@@ -121,7 +121,7 @@ def _held(ctx: Ctx, node_id: str, claim: Claim, agent: str | None) -> Finding:
     if claim.expires:
         condition = f"{plan_words(claim.agent, 80)} holds {node_id} until {claim.expires}; then run {ctx.cmd('diagnose', node_id)}"
     else:
-        condition = f"{claim.agent} finishes {node_id} (assigned without a lease; only a person takes it " \
+        condition = f"{plan_words(claim.agent, 80)} finishes {node_id} (assigned without a lease; only a person takes it " \
                     f"back with {ctx.cmd('unclaim', node_id, force=True)})"
     return Finding(category, f"{plan_words(claim.agent, 80)} holds {node_id} {until(claim)}",
                    wait(condition, "held by another agent" if agent else "someone works on it"),
@@ -161,7 +161,7 @@ def _holding_back(ctx: Ctx, plan: Plan, node: Node, claims: dict[str, Claim], ag
                        ("node", chain[-1]), "info")
     if node.status == Status.IN_PROGRESS:
         return Finding("in_progress", f"{node_id} is in progress" +
-                       (f" for {claim.agent} {until(claim)}" if claim else ""), hint, ("node", node_id))
+                       (f" for {plan_words(claim.agent, 80)} {until(claim)}" if claim else ""), hint, ("node", node_id))
     return Finding("none", f"{node_id} is ready to start", hint, ("node", node_id))
 
 
@@ -217,7 +217,7 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     elif chosen.held:
         node, claim = chosen.held[0]
         picked = Finding("held_by_other_agent", f"{len(chosen.held)} open node(s) held, e.g. {node.id} by "
-                         f"{claim.agent}", hint, ("node", node.id), "info")
+                         f"{plan_words(claim.agent, 80)}", hint, ("node", node.id), "info")
     elif chosen.blocked:
         picked = Finding("blocked", f"{len(chosen.blocked)} blocked node(s) hold the rest back, first "
                          f"{chosen.blocked[0].id}: {chosen.blocked[0].blocked_reason or 'no reason'}",

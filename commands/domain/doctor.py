@@ -19,6 +19,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.store import PlanNotFound, find_root
 from leafwise.store import claims as leases
 from leafwise.store import reader
+from leafwise.store.cache import stat_key
 from leafwise.store.loader import PROJECT_KEY, cache_for
 from leafwise.store.paths import PLAN_DIR, RECREATED, PlanPaths, confinement_problem
 from leafwise.store.writer import sweep_temp_files
@@ -124,7 +125,7 @@ def cache_state(paths: PlanPaths) -> tuple[str, str]:
     except OSError:
         files = {}
     stale = sum(1 for name, st in files.items()
-                if name not in entries or entries[name][0] != (st.st_mtime_ns, st.st_size, st.st_ino))
+                if name not in entries or entries[name][0] != stat_key(st))
     stale += sum(1 for name in entries if name not in files)
     if stale:
         return "stale", f"{stale} cache entr{'y is' if stale == 1 else 'ies are'} out of date (refreshed on read)"

@@ -379,7 +379,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
     listed = change_list(node_id, changes)
     if claim is not None:
         listed.append({"id": node_id, "field": "claim", "from": holder, "to": None})
-    what = (f"{holder}'s lease on {node_id} given up" if holder else f"{node_id} had no lease") + \
+    what = (f"{plan_words(holder, 80)}'s lease on {node_id} given up" if holder else f"{node_id} had no lease") + \
         ("; back to draft" if "status" in changes else "")
     return Result({"id": node_id, "holder": holder, "status": changes.get("status", (None, fresh.get("status")))[1],
                    "changes": listed},

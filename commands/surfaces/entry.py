@@ -113,9 +113,17 @@ def _valid_until(plan_dir: str | None) -> int:
     from leafwise.store import claims
     from leafwise.store.paths import find_root
 
-    for claim in claims.read_all(find_root(None, plan_dir)).values():
+    import math
+
+    try:
+        held = claims.read_all(find_root(None, plan_dir)).values()
+    except (OSError, ValueError, OverflowError):
+        return now  # claims that cannot be read: never remembered
+    for claim in held:
         try:
-            expires = int(claims.parse_time(claim.expires).timestamp() * 10**9)
+            # the plan's clock counts whole seconds (timestamps.utc_now): a lease ending at 20:27:52.05
+            # still holds the task until 20:27:53 for the run, so the answer turns at the next second
+            expires = math.ceil(claims.parse_time(claim.expires).timestamp()) * 10**9
         except (TypeError, ValueError, OverflowError):
             return now  # a lease whose expiry cannot be read: never remembered
         if expires > now:

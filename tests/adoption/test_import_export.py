@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from leafwise.commands.adoption.csv_format import as_written, formula_safe
 from testkit import run_cli, run_cli_in_process
 
@@ -269,3 +271,27 @@ def test_export_csv_defuses_formulas_and_import_takes_the_quote_off(plan_root: P
     assert back[ids[0]]["description"] == "+cmd|' /C calc'!A0" and back[ids[1]]["description"] == "- a list item"
     for cell in ("\tcmd", "\rcmd", "'\tcmd"):  # a tab or CR no edit keeps at a title's start
         assert formula_safe(cell) == "'" + cell and as_written(formula_safe(cell)) == cell
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rid=st.one_of(st.sampled_from(["--all", "-rf", "R 1", "R:1", "", ".R", "R1"]), st.text(max_size=12)),
+       target=st.one_of(st.none(), st.sampled_from(["soon", "2026-13-01", "2026-12-24", "0001-01-01"])))
+def test_a_sources_release_is_checked_before_any_write(tmp_path_factory, rid: str, target: str | None) -> None:
+    """For every format the release goes to project.yaml as the source names it: an id the plan could not
+    load or a target that is no date is that release's error, and nothing is written."""
+    from leafwise.store.ids import is_release_id
+
+    root = tmp_path_factory.mktemp("plan")
+    assert run_cli_in_process("init", "--name", "Adopt", "--prefix", "AD", cwd=root).code == 0
+    before = (root / ".leafwise/project.yaml").read_bytes()
+    source = root.parent / f"{root.name}.json"
+    source.write_text(json.dumps({"format": "leafwise.export", "version": 1,
+                                  "releases": [{"id": rid, "title": "r", "target": target}],
+                                  "nodes": [{"id": "X-1", "title": "Task", "status": "draft", "release": rid}]}))
+    res = run_cli_in_process("import", "json", str(source), "--json", cwd=root)
+    assert "internal_error" not in res.stdout, res.stdout
+    good_target = target in (None, "2026-12-24", "0001-01-01")
+    if rid.strip() and (not is_release_id(rid) or not good_target):
+        assert res.code == 2 and json.loads(res.stdout)["error"]["details"]["item"].startswith("release"), res.stdout
+        assert (root / ".leafwise/project.yaml").read_bytes() == before
+    assert run_cli_in_process("validate", cwd=root).code == 0
