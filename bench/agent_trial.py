@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from leafwise.commands.surfaces.mcp_server import tool_call
+from leafwise.commands.surfaces.tool_answers import tool_call
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

@@ -130,7 +130,7 @@ class Sim:
         return json.loads(text[-1]) if text else {"status": "error", "_next_action": {"marker": "fix"}}
 
     async def mcp(self, agent: Agent, argv: list[str]) -> dict[str, Any]:
-        from leafwise.commands.surfaces.mcp_server import tool_call
+        from leafwise.commands.surfaces.tool_answers import tool_call
 
         name, arguments = tool_call(shlex.join(["leafwise", *argv]))
         result = await self.clients[agent.name].call_tool(name, arguments)

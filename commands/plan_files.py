@@ -74,7 +74,7 @@ def plan_commands(plan: Plan, broken: list[Problem] | None = None) -> list[PlanC
     from leafwise.store import trust
 
     repo = plan.paths.repo
-    allowed = trust.allowed()
+    allowed = trust.allowed(repo)
     out = []
     for command, source, owner, file in found:
         key = trust.digest(repo, command)

@@ -16,6 +16,14 @@ CONFIG_ENV = "LEAFWISE_CONFIG_DIR"
 CACHE_ENV = "LEAFWISE_CACHE_DIR"
 
 
+def outside(folder: Path, root: Path | str) -> bool:
+    """Whether the person's `folder` lies outside the tree at `root` (real paths): a folder inside a
+    plan's repository (HOME or XDG_CONFIG_HOME set to the work tree, as in some sandboxes) holds files
+    the repository's author wrote, so no approval or key is taken from it."""
+    real, top = os.path.realpath(str(folder)), os.path.realpath(str(root))
+    return os.path.commonpath([real, top]) != top
+
+
 def config_dir() -> Path:
     """The folder of the person's settings and approvals (not created here)."""
     explicit = os.environ.get(CONFIG_ENV)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store import atomic, reader
-from leafwise.store.config_dirs import config_dir
+from leafwise.store.config_dirs import config_dir, outside
 from leafwise.store.timestamps import to_text, utc_now
 
 FILE_NAME = "trust.json"
@@ -49,13 +49,17 @@ def _read() -> dict[str, Any]:
     return data
 
 
-def allowed() -> dict[str, dict[str, Any]]:
-    """Every approval: full digest -> {root, command, at}."""
+def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:
+    """Every approval: full digest -> {root, command, at}; with `root`, none when the approvals file lies
+    inside that plan's own tree (config_dirs.outside): its author could have written it."""
+    if root is not None and not outside(store_path(), root):
+        return {}
     return dict(_read().get("allowed", {}))
 
 
 def is_trusted(root: Path | str, command: str) -> bool:
-    return digest(root, command) in _read().get("allowed", {})
+    """Approved by the person; never by an approvals file inside the plan's own tree (config_dirs.outside)."""
+    return digest(root, command) in allowed(root)
 
 
 def allow(root: Path | str, commands: list[str]) -> list[str]:

@@ -44,7 +44,8 @@ def unapproved(ctx: Ctx, cycle: ledger.Cycle) -> list[PlanCommand]:
     """The cycle's verify commands the person has not approved for this plan."""
     from leafwise.store import trust
 
-    repo, allowed = ctx.paths().repo, trust.allowed()
+    repo = ctx.paths().repo
+    allowed = trust.allowed(repo)
     file = f".leafwise/cycles/{cycle.name}.yaml"
     keys = [(command, trust.digest(repo, command)) for command in cycle.verify]
     return [PlanCommand(command, "cycle", cycle.name, file, key, False) for command, key in keys if key not in allowed]

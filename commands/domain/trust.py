@@ -33,10 +33,12 @@ from leafwise.commands.contract import (
     done,
     fix,
     inert,
+    wait,
 )
 from leafwise.commands.core.hints import approval_wait
 from leafwise.commands.plan_files import PlanCommand, plan_commands
 from leafwise.commands.registry import Ctx
+from leafwise.store.config_dirs import outside
 
 HEX = frozenset("0123456789abcdef")
 _AGENT_SURFACE: ContextVar[bool] = ContextVar("leafwise_agent_surface", default=False)
@@ -163,6 +165,12 @@ def review(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revo
     from leafwise.store import trust as store
 
     plan = ctx.plan()
+    if (allow or everything) and not outside(store.store_path(), plan.paths.repo):
+        raise CommandError("approvals_inside_plan", f"the approvals file {store.store_path()} lies inside this "
+                           "plan's repository, where its author could have written it; no approval there counts",
+                           wait("a person sets LEAFWISE_CONFIG_DIR (or XDG_CONFIG_HOME) to a folder outside the "
+                                "repository, then approves again", "approvals live outside every repository"),
+                           exit_code=EXIT_CONFLICT, category="conflict")
     listed = plan_commands(plan)
     wanted, dropped = _keys(ctx, allow), _keys(ctx, revoke)
     chosen = _chosen(ctx, listed, wanted, everything)

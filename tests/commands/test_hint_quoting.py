@@ -14,7 +14,7 @@ from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.domain.planning import add_line
 from leafwise.commands.registry import command_line
-from leafwise.commands.surfaces.mcp_server import tool_call
+from leafwise.commands.surfaces.tool_answers import tool_call
 from leafwise.store import PlanPaths, load_plan
 from leafwise.store.claims import Claim
 from testkit import node, write_plan

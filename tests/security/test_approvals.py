@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 import pytest
 from leafwise.commands.registry import Command, load_all
-from leafwise.commands.surfaces.mcp_server import tool_call
+from leafwise.commands.surfaces.tool_answers import tool_call
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from testkit import node, run_cli, write_plan
