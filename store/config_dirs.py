@@ -24,6 +24,19 @@ def outside(folder: Path, root: Path | str) -> bool:
     return os.path.commonpath([real, top]) != top
 
 
+def inside_a_plan(folder: Path) -> bool:
+    """Whether `folder` or a folder above it holds a plan (`.leafwise/`): then a repository's author may
+    have written what is in it (a sandbox whose HOME is the work tree), so no key is read from it."""
+    current = os.path.realpath(str(folder))
+    while True:
+        if os.path.lexists(os.path.join(current, ".leafwise")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
 def config_dir() -> Path:
     """The folder of the person's settings and approvals (not created here)."""
     explicit = os.environ.get(CONFIG_ENV)

@@ -168,7 +168,7 @@ def review(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revo
     if (allow or everything) and not outside(store.store_path(), plan.paths.repo):
         raise CommandError("approvals_inside_plan", f"the approvals file {store.store_path()} lies inside this "
                            "plan's repository, where its author could have written it; no approval there counts",
-                           wait("a person sets LEAFWISE_CONFIG_DIR (or XDG_CONFIG_HOME) to a folder outside the "
+                           wait("a person sets LEAFWISE_CONFIG_DIR to a folder outside the "
                                 "repository, then approves again", "approvals live outside every repository"),
                            exit_code=EXIT_CONFLICT, category="conflict")
     listed = plan_commands(plan)

@@ -172,8 +172,14 @@ def load_token() -> tuple[str, Path, bool]:
     """(the token, its file, whether it was made now). Made on first use: 0600 in a 0700 folder,
     create-only, so two servers starting at once share one."""
     from leafwise.store import atomic, reader
+    from leafwise.store.config_dirs import inside_a_plan
 
     path = token_path()
+    if inside_a_plan(path.parent):  # a repository could ship the token its author then knows
+        raise _refusal("token_file", f"{path.parent} lies inside a plan's repository",
+                       "export LEAFWISE_CONFIG_DIR=<a folder outside every repository>",
+                       "keep the token in a folder outside every repository", exit_code=EXIT_FAILURE,
+                       source=("file", str(path)))
     made = False
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

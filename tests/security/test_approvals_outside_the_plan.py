@@ -46,3 +46,34 @@ def test_an_approvals_file_inside_the_repository_approves_nothing(tmp_path, wher
     refused = run_cli("trust", "--all", "--yes", cwd=repo, env=env)
     assert refused.code != 0 and "inside this plan's repository" in refused.stdout + refused.stderr
     assert "Wait: a person sets LEAFWISE_CONFIG_DIR" in refused.stdout + refused.stderr
+
+
+def test_a_cache_key_inside_a_plan_is_never_used_so_no_planted_cache_is_read(tmp_path, monkeypatch):
+    """A repository that ships `.config/leafwise/cache.key` and caches sealed with it would pass the seal
+    and feed marshal (and the answer memo) its own bytes: no key is read from a folder inside a plan."""
+    from leafwise.store import PlanPaths, cache, load_plan
+
+    repo = tmp_path / "repo"
+    write_plan(repo, [node("T-1", "The real title")])
+    folder = repo / ".config" / "leafwise"
+    folder.mkdir(parents=True)
+    (folder / cache.KEY_NAME).write_bytes(b"k" * 32)
+    monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("LEAFWISE_CACHE_DIR", str(repo / ".cache" / "leafwise"))
+    assert cache.machine_key() is None and cache.machine_key(create=True) is None
+    path, purpose = cache.cache_file(repo, "probe")
+    assert not cache.write_sealed(path, purpose, {"planted": True}) and cache.read_sealed(path, purpose) is None
+    assert load_plan(PlanPaths(repo)).nodes["T-1"].title == "The real title"
+    outside_folder = tmp_path / "person"
+    monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(outside_folder))
+    assert cache.machine_key(create=True) is not None  # the person's own folder: a key is made and used
+
+
+def test_the_mcp_http_token_is_never_taken_from_inside_a_plan(tmp_path):
+    repo = tmp_path / "repo"
+    write_plan(repo, [node("T-1", "Task")])
+    folder = repo / "cfg"
+    folder.mkdir()
+    (folder / "mcp-http.token").write_text("a" * 43 + "\n")
+    answer = run_cli("mcp", "--http", "127.0.0.1:0", cwd=repo, env={"LEAFWISE_CONFIG_DIR": str(folder)}, timeout=30)
+    assert answer.code != 0 and "inside a plan's repository" in answer.stdout + answer.stderr, answer

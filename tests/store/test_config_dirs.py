@@ -34,9 +34,11 @@ def test_without_the_override_the_platform_decides(tmp_path: Path, monkeypatch) 
 
 def test_an_approval_is_written_private_in_the_config_folder(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(tmp_path / "cfg"))
-    trust.allow(tmp_path, ["make check"])
+    trust.allow(tmp_path / "plan", ["make check"])
     assert (tmp_path / "cfg" / "trust.json").stat().st_mode & 0o777 == 0o600
-    assert trust.is_trusted(tmp_path, "make check")
+    assert trust.is_trusted(tmp_path / "plan", "make check")
+    trust.allow(tmp_path, ["make check"])  # a plan whose tree holds the approvals file: it counts for nothing
+    assert not trust.is_trusted(tmp_path, "make check") and trust.is_trusted(tmp_path / "plan", "make check")
 
 
 def test_no_other_module_works_out_the_config_folder() -> None:
