@@ -234,12 +234,12 @@ def test_a_bind_beyond_loopback_needs_allow_host(tmp_path):
 
 
 def test_a_token_file_others_can_read_is_refused(tmp_path):
-    write_plan(tmp_path, [node("T-1", "A", release="R1")])
-    token = tmp_path / "cfg" / "mcp-http.token"
+    write_plan(tmp_path / "plan", [node("T-1", "A", release="R1")])
+    token = tmp_path / "cfg" / "mcp-http.token"  # the person's folder, outside the plan
     token.parent.mkdir()
     token.write_text("a" * 43 + "\n")
     token.chmod(0o644)
-    res = run_cli_in_process("mcp", "--http", "127.0.0.1:0", cwd=tmp_path,
+    res = run_cli_in_process("mcp", "--http", "127.0.0.1:0", cwd=tmp_path / "plan",
                              env={"LEAFWISE_CONFIG_DIR": str(token.parent)})
     assert res.code == 1 and "can be read by others (mode 0644)" in res.stderr
     assert res.stderr.splitlines()[-1] == f"Fix: chmod 600 {token}"
