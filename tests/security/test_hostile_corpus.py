@@ -164,7 +164,7 @@ def test_plan_wide_commands_on_the_corpus(corpus, args):
         full = [*args, "--json"] if as_json else args
         code, out, err, seconds, rss_kib = run_measured(full, root, env)
         label = " ".join(full)
-        assert seconds < 5.0, f"{label} took {seconds:.1f}s"
+        assert seconds < hostile.SECONDS, f"{label} took {seconds:.1f} s of CPU"
         assert rss_kib < 200 * 1024, f"{label} peaked at {rss_kib // 1024} MB"
         if as_json:
             env_obj = json.loads(out)
@@ -196,10 +196,10 @@ def test_show_every_node_in_text_and_json(corpus):
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for node_id in what:
         for extra in ([], ["--json"]):
-            began = time.monotonic()
+            began = time.process_time()
             res = run_cli_in_process("show", node_id, *extra, cwd=root, env=env)
-            seconds = time.monotonic() - began
-            assert seconds < 5.0, (node_id, what[node_id], seconds)
+            seconds = time.process_time() - began
+            assert seconds < hostile.SECONDS, (node_id, what[node_id], seconds)
             check_show(node_id, what[node_id], bool(extra), res.stdout, res.stderr)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
     assert grown_kib < 200 * 1024, f"showing the corpus raised this process's peak by {grown_kib // 1024} MB"
@@ -207,7 +207,7 @@ def test_show_every_node_in_text_and_json(corpus):
     for name in HEAVIEST:
         for extra in ([], ["--json"]):
             code, out, err, seconds, rss_kib = run_measured(["show", by_what[name], *extra], root, env)
-            assert seconds < 5.0 and rss_kib < 200 * 1024, (name, seconds, rss_kib)
+            assert seconds < hostile.SECONDS and rss_kib < 200 * 1024, (name, seconds, rss_kib)
             check_show(by_what[name], name, bool(extra), out, err)
     nothing_ran(root.parent)
 
@@ -241,15 +241,15 @@ def test_mcp_answers_every_node_without_internal_errors(corpus):
                      ("cycle_verify", {"name": "evil"})]
             calls += [("get_node", {"node_id": i}) for i in what]
             for tool, arguments in calls:
-                began = time.monotonic()
-                with anyio.fail_after(5):
+                began = time.process_time()
+                with anyio.fail_after(hostile.HANG_SECONDS):
                     result = await client.call_tool(tool, arguments)
-                seen.append((tool, arguments, time.monotonic() - began, result.structured_content))
+                seen.append((tool, arguments, time.process_time() - began, result.structured_content))
         return seen
 
     try:
         for tool, arguments, seconds, content in anyio.run(go):
-            assert seconds < 5.0, (tool, arguments, seconds)
+            assert seconds < hostile.SECONDS, (tool, arguments, seconds)
             assert content is not None and content.get("schema") == "leafwise.v1.result", (tool, arguments)
             assert (content.get("error") or {}).get("code") != "internal_error", (tool, arguments, content["error"])
     finally:
