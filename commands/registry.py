@@ -340,6 +340,11 @@ class Ctx:
         named = clean(agent, 80) if agent else (os.environ.get("LEAFWISE_AGENT") or "").strip() or None
         return named if named and named != self.actor else None
 
+    def overrides(self, force: bool) -> bool:
+        """Whether `--force` overrides (another's hold, an open decision or dependency, a near-duplicate):
+        in a person's call only; an agent's --force is as if it were not given."""
+        return bool(force) and self.caller is None
+
     def person(self) -> str:
         """The person at the keyboard (for --force, decide, comment…): see `person_name`."""
         return person_name(self.cwd)

@@ -63,6 +63,7 @@ def block(ctx: Ctx, node_id: str, reason: str, agent: str | None = None, force: 
     node = get_node(ctx, node_id, plan)
     node_id = node.id
     agent = clean(agent, 80) if agent else None
+    force = ctx.overrides(force)
     again = ctx.cmd("block", node_id, reason=placeholder("reason"), agent=agent)
     reason = reason_line(ctx, reason, "reason", again, node_id)
     if not reason:

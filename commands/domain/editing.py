@@ -25,6 +25,7 @@ def edit(ctx: Ctx, node_id: str, set: tuple[str, ...] = (), add: tuple[str, ...]
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     node_id = node.id
+    force = ctx.overrides(force)
     if not (set or add or remove):
         raise CommandError("missing_argument", "edit needs --set, --add or --remove",
                            fix(ctx.cmd("edit", node_id, set=[ANY_FIELD]), "say what to change"),

@@ -48,7 +48,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     node_id = node.id
-    agent = clean(agent, 80) if agent else None
+    agent, force = (clean(agent, 80) if agent else None), ctx.overrides(force)
     summary = summary.strip() if isinstance(summary, str) else ""
     if not summary:
         raise CommandError("empty_summary", "complete needs a summary of what was done",

@@ -236,8 +236,8 @@ def holding(ctx: Ctx, node: Node, now) -> leases.Claim | None:
 
 
 def guard_hold(ctx: Ctx, node: Node, agent: str | None, force: bool, tool: str, forced_line: str) -> str | None:
-    """Refuse to touch a task another agent holds unless a person forces it (`forced_line`: the
-    command line with --force).
+    """Refuse to touch a task another agent holds unless a person (a call with no agent) forces it
+    (`forced_line`: the command line with --force).
 
     Call under the node's lock. Returns the holder overridden by --force (to journal), else None.
     """
@@ -355,6 +355,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     agent = clean(agent, 80) if agent else None
+    force = ctx.overrides(force)
     paths, now = ctx.paths(), ctx.clock()
     with locked(paths, node_id):
         claim = leases.read(paths, node_id)

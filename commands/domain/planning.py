@@ -114,7 +114,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
     parent, release = _placement(ctx, plan, title, parent, release, follows, tech_debt, trigger)
     for dep in depends_on:
         get_node(ctx, dep, plan)
-    if not force:
+    if not ctx.overrides(force):
         _refuse_near_duplicate(ctx, plan, title, add_line(
             ctx.cmd, title, parent=parent, release=release, depends_on=depends_on, tags=tags, trigger=trigger,
             follows=follows, tech_debt=tech_debt, force=True) if not ctx.caller else None)

@@ -85,6 +85,7 @@ class Leases(RuleBasedStateMachine):
 
     @rule(agent=st.sampled_from(AGENTS), task=st.sampled_from(TASKS), force=st.booleans())
     def unclaim(self, agent: str, task: str, force: bool) -> None:
+        agent = None if force else agent  # an override is a person's call (an agent's --force takes nothing)
         out = self.run("unclaim", node_id=task, agent=agent, force=force)
         holder = self.live_holder(task)
         if holder and holder != agent and not force:
