@@ -30,8 +30,10 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 REPO = Path(__file__).resolve().parents[2]
-# The standard library's documented underscore names a test may use.
-STDLIB_PRIVATE = frozenset({("os", "_exit"), ("sys", "_getframe")})
+# The standard library's underscore names a test may use: documented ones, and the two steps of the
+# interpreter's own exit the CLI fork server's child takes (testkit/cli_fork.py), which have no public name.
+STDLIB_PRIVATE = frozenset({("os", "_exit"), ("sys", "_getframe"), ("threading", "_shutdown"),
+                            ("atexit", "_run_exitfuncs")})
 OWN = frozenset({"self", "cls"})
 # Underscore names that are documented public API: the namedtuple methods and fields.
 DOCUMENTED = frozenset({"_replace", "_asdict", "_fields", "_make", "_field_defaults"})

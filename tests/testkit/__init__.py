@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from testkit import cli_fork
+
 REPO = Path(__file__).resolve().parents[2]
 DEMO_PLAN = REPO / "canvas" / "demo" / "shop"
 
@@ -55,10 +57,13 @@ class CliResult:
 
 
 def run_cli(*args: str, cwd: Path | str, stdin: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 60) -> CliResult:
-    """Run the real `leafwise` CLI in a subprocess."""
+            timeout: float = 60, fresh: bool = False) -> CliResult:
+    """Run the real `leafwise` CLI in a subprocess: forked from a server that has imported it
+    (`cli_fork`), or, with `fresh` (or where the fork could differ), a new interpreter."""
     full_env = {**os.environ, "LEAFWISE_AGENT": "", **(env or {})}
     full_env.pop("LEAFWISE_ROOT", None)
+    if not fresh and not cli_fork.needs_exec(full_env):
+        return CliResult(*cli_fork.run(list(args), cwd, full_env, stdin, timeout))
     proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
