@@ -186,8 +186,10 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     with pick_lock(ctx):
         team = _team(ctx, ctx.plan(fresh=True), offline, None, agent, ttl)
         notes = team_reads.unfinished_notes(ctx, ctx.plan(), agent)[0] if team else []  # after the fetch
-        for _ in range(50):
-            plan = ctx.plan(fresh=True)
+        for attempt in range(50):
+            # the plan loaded under the lock is the first pick's; a fetch (team mode) or a lost race
+            # may have changed the files since, so those read them again
+            plan = ctx.plan(fresh=bool(attempt or team))
             if team and team[1] is not None and skipped:  # a lost race fetched again: see what it saw
                 from leafwise.commands.team import protocol
 
