@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.reconcile import passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
 from leafwise.commands.reconcile.retrieve import LEX, SOFT, RIndex, category, key, prefix
@@ -38,7 +39,9 @@ ENTRY_PLACES = 3
 AFTERTHOUGHT_DIRS = frozenset({"migrations", "alembic", "versions", "vendor", "fixtures", "snapshots"})
 AFTERTHOUGHT = 0.5
 PATH_BOOST = 0.5  # a document in a file whose own name carries the title's words (`outdated.py`) counts more
-KIND_RANK = {"body": 1, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
+PASSAGE = 0.8  # a few lines bind the title's words less than a definition (a body counts 0.85)
+PASSAGES = 2  # passages a packet holds at most
+KIND_RANK = {"body": 1, "passage": 2, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
 # Irregular verb forms the suffix rules of `key` cannot reach ("hide" is named `HiddenStory`), both ways.
 _FORMS = ("hide hidden hid", "send sent", "write written wrote", "choose chosen chose", "build built",
@@ -136,6 +139,48 @@ def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def _probes(weighed) -> dict[str, list[tuple[str, str, float]]]:
+    """Title concept -> (substring, matching key, how much it counts) for the passage search: the title's
+    word, its related words (SOFT), WordNet's (LEX) and irregular forms (SOFT)."""
+    out: dict[str, list[tuple[str, str, float]]] = {}
+    for c in weighed.weights:
+        word = weighed.words.get(c, c)
+        forms = [(w, 1.0) for w in (c, word)] + [(w, SOFT) for w in weighed.soft.get(c, ())]
+        forms += [(w, LEX) for w in weighed.lexical.get(c, ())]
+        forms += [(w, SOFT) for w in IRREGULAR.get(word.lower(), frozenset()) | IRREGULAR.get(c, frozenset())]
+        found: dict[str, tuple[str, float]] = {}
+        for w, factor in forms:
+            k = key(w)
+            p = passages.probe(w, k)
+            if p is not None and factor > found.get(k, ("", 0.0))[1]:
+                found[k] = (p, factor)
+        out[c] = [(p, k, factor) for k, (p, factor) in found.items()]
+    return out
+
+
+def _bodies(index: Index, rindex: RIndex) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line spans of the function bodies the index holds (to the next definition, at most
+    MAX_SPAN lines): the passage search leaves them to the index's own documents."""
+    texts = _Texts(index)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for doc in rindex.docs:
+        if doc.kind == "body" and doc.line:
+            bounds = texts.bounds.get(doc.path, [])
+            after = bounds[bisect_right(bounds, doc.line):]
+            end = min(doc.line + MAX_SPAN - 1, (after[0] - 1) if after else doc.line + MAX_SPAN - 1)
+            spans.setdefault(doc.path, []).append((doc.line, max(doc.line, end)))
+    out = {}
+    for rel, found in spans.items():
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(found):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        out[rel] = merged
+    return out
+
+
 def _scores(weights: dict[str, float], expansions: dict[str, list[tuple[str, float]]], rindex: RIndex
             ) -> dict[int, tuple[float, list[str]]]:
     total = sum(weights.values()) or 1.0
@@ -191,11 +236,26 @@ def _file_kind(rel: str) -> str:
     return kind if kind in ("code", "test", "docs") else "code"
 
 
+def _few_passages(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:
+    """At most PASSAGES passages, each in a file no better document of the ranking holds: lines found by
+    their words fill a gap the index leaves, they do not crowd out what it names."""
+    out, seen, passages_left = [], set(), PASSAGES
+    for item in ranked:
+        if item[1].kind == "passage":
+            if passages_left <= 0 or item[1].path in seen or _file_kind(item[1].path) == "test":
+                continue  # a test file's tests are in the index by name
+            passages_left -= 1
+        seen.add(item[1].path)
+        out.append(item)
+    return out
+
+
 def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:
     """The best place of each file, kinds within their quotas; then second places, best first."""
     chosen: list[tuple[float, Artifact, list[str]]] = []
     files: dict[str, int] = {}
     taken = {k: 0 for k in QUOTAS}
+    ranked = _few_passages(ranked)
     for item in ranked:  # the entry points first: the route or command that does it is where to start reading
         if item[1].kind in ENTRY_KINDS and item[1].path not in files and len(chosen) < ENTRY_PLACES:
             chosen.append(item)
@@ -250,7 +310,7 @@ class _Texts:
     def span(self, art: Artifact) -> tuple[int, int]:
         lines = self.of(art.path)
         start = max(1, art.line or 1)
-        if art.kind in ("doc", "string", "module"):
+        if art.kind in ("doc", "string", "module", "passage"):
             end = start + DOC_SPAN - 1
         else:
             bounds = self.bounds.get(art.path, [])
@@ -292,13 +352,21 @@ def _commits(root: Path, node_id: str, weights: dict[str, float], head: str | No
     return found
 
 
-def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
-    """The packet for `node` over an index built already (`verify --next` shares one)."""
+def _weighed(node: Node, stats: Stats):
     description = node.data.get("description")
     weighed = weigh(node.title, description if isinstance(description, str) else "", stats)
-    weights = {c: w for c, w in weighed.weights.items() if w > 0}
-    if not weights:
-        return Packet([], 0, None)
+    return weighed, {c: w for c, w in weighed.weights.items() if w > 0}
+
+
+def ranked_places(node: Node, index: Index, stats: Stats, rindex: RIndex
+                  ) -> list[tuple[float, Artifact, list[str]]]:
+    """Every document the title's words reach, best first: (score, document, the concepts it names)."""
+    weighed, weights = _weighed(node, stats)
+    return _ranked(weighed, weights, index, rindex)[0] if weights else []
+
+
+def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex
+            ) -> tuple[list[tuple[float, Artifact, list[str]]], dict[int, float], str | None]:
     expansions = _expansions(weighed, rindex)
     present = [c for c in weights if expansions.get(c)]
     head = max(present, key=lambda c: (weights[c], c)) if present else None
@@ -312,9 +380,21 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
             ranked.append((round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named,
                            len(rindex.keys[i])))
     ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= MIN_SCORE]
+    found = passages.search(index, _probes(weighed), weights, key, MIN_SCORE / PASSAGE, _bodies(index, rindex))
+    for s, art, named in found:
+        covers[id(art)] = s
+        ranked.append((round(s * PASSAGE * _place_factor(art.path, by_path), 3), art, named, len(art.words)))
     # ties: the more focused document first (fewer words besides the title's), then names before bodies, docs last
     ranked.sort(key=lambda t: (-t[0], t[3], KIND_RANK.get(t[1].kind, 1), t[1].path, t[1].line))
-    ranked = [t[:3] for t in ranked]
+    return [t[:3] for t in ranked], covers, head
+
+
+def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
+    """The packet for `node` over an index built already (`verify --next` shares one)."""
+    weighed, weights = _weighed(node, stats)
+    if not weights:
+        return Packet([], 0, None)
+    ranked, covers, head = _ranked(weighed, weights, index, rindex)
     commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
     chosen = _pick(ranked)[:MAX_PLACES - len(commits[:1])]
     texts = _Texts(index)
