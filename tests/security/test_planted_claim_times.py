@@ -11,6 +11,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leafwise.store import PlanPaths
@@ -67,5 +68,13 @@ def test_a_remembered_next_turns_in_the_second_a_fractional_lease_ends(tmp_path)
     assert "bob" in script("next", cwd=tmp_path).stdout  # computed, and remembered
     while datetime.now(timezone.utc) < ends:
         time.sleep(0.01)
-    truth = script("next", cwd=tmp_path, env={"LEAFWISE_MEMO": "0"}).stdout
-    assert script("next", cwd=tmp_path).stdout == truth
+    # the remembered answer against fresh ones just before and after it: on a loaded machine the
+    # three runs may straddle the second the lease ends, so only a bracket that agrees decides
+    for _ in range(20):
+        before = script("next", cwd=tmp_path, env={"LEAFWISE_MEMO": "0"}).stdout
+        remembered = script("next", cwd=tmp_path).stdout
+        after = script("next", cwd=tmp_path, env={"LEAFWISE_MEMO": "0"}).stdout
+        if before == after:
+            assert remembered == before
+            return
+    pytest.fail("no three runs of next fell within one second")
