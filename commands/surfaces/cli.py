@@ -10,46 +10,17 @@ import sys
 from typing import Any
 
 import click
-from leafwise.commands.contract import (
-    EXIT_USAGE,
-    CommandError,
-    action_lines,
-    envelope,
-    fix,
-    inert,
-    inert_line,
-    json_text,
-    render_text,
-)
+from leafwise.commands.contract import EXIT_USAGE, CommandError, envelope, fix
 from leafwise.commands.arguments import Mistake, check, missing, mistakes, refusal
 from leafwise.commands.registry import LAUNCHERS, REGISTRY, Command, Ctx, Param, command_line, load_all, load_word
 from leafwise.commands.runner import execute
+from leafwise.commands.surfaces.direct import emit
 
 CLOCK: list[Any] = []  # a simulation running the CLI in-process sets its clock here; empty: the wall clock
 
 
 def _emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | None) -> None:
-    if as_json:
-        click.echo(json_text(env))
-        return
-    if bare == "document" and env["status"] == "ok":  # the document alone on stdout, saved as it is
-        click.echo("\n".join(inert_line(line) for line in body))
-        click.echo("\n".join(inert(line) for line in action_lines(env)), err=True)
-        return
-    if bare in ("array", "jsonl") and env["status"] == "ok":
-        items = env["result"]["items"]
-        if bare == "jsonl":
-            for item in items:
-                click.echo(json_text(item))
-        else:
-            click.echo(json_text(items))
-        click.echo("\n".join(inert(line) for line in action_lines(env)), err=True)
-        return
-    out, err = render_text(env, body)
-    if out:
-        click.echo(out, nl=False)
-    if err:
-        click.echo(err, nl=False, err=True)
+    emit(env, body, as_json=as_json, bare=bare, echo=click.echo)
 
 
 METAVARS = {str: "TEXT", int: "INTEGER", float: "FLOAT"}

@@ -31,6 +31,9 @@ def rememberable(words: list[str]) -> bool:
 def main(argv: list[str] | None = None) -> None:
     words = list(sys.argv[1:] if argv is None else argv)
     if not rememberable(words):
+        from leafwise.commands.surfaces import direct
+
+        direct.run(words)  # a plain `start`/`complete` line is answered (and exits) without click
         from leafwise.commands.surfaces.cli import main as cli_main
 
         cli_main(words)
