@@ -21,8 +21,11 @@ __all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan
 
 
 def find_problems(plan: Plan, cmd: CommandLine = command_line) -> list[Problem]:
-    """All problems of the plan (`core.validate.plan_problems`), with what the disk says."""
-    return plan_problems(plan, plan_files(plan, cmd), cmd)
+    """All problems of the plan (`core.validate.plan_problems`), with what the disk says; an
+    interrupted import first (the other problems may be its half-written files)."""
+    from leafwise.commands.adoption.interrupted import problems as interrupted_import
+
+    return interrupted_import(plan.paths, cmd("repair")) + plan_problems(plan, plan_files(plan, cmd), cmd)
 
 
 def first_error(plan: Plan, cmd: CommandLine) -> Problem | None:

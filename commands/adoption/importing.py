@@ -72,6 +72,31 @@ def _not_written(ctx: Ctx, fmt: str, path: str, exc: Refused, retry: dict[str, A
                         mutation=Mutation("import_plan", "import", False, "a file could not be written; undone"))
 
 
+def _interrupted(ctx: Ctx, fmt: str, path: str, dry_run: bool) -> list[str]:
+    """An earlier import killed midway is finished (or undone) first, as repair would, and said; a dry
+    run only says it."""
+    from leafwise.commands.adoption import recovery
+    from leafwise.store.locks import LockBusy
+
+    try:
+        outcome = recovery.finish(ctx.paths(), dry_run)
+    except LockBusy as exc:
+        raise CommandError("import_busy", f"another import is writing this plan now ({exc})",
+                           fix(ctx.cmd("import", fmt, path), "import again once it is done"),
+                           exit_code=EXIT_CONFLICT, category="conflict", retryable=True) from exc
+    if outcome is None:
+        return []
+    if outcome.way == "refused":
+        raise CommandError("import_interrupted", f"{clean(outcome.said(), 600)}; nothing was imported",
+                           fix(ctx.cmd("validate"), recovery.PERSON_FIX), exit_code=1, category="io",
+                           source=("import", None))
+    if dry_run:
+        return [f"an import was interrupted (pid {outcome.pid}, {outcome.written}): this import rolls it "
+                f"{outcome.way} first ({outcome.files} file(s), {outcome.lines} journal line(s))"]
+    ctx.forget()
+    return [outcome.said()]
+
+
 def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str | None = None,
         dry_run: bool = False, partial: bool = False, mapping: tuple[str, ...] = (),
         agent: str | None = None) -> Result:
@@ -81,6 +106,7 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
         raise CommandError("unknown_format", f"no import format {clean(fmt, 40)!r}; the formats: {', '.join(FORMATS)}",
                            fix(ctx.cmd("import", close[0], path, dry_run=True),
                                "name one of the formats"), exit_code=EXIT_USAGE, category="usage")
+    finished = _interrupted(ctx, fmt, path, dry_run)
     plan = ctx.plan()
     require_project(ctx, plan, "import")
     retry = {"release": release, "parent": parent, "partial": partial, "map": list(mapping) or None}
@@ -100,6 +126,7 @@ def run(ctx: Ctx, fmt: str, path: str, release: str | None = None, parent: str |
         prepared = prepare(plan, parsed, options)
     except InputError as exc:
         raise _input_error(ctx, fmt, path, exc, retry) from exc
+    prepared.notes[:0] = finished
     if dry_run:
         return _dry_answer(ctx, fmt, path, parsed, prepared, retry)
     try:

@@ -11,7 +11,11 @@ one is replaced under its lock only if it still holds the bytes the import read.
 go last, in one append. A failure anywhere (an error, a refused rename, Ctrl-C) undoes what was
 renamed in, in reverse, and removes the staged files: the plan is byte for byte as it was.
 
-What a kill -9 or a power cut leaves is in docs/adopting.md ("If an import is interrupted").
+Before the first rename, under the import lock, a write-ahead manifest (`manifest.py`) names every
+file, its staged copy, the old bytes' backup (or that there were none) and the journal's lines; it
+is fsynced, and removed only after the journal's append. A kill -9 or a power cut between the two
+leaves it: `validate`, `doctor` and `repair` report the import as interrupted, and `repair` (or the
+next import) finishes it or undoes it (`recovery.py`; docs/adopting.md, "If an import is interrupted").
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.adoption import manifest
 from leafwise.store import atomic, journal
 from leafwise.store.locks import locked
+from leafwise.store.timestamps import to_text, utc_now
 from leafwise.store.paths import PlanPaths
 from leafwise.store.safe_yaml import read_bounded
 
@@ -45,6 +51,7 @@ class Write:
     old: bytes | None  # None: the file is new (created exclusively)
     lock: str | None  # the lock its rewrite takes (a node id, "project")
     tmp: str | None = None
+    backup: str | None = None  # a staged copy of `old`, which an undo renames back
 
 
 @dataclass
@@ -57,11 +64,22 @@ class Transaction:
         self.writes.append(Write(path, data, old, lock))
 
     def commit(self) -> None:
-        done: list[Write] = []
         try:
             for w in self.writes:
-                w.tmp = _stage(w)
+                w.tmp = _stage(w.path, w.data)
+                if w.old is not None:
+                    w.backup = _stage(w.path, w.old)
             flush()
+            with locked(self.paths, manifest.LOCK):  # the undo too: repair never races it
+                self._write_ahead()
+                self._put_all()
+        except BaseException:
+            self._clean()
+            raise
+
+    def _put_all(self) -> None:
+        done: list[Write] = []
+        try:
             for w in self.writes:
                 _put(self.paths, w)
                 done.append(w)
@@ -73,15 +91,41 @@ class Transaction:
                 except OSError as exc:
                     raise Refused(self.paths.journal, exc.strerror or str(exc)) from exc
         except BaseException:
-            for w in reversed(done):
-                _undo(w)
-            for w in self.writes:
-                if w.tmp is not None:
-                    _unlink(w.tmp)
+            if all([_undo(w) for w in reversed(done)]):
+                self._clean()
+                _unlink(str(manifest.path(self.paths)))
+            else:  # the manifest and the files it names stay: repair ends the undo
+                for w in self.writes:
+                    w.tmp = w.backup = None
             raise
+        self._clean()
+        _unlink(str(manifest.path(self.paths)))  # last: until here, repair would finish the import
+
+    def _write_ahead(self) -> None:
+        """The manifest, durable before the first rename (the staged files are flushed already)."""
+        target = manifest.path(self.paths)
+        if target.exists() or target.is_symlink():
+            raise Refused(target, "an interrupted import is not finished (leafwise repair finishes it)",
+                          conflict=True)
+        now = to_text(utc_now())
+        self.events = [{"time": now, **{k: v for k, v in e.items() if k != "time"}} for e in self.events]
+        files = [{"path": manifest.rel_of(self.paths, w.path), "staged": os.path.basename(w.tmp or ""),
+                  "new": manifest.digest(w.data),
+                  "old": None if w.old is None else {"backup": os.path.basename(w.backup or ""),
+                                                     "hash": manifest.digest(w.old)}} for w in self.writes]
+        data = manifest.render(os.getpid(), now, files, [manifest.event_line(e) for e in self.events])
+        try:
+            atomic.replace(self.paths.own_folder(self.paths.locks) / manifest.NAME, data)
+        except OSError as exc:
+            raise Refused(target, exc.strerror or str(exc)) from exc
+
+    def _clean(self) -> None:
+        """The staged files and backups still there."""
         for w in self.writes:
-            if w.tmp is not None:
-                _unlink(w.tmp)
+            for name in (w.tmp, w.backup):
+                if name is not None:
+                    _unlink(name)
+            w.tmp = w.backup = None
 
 
 def flush() -> None:
@@ -90,11 +134,11 @@ def flush() -> None:
     os.sync()
 
 
-def _stage(w: Write) -> str:
+def _stage(path: Path, data: bytes) -> str:
     try:
-        return atomic.stage(w.path, w.data)
+        return atomic.stage(path, data)
     except OSError as exc:
-        raise Refused(w.path.parent, exc.strerror or str(exc)) from exc
+        raise Refused(path.parent, exc.strerror or str(exc)) from exc
 
 
 def _put(paths: PlanPaths, w: Write) -> None:
@@ -121,15 +165,21 @@ def _put(paths: PlanPaths, w: Write) -> None:
         raise Refused(w.path, exc.strerror or str(exc)) from exc
 
 
-def _undo(w: Write) -> None:
-    """Put one file back as it was (best effort: the error that started the undo is the one told)."""
+def _undo(w: Write) -> bool:
+    """Put one file back as it was: its backup renamed back, or the new file removed. False when the
+    system refused (the error that started the undo is the one told; the manifest stays for repair)."""
     try:
         if w.old is None:
-            _unlink(str(w.path))
+            os.unlink(w.path)
         else:
-            atomic.replace(w.path, w.old)
-    except OSError:
+            assert w.backup is not None
+            os.replace(w.backup, w.path)
+            w.backup = None
+    except FileNotFoundError:
         pass
+    except OSError:
+        return False
+    return True
 
 
 def _unlink(name: str) -> None:

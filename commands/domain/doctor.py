@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.adoption.interrupted import problems as interrupted_import
 from leafwise.commands.contract import Result, next_, quote
 from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
@@ -165,6 +166,7 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     checks.append(Check("claims", "warning" if expired else "ok",
                         f"{len(expired)} expired claim(s) left behind" if expired else "no expired claims",
                         ctx.cmd("repair") if expired else None))
+    checks += [Check("import", p.severity, p.message, p.fix) for p in interrupted_import(paths, ctx.cmd("repair"))]
     checks += _symlink_checks(paths)
     strays = sweep_temp_files(paths, dry_run=True)
     checks.append(Check("temp_files", "warning" if strays else "ok",

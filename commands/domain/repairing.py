@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.adoption.recovery import repairs as repairs_of_an_interrupted_import
 from leafwise.commands.contract import Mutation, Result, next_
 from leafwise.commands.core import lifecycle
 from leafwise.commands.core.cascade import cascades, closing_status
@@ -196,6 +197,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
                       [reason, f"  would replace_link {out.changes[0]['file']}"],
                       Mutation("repair_plan", "repair", False, reason, out.changes))
     ctx.use_paths(paths)
+    out.changes += repairs_of_an_interrupted_import(paths, dry_run)  # before the temp files it names go
     state, message = cache_state(paths)
     if state in ("stale", "unreadable"):
         if not dry_run:

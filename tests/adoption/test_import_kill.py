@@ -1,0 +1,182 @@
+"""A real `leafwise import` killed with SIGKILL at each of its rename points: the plan is detected as
+interrupted, and `repair` leaves exactly the whole import or exactly the plan before, journal included."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testkit import run_cli, run_cli_in_process
+
+HERE = Path(__file__).parent
+SOURCE = HERE / "fixtures" / "taskmaster"
+DRIVER = HERE / "killed_import.py"
+MANIFEST = ".leafwise/.locks/import.json"
+_TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # every time an import writes (node files, journal)
+
+
+def _fresh(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    assert run_cli_in_process("init", "--name", "Adopt", "--prefix", "AD", cwd=folder).code == 0
+    return folder
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file under .leafwise/ (temp files included) but the cache and the locks folder."""
+    base = root / ".leafwise"
+    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*"))
+            if p.is_file() and not str(p.relative_to(base)).startswith((".cache", ".locks"))}
+
+
+def _timeless(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {k: _TIME.sub(b"<time>", v) for k, v in files.items()}
+
+
+def _killed_at(at: int, root: Path, source: Path, tmp: Path) -> tuple[bool, int]:
+    """Run the import in a fresh interpreter, SIGKILLed before its `at`-th rename point (0: none);
+    (whether it was killed, the points it ran)."""
+    tell_r, tell_w = os.pipe()
+    count = tmp / f"count-{at}"
+    env = {**os.environ, "KILL_POINT_FD": str(tell_w), "KILL_POINT_COUNT": str(count)}
+    child = subprocess.Popen([sys.executable, str(DRIVER), str(at), "import", "taskmaster", str(source)],
+                             cwd=root, env=env, pass_fds=[tell_w], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    os.close(tell_w)
+    try:
+        ready, _, _ = select.select([tell_r], [], [], 120)
+        reached = bool(ready) and os.read(tell_r, 1) == b"!"
+        if reached:
+            os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=120)
+    finally:
+        os.close(tell_r)
+        if child.poll() is None:
+            child.kill()
+    if reached:
+        assert child.returncode == -signal.SIGKILL
+        return True, at
+    assert child.returncode == 0
+    return False, int(count.read_text())
+
+
+def _interrupted(root: Path) -> bool:
+    """What validate says after the kill: an interrupted import (exit 4, the manifest named), or not."""
+    check = run_cli("validate", "--json", cwd=root)
+    env = json.loads(check.stdout)
+    body = env["result"] if env.get("result") else env["error"]["details"]
+    mine = [p for p in body["problems"]["items"] if p["code"] == "interrupted_import"]
+    if (root / MANIFEST).exists():
+        assert check.code == 4 and mine and mine[0]["file"] == MANIFEST and mine[0]["fix"] == "leafwise repair"
+        assert "an import was interrupted" in mine[0]["message"]
+        return True
+    assert not mine
+    return False
+
+
+def _lose_a_staged_file(root: Path) -> bool:
+    """Remove the staged copy of the last file not yet put in place (a disk that lost it): repair
+    must then roll back. False when every file was in place already."""
+    lines = (root / MANIFEST).read_bytes().splitlines()
+    head = json.loads(lines[0])
+    for line in reversed(lines[1:1 + head["files"]]):
+        entry = json.loads(line)
+        staged = (root / ".leafwise" / entry["path"]).parent / entry["staged"]
+        target = root / ".leafwise" / entry["path"]
+        if staged.exists() and (not target.exists() or entry["old"] is not None
+                                and target.read_bytes() != staged.read_bytes()):
+            staged.unlink()
+            return True
+    return False
+
+
+def _trial(base: Path, template: Path, source: Path, whole: dict[str, bytes], at: int,
+           lose: bool) -> str:
+    root = shutil.copytree(template, base / f"plan-{at}-{int(lose)}")
+    before = _files(root)
+    killed, _ = _killed_at(at, root, source, base)  # not killed: this run had fewer points (a cache hit)
+    interrupted = _interrupted(root)
+    lost = interrupted and lose and _lose_a_staged_file(root)
+    repaired = run_cli("repair", "--json", cwd=root)
+    assert repaired.code == 0, repaired.stdout + repaired.stderr
+    ways = {c["repair"] for c in json.loads(repaired.stdout)["result"]["repairs"]}
+    assert not (root / MANIFEST).exists()
+    after = _files(root)
+    if after == before:
+        state = "before"
+    else:
+        assert _timeless(after) == _timeless(whole), f"point {at}: neither the plan before nor the whole import"
+        state = "whole"
+    if interrupted:
+        assert ("roll_back_import" if lost else "roll_forward_import") in ways
+        assert state == ("before" if lost else "whole")
+    assert "0 error(s)" in run_cli_in_process("validate", cwd=root).stdout
+    return f"{'interrupted' if interrupted else 'clean' if killed else 'finished'} {state}"
+
+
+def _points(base: Path, template: Path, source: Path) -> tuple[int, dict[str, bytes]]:
+    """The rename points of an import of `source` into a copy of `template`, and what it writes."""
+    whole = shutil.copytree(template, base / "whole")
+    killed, points = _killed_at(0, whole, source, base)
+    assert not killed and points > 10
+    return points, _files(whole)
+
+
+@pytest.mark.slow
+def test_a_first_import_killed_at_any_rename_point_is_repaired_whole_or_undone(tmp_path: Path) -> None:
+    template = _fresh(tmp_path / "template")
+    points, whole = _points(tmp_path, template, SOURCE)
+    seen = [_trial(tmp_path, template, SOURCE, whole, at, lose=False) for at in range(1, points + 1)]
+    assert "interrupted whole" in seen and "clean before" in seen, seen
+    assert set(seen) <= {"interrupted whole", "clean before", "clean whole", "finished whole"}, seen
+
+
+@pytest.mark.slow
+def test_a_re_import_killed_midway_rolls_forward_or_back_to_exact_bytes(tmp_path: Path) -> None:
+    """An import that rewrites node files, docs and project.yaml: killed at each point, and at every
+    other point a staged file lost too, so repair rolls back from the backups."""
+    template = _fresh(tmp_path / "template")
+    assert run_cli_in_process("import", "taskmaster", str(SOURCE), cwd=template).code == 0
+    source = shutil.copytree(SOURCE, tmp_path / "source")
+    tasks = source / ".taskmaster/tasks/tasks.json"
+    data = json.loads(tasks.read_text())
+    for tag in data.values():
+        for task in tag["tasks"]:
+            task["title"] += " (renamed)"
+            task["details"] = "new details"
+    data["release-3"] = {"tasks": [{"id": 1, "title": "Later", "status": "pending", "dependencies": []}],
+                         "metadata": {"description": "A third release"}}
+    tasks.write_text(json.dumps(data))
+    points, whole = _points(tmp_path, template, source)
+    seen = [_trial(tmp_path, template, source, whole, at, lose=at % 2 == 0) for at in range(1, points + 1)]
+    assert {"interrupted whole", "interrupted before", "clean before"} <= set(seen), seen
+
+
+def test_importing_again_finishes_an_interrupted_import_first(tmp_path: Path) -> None:
+    template = _fresh(tmp_path / "template")
+    points, whole = _points(tmp_path, template, SOURCE)
+    root = shutil.copytree(template, tmp_path / "plan")
+    at = next(at for at in range(points // 2, points) if _interrupted_after(root, at, tmp_path, template))
+    res = run_cli("import", "taskmaster", str(SOURCE), "--json", cwd=root)
+    env = json.loads(res.stdout)
+    assert res.code == 0 and env["result"]["added"] == 0, env
+    assert any(n.startswith("an import was interrupted") and "rolled forward" in n for n in env["result"]["notes"])
+    assert not (root / MANIFEST).exists() and _timeless(_files(root)) == _timeless(whole), at
+
+
+def _interrupted_after(root: Path, at: int, base: Path, template: Path) -> bool:
+    """Kill an import of the fixture into `root` at point `at`; True when it left a manifest (else
+    `root` is made fresh again for the next try)."""
+    _killed_at(at, root, SOURCE, base)
+    if (root / MANIFEST).exists():
+        return True
+    shutil.rmtree(root)
+    shutil.copytree(template, root)
+    return False
