@@ -242,12 +242,18 @@ def _few_passages(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple
     out, seen, passages_left = [], set(), PASSAGES
     for item in ranked:
         if item[1].kind == "passage":
-            if passages_left <= 0 or item[1].path in seen or _file_kind(item[1].path) == "test":
+            if passages_left <= 0 or item[1].path in seen or _is_test_file(item[1].path):
                 continue  # a test file's tests are in the index by name
             passages_left -= 1
         seen.add(item[1].path)
         out.append(item)
     return out
+
+
+def _is_test_file(rel: str) -> bool:
+    from leafwise.commands.reconcile.artifacts import Source
+
+    return _file_kind(rel) == "test" or Source(rel, "").is_test
 
 
 def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:

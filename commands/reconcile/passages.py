@@ -135,7 +135,8 @@ def search(index: Index, probes: dict[str, list[tuple[str, str, float]]], weight
         if score < floor:
             continue
         words = frozenset(identifier_concepts(text))
-        art = Artifact("passage", f"lines {start}-{start + WINDOW - 1}", f.rel, start, "", words)
+        end = min(start + WINDOW - 1, len(f.starts or ()) or start)
+        art = Artifact("passage", f"lines {start}-{end}", f.rel, start, "", words)
         out.append((score, art, sorted(named, key=lambda c: -weights[c])))
     out.sort(key=lambda t: (-t[0], t[1].path, t[1].line))
     return out
