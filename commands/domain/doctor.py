@@ -157,6 +157,7 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     checks.append(Check("journal", "ok" if writable else "error",
                         f"{PLAN_DIR}/journal.jsonl writable" if writable else f"{target} is not writable",
                         None if writable else f"chmod u+w {target}"))
+    checks += [Check("import", p.severity, p.message, p.fix) for p in interrupted_import(paths, ctx.cmd("repair"))]
     problems = find_problems(plan, ctx.cmd)
     errors = [p for p in problems if p.severity == "error"]
     checks.append(Check("validator", "error" if errors else "info" if problems else "ok",
@@ -166,7 +167,6 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
     checks.append(Check("claims", "warning" if expired else "ok",
                         f"{len(expired)} expired claim(s) left behind" if expired else "no expired claims",
                         ctx.cmd("repair") if expired else None))
-    checks += [Check("import", p.severity, p.message, p.fix) for p in interrupted_import(paths, ctx.cmd("repair"))]
     checks += _symlink_checks(paths)
     strays = sweep_temp_files(paths, dry_run=True)
     checks.append(Check("temp_files", "warning" if strays else "ok",

@@ -197,14 +197,16 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
                       [reason, f"  would replace_link {out.changes[0]['file']}"],
                       Mutation("repair_plan", "repair", False, reason, out.changes))
     ctx.use_paths(paths)
-    out.changes += repairs_of_an_interrupted_import(paths, dry_run)  # before the temp files it names go
+    unfinished = repairs_of_an_interrupted_import(paths, dry_run)  # before the temp files it names go
+    out.changes += unfinished
     state, message = cache_state(paths)
     if state in ("stale", "unreadable"):
         if not dry_run:
             cache_for(paths).clear()
             load_plan(paths)
         out.add("rebuild_cache", True, file=str(cache_for(paths).path), why=message)
-    _remove_strays(ctx, out)
+    if not any("refused" in c for c in unfinished):  # else they may be a person's only copy
+        _remove_strays(ctx, out)
     try:
         _fix_names(ctx, ctx.plan(), out)
         ctx.forget()
