@@ -14,6 +14,7 @@ from leafwise.commands.text import plan_words
 from leafwise.commands.core.picker import Pick
 from leafwise.commands.core.readiness import (
     BLOCKED_KIND,
+    CASCADE_KIND,
     CLOSED_KIND,
     HELD_KIND,
     LOOPED_KIND,
@@ -56,6 +57,8 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
         if pick.empty:
             return next_(cmd("add", placeholder("title")), "the plan has no nodes yet")
         return done("every node is done or cancelled")
+    if pick.owed:
+        return owed_hint(cmd, pick.owed[0].id, agent, pick.reason)
     then, waiting = _next_line(cmd, agent), _waiting_line(cmd, agent)
     if pick.held:
         node, claim = pick.held[0]
@@ -74,6 +77,15 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
         return wait(f"a person fixes {', '.join(quote(f) for f in pick.broken)} (see {cmd('validate')}); "
                     f"then run {then}", pick.reason, or_=waiting)
     return next_(cmd("validate"), pick.reason)
+
+
+def owed_hint(cmd: CommandLine, node_id: str, agent: str | None, reason: str) -> NextAction:
+    """A parent whose children are all closed, still open (finished apart: other clones' branches merged
+    here, a `complete` stopped mid-cascade): an agent's `start --next` closes it on its way, a person's
+    `repair` does."""
+    if agent:
+        return next_(cmd("start", next=True, agent=agent), f"{reason}; start --next closes {node_id} first")
+    return next_(cmd("repair"), f"{reason}; repair closes {node_id}")
 
 
 def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim], agent: str | None,
@@ -107,6 +119,8 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
         return wait(f"{plan_words(found.ids[0], 80)} holds {nid} {until(claims[nid])}", "held by another agent")
     if found.kind == OPEN_CHILDREN_KIND:
         return next_(cmd("tree", nid), f"{len(found.ids)} open child node(s)")
+    if found.kind == CASCADE_KIND:
+        return owed_hint(cmd, nid, None, found.reason)
     if found.kind == LOOPED_KIND:
         return next_(cmd("validate"), "its parents form a cycle: validate names the edit that cuts it")
     dep = found.ids[0]

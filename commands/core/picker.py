@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from leafwise.commands.core.readiness import blocker, effective_holds, holder, kept, unchanged_plan, until
+from leafwise.commands.core.cascade import cascades
+from leafwise.commands.core.readiness import CASCADE_KIND, blocker, effective_holds, holder, kept, unchanged_plan, until
 from leafwise.commands.core.release_needs import needed_by, rank_of
 from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
@@ -28,6 +29,7 @@ class Pick:
     empty: bool = False  # the plan has no nodes at all
     passed: list[dict[str, Any]] = field(default_factory=list)  # --explain
     broken: list[str] = field(default_factory=list)  # node files that do not load, when they hold work back
+    owed: list[Node] = field(default_factory=list)  # with no task: parents whose close the cascade owes
 
 
 def order_key(plan: Plan, needed: dict[str, int] | None = None):
@@ -97,19 +99,14 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         chosen = min(pool, key=key) if pool else None
         blocked.sort(key=key)
     held.sort(key=lambda pair: (pair[1].expires, key(pair[0])))
+    owed = sorted(_owed(plan, claims, agent), key=key) if chosen is None else []
     if chosen is not None:
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
         prio = chosen.data.get("priority")
         reason = release_place(plan, chosen, needed)[1] + ", " + \
             (f"{prio} priority, " if prio in PRIORITIES else "") + f"deepest {kind}, then title order"
-    elif open_count == 0:
-        reason = "every node is done or cancelled"
-    elif held:
-        reason = "the remaining work is held by other agents"
-    elif blocked:
-        reason = "the remaining work is blocked or waits on blocked work"
     else:
-        reason = "no open node is ready: dependencies or children are still open"
+        reason = _none_reason(open_count, owed, held, blocked)
     broken: list[str] = []
     if chosen is None and plan.problems:
         broken = sorted({p.file for p in plan.problems if p.file and p.node})[:5]
@@ -118,10 +115,30 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     if not nodes:
         reason = "the plan has no nodes yet"
     result = Pick(chosen, reason, blocked=blocked, held=held, open_count=open_count, empty=not nodes,
-                  broken=broken)
+                  broken=broken, owed=owed)
     if explain:
         result.passed = explain_passed(plan, claims, agent, chosen, explain_limit)
     return result
+
+
+def _none_reason(open_count: int, owed: list[Node], held: list, blocked: list[Node]) -> str:
+    """Why no task is handed out."""
+    if open_count == 0:
+        return "every node is done or cancelled"
+    if owed:  # first: closing it may free the work that depends on it
+        more = f" (and {len(owed) - 1} more)" if len(owed) > 1 else ""
+        return f"every child of {owed[0].id}{more} is closed: the cascade closes it, no one works it"
+    if held:
+        return "the remaining work is held by other agents"
+    if blocked:
+        return "the remaining work is blocked or waits on blocked work"
+    return "no open node is ready: dependencies or children are still open"
+
+
+def _owed(plan: Plan, claims: dict[str, Claim], agent: str | None) -> list[Node]:
+    """The open parents the cascade owes its close (readiness's `cascade_owed`)."""
+    return [n for n in plan.nodes.values() if n.children and n.status not in CLOSED and n.status != _BLOCKED
+            and (found := blocker(plan, n, claims, agent)) is not None and found.kind == CASCADE_KIND]
 
 
 def _prepared(plan: Plan) -> Prepared | None:
@@ -196,8 +213,9 @@ def scan(plan: Plan, claims: dict[str, Claim], agent: str | None,
         if claim is not None and claim.agent != agent:
             held.append((node, claim))
             continue
-        if any((child := nodes.get(c)) is None or child.status not in CLOSED for c in node.children):
-            continue
+        if node.children and (any((child := nodes.get(c)) is None or child.status not in CLOSED
+                                  for c in node.children) or cascades(node)):
+            continue  # open children, or every child closed and the cascade owes its close
         deps = node.data.get("depends_on")
         if deps and any((dep := nodes.get(d)) is None or dep.status not in CLOSED for d in deps):
             continue

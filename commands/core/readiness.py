@@ -6,7 +6,9 @@ here, so "ready" means the same thing wherever it is shown:
 - a closed node (done, cancelled) is not work; a blocked one waits for `unblock` or a decision;
 - a node another agent holds is theirs (`holder`, from the holds `effective_holds` builds);
 - a node in or under a parent cycle is no work: its hierarchy is broken until `validate`'s Fix;
-- a parent is work only once every child is closed;
+- a parent is work only once every child is closed, and then only when it closes by hand
+  (`cascade: manual`): one the cascade closes is owed its close (`cascade_owed`: its children were
+  finished apart, e.g. in clones merged here), never an agent's task;
 - a dependency is met only by a node that exists and is closed: a dependency on a node the plan
   does not have (a typo, a file that does not load) is unmet, never satisfied.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterator, TypeVar
 
+from leafwise.commands.core.cascade import cascades
 from leafwise.commands.text import plan_words
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store.claims import Claim
@@ -29,6 +32,7 @@ CLOSED_KIND = "closed"
 BLOCKED_KIND = "blocked"
 HELD_KIND = "held"
 OPEN_CHILDREN_KIND = "open_children"
+CASCADE_KIND = "cascade_owed"
 UNMET_KIND = "unmet_dependency"
 MISSING_KIND = "missing_dependency"
 LOOPED_KIND = "parent_cycle"
@@ -144,6 +148,8 @@ def blocker(plan: Plan, node: Node, holds: dict[str, Claim], agent: str | None =
     kids = open_children(plan, node)
     if kids:
         return Blocker(OPEN_CHILDREN_KIND, f"has {len(kids)} open child node(s), e.g. {kids[0]}", tuple(kids))
+    if node.children and cascades(node):
+        return Blocker(CASCADE_KIND, "every child is closed: the cascade closes it (no one works it)")
     unmet = unmet_dependencies(plan, node)
     missing = [d for d in unmet if d not in plan.nodes]
     if missing:

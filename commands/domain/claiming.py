@@ -17,7 +17,7 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.core import lifecycle, readiness
-from leafwise.commands.core.hints import blocker_hint, pick_hint
+from leafwise.commands.core.hints import blocker_hint, owed_hint, pick_hint
 from leafwise.commands.core.picker import Pick, pick
 from leafwise.commands.core.views import task_view
 from leafwise.commands.domain import team_reads
@@ -174,7 +174,7 @@ def _team(ctx: Ctx, plan: Plan, offline: bool, node_id: str | None, agent: str, 
     return (team, session.fetched(ctx, team, session.offline_line(ctx, node_id, agent, ttl)))
 
 
-LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children",
+LOST_RACE = {"claim_held", "status_changed", "lock_busy", "closed", "blocked", "has_open_children", "cascade_owed",
              "dependency_open"}
 
 
@@ -186,6 +186,9 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     with pick_lock(ctx):
         team = _team(ctx, ctx.plan(fresh=True), offline, None, agent, ttl)
         notes = team_reads.unfinished_notes(ctx, ctx.plan(), agent)[0] if team else []  # after the fetch
+        owed = _close_owed(ctx, agent) if next else []
+        notes = [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']} (every child is closed)"
+                 for c in owed] + notes
         for attempt in range(50):
             # the plan loaded under the lock is the first pick's; a fetch (team mode) or a lost race
             # may have changed the files since, so those read them again
@@ -201,13 +204,18 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
             if chosen.node is None:
                 merged, waiting_on = team_reads.merge_wait(ctx, plan) if team else ([], None)
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
-                               "claim": None, "cascade": []},
+                               "claim": None, "cascade": [], "closed": owed},
                               waiting_on or pick_hint(ctx.cmd, chosen, agent),
                               [f"No task to hand out: {chosen.reason}", *notes, *merged],
-                              Mutation("start_task", "start", False, chosen.reason)), chosen
+                              Mutation("start_task", "start", bool(owed), chosen.reason,
+                                       cascade_changes(owed))), chosen
             try:
                 claimed = _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team)
                 claimed.text.extend(notes)
+                if owed:
+                    claimed.result["closed"] = owed
+                    if claimed.mutation is not None:
+                        claimed.mutation.changes.extend(cascade_changes(owed))
                 return claimed, None
             except CommandError as exc:
                 if exc.code not in LOST_RACE:
@@ -217,6 +225,17 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     raise CommandError("lock_busy", "every candidate changed while being claimed",
                        wait("the plan settles (a few seconds)", "many writers at once"),
                        exit_code=EXIT_CONFLICT, category="conflict")
+
+
+def _close_owed(ctx: Ctx, agent: str) -> list[dict[str, Any]]:
+    """Under the pick lock, before the pick: close the parents whose children were all finished apart
+    (other clones' branches merged here), as their last child's `complete` would have."""
+    from leafwise.commands.domain.owed_cascades import close_owed
+
+    closed = close_owed(ctx, ctx.plan(fresh=True), "cascade", actor=agent, why="every child is closed")
+    if closed:
+        ctx.forget()
+    return closed
 
 
 def _own_task(plan: Plan, claims: dict[str, leases.Claim], agent: str, skip: set[str]) -> Node | None:
@@ -233,7 +252,9 @@ START_REFUSALS = {readiness.CLOSED_KIND: ("closed", "{id} is {status}; closed wo
                                                  "is work only once its children are closed"),
                   readiness.UNMET_KIND: ("dependency_open", "{id} depends on {first}, which is not closed"),
                   readiness.MISSING_KIND: ("dependency_open", "{id} depends on {first}, which does not exist"),
-                  readiness.LOOPED_KIND: ("parent_cycle", "{id} is in or under a parent cycle; validate names the fix")}
+                  readiness.LOOPED_KIND: ("parent_cycle", "{id} is in or under a parent cycle; validate names the fix"),
+                  readiness.CASCADE_KIND: ("cascade_owed", "{id}'s children are all closed: the cascade closes it, "
+                                           "no one works it")}
 
 
 def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent: str) -> CommandError:
@@ -245,6 +266,9 @@ def _not_ready(ctx: Ctx, plan: Plan, node: Node, found: readiness.Blocker, agent
     if found.kind == readiness.MISSING_KIND:  # no other task makes this one startable: repair the plan
         repair = blocker_hint(ctx.cmd, plan, node, found, {})
         action = fix(repair.command, repair.reason, or_=other_work(ctx, agent))
+    if found.kind == readiness.CASCADE_KIND:
+        owed = owed_hint(ctx.cmd, node.id, agent, found.reason)
+        action = fix(owed.command, owed.reason)
     return conflict(ctx, code, message, node, agent, "start_task", action)
 
 

@@ -16,12 +16,11 @@ from typing import Any
 
 from leafwise.commands.adoption.recovery import repairs as repairs_of_an_interrupted_import
 from leafwise.commands.contract import Mutation, Result, next_
-from leafwise.commands.core import lifecycle
-from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.domain.diagnosis import mismatched_id, problem_action
 from leafwise.commands.domain.doctor import cache_state
 from leafwise.commands.domain.holds import give_back
-from leafwise.commands.domain.nodes import record, set_fields, write
+from leafwise.commands.domain.nodes import record
+from leafwise.commands.domain.owed_cascades import close_owed, unreadable
 from leafwise.commands.plan_files import find_problems
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Plan, PlanNotFound, find_root, load_plan
@@ -129,27 +128,12 @@ def _rerun_cascades(ctx: Ctx, plan: Plan, out: Repairs) -> None:
     Refused while a node file does not load: its parent is unknown, so any
     parent might have one more open child than the plan shows.
     """
-    unreadable = sorted({p.node for p in plan.problems if p.node})
-    if unreadable:
-        out.add("cascade", False, refused=f"{len(unreadable)} node file(s) do not load (e.g. {unreadable[0]}); "
+    if unread := unreadable(plan):
+        out.add("cascade", False, refused=f"{len(unread)} node file(s) do not load (e.g. {unread[0]}); "
                                           "a parent may have an open child that cannot be read")
         return
-    status = {nid: n.status for nid, n in plan.nodes.items()}
-    for node in sorted(plan.nodes.values(), key=lambda n: (-n.depth, n.id)):
-        target = closing_status(status[c] for c in node.children) if cascades(node) else None
-        if target is None:
-            continue
-        if not out.dry_run:
-            def close(doc: dict[str, Any], target: str = target) -> dict[str, tuple[Any, Any]]:
-                return set_fields(doc, {"status": target}) \
-                    if lifecycle.transition(f"cascade: {target}", doc.get("status")) else {}
-
-            changes = write(ctx, node, close)
-            if not changes:
-                continue
-            record(ctx, "repair", node.id, changes, repair="cascade")
-        status[node.id] = target
-        out.add("cascade", True, id=node.id, field="status", **{"from": node.status, "to": target})
+    for moved in close_owed(ctx, plan, "repair", out.dry_run, repair="cascade"):
+        out.add("cascade", True, id=moved["id"], field="status", **{"from": moved["from"], "to": moved["to"]})
 
 
 def _replace_links(paths: PlanPaths, out: Repairs) -> PlanUnsafe | None:

@@ -1,4 +1,5 @@
-"""`leafwise team sync` (fetch, push the offline claims, clean old tombstones) and `leafwise team repair`
+"""`leafwise team sync` (fetch, push the offline claims, close the parents whose children were finished
+in clones merged here, clean old tombstones) and `leafwise team repair`
 (claim refs a force-push or `push --mirror` deleted, restored from this clone's remote-tracking copies)."""
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ GRACE_DAYS = 7.0  # a done claim stays this long (as observed here) after its ta
 
 
 def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
-    """Fetch the claims, push this clone's offline claims create-only, and delete the tombstones of
+    """Fetch the claims, push this clone's offline claims create-only, close the parents owed their
+    cascade (children finished in other clones, merged here), and delete the tombstones of
     tasks done in this branch for longer than `grace_days` (each delete leased on the SHA seen)."""
     team = team_of(ctx)
     try:
@@ -35,8 +37,13 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
         cleaned = _clean(team, old)
     except TeamError as exc:
         raise error_for(ctx, exc, team, None) from exc
+    from leafwise.commands.domain.owed_cascades import close_owed  # children finished in clones merged here
+
+    closed = close_owed(ctx, plan, "cascade", why="every child is closed")
     lost = [p for p in pushed if not p.won]
     lines = [f"Fetched {len(seen)} claim(s) from {team.remote}"]
+    lines += [f"  cascade: {c['id']} “{clean(c['title'], 120)}” {c['from']} → {c['to']} (every child is closed)"
+              for c in closed]
     lines += [f"  pushed the offline claim on {p.node} for {clean(p.agent, 80)}" for p in pushed if p.won]
     lines += [f"  LOST {p.node}: {clean(p.holder, 120)} took it first; {clean(p.agent, 80)} must stop working on it"
               for p in lost]
@@ -44,8 +51,10 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
         lines.append(f"  cleaned {len(cleaned)} tombstone(s) done here for over {grace_days:g} days: "
                      + ", ".join(cleaned[:20]))
     data = {"claims": len(seen), "pushed": [p.node for p in pushed if p.won],
-            "lost": [{"id": p.node, "agent": p.agent, "holder": p.holder} for p in lost], "cleaned": cleaned}
-    mutation = Mutation("team_sync", "team sync", bool(pushed or cleaned), "synced")
+            "lost": [{"id": p.node, "agent": p.agent, "holder": p.holder} for p in lost], "cleaned": cleaned,
+            "closed": closed}
+    mutation = Mutation("team_sync", "team sync", bool(pushed or cleaned or closed), "synced",
+                        [{"id": c["id"], "field": "status", "from": c["from"], "to": c["to"]} for c in closed])
     if lost:
         first = lost[0]
         raise CommandError("lease_lost", f"{first.node} was claimed by {plan_words(first.holder, 120)} while {first.agent} was "
