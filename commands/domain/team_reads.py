@@ -65,20 +65,26 @@ def unfinished_notes(ctx: Ctx, plan: Plan, agent: str | None) -> tuple[list[str]
 
 
 def merge_wait(ctx: Ctx, plan: Plan) -> tuple[list[str], NextAction | None]:
-    """When nothing is left to hand out here but tasks finished on other clones' branches (done in
-    their claims, open in this branch): the line naming them, and `Wait:` for those branches to be
-    merged here (the parents close then), instead of a hint that reads the plan as stuck."""
+    """When nothing is left to hand out here but tasks finished on other clones' branches: the line
+    naming them and the `Wait:` for those branches (`merge_wait_for`, over this clone's copies)."""
     team = _team(ctx, plan)
     if team is None:
         return [], None
     from leafwise.commands.team import session
 
-    found = session.done_elsewhere(team, plan)
+    return merge_wait_for(session.done_elsewhere(team, plan))
+
+
+def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:
+    """The one wording of "done in other clones, waiting for their branches" (`next`, `start --next`,
+    `complete` and the canvas's Next bar): `found` the claims `commands.team.status.done_elsewhere`
+    gives. `Wait:` instead of a hint that reads the plan as stuck: once merged, the next
+    `start --next` (or `team sync`) closes their parents."""
     if not found:
         return [], None
-    names = ", ".join(f"{s.node} ({plan_words(s.branch, 60)} in {plan_words(s.clone, 40)})" for s in found[:5])
+    names = ", ".join(f"{s.node_id} ({plan_words(s.branch, 60)} in {plan_words(s.clone, 40)})" for s in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     line = (f"  {len(found)} task(s) are done in other clones' claims, on branches not merged here: "
             f"{names}{more}")
-    return [line], wait(f"the branches that finished {', '.join(s.node for s in found[:5])}{more} are merged into "
-                        "this one (git pull): their parents close then", "done in another clone, not merged here")
+    return [line], wait(f"the branches that finished {', '.join(s.node_id for s in found[:5])}{more} are merged "
+                        "into this one (git pull): their parents close then", "done in another clone, not merged here")

@@ -18,7 +18,6 @@ from leafwise.commands.text import plan_words
 from leafwise.store import Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
-from leafwise.store.ids import id_order
 
 _URLS: dict[tuple[str, str], str] = {}  # (repo, remote) -> URL, read once per process
 
@@ -131,18 +130,15 @@ def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None =
     return sorted((state for state in mine if state.branch == here), key=lambda s: s.node)
 
 
-def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[refs.ClaimState]:
-    """Tasks open here whose claim says `done` by another clone or on another branch: finished on a
-    branch not merged into this one yet (their parents close here once it is)."""
-    from leafwise.store import CLOSED
+def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[Any]:
+    """Tasks open here whose claim says `done` by another clone or on another branch (`status.done_elsewhere`
+    over this clone's copies, or the snapshot `seen`): rows of `status.TeamClaim`."""
+    from leafwise.commands.team import status
 
     seen = protocol.snapshot(team) if seen is None else seen
-    done = [item.state for item in seen.values() if item.state is not None and item.state.state == refs.TERMINAL
-            and item.node in plan.nodes and plan.nodes[item.node].status not in CLOSED]
-    if not done:
-        return []
-    me, here = remote.clone_id(team.root), remote.branch(team.root)
-    return sorted((s for s in done if s.clone != me or s.branch != here), key=lambda s: id_order(s.node))
+    if not any(item.state is not None and item.state.state == refs.TERMINAL for item in seen.values()):
+        return []  # no done claim: no git call for the branch
+    return status.done_elsewhere(status.rows(seen, status.where(team.root)), plan)
 
 
 def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:

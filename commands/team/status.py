@@ -9,7 +9,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from leafwise.commands.team import protocol, refs, remote
+from leafwise.store import CLOSED, Plan
 from leafwise.store import claims as leases
+from leafwise.store.ids import id_order
 from leafwise.store.timestamps import to_text
 
 
@@ -26,6 +28,7 @@ class TeamClaim:
     age_seconds: float
     stale: bool = False  # held and silent here for longer than its TTL: another clone may take it
     ttl_seconds: float = 0.0
+    here: bool = False  # made by this clone on the branch it is on now (its outcome is this branch's)
 
 
 def claims(root: Path, fetch: bool) -> list[TeamClaim]:
@@ -33,10 +36,16 @@ def claims(root: Path, fetch: bool) -> list[TeamClaim]:
     (TeamError when it does not answer), else from this clone's last copies; by node id."""
     team = remote.load_team(root)
     copies = remote.fetch(team.root, team) if fetch else None
-    return rows(protocol.snapshot(team, copies))
+    return rows(protocol.snapshot(team, copies), where(team.root))
 
 
-def rows(seen: dict[str, protocol.Remote]) -> list[TeamClaim]:
+def where(root: Path) -> tuple[str, str]:
+    """This clone's id and the branch it is on: what makes a claim's outcome this branch's."""
+    return remote.clone_id(root), remote.branch(root)
+
+
+def rows(seen: dict[str, protocol.Remote], here: tuple[str, str] | None = None) -> list[TeamClaim]:
+    """The claims as rows, by node id; `here` (this clone, its branch) marks the rows made here."""
     out = []
     for node_id in sorted(seen):
         item = seen[node_id]
@@ -45,8 +54,16 @@ def rows(seen: dict[str, protocol.Remote]) -> list[TeamClaim]:
             out.append(TeamClaim(node_id, "", "", "", "unreadable", item.unchanged_s))
             continue
         out.append(TeamClaim(node_id, state.agent, state.clone, state.branch, state.state, item.unchanged_s,
-                             item.stale, state.ttl_s))
+                             item.stale, state.ttl_s, here == (state.clone, state.branch)))
     return out
+
+
+def done_elsewhere(rows: Iterable[TeamClaim], plan: Plan) -> list[TeamClaim]:
+    """Tasks open in `plan` whose claim says done by another clone or on another branch: finished on a
+    branch not merged into this one yet (`next`'s and the canvas's Wait for the merge), by id."""
+    nodes = plan.nodes
+    return sorted((r for r in rows if r.state == refs.TERMINAL and not r.here and r.node_id in nodes
+                   and nodes[r.node_id].status not in CLOSED), key=lambda r: id_order(r.node_id))
 
 
 def holds(rows: Iterable[TeamClaim], now: datetime, me: str | None = None) -> tuple[dict[str, leases.Claim], set[str]]:

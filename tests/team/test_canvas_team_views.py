@@ -99,3 +99,19 @@ async def test_another_clones_start_moves_the_next_bar_and_the_board_through_the
         await app.switch_mode("board")
         await until(pilot, lambda: isinstance(app.screen, BoardScreen)
                     and [n.id for n in app.screen.cards("in-progress")] == ["T-1"], what="bob's card moved")
+
+
+async def test_with_only_work_done_on_other_branches_left_the_next_bar_waits_as_next_does(tmp_path):
+    with gitserver.daemon(tmp_path) as prefix:
+        first, second = gitserver.team_clones(tmp_path, lambda repo: f"{prefix}/{repo.name}", 2, tasks=2)
+        app = canvas(first, tmp_path, follow=True, every=0.2)  # the real source over git daemon
+        async with app.run_test(size=(200, 40)) as pilot:
+            await ready(app, pilot)
+            await until(pilot, lambda: app.team_polls >= 1 and "Next ▸ T-1" in bar(app), what="the first poll")
+            for task in ("T-1", "T-2"):  # bob finishes everything on his clone's branch, not merged here
+                assert run_cli("start", task, "--agent", "bob", cwd=second).code == 0
+                assert run_cli("complete", task, "--summary", "ok", "--agent", "bob", cwd=second).code == 0
+            cli = run_cli("next", "--agent", "alice", cwd=first).last_lines[-1]
+            assert cli.startswith("Wait: the branches that finished T-1, T-2 are merged into this one"), cli
+            await until(pilot, lambda: bar(app).startswith("Wait:"), what="the bar's wait for the merge")
+            assert bar(app).splitlines()[0] == cli, "the bar says what next says, from the one rule"
