@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from os.path import commonprefix
 from pathlib import Path
 
-from leafwise.commands.reconcile.artifacts import Artifact, Index
+from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
 from leafwise.store import reader
 
@@ -83,13 +83,13 @@ def corpus(index: Index) -> list[_File]:
     global _corpus
     if _corpus is not None and _corpus[0]() is index:
         return _corpus[1]
-    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items())]
+    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items()) if not Source(rel, "").is_test]
     root = Path(index.root)
     read = 0
     for rel in index.files:
         if read >= MAX_FILES:
             break
-        if rel in index.texts or not is_config(rel):
+        if rel in index.texts or not is_config(rel) or Source(rel, "").is_test:
             continue
         try:
             data = reader.read_bytes(root / rel, TEXT, under=root)
@@ -162,14 +162,13 @@ def _windows(files: list[_File], probes: dict[str, list[tuple[str, str, float]]]
                         seen[c] = max(seen.get(c, 0.0), fac)
                     i, n = f.text.find(p, i + len(p)), n + 1
         lines = sorted(marks)
-        j = 0
-        while j < len(lines):
-            start = max(1, lines[j] - 1)
+        for j, start in enumerate(lines):  # a window from each marked line: the words it gathers below
             named: dict[str, float] = {}
-            while j < len(lines) and lines[j] < start + WINDOW:
-                for c, fac in marks[lines[j]].items():
+            for line in lines[j:j + WINDOW]:
+                if line >= start + WINDOW:
+                    break
+                for c, fac in marks[line].items():
                     named[c] = max(named.get(c, 0.0), fac)
-                j += 1
             pre = sum(weights[c] * fac for c, fac in named.items()) / total
             if pre >= floor:
                 out.append((pre, f, start))
