@@ -32,7 +32,7 @@ from leafwise.store.paths import PLAN_DIR, PlanPaths, UnsafePath
 NAME = "import.json"
 SHOWN = f"{PLAN_DIR}/.locks/{NAME}"
 LOCK = "import"  # held from the manifest's writing to its removal: a live import, not an interrupted one
-KIND = reader.Kind("import manifest", 256 * reader.MiB, 8)  # a 20,000-item import's lines, with room
+KIND = reader.Kind("import manifest", 64 * reader.MiB, 8)  # a 20,000-item import takes some 15 MB
 MAX_LINES = 200_000
 _TEMP = re.compile(r"\.lw-[0-9]{1,12}-[A-Za-z0-9_]{1,32}\.tmp")  # atomic.stage's names, nothing else
 _HASH = re.compile(r"[0-9a-f]{32}")

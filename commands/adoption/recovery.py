@@ -14,7 +14,6 @@ the manifest may name (`manifest.read` checks each), under the import lock and e
 
 from __future__ import annotations
 
-import json
 import os
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -124,6 +123,8 @@ class _Stopped(Exception):
 
 def finish(paths: PlanPaths, dry_run: bool = False, timeout: float = LOCK_TIMEOUT) -> Outcome | None:
     """Finish or undo an interrupted import (None: there was none). LockBusy: an import is writing."""
+    if not os.path.lexists(manifest.path(paths)):
+        return None  # the common case takes no lock (a dry run on a read-only plan writes nothing)
     with locked(paths, manifest.LOCK, timeout):
         try:
             found = manifest.read(paths)
@@ -138,7 +139,7 @@ def finish(paths: PlanPaths, dry_run: bool = False, timeout: float = LOCK_TIMEOU
         try:
             if way == "forward":
                 out.files = _forward(paths, found, states, out)
-                missing = [json.loads(line) for line in found.events[present:]]
+                missing = [reader.load_json(line, reader.EVENT) for line in found.events[present:]]
                 if missing:
                     journal.append_all(paths, missing)  # each keeps its own time
                 out.lines = len(missing)

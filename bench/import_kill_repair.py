@@ -1,0 +1,113 @@
+"""Kill an import with SIGKILL at random moments, then see what validate says and what repair leaves.
+
+    python bench/import_kill_repair.py FORMAT PATH [--partial] [--trials N] [--seed S] [--in-writes]
+
+Like `import_kill.py` (whose helpers it uses), but after each kill: whether an import manifest is
+there and `validate` reports "an import was interrupted", which way `repair` rolled it, and whether
+the plan after repair is exactly the plan before (every byte) or exactly the whole import (every
+byte but the times written, the journal included, after the repair a whole import gets too: the
+Backlog.md import's cascade), with no temp file left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from import_kill import files, leafwise, start
+
+MANIFEST = ".leafwise/.locks/import.json"
+_TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+def timeless(snapshot: dict[str, bytes]) -> dict[str, bytes]:
+    return {k: _TIME.sub(b"<time>", v) for k, v in snapshot.items()}
+
+
+def everything(root: Path) -> dict[str, bytes]:
+    """Every file of the plan, temp files included (but the cache and locks)."""
+    base = root / ".leafwise"
+    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()
+            and not str(p.relative_to(base)).startswith((".cache", ".locks"))}
+
+
+def trial(words: list[str], template: Path, root: Path, delay: float, in_writes: bool,
+          whole: dict[str, bytes], repaired: dict[str, bytes]) -> dict[str, object]:
+    shutil.copytree(template, root)
+    before = everything(root)
+    child, begun = start(words, root, in_writes)
+    try:
+        child.wait(timeout=max(0.0, delay - (time.monotonic() - begun)))
+    except subprocess.TimeoutExpired:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    after = files(root)
+    killed = "unchanged" if after == files_of(before) else "complete" if timeless(after) == timeless(whole) \
+        else "partial"
+    manifest = (root / MANIFEST).exists()
+    check = leafwise("validate", cwd=root)
+    said = "an import was interrupted" in check.stdout + check.stderr
+    answer = json.loads(leafwise("repair", "--json", cwd=root).stdout)["result"]["repairs"]
+    way = next((c["repair"] for c in answer if c.get("file") == MANIFEST), None)
+    final = everything(root)
+    state = "before" if final == before else "whole" if timeless(final) == timeless(repaired) else "neither"
+    return {"delay": round(delay, 2), "exit": child.returncode, "killed": killed, "manifest": manifest,
+            "validate_said": said, "repair": way, "after_repair": state,
+            "left": (root / MANIFEST).exists() or any(".lw-" in k for k in final)}
+
+
+def files_of(snapshot: dict[str, bytes]) -> dict[str, bytes]:
+    return {k: v for k, v in snapshot.items() if not k.rpartition("/")[2].startswith(".lw-")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("format")
+    ap.add_argument("path")
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--partial", action="store_true")
+    ap.add_argument("--in-writes", action="store_true", help="kill within the import's writing only")
+    args = ap.parse_args()
+    words = ["import", args.format, args.path] + (["--partial"] if args.partial else [])
+    rng = random.Random(args.seed)
+    work = Path(tempfile.mkdtemp(prefix="import-kill-repair-"))
+    template = work / "template"
+    template.mkdir()
+    leafwise("init", "--name", "Trial", "--prefix", "TR", cwd=template)
+    whole_root = shutil.copytree(template, work / "whole")
+    child, begun = start(words, whole_root, args.in_writes)
+    child.wait()
+    wall = time.monotonic() - begun
+    whole = files(whole_root)
+    leafwise("repair", cwd=whole_root)  # what repair does to a whole import (Backlog.md's: a cascade)
+    repaired = everything(whole_root)
+    print(f"whole import: {wall:.2f} s {'writing' if args.in_writes else 'in all'}, {len(whole)} files")
+    tally: dict[str, int] = {}
+    for n in range(args.trials):
+        row = trial(words, template, work / f"t{n}", rng.uniform(0, wall * 1.05), args.in_writes, whole,
+                    repaired)
+        shutil.rmtree(work / f"t{n}")
+        for key in ("killed", "after_repair"):
+            tally[f"{key}={row[key]}"] = tally.get(f"{key}={row[key]}", 0) + 1
+        if row["manifest"]:
+            tally["manifest"] = tally.get("manifest", 0) + 1
+            tally[f"repair={row['repair']}"] = tally.get(f"repair={row['repair']}", 0) + 1
+        ok = row["after_repair"] != "neither" and not row["left"] and row["manifest"] == row["validate_said"]
+        tally["bad"] = tally.get("bad", 0) + (not ok)
+        print(f"trial {n}: " + ", ".join(f"{k} {v}" for k, v in row.items()) + ("" if ok else "  <-- BAD"))
+    print("tally:", dict(sorted(tally.items())))
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
