@@ -180,3 +180,42 @@ def _interrupted_after(root: Path, at: int, base: Path, template: Path) -> bool:
     shutil.rmtree(root)
     shutil.copytree(template, root)
     return False
+
+
+@pytest.mark.slow
+def test_a_journal_append_cut_short_by_the_kill_is_completed_after_its_fragment(tmp_path: Path) -> None:
+    """A kill inside the journal's one write (a large write can stop part way): repair appends the
+    lines the journal lacks; the cut line stays as a fragment readers skip, every whole line once."""
+    template = _fresh(tmp_path / "template")
+    points, whole = _points(tmp_path, template, SOURCE)
+    before = (template / ".leafwise/journal.jsonl").read_bytes()
+
+    def killed(at: int) -> Path:
+        root = tmp_path / f"plan-{at}"
+        if not root.exists():
+            shutil.copytree(template, root)
+            _killed_at(at, root, SOURCE, tmp_path)
+        return root
+
+    low, high = 1, points + 1  # the first point after the journal's append: found by halving
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if (killed(mid) / ".leafwise/journal.jsonl").read_bytes() != before else (mid + 1, high)
+    root = killed(low - 1)  # killed at the append itself
+    assert (root / MANIFEST).exists() and (root / ".leafwise/journal.jsonl").read_bytes() == before
+    lines = (root / MANIFEST).read_bytes().splitlines(keepends=True)
+    block = b"".join(lines[1 + json.loads(lines[0])["files"]:])
+    (root / ".leafwise/journal.jsonl").write_bytes(before + block[:len(block) // 2])  # the kill's cut, mid-line
+    assert run_cli("repair", cwd=root).code == 0
+    got = (root / ".leafwise/journal.jsonl").read_bytes().splitlines()
+    want = whole["journal.jsonl"].splitlines()
+    assert [_TIME.sub(b"", x) for x in got if _whole(x)] == [_TIME.sub(b"", x) for x in want]
+    assert len(got) == len(want) + 1  # the fragment
+    assert "0 error(s)" in run_cli_in_process("validate", cwd=root).stdout
+
+
+def _whole(line: bytes) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
