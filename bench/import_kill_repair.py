@@ -1,6 +1,6 @@
 """Kill an import with SIGKILL at random moments, then see what validate says and what repair leaves.
 
-    python bench/import_kill_repair.py FORMAT PATH [--partial] [--trials N] [--seed S] [--in-writes]
+    python bench/import_kill_repair.py FORMAT PATH [--partial] [--trials N] [--seed S] [--in-writes | --in-renames]
 
 Like `import_kill.py` (whose helpers it uses), but after each kill: whether an import manifest is
 there and `validate` reports "an import was interrupted", which way `repair` rolled it, and whether
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from import_kill import files, leafwise, start
+from import_kill import CLI, files, leafwise, start
 
 MANIFEST = ".leafwise/.locks/import.json"
 _TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -40,11 +40,19 @@ def everything(root: Path) -> dict[str, bytes]:
             and not str(p.relative_to(base)).startswith((".cache", ".locks"))}
 
 
-def trial(words: list[str], template: Path, root: Path, delay: float, in_writes: bool,
+def start_renames(words: list[str], root: Path) -> tuple[subprocess.Popen[bytes], float]:
+    """The import in a child, and the moment its manifest appeared (its renames begin)."""
+    child = subprocess.Popen([*CLI, *words], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while child.poll() is None and not (root / MANIFEST).exists():
+        time.sleep(0.0005)  # a poll of the folder: the renames start at a moment no timer knows
+    return child, time.monotonic()
+
+
+def trial(words: list[str], template: Path, root: Path, delay: float, mode: str,
           whole: dict[str, bytes], repaired: dict[str, bytes]) -> dict[str, object]:
     shutil.copytree(template, root)
     before = everything(root)
-    child, begun = start(words, root, in_writes)
+    child, begun = start_renames(words, root) if mode == "renames" else start(words, root, mode == "writes")
     try:
         child.wait(timeout=max(0.0, delay - (time.monotonic() - begun)))
     except subprocess.TimeoutExpired:
@@ -77,7 +85,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--partial", action="store_true")
     ap.add_argument("--in-writes", action="store_true", help="kill within the import's writing only")
+    ap.add_argument("--in-renames", action="store_true", help="kill within the manifest's life only")
     args = ap.parse_args()
+    mode = "renames" if args.in_renames else "writes" if args.in_writes else "all"
     words = ["import", args.format, args.path] + (["--partial"] if args.partial else [])
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="import-kill-repair-"))
@@ -85,16 +95,18 @@ def main() -> None:
     template.mkdir()
     leafwise("init", "--name", "Trial", "--prefix", "TR", cwd=template)
     whole_root = shutil.copytree(template, work / "whole")
-    child, begun = start(words, whole_root, args.in_writes)
-    child.wait()
+    child, begun = start_renames(words, whole_root) if mode == "renames" else start(words, whole_root, mode == "writes")
+    while mode == "renames" and child.poll() is None and (whole_root / MANIFEST).exists():
+        time.sleep(0.0005)
     wall = time.monotonic() - begun
+    child.wait()
     whole = files(whole_root)
     leafwise("repair", cwd=whole_root)  # what repair does to a whole import (Backlog.md's: a cascade)
     repaired = everything(whole_root)
-    print(f"whole import: {wall:.2f} s {'writing' if args.in_writes else 'in all'}, {len(whole)} files")
+    print(f"whole import: {wall:.2f} s ({mode}), {len(whole)} files")
     tally: dict[str, int] = {}
     for n in range(args.trials):
-        row = trial(words, template, work / f"t{n}", rng.uniform(0, wall * 1.05), args.in_writes, whole,
+        row = trial(words, template, work / f"t{n}", rng.uniform(0, wall * 1.05), mode, whole,
                     repaired)
         shutil.rmtree(work / f"t{n}")
         for key in ("killed", "after_repair"):

@@ -6,7 +6,7 @@ was killed midway. Lines, one JSON object each, so a problem names its line:
 
     {"manifest": "leafwise import", "version": 1, "pid": 4242, "written": "…", "files": 3, "events": 2}
     {"path": "nodes/SHOP-7.yaml", "staged": ".lw-4242-ab12.tmp", "new": "<hash>", "old": null}
-    {"path": "project.yaml", "staged": ".lw-4242-cd34.tmp", "new": "<hash>", "old": {"backup": ".lw-…", "hash": "…"}}
+    {"path": "project.yaml", "staged": ".lw-4242-cd.tmp", "new": "<hash>", "old": {"backup": "…", "hash": "…"}}
     {"time": "…", "actor": "…", "command": "import", …}            (the journal's lines, as appended)
 
 It lives in `.leafwise/.locks/` (local state git ignores, beside the lock that says an import is
