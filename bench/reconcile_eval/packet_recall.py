@@ -12,6 +12,7 @@ code files only (the packet's `code` places against labelled files that are code
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -20,6 +21,9 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).resolve().parent
+# Before/after switches (environment): PACKET_FULL_PATHS=0 resolves labels as session 8 did (a shared end of path
+# unresolved); PACKET_PASSAGES=0 builds packets without passages (the packet of session 8).
+FULL_PATHS = os.environ.get("PACKET_FULL_PATHS", "1") != "0"
 FILE = re.compile(r"[A-Za-z0-9_.\-/\[\]()@+]+\.[A-Za-z0-9]{1,6}")
 
 
@@ -28,9 +32,15 @@ def tree_files(repo: Path) -> list[str]:
             and ".leafwise" not in p.parts]
 
 
-def labelled_files(why: str, repo: Path, files: list[str]) -> set[str]:
-    """The files a label names: as written, without a leading folder the labeller added (`P/backend/…`), or
-    by a unique end of path (`routers/auth.py`, `test_auth.py`)."""
+def written_in_full(text: str, repo: Path) -> set[str]:
+    """The paths a label file writes out in full (as they are in the tree), anywhere in it."""
+    return {m.strip("./").split(":")[0] for m in FILE.findall(text) if (repo / m.strip("./").split(":")[0]).is_file()}
+
+
+def labelled_files(why: str, repo: Path, files: list[str], full: set[str] = frozenset()) -> set[str]:
+    """The files a label names: as written, without a leading folder the labeller added (`P/backend/…`), by
+    a unique end of path (`routers/auth.py`, `test_auth.py`), or by an end of path several files share of
+    which the label file writes exactly one out in full elsewhere (`full`: the labeller's own `main.py`)."""
     found = set()
     for match in FILE.findall(why or ""):
         rel = match.strip("./").split(":")[0]
@@ -44,6 +54,8 @@ def labelled_files(why: str, repo: Path, files: list[str]) -> set[str]:
         for i in range(len(parts) if hit is None else 0):  # a unique end of a path in the tree
             tail = "/".join(parts[i:])
             ends = [f for f in files if f == tail or f.endswith("/" + tail)]
+            if len(ends) > 1 and len(full.intersection(ends)) == 1:
+                ends = sorted(full.intersection(ends))
             if len(ends) == 1:
                 hit = ends[0]
                 break
@@ -53,6 +65,7 @@ def labelled_files(why: str, repo: Path, files: list[str]) -> set[str]:
 
 
 def score_repo(name: str, real_eval) -> dict:
+    from leafwise.commands.domain import verify_packet
     from leafwise.commands.domain.verify_packet import build
     from leafwise.commands.domain.verify_quotes import file_kind
     from leafwise.commands.reconcile.match import Stats
@@ -60,7 +73,10 @@ def score_repo(name: str, real_eval) -> dict:
     from leafwise.commands.reconcile.scan import build_index
     from leafwise.store import PlanPaths, load_plan
 
-    labels = yaml.safe_load((real_eval.REAL / f"{name}.yaml").read_text())
+    if os.environ.get("PACKET_PASSAGES") == "0":
+        verify_packet.PASSAGES = 0
+    text = (real_eval.REAL / f"{name}.yaml").read_text()
+    labels = yaml.safe_load(text)
     repo = real_eval.REPOS / name
     truth = real_eval.write_plan(repo, labels["drafts"])
     try:
@@ -70,10 +86,11 @@ def score_repo(name: str, real_eval) -> dict:
         stats, rindex = Stats.of(index), RIndex.of(index)
         rows = []
         tree = tree_files(repo)
+        full = written_in_full(text, repo) if FULL_PATHS else set()
         for nid, d in truth.items():
             if d["label"] != "shipped":
                 continue
-            wanted = labelled_files(d.get("why", ""), repo, tree)
+            wanted = labelled_files(d.get("why", ""), repo, tree, full)
             packet = build(plan.nodes[nid], index, stats, rindex)
             files = {p.path for p in packet.places}
             code_wanted = {f for f in wanted if file_kind(f) == "code"}
