@@ -112,11 +112,21 @@ def killer(root: str, seed: int, kills: int) -> dict[str, Any]:
                 churn(root, seed * 1000 + k)
             finally:
                 os._exit(1)
-        time.sleep(rng.uniform(0.001, 0.04) if k % 10 else 0.2)  # now and then one finishes a few steps
+        if k % 10:
+            time.sleep(rng.uniform(0.001, 0.04))
+        else:  # now and then one finishes a step, however loaded the machine
+            _until_the_journal_grows(Path(root), time.monotonic() + 10)
         os.kill(pid, signal.SIGKILL)
         _pid, status = os.waitpid(pid, 0)
         killed += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     return {"kills": killed}
+
+
+def _until_the_journal_grows(root: Path, deadline: float) -> None:
+    journal_file = root / ".leafwise/journal.jsonl"
+    size = journal_file.stat().st_size if journal_file.exists() else 0
+    while time.monotonic() < deadline and (journal_file.stat().st_size if journal_file.exists() else 0) <= size:
+        time.sleep(0.005)
 
 
 def _spawn(mode: str, *args: Any) -> subprocess.Popen:
