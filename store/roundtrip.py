@@ -102,7 +102,7 @@ def splice(old: str, new: str) -> str:
     the untouched keys' original lines back makes a one-field edit a
     one-field diff. If the result does not mean exactly `new`, `new` is kept.
     """
-    old_blocks, new_blocks = _blocks(old), _blocks(new)
+    old_blocks, new_blocks = key_blocks(old), key_blocks(new)
     if old_blocks is None or new_blocks is None:
         return new
     before, after = parse_yaml(old.encode()), parse_yaml(new.encode())
@@ -128,7 +128,7 @@ def splice(old: str, new: str) -> str:
     return spliced if same else new
 
 
-def _blocks(text: str) -> list[tuple[str | None, str]] | None:
+def key_blocks(text: str) -> list[tuple[str | None, str]] | None:
     """The text cut at each top-level key: [(None, header), (key, its lines), ...]."""
     blocks: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in text.splitlines(keepends=True):

@@ -20,11 +20,12 @@ round-trip and splicing in `roundtrip`, new ids in `numbering`.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from leafwise.store import atomic
+from leafwise.store import atomic, scalar_edit
 
 # Also imported from here by callers: the locks, atomic files, time, round-trip YAML and new ids.
 from leafwise.store.atomic import STALE_TEMP_SECONDS, TEMP_PREFIX, TEMP_SUFFIX, Exists, umask  # noqa: F401
@@ -80,18 +81,62 @@ def edit_node(paths: PlanPaths, node_id: str, expected_digest: str | None, edit:
     locks are not re-entrant).
     """
     path = paths.node_file(node_id)
-    yaml = round_trip_yaml()  # import ruamel before the lock: the lock is held for milliseconds
+    scalar = _SCALAR.get()
+    # import ruamel before the lock: the lock is held for milliseconds
+    yaml = None if scalar else round_trip_yaml()
     with locked(paths, node_id) if lock else nullcontext():
         raw = read_bounded(path)  # never through a symlink, never more than the limit
         screen(raw)  # no anchors, no deep nesting: what follows is bounded work
         if expected_digest is not None and digest_bytes(raw) != expected_digest:
             raise Conflict(path)
-        new = _rewrite(yaml, raw, edit, node_id)
+        new = _scalar_rewrite(raw, edit, node_id) if scalar else _rewrite(yaml, raw, edit, node_id)
         if base is not None:
             _check_base(path, raw, new, base)
         if new != raw:
             atomic_write(path, new)
         return raw, new
+
+
+# Set by `scalar_edits()`: the edits of this context set scalar fields only (complete, its cascade).
+_SCALAR: ContextVar[bool] = ContextVar("scalar_edits", default=False)
+
+
+@contextmanager
+def scalar_edits() -> Iterator[None]:
+    """Within: every `edit_node` edit sets or clears scalar fields only (a status, a summary, a time),
+    so the writer applies it to the file's plain fields, writes the text itself where that is the
+    round trip's text (`scalar_edit`) and takes the round trip, with the same changes, where not."""
+    token = _SCALAR.set(True)
+    try:
+        yield
+    finally:
+        _SCALAR.reset(token)
+
+
+def _scalar_rewrite(raw: bytes, edit: Edit, node_id: str) -> bytes:
+    """`_rewrite` for a scalar edit: run once on the plain fields; the same bytes, checks and splice."""
+    before = parse_yaml(raw)
+    if not isinstance(before, dict):
+        return _rewrite(round_trip_yaml(), raw, edit, node_id)
+    doc = dict(before)
+    edit(doc)
+    changed = [k for k in doc if k not in before or doc[k] != before[k] or type(doc[k]) is not type(before[k])]
+    removed = [k for k in before if k not in doc]
+    text = raw.decode()
+    fast = None if removed else scalar_edit.rewrite(text, doc, changed)
+    if fast is not None:
+        new = fast.encode()
+        check_node(parse_yaml(check_bytes(new, node_id)), node_id)
+        if parse_yaml(new) == {k: scalar_edit.as_read(v) if k in changed else v for k, v in doc.items()}:
+            return new
+
+    def replay(ruamel_doc: dict[str, Any]) -> None:  # the same changes on the round-tripped mapping
+        for key in removed:
+            del ruamel_doc[key]
+        for key in changed:
+            ruamel_doc[key] = doc[key]
+
+    return _rewrite(round_trip_yaml(), raw, replay, node_id)
 
 
 def _rewrite(yaml: Any, raw: bytes, edit: Edit, node_id: str) -> bytes:

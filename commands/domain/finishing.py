@@ -40,7 +40,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
-from leafwise.store.writer import locked
+from leafwise.store.writer import locked, scalar_edits
 
 
 def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, force: bool = False) -> Result:
@@ -89,7 +89,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
             values["blocked_reason"] = None
         return set_fields(doc, values)
 
-    with pick_lock(ctx) if node.parent else nullcontext():  # the node and its cascade, seen as one step
+    with pick_lock(ctx) if node.parent else nullcontext(), scalar_edits():  # one step; scalar edits only
         # team mode: `done` on the claim ref first (refused when another clone took the task); the
         # outcome then goes into the YAML of this branch, committed with the code
         team_move(ctx, plan, node, agent, "done", "complete_task", "complete", force=force)
