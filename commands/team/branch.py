@@ -8,15 +8,25 @@ A claim's "SHA" here is its file's blob: unchanged while the claim is, so the ob
 steal (observations.py) works as in refs mode. Commit messages carry `[skip ci]`. `team sync` deletes
 old tombstones in one leased commit (`drop`); `team repair` pushes this clone's copy of the branch back,
 create-only, when the remote lost it (`gone`).
+
+A force-push that rewinds the branch (or deletes and re-creates it) moves the tip to a commit that does
+not descend from the last tip this clone saw. After each fetch `check_rewind` asks git whether it does
+(the runner's fetch takes every update as a fast-forward: fetch.showForcedUpdates=false); when not, the
+copy is set back to the last tip seen and the rewind recorded (`rewound.json` in the clone's team
+folder). Every claim step then finds its lease refused on a tip the remote no longer has (`Fix: leafwise
+team repair`), and `restore` puts the copy back on top of the remote's tip.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from leafwise.commands.team import refs
 from leafwise.commands.team.refs import ClaimState, Verdict
-from leafwise.store import git
+from leafwise.store import atomic, git, reader
+
+REWIND_FILE = "rewound.json"  # in the clone's team folder: the state branch's tip that was rewound away
 
 TRIES = 8  # re-applications on a moved tip before the step gives up (another clone is very busy)
 
@@ -121,6 +131,77 @@ def gone(team) -> dict[str, str]:
         return {}
     tip = refs.local_refs(team.root, track).get(track)
     return {ref: tip} if tip else {}
+
+
+def last_seen(team) -> str | None:
+    """This clone's copy of the state branch's tip (the last tip it saw, or wrote)."""
+    track = tracking(team.remote, team.state_branch)
+    return refs.local_refs(team.root, track).get(track)
+
+
+def check_rewind(team, seen: str | None, folder: Path) -> None:
+    """After a fetch: when the remote's tip does not descend from `seen` (the copy before the fetch),
+    put the copy back at `seen` and record the rewind in `folder` (the clone's team folder); forget a
+    rewind once the tip descends again."""
+    path = folder / REWIND_FILE
+    tip = last_seen(team)
+    if seen is None or tip is None or tip == seen or descends(team.root, tip, seen):
+        path.unlink(missing_ok=True)
+        return
+    refs.set_local(team.root, tracking(team.remote, team.state_branch), seen)
+    atomic.replace(path, json.dumps({"branch": team.state_branch, "seen": seen}).encode(), durable=False)
+
+
+def rewound_from(team, folder: Path) -> str | None:
+    """The last tip this clone saw of a state branch the remote has rewound since, or None (`folder`:
+    the clone's team folder)."""
+    try:
+        data = reader.read_json(folder / REWIND_FILE, reader.SETTINGS)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("branch") != team.state_branch:
+        return None
+    seen = data.get("seen")
+    return seen if isinstance(seen, str) and refs.SHA.fullmatch(seen) else None
+
+
+def descends(root: Path, tip: str, older: str) -> bool:
+    """Whether `tip` is `older` or a commit after it (nothing of `older` lies outside `tip`'s history)."""
+    try:
+        return git.run_git(root, "log", "--format=%H", "-n", "1", older, f"^{tip}", "--").strip() == b""
+    except git.GitError:
+        return False
+
+
+def restore(team, seen: str, identity: tuple[str, str], folder: Path) -> tuple[str, list[str]]:
+    """Put the state this clone last saw (`seen`) back on a rewound state branch, leased on the remote's
+    tip now: `seen` itself when that tip is an older state of it (a plain rewind), else a commit on the
+    tip holding both (a claim file both have and that differs keeps the remote's: it was changed after the
+    rewind by a clone that acted on it). ("won" | "lost" | "refused", the files the remote's kept)."""
+    ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
+    scratch = f"{refs.COPIES}/{team.remote}/rewound/{team.state_branch}"
+    answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
+                                "--", team.url, f"+{ref}:{scratch}")
+    tip = refs.local_refs(team.root, scratch).get(scratch) if answer.code == 0 else None
+    if tip is None:
+        return "lost", []  # the branch is gone meanwhile: `gone` restores it create-only
+    kept: list[str] = []
+    new = seen
+    if not descends(team.root, seen, tip):
+        ours, theirs = entries(team.root, seen), entries(team.root, tip)
+        kept = sorted(n[:-5] for n in ours if n in theirs and ours[n] != theirs[n])
+        files = {**ours, **theirs}
+        listing = "".join(f"100644 blob {sha}\t{n}\n" for n, sha in sorted(files.items()))
+        tree = _write(team.root, ["mktree"], listing.encode())
+        new = _run(team.root, "commit-tree", tree, "-p", tip, "-p", seen, "-m",
+                   "leafwise: the claims before a rewind, restored [skip ci]", identity=identity)
+    pushed = refs.push(team.root, team.url, [(ref, new, tip)])
+    refs.set_local(team.root, scratch, None)
+    if pushed.verdict is not Verdict.APPLIED:
+        return ("refused" if pushed.verdict is Verdict.REFUSED else "lost"), []
+    refs.set_local(team.root, track, new)
+    check_rewind(team, new, folder)  # the copy descends from itself: the record goes
+    return "won", kept
 
 
 def _write(root: Path, argv: list[str], data: bytes) -> str:

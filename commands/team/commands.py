@@ -158,8 +158,24 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         where = "here" if row.clone == me else row.clone
         lines.append(f"  {row.node_id:<12} {row.state:<9} {clean(row.agent, 40)}@{where}  {clean(row.branch, 60)}  "
                      f"unchanged {_age(row.age_seconds)}{stale}")
-    return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows], "unwritten": sorted(unwritten)},
-                  next_(ctx.cmd("next"), "the picker passes by what others hold"), lines)
+    hint = next_(ctx.cmd("next"), "the picker passes by what others hold")
+    rewound = rewind_words(team)
+    if rewound:
+        lines.append(f"  {rewound}")
+        hint = fix(ctx.cmd("team repair"), "put the claims this clone last saw back on the state branch")
+    return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows],
+                   "unwritten": sorted(unwritten), "rewound": bool(rewound)}, hint, lines)
+
+
+def rewind_words(team: Team) -> str:
+    """Branch mode, as the last fetch found it: the state branch rewound by a force-push ("" when not)."""
+    from leafwise.commands.team import branch
+
+    seen = branch.rewound_from(team, remote.team_dir(team.root)) if team.mode == "branch" else None
+    if seen is None:
+        return ""
+    return (f"the state branch {team.state_branch} on {team.remote} was rewound (a force-push): its tip no "
+            f"longer descends from {seen[:12]}, the last tip this clone saw; the claims here are that copy")
 
 
 def _row(row: status.TeamClaim) -> dict[str, Any]:
@@ -195,4 +211,14 @@ def run_doctor(ctx: Ctx) -> Result:
                            fix(ctx.cmd("team status"), "use another host for claims"),
                            exit_code=EXIT_CONFLICT, category="refused", details=data, text=lines)
     lines.append("The host keeps claims safely.")
+    if team.mode == "branch":  # the state itself: a force-push may have rewound it
+        try:
+            remote.fetch(team.root, team)
+        except TeamError as exc:
+            raise error_for(ctx, exc, team, None) from exc
+        if rewound := rewind_words(team):
+            data["rewound"] = True
+            raise CommandError("state_rewound", rewound, fix(ctx.cmd("team repair"),
+                                                             "put the claims this clone last saw back"),
+                               exit_code=EXIT_CONFLICT, category="conflict", details=data, text=lines + [rewound])
     return Result(data, next_(ctx.cmd("team status"), "the host keeps claims"), lines)

@@ -122,10 +122,17 @@ def fetch(root: Path, team: Team | None = None, deadline: float = FETCH_DEADLINE
     from leafwise.commands.team import observations
 
     team = team or load_team(root)
+    branch_mode = team.mode == "branch"
+    if branch_mode:
+        from leafwise.commands.team import branch as state_branch
+
+        seen = state_branch.last_seen(team)
     answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
                                 "--", team.url, team.refspec, deadline=deadline)
-    if answer.code != 0 and not (team.mode == "branch" and "couldn't find remote ref" in answer.text.lower()):
+    if answer.code != 0 and not (branch_mode and "couldn't find remote ref" in answer.text.lower()):
         raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
+    if branch_mode:
+        state_branch.check_rewind(team, seen, team_dir(team.root))
     copies = team.copies()
     observations.seen(team_dir(team.root), copies)
     return copies

@@ -154,8 +154,8 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
         what = f"the claim of {outcome.node} on the remote cannot be read"
     if outcome.why == "missing":
         message = (f"{verb} refused: the claim of {outcome.node} is gone from the remote (a force-push or "
-                   "push --mirror deletes refs/leafwise/*; branch mode: the state branch was deleted); restore "
-                   "it from this clone's copies")
+                   "push --mirror deletes refs/leafwise/*; branch mode: the state branch was deleted or rewound); "
+                   "restore it from this clone's copies")
         return CommandError("claim_missing", message, fix(ctx.cmd("team repair"), "restore the claim refs"),
                             exit_code=EXIT_CONFLICT, category="refused", source=("node", outcome.node))
     if state is None and outcome.why == "lost":

@@ -131,21 +131,41 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
 
 
 def _repair_branch(ctx: Ctx, team: remote.Team, lost: dict[str, str], dry_run: bool) -> Result:
-    """Branch mode: push this clone's copy of the state branch back, create-only, when the remote lost it."""
-    claims = sorted(ref.rsplit("/", 1)[1] for ref in team.copies()) if lost else []
-    restored = bool(lost) and not dry_run and all(
-        refs.push(team.root, team.url, [(ref, tip, None)]).verdict is Verdict.APPLIED for ref, tip in lost.items())
+    """Branch mode: push this clone's copy of the state branch back, create-only, when the remote lost it;
+    put it back on top of the remote's tip when a force-push rewound it."""
+    seen = None if lost else _rewound(ctx, team)
+    claims = sorted(ref.rsplit("/", 1)[1] for ref in team.copies()) if lost or seen else []
+    kept: list[str] = []
+    if lost:
+        restored = not dry_run and all(refs.push(team.root, team.url, [(ref, tip, None)]).verdict is Verdict.APPLIED
+                                       for ref, tip in lost.items())
+    else:
+        verdict, kept = ("", []) if not seen or dry_run else \
+            state_branch.restore(team, seen, remote.identity(team.root), remote.team_dir(team.root))
+        restored = verdict == "won"
     where = f"the state branch {team.state_branch}"
     lines = [f"{where} is missing on {team.remote}, with {len(claims)} claim(s)" if lost else
-             f"{where} is on {team.remote}: nothing to restore"]
-    if lost:
+             f"{where} was rewound on {team.remote} (a force-push); this clone's copy has {len(claims)} claim(s)"
+             if seen else f"{where} is on {team.remote}: nothing to restore"]
+    if lost or seen:
         lines.append("  dry run: nothing pushed" if dry_run else
-                     "  restored from this clone's copy" if restored else "  not restored: it exists again")
-    data: dict[str, Any] = {"missing": claims, "restored": claims if restored else [],
-                            "skipped": claims if lost and not dry_run and not restored else []}
-    hint = next_(ctx.cmd("team repair"), "restore it") if dry_run and lost else \
+                     "  restored from this clone's copy" if restored else "  not restored: it moved again")
+    lines += [f"  {n}: kept as the remote has it (changed there after the rewind)" for n in kept]
+    data: dict[str, Any] = {"missing": claims, "restored": claims if restored else [], "rewound": bool(seen),
+                            "kept_remote": kept,
+                            "skipped": claims if (lost or seen) and not dry_run and not restored else []}
+    hint = next_(ctx.cmd("team repair"), "restore it") if dry_run and (lost or seen) else \
         next_(ctx.cmd("team status"), "see who holds what")
     return Result(data, hint, lines, Mutation("team_repair", "team repair", restored, "repaired"))
+
+
+def _rewound(ctx: Ctx, team: remote.Team) -> str | None:
+    """The last tip this clone saw of a state branch the remote has rewound, as a fetch finds it now."""
+    try:
+        remote.fetch(team.root, team)
+    except TeamError as exc:
+        raise error_for(ctx, exc, team, None) from exc
+    return state_branch.rewound_from(team, remote.team_dir(team.root))
 
 
 class _None:
