@@ -50,7 +50,7 @@ from leafwise.commands.text import path_line
 from leafwise.store import CLOSED, Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
-from leafwise.store.writer import LockBusy, locked
+from leafwise.store.writer import LockBusy, locked, scalar_edits
 
 
 def task_lines(view: dict[str, Any]) -> list[str]:
@@ -232,7 +232,8 @@ def _close_owed(ctx: Ctx, agent: str) -> list[dict[str, Any]]:
     (other clones' branches merged here), as their last child's `complete` would have."""
     from leafwise.commands.domain.owed_cascades import close_owed
 
-    closed = close_owed(ctx, ctx.plan(fresh=True), "cascade", actor=agent, why="every child is closed")
+    with scalar_edits():  # the plan just loaded under the pick lock; statuses only
+        closed = close_owed(ctx, ctx.plan(), "cascade", actor=agent, why="every child is closed")
     if closed:
         ctx.forget()
     return closed
@@ -282,8 +283,9 @@ def _claim(ctx: Ctx, plan: Plan, node: Node, agent: str, ttl: float | None, why:
         raise _not_ready(ctx, plan, node, found, agent)
     stolen = None
     if team is None:
-        new_claim, changes = _take(ctx, node, agent, ttl)
-        cascade = _open_ancestors(ctx, plan, node)
+        with scalar_edits():  # a status and an assignee: the writer's text path, no round trip
+            new_claim, changes = _take(ctx, node, agent, ttl)
+            cascade = _open_ancestors(ctx, plan, node)
     else:  # the claim ref is the status: the YAML keeps only the outcome (complete writes it)
         new_claim, why, stolen = team_take(ctx, node, agent, ttl, team, why)
         changes, cascade = {}, []
