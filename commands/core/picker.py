@@ -99,7 +99,9 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         chosen = min(pool, key=key) if pool else None
         blocked.sort(key=key)
     held.sort(key=lambda pair: (pair[1].expires, key(pair[0])))
-    owed = sorted(_owed(plan, claims, agent), key=key) if chosen is None else []
+    # While a node file does not load, no cascade closes (a parent may have a child unseen): its hint is the file's
+    owed = sorted(_owed(plan, claims, agent), key=key) if chosen is None and not any(
+        p.node for p in plan.problems) else []
     if chosen is not None:
         kind = "leaf" if not chosen.children else "parent whose children are all closed"
         prio = chosen.data.get("priority")
