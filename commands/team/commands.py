@@ -220,5 +220,5 @@ def run_doctor(ctx: Ctx) -> Result:
             data["rewound"] = True
             raise CommandError("state_rewound", rewound, fix(ctx.cmd("team repair"),
                                                              "put the claims this clone last saw back"),
-                               exit_code=EXIT_CONFLICT, category="conflict", details=data, text=lines + [rewound])
+                               exit_code=EXIT_CONFLICT, category="conflict", details=data, text=lines)
     return Result(data, next_(ctx.cmd("team status"), "the host keeps claims"), lines)
