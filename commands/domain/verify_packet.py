@@ -33,6 +33,7 @@ DOC_SPAN = 6
 QUOTAS = {"code": 7, "test": 1, "docs": 1, "ui": 1, "commit": 1}
 PER_FILE = 2
 MIN_SCORE = 0.15
+FILL_SCORE = 0.08  # below MIN_SCORE, a place only fills room the packet has left
 ENTRY_KINDS = frozenset({"route", "cli"})
 ENTRY_PLACES = 3
 # Folders of generated or historical code: a migration names every model it touches, and is rarely the feature.
@@ -250,6 +251,22 @@ def _few_passages(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple
     return out
 
 
+def _fill(chosen: list[tuple[float, Artifact, list[str]]], ranked: list[tuple[float, Artifact, list[str]]]
+          ) -> list[tuple[float, Artifact, list[str]]]:
+    """Places left empty take the next passages, then the places below MIN_SCORE (a file of each not
+    chosen yet, best first): past the one passage that competes, they only fill room nothing else wanted."""
+    files = {c[1].path for c in chosen}
+    more = [t for t in ranked if t[1].kind == "passage" and not _is_test_file(t[1].path)]
+    more += [t for t in ranked if t[1].kind != "passage" and t[0] < MIN_SCORE]
+    for item in more:
+        if len(chosen) >= MAX_PLACES:
+            break
+        if item[1].path not in files:
+            chosen.append(item)
+            files.add(item[1].path)
+    return chosen
+
+
 def _is_test_file(rel: str) -> bool:
     from leafwise.commands.reconcile.artifacts import Source
 
@@ -381,12 +398,12 @@ def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex
     covers: dict[int, float] = {}  # what each document names of the title, before the file's factor
     ranked = []
     for i, (s, named) in _scores(weights, expansions, rindex).items():
-        if s >= MIN_SCORE:
+        if s >= FILL_SCORE:
             covers[id(rindex.docs[i])] = s
             ranked.append((round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named,
                            len(rindex.keys[i])))
-    ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= MIN_SCORE]
-    found = passages.search(index, _probes(weighed), weights, key, MIN_SCORE / PASSAGE, _bodies(index, rindex))
+    ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= FILL_SCORE]
+    found = passages.search(index, _probes(weighed), weights, key, FILL_SCORE / PASSAGE, _bodies(index, rindex))
     for s, art, named in found:
         covers[id(art)] = s
         ranked.append((round(s * PASSAGE * _place_factor(art.path, by_path), 3), art, named, len(art.words)))
@@ -402,7 +419,7 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
         return Packet([], 0, None)
     ranked, covers, head = _ranked(weighed, weights, index, rindex)
     commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
-    chosen = _pick(ranked)[:MAX_PLACES - len(commits[:1])]
+    chosen = _fill(_pick([t for t in ranked if t[0] >= MIN_SCORE]), ranked)[:MAX_PLACES - len(commits[:1])]
     texts = _Texts(index)
     places = []
     for score, art, named in chosen:

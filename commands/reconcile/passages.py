@@ -10,13 +10,15 @@ name the title's words.
 It is a search, not an index: for each title word (and what it expands to) a plain substring probe
 (`str.find`, linear) finds the lines that may name it; windows are scored by the words probed there, and
 only the best `MAX_EXACT` are split into words (`identifier_concepts`, the index's own splitting) and
-scored on whole words. Every step is bounded (`MAX_FILES`, `MAX_HITS`, `MAX_WINDOWS`, `MAX_EXACT`).
+scored on whole words. Every step is bounded (`MAX_FILES`, `MAX_HITS`, `MAX_EXACT`).
 """
 
 from __future__ import annotations
 
+import heapq
 import weakref
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from os.path import commonprefix
 from pathlib import Path
@@ -29,7 +31,6 @@ WINDOW = 6  # lines a passage spans (the packet's DOC_SPAN)
 PROBE_MIN = 3  # a probe shorter than this finds too much to mean anything
 MAX_FILES = 3000  # configuration files read for passages, per repository
 MAX_HITS = 300  # lines one probe may mark in one file
-MAX_WINDOWS = 20_000  # windows pre-scored per search
 MAX_EXACT = 400  # windows split into words per search
 # Files in no scanned language whose text says how the project runs: configuration, build and deploy
 # scripts, stylesheets, SQL.
@@ -118,10 +119,10 @@ def search(index: Index, probes: dict[str, list[tuple[str, str, float]]], weight
     `floor`: the least share of the title a passage must name; `covered`: per file, the sorted, disjoint
     line spans the index's own documents hold (function bodies), which passages leave out."""
     total = sum(weights.values()) or 1.0
-    windows = _windows(corpus(index), probes, weights, total, floor, covered)
-    windows.sort(key=lambda w: -w[0])
+    windows = heapq.nlargest(MAX_EXACT, _windows(corpus(index), probes, weights, total, floor, covered),
+                             key=lambda w: w[0])
     out: list[tuple[float, Artifact, list[str]]] = []
-    for _pre, f, start in windows[:MAX_EXACT]:
+    for _pre, f, start in windows:
         text = f.lines(start, start + WINDOW - 1)
         keys = {key_of(w) for w in identifier_concepts(text)}
         named = {}
@@ -144,9 +145,9 @@ def search(index: Index, probes: dict[str, list[tuple[str, str, float]]], weight
 
 def _windows(files: list[_File], probes: dict[str, list[tuple[str, str, float]]], weights: dict[str, float],
              total: float, floor: float, covered: dict[str, list[tuple[int, int]]]
-             ) -> list[tuple[float, _File, int]]:
-    """(pre-score, file, first line) of the windows whose lines the probes mark, at most MAX_WINDOWS."""
-    out: list[tuple[float, _File, int]] = []
+             ) -> Iterator[tuple[float, _File, int]]:
+    """(pre-score, file, first line) of the windows whose lines the probes mark (at most MAX_HITS lines a
+    probe in a file, so every file is searched however many the ones before it hold)."""
     for f in files:
         marks: dict[int, dict[str, float]] = {}  # line -> concept -> best factor probed there
         spans = covered.get(f.rel, ())
@@ -171,7 +172,4 @@ def _windows(files: list[_File], probes: dict[str, list[tuple[str, str, float]]]
                     named[c] = max(named.get(c, 0.0), fac)
             pre = sum(weights[c] * fac for c, fac in named.items()) / total
             if pre >= floor:
-                out.append((pre, f, start))
-            if len(out) >= MAX_WINDOWS:
-                return out
-    return out
+                yield pre, f, start
