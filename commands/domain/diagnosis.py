@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from leafwise.commands.contract import NextAction, Result, bounded, clean, next_, placeholder, wait
@@ -83,8 +83,11 @@ def problem_action(ctx: Ctx, problem: Problem) -> NextAction:
                     f"({plan_words(problem.message, 160)})",
                     "the project file needs a text edit")
     if problem.node is not None and not is_node_id(problem.node) and problem.file:
-        # a node file whose name is no id (a planted "T-2\nx.yaml"): no command names it, a person does
-        return wait(f"a person renames or removes {plan_words(problem.file, 160)} ({plan_words(problem.message, 160)})",
+        # a node file whose name is no id (a planted "T-2\nx.yaml"): no command names it, a person does;
+        # the line names its folder, not the name, which is the repository's text (shown above, escaped)
+        folder = plan_words(PurePosixPath(problem.file).parent.as_posix(), 80)
+        return wait(f"a person renames or removes the file in {folder} whose name is not a node id "
+                    f"(`ls -b` there shows it; {plan_words(problem.message, 160)})",
                     "the file's name is not a node id")
     if problem.fix.startswith("leafwise "):
         return next_(problem.fix, problem.code)

@@ -271,7 +271,9 @@ def test_a_broken_node_file_whose_name_is_no_id_gets_a_fix_that_runs(tmp_path, n
     assert fix_line == "Fix: leafwise diagnose", checked.stderr
     ran = run_cli("diagnose", cwd=tmp_path)
     assert ran.code == 0 and ".leafwise/nodes/" in ran.stdout, ran.stderr
-    assert ran.last_lines[-1].startswith("Wait: a person renames or removes \u201c.leafwise/nodes/"), ran.stdout
+    assert ran.last_lines[-1].startswith("Wait: a person renames or removes the file in \u201c.leafwise/nodes\u201d "
+                                         "whose name is not a node id"), ran.stdout
+    assert "pwned" not in ran.last_lines[-1] and "x.yaml" not in ran.last_lines[-1]  # the repository's text
     assert not (tmp_path / "pwned").exists()
 
 
