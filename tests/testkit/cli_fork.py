@@ -48,6 +48,15 @@ def run(argv: list[str], cwd: Path | str, env: dict[str, str], stdin: str | None
         timeout: float) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of the CLI on `argv` in a child forked by this process's server,
     text decoded as `subprocess.run(text=True)` does; raises `subprocess.TimeoutExpired` as it does."""
+    status, out, err, _cpu, _rss = run_measured(argv, cwd, env, stdin, timeout)
+    return status, out, err
+
+
+def run_measured(argv: list[str], cwd: Path | str, env: dict[str, str], stdin: str | None,
+                 timeout: float) -> tuple[int, str, str, float, int]:
+    """`run`, and what the call cost as `wait4` counts it: CPU seconds (user and system, the child's
+    own and its waited-for children's) and peak RSS in KiB (from the fork on: the server's pages it
+    shares count, as a fresh interpreter's own imports would)."""
     path = _server()
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as conn:
@@ -59,11 +68,11 @@ def run(argv: list[str], cwd: Path | str, env: dict[str, str], stdin: str | None
         conn.settimeout(timeout)
         pid = int(conn.recv(64))
         try:
-            status = int(conn.recv(64))
+            status, cpu, rss = conn.recv(256).split()
         except TimeoutError:
             _kill(pid)
             raise subprocess.TimeoutExpired(["leafwise", *argv], timeout) from None
-        return status, _text(out), _text(err)
+        return int(status), _text(out), _text(err), float(cpu), int(rss)
 
 
 def _text(file) -> str:
@@ -148,7 +157,7 @@ def _drain(sock: socket.socket) -> None:
 def _reap(waiting: dict[int, socket.socket]) -> None:
     while waiting:
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
@@ -156,7 +165,8 @@ def _reap(waiting: dict[int, socket.socket]) -> None:
         conn = waiting.pop(pid, None)
         if conn is not None:
             try:
-                conn.send(str(os.waitstatus_to_exitcode(status)).encode())
+                cpu = usage.ru_utime + usage.ru_stime
+                conn.send(f"{os.waitstatus_to_exitcode(status)} {cpu:.6f} {usage.ru_maxrss}".encode())
             except OSError:
                 pass  # the test side gave up (its timeout)
             conn.close()

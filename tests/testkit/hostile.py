@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from testkit import write_plan
+from testkit import cli_fork, write_plan
 
 MARK = "LW_PWNED"  # every payload that would run something creates a file whose name starts so
 CANARY_ENV = "LW_CANARY_SECRET"
@@ -287,7 +287,13 @@ _WRAPPER = ("import os, subprocess, sys\n"
 def run_measured(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str, float, int]:
     """The real CLI in a child; (exit, stdout, stderr, CPU seconds, peak RSS in KiB), both counted over
     the CLI and the children it waited for (a reconcile's scan worker). A child still running after
-    `HANG_SECONDS` is killed: exit -9."""
+    `HANG_SECONDS` is killed: exit -9. Forked from the test's CLI server (`cli_fork.run_measured`,
+    `wait4` counting), or, where the fork could differ, a fresh interpreter under `_WRAPPER`."""
+    if not cli_fork.needs_exec(env):
+        try:
+            return cli_fork.run_measured(args, cwd, env, None, HANG_SECONDS)
+        except subprocess.TimeoutExpired:
+            return -9, "", f"killed after {HANG_SECONDS} s", HANG_SECONDS, 0
     began = time.monotonic()
     try:
         proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "leafwise.commands.surfaces.cli",
