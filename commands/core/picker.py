@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leafwise.commands.core.cascade import cascades
-from leafwise.commands.core.readiness import CASCADE_KIND, blocker, effective_holds, holder, kept, unchanged_plan, until
+from leafwise.commands.core.readiness import blocker, effective_holds, holder, kept, unchanged_plan, until
 from leafwise.commands.core.release_needs import needed_by, rank_of
 from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
@@ -138,9 +138,12 @@ def _none_reason(open_count: int, owed: list[Node], held: list, blocked: list[No
 
 
 def _owed(plan: Plan, claims: dict[str, Claim], agent: str | None) -> list[Node]:
-    """The open parents the cascade owes its close (readiness's `cascade_owed`)."""
-    return [n for n in plan.nodes.values() if n.children and n.status not in CLOSED and n.status != _BLOCKED
-            and (found := blocker(plan, n, claims, agent)) is not None and found.kind == CASCADE_KIND]
+    """The open parents the cascade owes its close: readiness's `cascade_owed`, its checks in its order
+    inlined (a `blocker` call per parent costs a third of a second on 11,100 nodes)."""
+    nodes, looped = plan.nodes, plan.looped()
+    return [n for n in nodes.values() if n.children and n.status not in CLOSED and n.status != _BLOCKED
+            and n.id not in looped and not ((c := claims.get(n.id)) is not None and c.agent != agent)
+            and all((k := nodes.get(x)) is not None and k.status in CLOSED for x in n.children) and cascades(n)]
 
 
 def _prepared(plan: Plan) -> Prepared | None:

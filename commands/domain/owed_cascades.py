@@ -27,9 +27,13 @@ def unreadable(plan: Plan) -> list[str]:
 def owed(plan: Plan) -> list[tuple[Node, Status]]:
     """The parents the cascade closes now, deepest first, each with its status after (a parent that
     closes may make its own parent owed: the walk sees it, as `complete`'s would)."""
-    status = {nid: n.status for nid, n in plan.nodes.items()}
+    nodes = plan.nodes
+    if not any(n.children and n.status not in CLOSED and all(nodes[c].status in CLOSED for c in n.children
+                                                             if c in nodes) for n in nodes.values()):
+        return []  # the usual plan: one pass, no walk (start --next asks on every call)
+    status = {nid: n.status for nid, n in nodes.items()}
     out: list[tuple[Node, Status]] = []
-    for node in sorted((n for n in plan.nodes.values() if n.children and n.status not in CLOSED),
+    for node in sorted((n for n in nodes.values() if n.children and n.status not in CLOSED),
                        key=lambda n: (-n.depth, n.id)):
         if not cascades(node) or any(c not in status for c in node.children):
             continue
