@@ -1,6 +1,6 @@
 """Packet recall: does `leafwise verify`'s evidence packet hold a file the labeller named as evidence?
 
-    python bench/reconcile_eval/run.py --packets [--half dev|clean|all|SET] [--show-misses]
+    python bench/reconcile_eval/run.py --packets [--half dev|clean|new|new2|all|SET] [--show-misses]
 
 For every draft labelled `shipped` in real/<name>.yaml, the files its `why` names (`path/file.ext`,
 with or without `:L12`) that exist in the extracted tree are its labelled evidence; the measure is
@@ -64,6 +64,13 @@ def labelled_files(why: str, repo: Path, files: list[str], full: set[str] = froz
     return found
 
 
+def session8_packet(verify_packet) -> None:
+    """The packet as session 8 built it, to measure before and after: no passages, no fill below MIN_SCORE."""
+    verify_packet.PASSAGES = 0
+    verify_packet.FILL_SCORE = verify_packet.MIN_SCORE
+    verify_packet.passages.search = lambda *args, **kwargs: []
+
+
 def score_repo(name: str, real_eval) -> dict:
     from leafwise.commands.domain import verify_packet
     from leafwise.commands.domain.verify_packet import build
@@ -74,7 +81,7 @@ def score_repo(name: str, real_eval) -> dict:
     from leafwise.store import PlanPaths, load_plan
 
     if os.environ.get("PACKET_PASSAGES") == "0":
-        verify_packet.PASSAGES = 0
+        session8_packet(verify_packet)
     text = (real_eval.REAL / f"{name}.yaml").read_text()
     labels = yaml.safe_load(text)
     repo = real_eval.REPOS / name
