@@ -268,9 +268,7 @@ def _fill(chosen: list[tuple[float, Artifact, list[str]]], ranked: list[tuple[fl
 
 
 def _is_test_file(rel: str) -> bool:
-    from leafwise.commands.reconcile.artifacts import Source
-
-    return _file_kind(rel) == "test" or Source(rel, "").is_test
+    return _file_kind(rel) == "test" or passages.is_test(rel)
 
 
 def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:

@@ -66,6 +66,12 @@ class _File:
 _corpus: tuple[weakref.ref, list[_File]] | None = None
 
 
+def is_test(rel: str) -> bool:
+    """A test file: reconcile's own rule, and RSpec's (`spec/`, `*_spec.rb`), whose files it reads as code."""
+    folder, _, name = rel.rpartition("/")
+    return Source(rel, "").is_test or name.endswith("_spec.rb") or bool({"spec", "specs"} & set(folder.split("/")))
+
+
 def is_config(rel: str) -> bool:
     """A configuration, build or deploy file of the project (not a CI workflow or an editor's: a folder
     whose name starts with a dot holds the tooling around the project)."""
@@ -84,13 +90,13 @@ def corpus(index: Index) -> list[_File]:
     global _corpus
     if _corpus is not None and _corpus[0]() is index:
         return _corpus[1]
-    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items()) if not Source(rel, "").is_test]
+    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items()) if not is_test(rel)]
     root = Path(index.root)
     read = 0
     for rel in index.files:
         if read >= MAX_FILES:
             break
-        if rel in index.texts or not is_config(rel) or Source(rel, "").is_test:
+        if rel in index.texts or not is_config(rel) or is_test(rel):
             continue
         try:
             data = reader.read_bytes(root / rel, TEXT, under=root)

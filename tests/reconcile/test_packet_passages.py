@@ -39,6 +39,8 @@ CODE = {
     "app/assets/stylesheets/theme.css": "body { color: black; }\n\n@media (prefers-color-scheme: dark) {\n"
                                         "  body { color: white; background: #111; }\n}\n",
     ".github/workflows/deploy.yml": "jobs:\n  deploy:\n    steps:\n      - run: echo monitoring the flower dashboard\n",
+    "spec/models/story_spec.rb": "describe Story do\n  it 'counts' do\n    expect(1).to eq(1)\n  end\nend\n"
+                                 "# upvote stories here too\n",
     "test/stories_test.rb": "describe 'x' do\n  it 'works' do\n    visit '/'\n  end\nend\n"
                             "# upvote stories here too\n",
 }
@@ -80,9 +82,11 @@ def test_route_table_deploy_file_and_stylesheet_lines_reach_the_packet(tmp_path:
     assert css and css[0]["start"] <= 3 <= css[0]["end"]
 
 
-def test_a_test_files_lines_are_no_passage(tmp_path: Path):
+def test_a_test_files_lines_are_no_passage_rspec_included(tmp_path: Path):
     root = repository(tmp_path / "repo", CODE, [("T-1", "Upvote stories")])
-    assert not any(p["path"] == "test/stories_test.rb" and p["why"].startswith("passage") for p in places(root, "T-1"))
+    found = places(root, "T-1")
+    assert not any(p["path"] in ("test/stories_test.rb", "spec/models/story_spec.rb") and p["why"].startswith("passage")
+                   for p in found), found
 
 
 def test_a_file_of_nothing_but_the_titles_word_stays_within_the_packets_bounds(tmp_path: Path):
