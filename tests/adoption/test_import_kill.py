@@ -40,31 +40,48 @@ def _timeless(files: dict[str, bytes]) -> dict[str, bytes]:
     return {k: _TIME.sub(b"<time>", v) for k, v in files.items()}
 
 
-def _killed_at(at: int, root: Path, source: Path, tmp: Path) -> tuple[bool, int]:
-    """Run the import in a fresh interpreter, SIGKILLed before its `at`-th rename point (0: none);
-    (whether it was killed, the points it ran)."""
-    tell_r, tell_w = os.pipe()
-    count = tmp / f"count-{at}"
-    env = {**os.environ, "KILL_POINT_FD": str(tell_w), "KILL_POINT_COUNT": str(count)}
-    child = subprocess.Popen([sys.executable, str(DRIVER), str(at), "import", "taskmaster", str(source)],
-                             cwd=root, env=env, pass_fds=[tell_w], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    os.close(tell_w)
-    try:
-        ready, _, _ = select.select([tell_r], [], [], 120)
-        reached = bool(ready) and os.read(tell_r, 1) == b"!"
-        if reached:
-            os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=120)
-    finally:
-        os.close(tell_r)
-        if child.poll() is None:
-            child.kill()
-    if reached:
-        assert child.returncode == -signal.SIGKILL
-        return True, at
-    assert child.returncode == 0
-    return False, int(count.read_text())
+class _Runs:
+    """The fork server of killed_import.py: real CLI runs, each SIGKILLed at a chosen point."""
+
+    def __init__(self) -> None:
+        self.server = subprocess.Popen([sys.executable, str(DRIVER)], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def _said(self) -> dict:
+        ready, _, _ = select.select([self.server.stdout], [], [], 600)  # a hang, not a slow machine
+        assert ready, "the killed import's server said nothing for 600 s"
+        line = self.server.stdout.readline()
+        assert line, "the killed import's server is gone"
+        return json.loads(line)
+
+    def killed_at(self, at: int, root: Path, source: Path) -> tuple[bool, int]:
+        """The import of `source` into `root`, SIGKILLed before its `at`-th rename point (0: none);
+        (whether it was killed, the points it ran)."""
+        request = {"at": at, "cwd": str(root), "args": ["import", "taskmaster", str(source)]}
+        self.server.stdin.write((json.dumps(request) + "\n").encode())
+        self.server.stdin.flush()
+        said: dict = {}
+        while "status" not in said:
+            said.update(self._said())
+            if "reached" in said and "pid" in said and not said.get("killed"):
+                os.kill(said["pid"], signal.SIGKILL)
+                said["killed"] = True
+        if said.get("killed"):
+            assert said["status"] == -signal.SIGKILL
+            return True, at
+        assert said["status"] == 0, said
+        return False, said["points"]
+
+    def close(self) -> None:
+        self.server.stdin.close()
+        self.server.wait(timeout=60)
+
+
+@pytest.fixture
+def runs():
+    server = _Runs()
+    yield server
+    server.close()
 
 
 def _interrupted(root: Path) -> bool:
@@ -97,11 +114,11 @@ def _lose_a_staged_file(root: Path) -> bool:
     return False
 
 
-def _trial(base: Path, template: Path, source: Path, whole: dict[str, bytes], at: int,
+def _trial(runs: _Runs, base: Path, template: Path, source: Path, whole: dict[str, bytes], at: int,
            lose: bool) -> str:
     root = shutil.copytree(template, base / f"plan-{at}-{int(lose)}")
     before = _files(root)
-    killed, _ = _killed_at(at, root, source, base)  # not killed: this run had fewer points (a cache hit)
+    killed, _ = runs.killed_at(at, root, source)  # not killed: this run had fewer points (a cache hit)
     interrupted = _interrupted(root)
     lost = interrupted and lose and _lose_a_staged_file(root)
     repaired = run_cli("repair", "--json", cwd=root)
@@ -121,25 +138,25 @@ def _trial(base: Path, template: Path, source: Path, whole: dict[str, bytes], at
     return f"{'interrupted' if interrupted else 'clean' if killed else 'finished'} {state}"
 
 
-def _points(base: Path, template: Path, source: Path) -> tuple[int, dict[str, bytes]]:
+def _points(runs: _Runs, base: Path, template: Path, source: Path) -> tuple[int, dict[str, bytes]]:
     """The rename points of an import of `source` into a copy of `template`, and what it writes."""
     whole = shutil.copytree(template, base / "whole")
-    killed, points = _killed_at(0, whole, source, base)
+    killed, points = runs.killed_at(0, whole, source)
     assert not killed and points > 10
     return points, _files(whole)
 
 
 @pytest.mark.slow
-def test_a_first_import_killed_at_any_rename_point_is_repaired_whole_or_undone(tmp_path: Path) -> None:
+def test_a_first_import_killed_at_any_rename_point_is_repaired_whole_or_undone(tmp_path: Path, runs) -> None:
     template = _fresh(tmp_path / "template")
-    points, whole = _points(tmp_path, template, SOURCE)
-    seen = [_trial(tmp_path, template, SOURCE, whole, at, lose=False) for at in range(1, points + 1)]
+    points, whole = _points(runs, tmp_path, template, SOURCE)
+    seen = [_trial(runs, tmp_path, template, SOURCE, whole, at, lose=False) for at in range(1, points + 1)]
     assert "interrupted whole" in seen and "clean before" in seen, seen
     assert set(seen) <= {"interrupted whole", "clean before", "clean whole", "finished whole"}, seen
 
 
 @pytest.mark.slow
-def test_a_re_import_killed_midway_rolls_forward_or_back_to_exact_bytes(tmp_path: Path) -> None:
+def test_a_re_import_killed_midway_rolls_forward_or_back_to_exact_bytes(tmp_path: Path, runs: _Runs) -> None:
     """An import that rewrites node files, docs and project.yaml: killed at each point, and at every
     other point a staged file lost too, so repair rolls back from the backups."""
     template = _fresh(tmp_path / "template")
@@ -154,16 +171,16 @@ def test_a_re_import_killed_midway_rolls_forward_or_back_to_exact_bytes(tmp_path
     data["release-3"] = {"tasks": [{"id": 1, "title": "Later", "status": "pending", "dependencies": []}],
                          "metadata": {"description": "A third release"}}
     tasks.write_text(json.dumps(data))
-    points, whole = _points(tmp_path, template, source)
-    seen = [_trial(tmp_path, template, source, whole, at, lose=at % 2 == 0) for at in range(1, points + 1)]
+    points, whole = _points(runs, tmp_path, template, source)
+    seen = [_trial(runs, tmp_path, template, source, whole, at, lose=at % 2 == 0) for at in range(1, points + 1)]
     assert {"interrupted whole", "interrupted before", "clean before"} <= set(seen), seen
 
 
-def test_importing_again_finishes_an_interrupted_import_first(tmp_path: Path) -> None:
+def test_importing_again_finishes_an_interrupted_import_first(tmp_path: Path, runs: _Runs) -> None:
     template = _fresh(tmp_path / "template")
-    points, whole = _points(tmp_path, template, SOURCE)
+    points, whole = _points(runs, tmp_path, template, SOURCE)
     root = shutil.copytree(template, tmp_path / "plan")
-    at = next(at for at in range(points // 2, points) if _interrupted_after(root, at, tmp_path, template))
+    at = next(at for at in range(points // 2, points) if _interrupted_after(runs, root, at, template))
     res = run_cli("import", "taskmaster", str(SOURCE), "--json", cwd=root)
     env = json.loads(res.stdout)
     assert res.code == 0 and env["result"]["added"] == 0, env
@@ -171,10 +188,10 @@ def test_importing_again_finishes_an_interrupted_import_first(tmp_path: Path) ->
     assert not (root / MANIFEST).exists() and _timeless(_files(root)) == _timeless(whole), at
 
 
-def _interrupted_after(root: Path, at: int, base: Path, template: Path) -> bool:
+def _interrupted_after(runs: _Runs, root: Path, at: int, template: Path) -> bool:
     """Kill an import of the fixture into `root` at point `at`; True when it left a manifest (else
     `root` is made fresh again for the next try)."""
-    _killed_at(at, root, SOURCE, base)
+    runs.killed_at(at, root, SOURCE)
     if (root / MANIFEST).exists():
         return True
     shutil.rmtree(root)
@@ -183,18 +200,18 @@ def _interrupted_after(root: Path, at: int, base: Path, template: Path) -> bool:
 
 
 @pytest.mark.slow
-def test_a_journal_append_cut_short_by_the_kill_is_completed_after_its_fragment(tmp_path: Path) -> None:
+def test_a_journal_append_cut_short_by_the_kill_is_completed_after_its_fragment(tmp_path: Path, runs: _Runs) -> None:
     """A kill inside the journal's one write (a large write can stop part way): repair appends the
     lines the journal lacks; the cut line stays as a fragment readers skip, every whole line once."""
     template = _fresh(tmp_path / "template")
-    points, whole = _points(tmp_path, template, SOURCE)
+    points, whole = _points(runs, tmp_path, template, SOURCE)
     before = (template / ".leafwise/journal.jsonl").read_bytes()
 
     def killed(at: int) -> Path:
         root = tmp_path / f"plan-{at}"
         if not root.exists():
             shutil.copytree(template, root)
-            _killed_at(at, root, SOURCE, tmp_path)
+            runs.killed_at(at, root, SOURCE)
         return root
 
     low, high = 1, points + 1  # the first point after the journal's append: found by halving
