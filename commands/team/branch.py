@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 from leafwise.commands.team import refs
+from leafwise.commands.team.remote import ask
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.store import atomic, git, reader
 
@@ -124,7 +125,7 @@ def gone(team) -> dict[str, str]:
     """The state branch when the remote lost it (a `push --mirror` from an ordinary clone deletes it):
     {its ref: this clone's copy of its tip}; {} when the remote has it (or this clone never saw it)."""
     ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
-    answer = git.run_git_remote(team.root, "ls-remote", "--", team.url, ref)
+    answer = ask(team, "ls-remote", "--", team.url, ref)
     if answer.code != 0:
         raise git.GitError(answer.err.decode("utf-8", "replace").strip()[:200] or "ls-remote failed", answer.code)
     if any(line.partition("\t")[2] == ref for line in answer.out.decode("utf-8", "replace").splitlines()):
@@ -180,8 +181,7 @@ def restore(team, seen: str, identity: tuple[str, str], folder: Path) -> tuple[s
     rewind by a clone that acted on it). ("won" | "lost" | "refused", the files the remote's kept)."""
     ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
     scratch = f"{refs.COPIES}/{team.remote}/rewound/{team.state_branch}"
-    answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
-                                "--", team.url, f"+{ref}:{scratch}")
+    answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, f"+{ref}:{scratch}")
     tip = refs.local_refs(team.root, scratch).get(scratch) if answer.code == 0 else None
     if tip is None:
         return "lost", []  # the branch is gone meanwhile: `gone` restores it create-only

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from leafwise.commands.team import refs
 from leafwise.commands.team.refs import ClaimState, Verdict
-from leafwise.commands.team.remote import Team, identity
+from leafwise.commands.team.remote import Team, ask, identity
 
 FALLBACK = ("branch mode: set settings.team.mode: branch in .leafwise/project.yaml (one state branch, "
             "fast-forward compare-and-swap on its tip)")
@@ -82,7 +82,7 @@ def probe(team: Team) -> Probe:
 
 def _cleanup(team: Team, a_ref: str, b_ref: str) -> refs.PushAnswer:
     """Delete the probe refs, leased on what the remote has now (read by ls-remote, only the probe's)."""
-    answer = refs.git.run_git_remote(team.root, "ls-remote", "--", team.url, a_ref, b_ref)
+    answer = ask(team, "ls-remote", "--", team.url, a_ref, b_ref)
     found = {}
     for line in answer.out.decode("utf-8", "replace").splitlines():
         sha, _, ref = line.partition("\t")

@@ -115,7 +115,18 @@ UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", 
                      "network is unreachable", "not found")
 
 
-def fetch(root: Path, team: Team | None = None, deadline: float = FETCH_DEADLINE) -> dict[str, str]:
+def ask(team: Team, subcommand: str, *args: str, deadline: float | None = None) -> git.GitAnswer:
+    """`git <subcommand>` talking to the team's remote, its answer whatever the exit code. A git stopped
+    at its deadline (a remote that accepts the connection and stays silent) or one that could not run is
+    the remote not answering: TeamError("unreachable"), the one place that reads it so."""
+    try:
+        return git.run_git_remote(team.root, subcommand, *args,
+                                  deadline=git.REMOTE_DEADLINE if deadline is None else deadline)
+    except git.GitError as exc:
+        raise TeamError(f"remote unreachable ({team.remote}): {exc}", "unreachable") from exc
+
+
+def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -> dict[str, str]:
     """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
     request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
     does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from)."""
@@ -127,8 +138,8 @@ def fetch(root: Path, team: Team | None = None, deadline: float = FETCH_DEADLINE
         from leafwise.commands.team import branch as state_branch
 
         seen = state_branch.last_seen(team)
-    answer = git.run_git_remote(team.root, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
-                                "--", team.url, team.refspec, deadline=deadline)
+    answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
+                 deadline=FETCH_DEADLINE if deadline is None else deadline)
     if answer.code != 0 and not (branch_mode and "couldn't find remote ref" in answer.text.lower()):
         raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
     if branch_mode:

@@ -91,7 +91,7 @@ def missing(team: remote.Team) -> dict[str, str]:
             return state_branch.gone(team)
         except refs.git.GitError as exc:
             raise TeamError(f"remote unreachable ({team.remote}): {exc}", "unreachable") from exc
-    answer = refs.git.run_git_remote(team.root, "ls-remote", "--", team.url, f"{team.namespace}/*")
+    answer = remote.ask(team, "ls-remote", "--", team.url, f"{team.namespace}/*")
     if answer.code != 0:
         raise TeamError(f"remote unreachable ({team.remote}): "
                         f"{answer.err.decode('utf-8', 'replace').strip()[:200]}", "unreachable")
