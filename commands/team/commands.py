@@ -10,6 +10,7 @@ from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_FAILURE,
     CommandError,
+    NextAction,
     Mutation,
     Result,
     clean,
@@ -18,7 +19,7 @@ from leafwise.commands.contract import (
     placeholder,
     wait,
 )
-from leafwise.commands.registry import Ctx
+from leafwise.commands.registry import Ctx, command_line
 from leafwise.commands.team import doctor, protocol, remote, status
 from leafwise.commands.team.remote import DEFAULT_NAMESPACE, SETTING, Team, TeamError
 from leafwise.store import git
@@ -144,7 +145,7 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         copies = remote.fetch(team.root, team) if fetch else None
     except TeamError as exc:
         raise error_for(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
-    seen = protocol.snapshot(team, copies)
+    seen = protocol.snapshot(team, copies, set(ctx.plan().nodes))
     rows = status.rows(seen)
     me = remote.clone_id(team.root)
     from leafwise.commands.team import session  # a done claim of this clone whose outcome this branch lacks
@@ -159,12 +160,27 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         lines.append(f"  {row.node_id:<12} {row.state:<9} {clean(row.agent, 40)}@{where}  {clean(row.branch, 60)}  "
                      f"unchanged {_age(row.age_seconds)}{stale}")
     hint = next_(ctx.cmd("next"), "the picker passes by what others hold")
+    if any(row.state == "unreadable" for row in rows):
+        lines.append(f"  unreadable: {UNREADABLE_WHY}")
+        hint = unreadable_step(ctx)
     rewound = rewind_words(team)
     if rewound:
         lines.append(f"  {rewound}")
         hint = fix(ctx.cmd("team repair"), "put the claims this clone last saw back on the state branch")
     return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows],
                    "unwritten": sorted(unwritten), "rewound": bool(rewound)}, hint, lines)
+
+
+UNREADABLE_WHY = ("the claim ref on the remote does not parse as a claim: no clone may take the task until "
+                  "a person deletes it")
+
+
+def unreadable_step(ctx: Ctx) -> NextAction:
+    """The one step that clears an unreadable claim: a person's `team repair` (it deletes the ref, leased)."""
+    line = command_line("team repair", root=ctx.root)
+    if ctx.overrides(True):
+        return fix(line, "delete the claim refs that cannot be read")
+    return wait(f"a person runs {line}", "deleting an unreadable claim is a person's act")
 
 
 def rewind_words(team: Team) -> str:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from leafwise.commands.team import branch as state_branch
@@ -48,13 +49,16 @@ class Outcome:
     stolen_from: str = ""
 
 
-def snapshot(team: Team, copies: dict[str, str] | None = None) -> dict[str, Remote]:
-    """Every claim this clone knows of (its remote-tracking copies, or `copies` of a fetch just made)."""
+def snapshot(team: Team, copies: dict[str, str] | None = None, ids: Collection[str] | None = None
+             ) -> dict[str, Remote]:
+    """Every claim this clone knows of (its remote-tracking copies, or `copies` of a fetch just made);
+    with `ids` (the plan's node ids), only the claims of those: no other ref is read."""
     if copies is None:
         copies = team.copies()
     prefix = team.tracking_prefix + "claims/"
     by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)
-               and _is_id(ref[len(prefix):])}  # a ref name from the remote is untrusted: only node ids
+               and (ref[len(prefix):] in ids if ids is not None else _is_id(ref[len(prefix):]))}
+    # a ref name from the remote is untrusted: only node ids (of this plan, when known)
     states = refs.read_commits(team.root, by_node, blobs=team.mode == "branch")
     folder = team_dir(team.root)
     sightings = observations.load(folder)

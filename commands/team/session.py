@@ -151,7 +151,11 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
             "blocked": f"{outcome.node} is blocked by {who}"}.get(outcome.why,
                                                                   f"{outcome.node} is held by {who} (remote)")
     if outcome.why == "unreadable":
-        what = f"the claim of {outcome.node} on the remote cannot be read"
+        from leafwise.commands.team.commands import UNREADABLE_WHY, unreadable_step
+
+        return CommandError("claim_unreadable", f"{verb} refused: the claim of {outcome.node}: {UNREADABLE_WHY}",
+                            unreadable_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
+                            source=("node", outcome.node))
     if outcome.why == "missing":
         message = (f"{verb} refused: the claim of {outcome.node} is gone from the remote (a force-push or "
                    "push --mirror deletes refs/leafwise/*; branch mode: the state branch was deleted or rewound); "

@@ -4,13 +4,14 @@ in clones merged here, clean old tombstones) and `leafwise team repair`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.registry import Ctx
 from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import offline, protocol, refs, remote
-from leafwise.commands.team.commands import error_for, team_of
+from leafwise.commands.team.commands import error_for, team_of, unreadable_step
 from leafwise.commands.team.refs import Verdict
 from leafwise.commands.team.remote import TeamError
 from leafwise.commands.text import plan_words
@@ -106,7 +107,9 @@ def missing(team: remote.Team) -> dict[str, str]:
 
 
 def repair(ctx: Ctx, dry_run: bool = False) -> Result:
-    """Re-create, create-only, every claim ref the remote lost, tombstones (done) first."""
+    """Re-create, create-only, every claim ref the remote lost whose copy parses as a claim of one of
+    this plan's tasks, tombstones (done) first; drop every other lost copy (never pushed); and, in a
+    person's call, delete the remote's claims that cannot be read (each leased on its SHA)."""
     team = team_of(ctx)
     try:
         lost = missing(team)
@@ -114,20 +117,68 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
         raise error_for(ctx, exc, team, None) from exc
     if team.mode == "branch":
         return _repair_branch(ctx, team, lost, dry_run)
-    nodes = {ref: ref.rsplit("/", 1)[1] for ref in lost}
-    states = refs.read_commits(team.root, {nodes[ref]: sha for ref, sha in lost.items()})
-    order = sorted(lost, key=lambda ref: (0 if (states.get(nodes[ref]) or _NONE).state == "done" else 1, ref))
-    restored, failed = [], []
-    for ref in order if not dry_run else ():
-        answer = refs.push(team.root, team.url, [(ref, lost[ref], None)])
-        (restored if answer.verdict is Verdict.APPLIED else failed).append(nodes[ref])
-    lines = [f"{len(lost)} claim ref(s) missing on {team.remote}" + (" (dry run: nothing pushed)" if dry_run else "")]
+    found = _sort_copies(team, set(ctx.plan().nodes), lost)
+    person = ctx.overrides(True)  # deleting a claim ref is a person's act, never an agent's
+    restored, failed, cleared = [], [], []
+    for node, sha in found.restore if not dry_run else ():
+        answer = refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), sha, None)])
+        (restored if answer.verdict is Verdict.APPLIED else failed).append(node)
+    for tracking in found.drop if not dry_run else ():
+        refs.set_local(team.root, tracking, None)
+    for node, sha in found.unreadable if person and not dry_run else ():
+        if refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), None, sha)]).verdict \
+                is Verdict.APPLIED:
+            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace,
+                                                        refs.claim_ref(team.namespace, node)), None)
+            cleared.append(node)
+    return _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sorted:
+    restore: list[tuple[str, str]]  # (node, sha): lost on the remote, a claim of this plan's task here
+    drop: list[str]  # tracking refs: lost on the remote, and no claim of this plan's tasks
+    unreadable: list[tuple[str, str]]  # (node, sha): on the remote, a task of this plan, its claim unreadable
+
+
+def _sort_copies(team: remote.Team, ids: set[str], lost: dict[str, str]) -> _Sorted:
+    """This clone's copies, sorted through the one claim parser (`refs.read_commits`): a ref whose name is
+    not one of `ids` is never read."""
+    prefix = team.tracking_prefix + "claims/"
+    copies = refs.local_refs(team.root, prefix)
+    named = {tracking: tracking[len(prefix):] for tracking in copies}
+    states = refs.read_commits(team.root, {n: copies[t] for t, n in named.items() if n in ids})
+    gone = {refs.tracking_ref(team.remote, team.namespace, ref) for ref in lost}
+    good = {t for t, n in named.items() if n in ids and states.get(n) is not None}
+    restore = sorted(((named[t], copies[t]) for t in gone & good),
+                     key=lambda item: (0 if (states.get(item[0]) or _NONE).state == "done" else 1, item[0]))
+    unreadable = sorted((n, copies[t]) for t, n in named.items() if t not in gone and n in ids and t not in good)
+    return _Sorted(restore, sorted(gone - good), unreadable)
+
+
+def _repair_answer(ctx: Ctx, team: remote.Team, found: _Sorted, dry_run: bool, person: bool,
+                   restored: list[str], failed: list[str], cleared: list[str]) -> Result:
+    prefix = team.tracking_prefix + "claims/"
+    dropped = [plan_words(t[len(prefix):], 80) for t in found.drop]
+    lines = [f"{len(found.restore) + len(found.drop)} claim ref(s) missing on {team.remote}"
+             + (" (dry run: nothing pushed)" if dry_run else "")]
     lines += [f"  restored {n}" for n in restored] + [f"  not restored {n}: it exists again" for n in failed]
-    lines += [f"  would restore {nodes[ref]}" for ref in order] if dry_run else []
-    data: dict[str, Any] = {"missing": [nodes[r] for r in order], "restored": restored, "skipped": failed}
-    hint = next_(ctx.cmd("team repair"), "restore them") if dry_run and lost else \
-        next_(ctx.cmd("team status"), "see who holds what")
-    return Result(data, hint, lines, Mutation("team_repair", "team repair", bool(restored), "repaired"))
+    lines += [f"  would restore {n}" for n, _ in found.restore] if dry_run else []
+    lines += [f"  {'would drop' if dry_run else 'dropped'} {n}: this clone's copy is no readable claim of a task of this plan"
+              for n in dropped]
+    lines += [f"  {'deleted' if n in cleared else 'unreadable'} {n}: its claim on {team.remote} cannot be read"
+              for n, _ in found.unreadable]
+    left = [n for n, _ in found.unreadable if n not in cleared]
+    data: dict[str, Any] = {"missing": [n for n, _ in found.restore], "restored": restored, "skipped": failed,
+                            "dropped": dropped, "unreadable": left, "deleted": cleared}
+    if left and not person:
+        hint = unreadable_step(ctx)
+    elif dry_run and (found.restore or found.drop or left):
+        hint = next_(ctx.cmd("team repair"), "restore, drop and delete as listed")
+    else:
+        hint = next_(ctx.cmd("team status"), "see who holds what")
+    done = bool(restored or cleared or (found.drop and not dry_run))
+    return Result(data, hint, lines, Mutation("team_repair", "team repair", done, "repaired"))
 
 
 def _repair_branch(ctx: Ctx, team: remote.Team, lost: dict[str, str], dry_run: bool) -> Result:
