@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 from leafwise.commands.team import refs
-from leafwise.commands.team.remote import ask
+from leafwise.commands.team.wire import ask
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.store import atomic, git, reader
 

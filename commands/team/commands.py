@@ -10,7 +10,6 @@ from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_FAILURE,
     CommandError,
-    NextAction,
     Mutation,
     Result,
     clean,
@@ -19,8 +18,9 @@ from leafwise.commands.contract import (
     placeholder,
     wait,
 )
-from leafwise.commands.registry import Ctx, command_line
+from leafwise.commands.registry import Ctx
 from leafwise.commands.team import doctor, protocol, remote, status
+from leafwise.commands.team.unreadable import UNREADABLE_WHY, unreadable_step
 from leafwise.commands.team.remote import DEFAULT_NAMESPACE, SETTING, Team, TeamError
 from leafwise.store import git
 
@@ -169,18 +169,6 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         hint = fix(ctx.cmd("team repair"), "put the claims this clone last saw back on the state branch")
     return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows],
                    "unwritten": sorted(unwritten), "rewound": bool(rewound)}, hint, lines)
-
-
-UNREADABLE_WHY = ("the claim ref on the remote does not parse as a claim: no clone may take the task until "
-                  "a person deletes it")
-
-
-def unreadable_step(ctx: Ctx) -> NextAction:
-    """The one step that clears an unreadable claim: a person's `team repair` (it deletes the ref, leased)."""
-    line = command_line("team repair", root=ctx.root)
-    if ctx.overrides(True):
-        return fix(line, "delete the claim refs that cannot be read")
-    return wait(f"a person runs {line}", "deleting an unreadable claim is a person's act")
 
 
 def rewind_words(team: Team) -> str:

@@ -58,6 +58,8 @@ def snapshot(team: Team, copies: dict[str, str] | None = None, ids: Collection[s
     prefix = team.tracking_prefix + "claims/"
     by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)
                and (ref[len(prefix):] in ids if ids is not None else _is_id(ref[len(prefix):]))}
+    if ids is None and team.ids is not None:
+        by_node = {node: sha for node, sha in by_node.items() if node in team.ids}
     # a ref name from the remote is untrusted: only node ids (of this plan, when known)
     states = refs.read_commits(team.root, by_node, blobs=team.mode == "branch")
     folder = team_dir(team.root)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.commands.team import refs
+from leafwise.commands.team.wire import TeamError, ask
 from leafwise.store import atomic, git, reader
 from leafwise.store.paths import PlanPaths, find_root
 
@@ -22,15 +23,6 @@ SETTING = "team"  # project.yaml settings key
 DEFAULT_NAMESPACE = "refs/leafwise"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a remote's name, a clone id
 FETCH_DEADLINE = 20.0
-
-
-class TeamError(Exception):
-    """A team operation that could not be done; `kind` says which hint fits: "unreachable" (the remote
-    did not answer), "refused" (the host refuses custom refs), "setup" (team mode not set up here)."""
-
-    def __init__(self, message: str, kind: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +35,9 @@ class Team:
     namespace: str
     mode: str  # "refs": one ref per claim; "branch": one state branch (hosts that refuse custom refs)
     state_branch: str = "leafwise/state"
+    # The plan's node ids, when the caller has the plan: a claim ref of any other name (a remote may hold
+    # thousands) is dropped before any per-ref work (`copies`, the sightings, `protocol.snapshot`).
+    ids: frozenset[str] | None = None
 
     @property
     def root(self) -> Path:
@@ -56,15 +51,21 @@ class Team:
     def refspec(self) -> str:
         if self.mode == "branch":
             return f"+refs/heads/{self.state_branch}:{refs.COPIES}/{self.remote}/{self.state_branch}"
-        return f"+{self.namespace}/*:{self.tracking_prefix}*"
+        return f"+{self.namespace}/claims/*:{self.tracking_prefix}claims/*"  # all team mode reads
 
     def copies(self) -> dict[str, str]:
-        """This clone's copies of the claims: ref -> SHA (branch mode: the same names -> each file's blob)."""
+        """This clone's copies of the claims: ref -> SHA (branch mode: the same names -> each file's blob);
+        only the plan's tasks' when `ids` is known."""
         from leafwise.commands.team import branch
 
         if self.mode == "branch":
-            return branch.copies(self.root, self.remote, self.state_branch, self.tracking_prefix)
-        return refs.local_refs(self.root, self.tracking_prefix)
+            found = branch.copies(self.root, self.remote, self.state_branch, self.tracking_prefix)
+        else:
+            found = refs.local_refs(self.root, self.tracking_prefix + "claims/")
+        if self.ids is None:
+            return found
+        start = len(self.tracking_prefix + "claims/")
+        return {ref: sha for ref, sha in found.items() if ref[start:] in self.ids}
 
 
 def settings_of(project_settings: dict[str, Any]) -> dict[str, Any] | None:
@@ -113,17 +114,6 @@ UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", 
                      "unable to connect", "timed out", "took longer", "does not appear to be a git repository",
                      "early eof", "the remote end hung up", "could not connect", "no route", "failed to connect",
                      "network is unreachable", "not found")
-
-
-def ask(team: Team, subcommand: str, *args: str, deadline: float | None = None) -> git.GitAnswer:
-    """`git <subcommand>` talking to the team's remote, its answer whatever the exit code. A git stopped
-    at its deadline (a remote that accepts the connection and stays silent) or one that could not run is
-    the remote not answering: TeamError("unreachable"), the one place that reads it so."""
-    try:
-        return git.run_git_remote(team.root, subcommand, *args,
-                                  deadline=git.REMOTE_DEADLINE if deadline is None else deadline)
-    except git.GitError as exc:
-        raise TeamError(f"remote unreachable ({team.remote}): {exc}", "unreachable") from exc
 
 
 def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -> dict[str, str]:

@@ -14,6 +14,7 @@ from leafwise.commands.contract import EXIT_CONFLICT, EXIT_FAILURE, CommandError
 from leafwise.commands.registry import command_line
 from leafwise.commands.team import protocol, refs, remote
 from leafwise.commands.team.remote import Team, TeamError
+from leafwise.commands.team.unreadable import UNREADABLE_WHY, unreadable_step
 from leafwise.commands.text import plan_words
 from leafwise.store import Plan
 from leafwise.store import claims as leases
@@ -46,7 +47,8 @@ def team_mode(ctx: Any, plan: Plan) -> Team | None:
                                fix(ctx.cmd("team join"), "join this clone to the team once its remote is added"),
                                category="refused") from exc
     return Team(plan.paths, key[1], _URLS[key], str(found.get("namespace") or remote.DEFAULT_NAMESPACE),
-                str(found.get("mode") or "refs"), str(found.get("state_branch") or "leafwise/state"))
+                str(found.get("mode") or "refs"), str(found.get("state_branch") or "leafwise/state"),
+                frozenset(plan.nodes))
 
 
 def offline_line(ctx: Any, node_id: str | None, agent: str, ttl: float | None) -> str:
@@ -151,8 +153,6 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
             "blocked": f"{outcome.node} is blocked by {who}"}.get(outcome.why,
                                                                   f"{outcome.node} is held by {who} (remote)")
     if outcome.why == "unreadable":
-        from leafwise.commands.team.commands import UNREADABLE_WHY, unreadable_step
-
         return CommandError("claim_unreadable", f"{verb} refused: the claim of {outcome.node}: {UNREADABLE_WHY}",
                             unreadable_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
                             source=("node", outcome.node))

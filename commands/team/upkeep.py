@@ -11,7 +11,8 @@ from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Re
 from leafwise.commands.registry import Ctx
 from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import offline, protocol, refs, remote
-from leafwise.commands.team.commands import error_for, team_of, unreadable_step
+from leafwise.commands.team.commands import error_for, team_of
+from leafwise.commands.team.unreadable import unreadable_step
 from leafwise.commands.team.refs import Verdict
 from leafwise.commands.team.remote import TeamError
 from leafwise.commands.text import plan_words

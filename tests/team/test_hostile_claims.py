@@ -107,3 +107,22 @@ def test_repair_restores_only_claims_of_this_plans_tasks(team):
     assert remote_claims(bare) == {"T-2"}
     after = cli("team", "status", cwd=b)
     assert [(row["node_id"], row["agent"]) for row in after.json["result"]["claims"]] == [("T-2", "alice")]
+
+
+@pytest.mark.slow
+def test_thousands_of_refs_are_dropped_before_any_per_ref_work(team):
+    bare, a, b = team
+    assert cli("start", "T-1", "--agent", "alice", cwd=a).code == 0
+    sha = commit_of(bare, claim("T-1000"))
+    lines = "".join(f"create refs/leafwise/claims/T-{1000 + i} {sha}\ncreate refs/leafwise/x{i % 50}/deep/{i} {sha}\n"
+                    for i in range(3000))
+    import subprocess
+
+    subprocess.run(["git", "--git-dir", str(bare), "update-ref", "--stdin"], input=lines.encode(), check=True)
+    seen = cli("next", "--agent", "bob", cwd=b)
+    assert seen.code == 0, seen.stderr
+    assert seen.json["result"]["task"]["id"] == "T-2" and seen.json["result"]["claims"] == "fetched"
+    copies = git(b, "for-each-ref", "--format=%(refname)", "refs/remotes-leafwise/").split()
+    assert copies and not [ref for ref in copies if "/claims/" not in ref]  # only what team mode reads
+    sightings = json.loads((b / ".git" / "leafwise" / "observed.json").read_text())["refs"]
+    assert sorted(ref.rsplit("/", 1)[1] for ref in sightings) == ["T-1"]  # no per-ref work on the others
