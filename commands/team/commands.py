@@ -4,6 +4,7 @@ commands/handlers/team.py declare them; sync and repair are in upkeep.py)."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -26,10 +27,11 @@ from leafwise.store import git
 
 
 def team_of(ctx: Ctx) -> Team:
-    """The plan's Team; a usage-level error (Fix: team init) when team mode is off."""
+    """The plan's Team (knowing the plan's node ids: no other claim ref is read); a usage-level error
+    (Fix: team init) when team mode is off."""
     paths = ctx.paths()
     try:
-        return remote.load_team(paths.repo)
+        return replace(remote.load_team(paths.repo), ids=frozenset(ctx.plan().nodes))
     except TeamError as exc:
         raise error_for(ctx, exc) from exc
     except git.GitError as exc:

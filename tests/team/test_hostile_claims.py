@@ -119,6 +119,7 @@ def test_thousands_of_refs_are_dropped_before_any_per_ref_work(team):
     import subprocess
 
     subprocess.run(["git", "--git-dir", str(bare), "update-ref", "--stdin"], input=lines.encode(), check=True)
+    assert cli("team", "status", cwd=b).json["result"]["claims"][0]["node_id"] == "T-1"
     seen = cli("next", "--agent", "bob", cwd=b)
     assert seen.code == 0, seen.stderr
     assert seen.json["result"]["task"]["id"] == "T-2" and seen.json["result"]["claims"] == "fetched"
