@@ -9,6 +9,9 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -251,6 +254,26 @@ def command_line(name: str, /, *positional: Any, root: str | None = None, **args
 
 # Commands a hint names as a person's step ("after a person runs leafwise unblock X"): the calling
 # agent is not written into them, it is not the one to run them.
+_AGENT_SURFACE: ContextVar[bool] = ContextVar("leafwise_agent_surface", default=False)
+
+
+@contextmanager
+def agent_surface() -> Iterator[None]:
+    """Calls made inside are an agent's, named or not: the MCP server wraps every tool call in it
+    (its client is an agent's model; a server run in-process, as tests do, may sit on a terminal)."""
+    token = _AGENT_SURFACE.set(True)
+    try:
+        yield
+    finally:
+        _AGENT_SURFACE.reset(token)
+
+
+def on_agent_surface() -> bool:
+    """Whether this call comes through an agent's surface (MCP): never a person's, with or without
+    an agent's name (`trust.person_here`, `Ctx.overrides`)."""
+    return _AGENT_SURFACE.get()
+
+
 PERSON_STEPS = frozenset({"decide", "unblock", "trust"})
 # What `Ctx.cmd` gives for a `--force` line in an answer to an agent: words, not a command line, so a
 # message still reads ("a person may complete it anyway (a person's override)") and one put in a
@@ -340,10 +363,16 @@ class Ctx:
         named = clean(agent, 80) if agent else (os.environ.get("LEAFWISE_AGENT") or "").strip() or None
         return named if named and named != self.actor else None
 
+    @property
+    def for_agent(self) -> bool:
+        """Whether this call's answer is an agent's: an agent named (`caller`), or any call on an agent's
+        surface (MCP), named or not. Only the rest, a person's calls, get a person's overrides and lines."""
+        return self.caller is not None or on_agent_surface()
+
     def overrides(self, force: bool) -> bool:
         """Whether `--force` overrides (another's hold, an open decision or dependency, a near-duplicate):
         in a person's call only; an agent's --force is as if it were not given."""
-        return bool(force) and self.caller is None
+        return bool(force) and not self.for_agent
 
     def person(self) -> str:
         """The person at the keyboard (for --force, decide, comment…): see `person_name`."""
@@ -361,7 +390,7 @@ class Ctx:
         The one-string form (`ctx.cmd("complete SHOP-7 --summary ...")`, no arguments) is still read
         as the words after `leafwise`, until every caller passes typed arguments."""
         if positional or args or _is_command(name):
-            if self.caller and args.get("force") is True:
+            if self.for_agent and args.get("force") is True:
                 return PERSON_OVERRIDE
             if self.caller and name not in PERSON_STEPS and _unnamed(args.get("agent")) \
                     and any(p.name == "agent" for p in _hint_params(name)):

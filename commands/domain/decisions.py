@@ -88,7 +88,13 @@ def _keep_earlier(ctx: Ctx, node_id: str, doc: dict[str, Any]) -> dict[str, Any]
 
 
 def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:
-    """Record the answer to a node's open decision, then unblock the node."""
+    """Record the answer to a node's open decision, then unblock the node: a person's act (a call
+    an agent answers, any MCP call and `bulk` through it included, is refused)."""
+    if ctx.for_agent:
+        raise CommandError("person_only", "answering a decision is a person's act, not an agent's",
+                           fix(ctx.cmd("start", next=True, agent=ctx.caller or placeholder("agent")),
+                               "take other work while a person answers"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     decision = node.open_decision

@@ -65,7 +65,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                       Mutation("complete_task", "complete", False, "already done"))
     forced_line = ctx.cmd("complete", node_id, summary=summary, force=True)
     _refuse_unfinished(ctx, plan, node, agent, force, forced_line)
-    warnings = _warnings(ctx, plan, node, agent, force)
+    warnings = _warnings(ctx, plan, node, agent)
     from leafwise.commands.domain.cycle_gates import (  # a cycle may require a green verify first
         check_complete,
         owning_cycle,
@@ -172,13 +172,13 @@ def _refuse_unfinished(ctx: Ctx, plan: Plan, node: Node, agent: str | None, forc
                    forced_line)
 
 
-def _warnings(ctx: Ctx, plan: Plan, node: Node, agent: str | None, force: bool) -> list[dict[str, Any]]:
+def _warnings(ctx: Ctx, plan: Plan, node: Node, agent: str | None) -> list[dict[str, Any]]:
     """The plan's errors elsewhere and the open dependencies, as warnings; an agent finishing work
     out of order is refused (the dependency's outcome may change it), a person is not."""
     node_id = node.id
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
     open_deps = readiness.unmet_dependencies(plan, node)
-    if open_deps and agent and not force:
+    if open_deps and ctx.for_agent:
         anyway = ctx.cmd("complete", node_id, summary=placeholder("summary"), force=True)
         raise conflict(ctx, "dependency_open", f"{node_id} depends on {clean(open_deps[0])}, which is not "
                        f"closed; a person may complete it anyway ({anyway})", node, agent, "complete_task")

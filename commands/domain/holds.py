@@ -217,7 +217,7 @@ def held(ctx: Ctx, node: Node, claim: leases.Claim, agent: str | None, tool: str
          forced: str | None = None) -> CommandError:
     """Exit 3 with `Wait:` for the lease; `Or:` other work for an agent, `forced` (the command line
     with --force) for a person."""
-    alt = other_work(ctx, agent) if agent else forced
+    alt = other_work(ctx, agent) if ctx.for_agent else forced
     message = f"{node.id} is held by {plan_words(claim.agent, 80)} {until(claim)}"
     return CommandError("claim_held", message,
                         wait(f"{plan_words(claim.agent, 80)} holds {node.id} {until(claim)}", "held by another agent",
@@ -368,7 +368,7 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
         else:
             holder, expires, live = None, "", False
         if live and holder != agent and not force:  # the override is a person's: never told to an agent
-            raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task", "" if ctx.caller else
+            raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task", "" if ctx.for_agent else
                              f" (a person can take it back: {ctx.cmd('unclaim', node_id, force=True)})")
         if team_released(ctx, plan, node, agent, force):
             holder = holder or agent

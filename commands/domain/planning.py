@@ -117,7 +117,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
     if not ctx.overrides(force):
         _refuse_near_duplicate(ctx, plan, title, add_line(
             ctx.cmd, title, parent=parent, release=release, depends_on=depends_on, tags=tags, trigger=trigger,
-            follows=follows, tech_debt=tech_debt, force=True) if not ctx.caller else None)
+            follows=follows, tech_debt=tech_debt, force=True) if not ctx.for_agent else None)
     node_id, fields = _create_node(ctx, plan, title, parent, release, depends_on, tags, trigger, follows)
     shown = {k: (iso(v) if hasattr(v, "isoformat") else v) for k, v in fields.items()}
     cascade = reopen_ancestors(ctx, plan, parent) if parent else []

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -37,24 +35,10 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.core.hints import approval_wait
 from leafwise.commands.plan_files import PlanCommand, plan_commands
-from leafwise.commands.registry import Ctx
+from leafwise.commands.registry import Ctx, on_agent_surface
 from leafwise.store.config_dirs import outside
 
 HEX = frozenset("0123456789abcdef")
-_AGENT_SURFACE: ContextVar[bool] = ContextVar("leafwise_agent_surface", default=False)
-
-
-@contextmanager
-def agent_surface() -> Iterator[None]:
-    """Calls made inside never count as a person's, whatever the process's streams are (the MCP server
-    wraps every tool call in it: a server run in-process, as tests do, may sit on a terminal)."""
-    token = _AGENT_SURFACE.set(True)
-    try:
-        yield
-    finally:
-        _AGENT_SURFACE.reset(token)
-
-
 def person_here(agent: str | None = None) -> bool:
     """Whether this call comes from a person at a terminal: not on an agent's surface (MCP), no agent
     named (on the call or in `LEAFWISE_AGENT`), and a terminal on both stdin and stderr.
@@ -63,7 +47,7 @@ def person_here(agent: str | None = None) -> bool:
     `capture_output` too, so none of them is a person here. stderr is asked as well as stdin so that a
     child whose stdin is inherited from a developer's terminal (pytest) never waits for an answer.
     """
-    if _AGENT_SURFACE.get() or agent or (os.environ.get("LEAFWISE_AGENT") or "").strip():
+    if on_agent_surface() or agent or (os.environ.get("LEAFWISE_AGENT") or "").strip():
         return False
     try:
         return bool(sys.stdin and sys.stderr and sys.stdin.isatty() and sys.stderr.isatty())
@@ -143,7 +127,7 @@ def confirm(items: Sequence[PlanCommand]) -> bool:
 
 def _approve(ctx: Ctx, chosen: list[PlanCommand], yes: bool, agent: str | None) -> bool:
     """Whether the person approves `chosen`: refused for an agent or without a terminal (unless `yes`)."""
-    if _AGENT_SURFACE.get() or agent or (os.environ.get("LEAFWISE_AGENT") or "").strip():
+    if on_agent_surface() or agent or (os.environ.get("LEAFWISE_AGENT") or "").strip():
         raise not_by_an_agent(ctx, chosen, "an agent cannot approve a command from a plan file: "
                                            "approvals come from a person", "approve")
     if yes:

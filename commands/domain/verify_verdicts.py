@@ -225,7 +225,7 @@ def decide(ctx: Ctx, node_id: str | None, decision: str, note: str | None, agent
 
     The canvas runs this as the person at the keyboard: its `agent` is the surface's actor, which
     `Ctx.answers` reads as no agent, so only a call an agent answers is refused."""
-    if ctx.answers(agent) or ctx.caller:
+    if ctx.answers(agent) or ctx.for_agent:
         who = ctx.answers(agent) or ctx.caller
         raise CommandError("person_only", "confirming a verdict is a person's decision, not an agent's",
                            fix(ctx.cmd("verify", next=True, agent=who), "go on verifying"),

@@ -18,7 +18,7 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
 
 
 @command("decide", "Answer a node's open decision by option number; records it and unblocks.",
-         mutating=True, tool="decide",
+         mutating=True, tool=None,  # a person answers (CLI, canvas); no MCP client is a person
          params=(Param("node_id", "node id", positional=True, required=True),
                  Param("option", "the chosen option's number (1, 2, …)", type=int, required=True),
                  Param("note", "why, in a sentence")))

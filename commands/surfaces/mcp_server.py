@@ -24,8 +24,7 @@ import anyio
 import anyio.to_thread
 from leafwise.commands.core import picker
 from leafwise.commands.contract import inert_lines, json_text, untrusted_block
-from leafwise.commands.domain.trust import agent_surface
-from leafwise.commands.registry import Command, Ctx, Param, load_all
+from leafwise.commands.registry import Command, Ctx, Param, agent_surface, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.commands.surfaces.tool_answers import UNTRUSTED_NOTE, tool_result
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root

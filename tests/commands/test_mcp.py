@@ -244,7 +244,6 @@ def test_the_warm_plan_is_reused_until_anything_writes(demo_plan, monkeypatch):
     ("leafwise start SHOP-18 --agent bot", ("start_task", {"node_id": "SHOP-18", "agent": "bot"})),
     ('leafwise complete SHOP-1 --summary "a b"', ("complete_task", {"node_id": "SHOP-1", "summary": "a b"})),
     ("leafwise release add R4 --title Later", ("add_release", {"release_id": "R4", "title": "Later"})),
-    ("leafwise decide SHOP-40 --option 2", ("decide", {"node_id": "SHOP-40", "option": 2})),
     ("leafwise repair --dry-run --root /x", ("repair_plan", {"dry_run": True})),
     ("leafwise add T --tag a --tag b", ("add_node", {"title": "T", "tag": ["a", "b"]})),
 ])
@@ -253,7 +252,8 @@ def test_a_hint_line_maps_to_one_tool_call(line, expected):
 
 
 @pytest.mark.parametrize("line", ["git status", "leafwise frobnicate", "leafwise start SHOP-1 --nope x",
-                                  "leafwise doc SHOP-1 --write -", "leafwise decide SHOP-1 --option <N>"])
+                                  "leafwise doc SHOP-1 --write -", "leafwise decide SHOP-1 --option <N>",
+                                  "leafwise decide SHOP-40 --option 2"])
 def test_a_line_no_tool_can_run_is_refused(line):
     with pytest.raises(ValueError):
         tool_call(line)
