@@ -72,7 +72,8 @@ def merge_wait(ctx: Ctx, plan: Plan) -> tuple[list[str], NextAction | None]:
         return [], None
     from leafwise.commands.team import session
 
-    return merge_wait_for(session.done_elsewhere(team, plan))
+    found = merge_wait_for(session.done_elsewhere(team, plan))
+    return found if found[1] else session.unreadable_wait(ctx, team)
 
 
 def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:

@@ -143,6 +143,21 @@ def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | No
     return status.done_elsewhere(status.rows(seen, status.where(team.root)), plan)
 
 
+def unreadable_wait(ctx: Any, team: Team) -> tuple[list[str], Any]:
+    """When nothing is left to hand out: the tasks whose claim cannot be read (over this clone's copies),
+    named, with their one step (`unreadable_step`); ([], None) when there are none."""
+    try:
+        seen = protocol.snapshot(team)
+    except git.GitError:
+        return [], None
+    ids = sorted(node for node, item in seen.items() if item.state is None)
+    if not ids:
+        return [], None
+    more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+    return [f"  {len(ids)} task(s) passed by, their claim unreadable: {', '.join(ids[:5])}{more}: {UNREADABLE_WHY}"], \
+        unreadable_step(ctx)
+
+
 def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:
     """Exit 3: the remote says another clone has the task now (or it is done): `verb` is refused."""
     from leafwise.commands.contract import Mutation

@@ -77,6 +77,11 @@ def test_an_unreadable_claim_is_one_state_a_persons_repair_clears(team):
     rows = {row["node_id"]: row["state"] for row in shown.json["result"]["claims"]}
     assert rows == {"T-1": "unreadable", "T-2": "unreadable", "T-3": "unreadable"}  # no T-01, t-3, T-9
     assert shown.json["_next_action"]["command"] == "leafwise team repair"
+    stuck = cli("next", "--agent", "bob", cwd=b)  # every task's claim is unreadable: named, with its step
+    assert stuck.code == 0 and stuck.json["result"]["task"] is None, stuck.stderr
+    assert "their claim unreadable: T-1, T-2, T-3" in run_cli_in_process("next", "--agent", "bob", cwd=b).stdout
+    assert stuck.json["_next_action"]["condition"] == "a person runs leafwise team repair"
+    assert cli("next", cwd=b).json["_next_action"]["command"] == "leafwise team repair"  # a person's call
     refused = cli("start", "T-1", "--agent", "bob", cwd=b)
     assert refused.json["error"]["code"] == "claim_unreadable", refused.json["error"]
     assert refused.json["_next_action"]["marker"] == "wait"
