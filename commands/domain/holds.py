@@ -51,6 +51,16 @@ def ttl_minutes(plan: Plan, ttl: float | None) -> float:
     return float(plan.project.settings.get(TTL_SETTING) or leases.DEFAULT_TTL_MINUTES)  # checked by the loader
 
 
+def kept_length(claim: leases.Claim, plan: Plan) -> float:
+    """The length of an agent's own lease, renewed without a --ttl: the one it took (a 1-minute lease
+    stays 1 minute, so a dead agent's task comes free as soon as it promised), else the plan's."""
+    try:
+        minutes = (leases.parse_time(claim.expires) - leases.parse_time(claim.heartbeat)).total_seconds() / 60
+    except (TypeError, ValueError, OverflowError):
+        return ttl_minutes(plan, None)
+    return minutes if 0 < minutes <= leases.MAX_TTL_MINUTES else ttl_minutes(plan, None)
+
+
 def check_ttl(ctx: Ctx, ttl: float | None, name: str, *positional: Any, **args: Any) -> float | None:
     """A lease length in minutes: a positive finite number up to a week, or a usage error whose fix
     is command `name` with these arguments and an hour's lease."""
@@ -312,10 +322,10 @@ def heartbeat(ctx: Ctx, node_id: str, agent: str, ttl: float | None = None) -> R
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
     agent = _agent_named(ctx, agent, "heartbeat", node_id)
-    minutes = ttl_minutes(plan, ttl)
     paths, now = ctx.paths(), ctx.clock()
     with locked(paths, node_id):
         claim = leases.read(paths, node_id)
+        minutes = ttl_minutes(plan, ttl) if ttl or claim is None or claim.agent != agent else kept_length(claim, plan)
         if claim and not claim.expired(now) and claim.agent != agent:
             raise lease_held(ctx, node_id, claim.agent, claim.expires, agent, "heartbeat_task")
         fresh = read_node_file(paths.node_file(node_id)).data or {}
