@@ -33,7 +33,9 @@ _ITEM = r"[A-Za-z][A-Za-z0-9_./-]*"
 # without escapes, a time, a small integer, a flow list of ids) and `key:` over `- item` lines.
 _VALUE = (rf"null|true|false|0|[1-9][0-9]{{0,9}}|{_TIME}|{_WORDS}|'[^'\n]*'|\"[^\"\\\n]*\""
           rf"|\[\]|\[{_ITEM}(?:, {_ITEM})*\]")
-_LINE = re.compile(rf"[a-z_][a-z0-9_]*:(?: (?:{_VALUE}))?|  - {_ITEM}|- {_ITEM}")
+# Anchored at the start (\A): only ever used whole (fullmatch), and a search from every offset of a
+# long line would be quadratic.
+_LINE = re.compile(rf"\A(?:[a-z_][a-z0-9_]*:(?: (?:{_VALUE}))?|  - {_ITEM}|- {_ITEM})")
 
 
 def render(value: Any) -> str | None:
