@@ -69,6 +69,7 @@ def last_events(root, node_id: str) -> list[dict]:
     return [e for e in map(json.loads, lines) if e.get("node") == node_id]
 
 
+@pytest.mark.slow
 async def test_each_row_shows_the_reason_the_cli_gives(demo_plan, tmp_path):
     declare(demo_plan)
     expected = cli_suggestions(demo_plan)
@@ -142,6 +143,7 @@ async def test_a_applies_a_shipped_suggestion_below_the_unattended_threshold(tmp
 
 
 @pytest.mark.parametrize("verdict", ["partial", "likely"])
+@pytest.mark.slow
 async def test_a_on_a_partial_or_a_lead_says_why_and_closes_it_with_a_note(demo_plan, tmp_path, verdict):
     # Neither is applied by `a`: a likely is a lead (the words match), a partial lacks evidence; the
     # person may close either as their own decision, with a note.
@@ -179,6 +181,7 @@ async def test_a_on_a_partial_or_a_lead_says_why_and_closes_it_with_a_note(demo_
         assert app.screen.check_action("accept", ()) is None  # settled: nothing more to accept
 
 
+@pytest.mark.slow
 async def test_a_on_a_partial_can_be_called_off(demo_plan, tmp_path):
     nid = first(cli_suggestions(demo_plan), "partial")["id"]
     app = canvas(demo_plan, tmp_path)
@@ -230,6 +233,7 @@ async def test_a_rejection_persists_across_a_rerun_and_a_new_canvas_until_the_ev
         assert nid in {o.id for o in reconcile_list(again).options}
 
 
+@pytest.mark.slow
 async def test_plan_text_is_shown_inertly(demo_plan, tmp_path):
     nid = first(cli_suggestions(demo_plan), "none")["id"]
     path = node_file(demo_plan, nid)

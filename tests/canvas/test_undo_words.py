@@ -13,6 +13,7 @@ def person(monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "Pat Person")
 
 
+@pytest.mark.slow
 async def test_undoing_a_reject_says_the_suggestion_shows_again(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -37,6 +37,7 @@ async def bindings_while_composing(app, switch) -> int:
     return early
 
 
+@pytest.mark.slow
 async def test_a_view_answers_check_action_before_its_widgets_are_mounted(demo_plan, tmp_path):
     """p r K pressed 0.15 s apart right after start crashed with NoMatches '#reconcile-list': the view's
     footer is mounted (and asks `check_action`) before the list nested in the view's side panel is."""

@@ -43,6 +43,7 @@ def _plain(text: str, folder: Path) -> str:
     return STAMP.sub("T", text.replace(str(folder), "<folder>"))
 
 
+@pytest.mark.slow
 def test_forked_calls_answer_as_fresh_ones(tmp_path: Path):
     answers = {}
     for way in ("forked", "fresh"):

@@ -41,6 +41,7 @@ def every_code_point(match) -> set[int]:
     return {code for code in range(0x110000) if match(chr(code))}
 
 
+@pytest.mark.slow
 def test_the_pattern_is_the_rule():
     assert every_code_point(lambda c: HIDDEN.fullmatch(c) is not None) == every_code_point(is_hidden)
 

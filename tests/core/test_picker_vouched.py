@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leafwise.commands.core import readiness
@@ -61,6 +62,7 @@ def _seen(chosen: Pick) -> tuple:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(plans())
+@pytest.mark.slow
 def test_a_vouched_plan_picks_as_a_fresh_one(tmp_path_factory, case) -> None:
     nodes, calls = case
     root: Path = tmp_path_factory.mktemp("plan")

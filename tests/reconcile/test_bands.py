@@ -10,6 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from testkit import node, run_cli, write_plan
 from testkit.code_samples import LIBRARY
@@ -101,6 +102,7 @@ def test_a_passing_declared_check_and_a_closing_commit_are_shipped_and_closed(tm
     assert _status(tmp_path, "T-1") == _status(tmp_path, "T-2") == "done"
 
 
+@pytest.mark.slow
 def test_a_title_word_the_code_never_names_blocks_shipped(tmp_path):
     # "async" is a word of code structure the concept index leaves out; no file of this code says it
     write_files(tmp_path, LIBRARY)
