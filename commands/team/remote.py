@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,8 +129,12 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -
         from leafwise.commands.team import branch as state_branch
 
         seen = state_branch.last_seen(team)
-    answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
-                 deadline=FETCH_DEADLINE if deadline is None else deadline)
+    for wait_s in LOCAL_LOCK_RETRIES:
+        answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
+                     deadline=FETCH_DEADLINE if deadline is None else deadline)
+        if answer.code == 0 or not local_lock(answer.text):
+            break
+        time.sleep(wait_s)  # another process of this clone updates the same copies: its fetch is ours
     if answer.code != 0 and not (branch_mode and "couldn't find remote ref" in answer.text.lower()):
         raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
     if branch_mode:
@@ -139,9 +144,23 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -
     return copies
 
 
+# Another agent of this clone fetching at the same moment holds a copy's ref lock: git says so, and the
+# remote answered (the copies are this clone's own files). Fetch again, a few times, before any verdict.
+LOCAL_LOCK_WORDS = ("cannot lock ref", "unable to update local ref", ".lock': file exists")
+LOCAL_LOCK_RETRIES = (0.05, 0.2, 0.5, 1.0, 0.0)
+
+
+def local_lock(text: str) -> bool:
+    low = text.lower()
+    return any(words in low for words in LOCAL_LOCK_WORDS)
+
+
 def _failure(team: Team, text: str) -> TeamError:
     low = text.lower()
     first = " ".join(line.strip() for line in text.splitlines() if line.strip())[:300] or "no answer"
+    if local_lock(text):
+        return TeamError(f"this clone's copies of {team.remote}'s claims are locked by another process "
+                         f"(a git that crashed leaves a .lock file): {first}", "locked")
     if "403" in low or "denied" in low:
         return TeamError(f"{team.remote} ({team.url}) refused: {first}", "refused")
     return TeamError(f"remote unreachable ({team.remote}): {first}", "unreachable")

@@ -95,6 +95,11 @@ def failed(ctx: Any, team: Team, exc: TeamError, offline_line: str | None = None
     if exc.kind == "setup":
         return CommandError("team_setup", str(exc), fix(ctx.cmd("team join"), "join this clone to the team"),
                             category="refused")
+    if exc.kind == "locked":  # the remote answered: offline would be wrong
+        return CommandError("copies_locked", str(exc),
+                            wait("this clone's other git finishes, or a person removes the .lock file a crashed "
+                                 "git left under .git/refs/remotes-leafwise/", "claim copies locked"),
+                            exit_code=EXIT_FAILURE, category="io", retryable=True)
     return CommandError("remote_unreachable", str(exc),
                         wait(f"the remote {team.remote} answers (a few seconds to minutes)", "remote unreachable",
                              or_=offline_line),
