@@ -105,6 +105,13 @@ def _file_problems(files: PlanFiles, cmd: CommandLine) -> list[Problem]:
             for p in files.load_problems]
 
 
+def unloaded(files: PlanFiles) -> set[str]:
+    """The ids whose node file is there but does not load (a merge's conflict markers, a typo): a
+    reference to one is not dangling, and its own problem names the fix (never `parent=null`, which
+    would undo the tree)."""
+    return {p.node for p in files.load_problems if p.node and is_node_id(p.node)}
+
+
 def _release_problems(plan: Plan, cmd: CommandLine) -> list[Problem]:
     """A release listed twice in project.yaml."""
     seen: set[str] = set()
@@ -121,7 +128,7 @@ def _placement_problems(plan: Plan, releases: Container[str], node: Node, files:
                         cmd: CommandLine) -> list[Problem]:
     """Where the node sits: its parent, its release and its id's prefix must be the plan's own."""
     out = []
-    if node.parent and node.parent not in plan.nodes:
+    if node.parent and node.parent not in plan.nodes and node.parent not in unloaded(files):
         out.append(_p("orphan_parent", "error", f"parent {node.parent} does not exist",
                       cmd("edit", node.id, set=["parent=null"]), node, files.line_of(node, "parent")))
     if node.release and node.release not in releases:
@@ -150,7 +157,7 @@ def _dependency_problems(plan: Plan, node: Node, files: PlanFiles, cmd: CommandL
                       f"depends on {above}, which contains it: neither can ever close",
                       cmd("edit", node.id, set=[_list_value("depends_on", deps, above)]), node,
                       files.line_of(node, "depends_on")))
-    missing = [d for d in deps if d not in plan.nodes]
+    missing = [d for d in deps if d not in plan.nodes and d not in unloaded(files)]
     if missing:
         keep = ", ".join(d for d in deps if d in plan.nodes)
         out.append(_p("dangling_dependency", "error", f"depends on {', '.join(missing)}, which does not exist",
