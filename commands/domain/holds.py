@@ -133,22 +133,28 @@ def team_take(ctx: Ctx, node: Node, agent: str, ttl: float, team: tuple[Any, Any
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from exc
 
 
-def team_released(ctx: Ctx, plan: Plan, node: Node, agent: str | None, force: bool) -> bool:
+def team_released(ctx: Ctx, plan: Plan, node: Node, agent: str | None, force: bool) -> str | None:
     """Team mode's `unclaim`: the claim ref goes to `released` (free for any clone) when this agent
-    (or, forced, a person) holds it; False when no claim was held or team mode is off."""
+    (or, forced, a person) holds it, after a fetch (the claim may be another clone's, newer than this
+    clone's copy); the holder it was taken from (the caller when it was theirs), None when no claim
+    was held or team mode is off."""
     if not plan.project.settings.get("team"):
-        return False
+        return None
     from leafwise.commands.team import protocol, session
 
     team = session.team_mode(ctx, plan)
     if team is None:
-        return False
+        return None
+    session.fetched(ctx, team, None)
+    who = agent or ctx.person()
     try:
-        outcome = protocol.move(team, node.id, agent or ctx.person(), "released", force=force)
+        outcome = protocol.move(team, node.id, who, "released", force=force)
     except session.TeamError as exc:
         raise session.failed(ctx, team, exc) from exc
-    if outcome.won or outcome.why == "none" or (outcome.state and outcome.state.state != "held"):
-        return outcome.won
+    if outcome.won:
+        return outcome.stolen_from or who
+    if outcome.why == "none" or (outcome.state and outcome.state.state != "held"):
+        return None
     raise session.lost(ctx, outcome, agent, "unclaim_task", "unclaim")
 
 
@@ -380,15 +386,15 @@ def unclaim(ctx: Ctx, node_id: str, agent: str | None = None, force: bool = Fals
         if live and holder != agent and not force:  # the override is a person's: never told to an agent
             raise lease_held(ctx, node_id, str(holder), expires, agent, "unclaim_task", "" if ctx.for_agent else
                              f" (a person can take it back: {ctx.cmd('unclaim', node_id, force=True)})")
-        if team_released(ctx, plan, node, agent, force):
-            holder = holder or agent
+        released_from = team_released(ctx, plan, node, agent, force)
+        holder = holder or released_from
         changes = give_back(ctx, node, None if force else {n for n in (holder, agent) if n})
-    applied = claim is not None or bool(changes)
+    applied = claim is not None or bool(changes) or released_from is not None
     if applied:
         record(ctx, "unclaim", node_id, changes, actor=agent, holder=holder,
                forced=bool(force and live and holder != agent) or None)
     listed = change_list(node_id, changes)
-    if claim is not None:
+    if claim is not None or released_from is not None:
         listed.append({"id": node_id, "field": "claim", "from": holder, "to": None})
     what = (f"{plan_words(holder, 80)}'s lease on {node_id} given up" if holder else f"{node_id} had no lease") + \
         ("; back to draft" if "status" in changes else "")

@@ -102,6 +102,18 @@ def test_heartbeat_keeps_the_claim_and_unclaim_frees_it(two):
     assert started(leafwise("start", task, "--agent", "bob", "--json", cwd=b)) == task
 
 
+def test_a_persons_forced_unclaim_in_another_clone_frees_the_claim_at_once_and_names_its_holder(two):
+    """The person's clone may not have fetched the claim yet: unclaim fetches, releases it in one call,
+    and says whose it was (the team trial: the first call said "no lease" and did nothing)."""
+    a, b = two
+    task = started(leafwise("start", "T-3", "--agent", "alice", "--json", cwd=a))
+    res = leafwise("unclaim", task, "--force", "--json", cwd=b)
+    assert res.code == 0, res.stdout + res.stderr
+    assert res.json["mutation"]["applied"] is True, res.json
+    assert res.json["result"]["holder"].startswith("alice"), res.json["result"]
+    assert remote_claim(a, task)["state"] == "released"
+
+
 def test_block_keeps_other_clones_off_until_unblocked(two):
     a, b = two
     assert leafwise("block", "T-1", "--reason", "needs a key", "--agent", "alice", cwd=a).code == 0
