@@ -64,10 +64,15 @@ async def test_a_deleted_node_file_is_announced(demo_plan, tmp_path):
         await until(pilot, lambda: any("SHOP-19 left the plan" in n for n in notices(app)))
         message = next(n for n in notices(app) if "SHOP-19 left the plan" in n)
         assert "Sign in with Google" in message and "deleted" in message
-        # Many at once become one notice.
-        for nid in ("SHOP-16", "SHOP-17", "SHOP-18", "SHOP-44"):
+        # Many at once: the first few by name and one notice counting them all, per batch the watcher
+        # delivers (all four in one on a quiet machine; a loaded one may split them): each one named.
+        gone = ("SHOP-16", "SHOP-17", "SHOP-18", "SHOP-44")
+        for nid in gone:
             node_file(demo_plan, nid).unlink()
-        await until(pilot, lambda: any("4 node files were deleted" in n for n in notices(app)))
+        await until(pilot, lambda: not set(gone) & set(app.state.nodes))
+        await until(pilot, lambda: all(any(nid in n for n in notices(app)) for nid in gone))
+        assert any("node files were deleted" in n for n in notices(app)) or \
+            all(any(f"{nid} left the plan" in n for n in notices(app)) for nid in gone)
 
 
 async def test_an_exact_id_ranks_first_in_the_filter(tmp_path):
