@@ -27,20 +27,29 @@ AS_AGENT = {
 }
 
 
+def plan_bytes(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in (root / ".leafwise").rglob("*") if p.is_file() and ".cache" not in p.parts}
+
+
+def anns_task(root: Path) -> dict[Path, bytes]:
+    """T-1 held by ann, T-2 free, both in R1 (T-1's title a near-duplicate's target); the plan's bytes."""
+    write_plan(root, [node("T-1", "Export orders as CSV", release="R1"), node("T-2", "Write the docs", release="R1")])
+    assert run_cli("start", "T-1", "--agent", "ann", cwd=root).code == 0
+    return plan_bytes(root)
+
+
 def test_every_forcing_command_is_tried() -> None:
     assert FORCED == sorted(AS_AGENT)
 
 
 @pytest.mark.parametrize("name", FORCED)
 def test_an_agents_force_takes_nothing(tmp_path: Path, name: str) -> None:
-    write_plan(tmp_path, [node("T-1", "Export orders as CSV", release="R1"), node("T-2", "Write the docs", release="R1")])
-    assert run_cli("start", "T-1", "--agent", "ann", cwd=tmp_path).code == 0
-    files = {p: p.read_bytes() for p in (tmp_path / ".leafwise").rglob("*") if p.is_file() and ".cache" not in p.parts}
+    files = anns_task(tmp_path)
     plain = run_cli(*AS_AGENT[name], "--agent", "bob", cwd=tmp_path)
     forced = run_cli(*AS_AGENT[name], "--agent", "bob", "--force", cwd=tmp_path)
     assert plain.code == forced.code == 3, (plain.stderr, forced.stderr)
     assert forced.last_lines == plain.last_lines and "--force" not in forced.stderr
-    after = {p: p.read_bytes() for p in (tmp_path / ".leafwise").rglob("*") if p.is_file() and ".cache" not in p.parts}
+    after = plan_bytes(tmp_path)
     assert after == files, "an agent's forced call changed the plan"
     person = run_cli(*AS_AGENT[name], "--force", cwd=tmp_path)
     assert person.code == 0, person.stderr  # the same call from a person goes through
@@ -64,9 +73,7 @@ def test_every_forcing_command_is_tried_over_mcp() -> None:
 
 @pytest.mark.parametrize("name", FORCED)
 def test_an_mcp_call_without_an_agent_is_no_person(tmp_path: Path, name: str) -> None:
-    write_plan(tmp_path, [node("T-1", "Export orders as CSV", release="R1"), node("T-2", "Write the docs", release="R1")])
-    assert run_cli("start", "T-1", "--agent", "ann", cwd=tmp_path).code == 0
-    files = {p: p.read_bytes() for p in (tmp_path / ".leafwise").rglob("*") if p.is_file() and ".cache" not in p.parts}
+    files = anns_task(tmp_path)
     tool, arguments = OVER_MCP[name]
 
     async def go():
@@ -81,7 +88,7 @@ def test_an_mcp_call_without_an_agent_is_no_person(tmp_path: Path, name: str) ->
     assert plain.is_error and forced.is_error, forced.structured_content
     assert forced.structured_content["_next_action"] == plain.structured_content["_next_action"]
     assert "force" not in json.dumps(forced.structured_content["_next_action"])
-    after = {p: p.read_bytes() for p in (tmp_path / ".leafwise").rglob("*") if p.is_file() and ".cache" not in p.parts}
+    after = plan_bytes(tmp_path)
     assert after == files, "a forced MCP call changed the plan"
 
 
