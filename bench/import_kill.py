@@ -66,6 +66,16 @@ def start(words: list[str], root: Path, in_writes: bool) -> tuple[subprocess.Pop
     return child, (time.monotonic() if in_writes else begun)
 
 
+def prepare(args: argparse.Namespace, prefix: str) -> tuple[list[str], random.Random, Path, Path]:
+    """The import's words, the run's random source, its work folder and the empty plan every trial copies."""
+    words = ["import", args.format, args.path] + (["--partial"] if args.partial else [])
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    template = work / "template"
+    template.mkdir()
+    leafwise("init", "--name", "Trial", "--prefix", "TR", cwd=template)
+    return words, random.Random(args.seed), work, template
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("format")
@@ -75,12 +85,7 @@ def main() -> None:
     ap.add_argument("--partial", action="store_true", help="pass --partial to the import")
     ap.add_argument("--in-writes", action="store_true", help="kill within the import's writing only")
     args = ap.parse_args()
-    words = ["import", args.format, args.path] + (["--partial"] if args.partial else [])
-    rng = random.Random(args.seed)
-    work = Path(tempfile.mkdtemp(prefix="import-kill-"))
-    template = work / "template"
-    template.mkdir()
-    leafwise("init", "--name", "Trial", "--prefix", "TR", cwd=template)
+    words, rng, work, template = prepare(args, "import-kill-")
     whole = shutil.copytree(template, work / "whole")
     child, begun = start(words, whole, args.in_writes)
     child.wait()

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from import_kill import CLI, files, leafwise, start
+from import_kill import CLI, files, leafwise, prepare, start
 
 MANIFEST = ".leafwise/.locks/import.json"
 _TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -88,12 +88,7 @@ def main() -> None:
     ap.add_argument("--in-renames", action="store_true", help="kill within the manifest's life only")
     args = ap.parse_args()
     mode = "renames" if args.in_renames else "writes" if args.in_writes else "all"
-    words = ["import", args.format, args.path] + (["--partial"] if args.partial else [])
-    rng = random.Random(args.seed)
-    work = Path(tempfile.mkdtemp(prefix="import-kill-repair-"))
-    template = work / "template"
-    template.mkdir()
-    leafwise("init", "--name", "Trial", "--prefix", "TR", cwd=template)
+    words, rng, work, template = prepare(args, "import-kill-repair-")
     whole_root = shutil.copytree(template, work / "whole")
     child, begun = start_renames(words, whole_root) if mode == "renames" else start(words, whole_root, mode == "writes")
     while mode == "renames" and child.poll() is None and (whole_root / MANIFEST).exists():
