@@ -4,9 +4,8 @@ the intended arguments, whatever the agent name, title, tag, summary or reason."
 from __future__ import annotations
 
 import shlex
-import tempfile
-from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from leafwise.commands.contract import clean
@@ -19,10 +18,15 @@ from leafwise.store import PlanPaths, load_plan
 from leafwise.store.claims import Claim
 from testkit import node, write_plan
 
-_ROOT = Path(tempfile.mkdtemp(prefix="leafwise-quoting-"))
-write_plan(_ROOT, [node("T-1", "Epic", "in-progress", release="R1"),
-                   node("T-2", "Leaf", "in-progress", parent="T-1", assignee="someone")])
-PLAN = load_plan(PlanPaths(_ROOT))
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory):
+    root = write_plan(tmp_path_factory.mktemp("quoting"),
+                      [node("T-1", "Epic", "in-progress", release="R1"),
+                       node("T-2", "Leaf", "in-progress", parent="T-1", assignee="someone")])
+    return load_plan(PlanPaths(root))
+
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60).filter(lambda t: clean(t))
 
 
@@ -32,14 +36,14 @@ def words(line: str) -> list[str]:
 
 @settings(max_examples=300, deadline=None)
 @given(TEXT)
-def test_an_agent_name_is_one_argument(agent):
-    leaf = PLAN.nodes["T-2"]
+def test_an_agent_name_is_one_argument(plan, agent):
+    leaf = plan.nodes["T-2"]
     resumed = pick_hint(command_line, Pick(leaf, "yours", resumed=True), agent)
     assert words(resumed.command)[-2:] == ["--agent", clean(agent, 200)]
     assert words(resumed.or_)[-2:] == ["--agent", clean(agent, 200)]
     fresh = pick_hint(command_line, Pick(leaf, "ready"), agent)
     assert words(fresh.command) == ["leafwise", "start", "--next", "--agent", clean(agent, 200)]
-    held = node_hint(command_line, PLAN, leaf, {"T-2": Claim("T-2", agent, "", "", "")}, agent, None)
+    held = node_hint(command_line, plan, leaf, {"T-2": Claim("T-2", agent, "", "", "")}, agent, None)
     assert words(held.command)[-2:] == ["--agent", clean(agent, 200)]
 
 
