@@ -110,7 +110,7 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
             result["unfinished"] = ids
         if chosen.node is None and not own:
             merged, waiting_on = team_reads.merge_wait(ctx, plan)
-            lines += merged
+            lines = team_reads.cause_first(lines, merged) if waiting_on else lines + merged
             hint = waiting_on or hint
         hint = own or hint  # an outcome the claim already promises comes before new work
     return Result(result, hint, lines), chosen
@@ -206,7 +206,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
                 return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
                                "claim": None, "cascade": [], "closed": owed},
                               waiting_on or pick_hint(ctx.cmd, chosen, agent),
-                              [f"No task to hand out: {chosen.reason}", *notes, *merged],
+                              team_reads.cause_first([f"No task to hand out: {chosen.reason}", *notes], merged),
                               Mutation("start_task", "start", bool(owed), chosen.reason,
                                        cascade_changes(owed))), chosen
             try:

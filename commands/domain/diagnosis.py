@@ -16,6 +16,7 @@ from leafwise.commands.core import readiness
 from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import until
 from leafwise.commands.core.validate import PROJECT_FILE
+from leafwise.commands.domain import team_reads
 from leafwise.commands.domain.holds import live_claims, pick_for
 from leafwise.commands.domain.nodes import get_node
 from leafwise.commands.plan_files import find_problems
@@ -150,6 +151,8 @@ def _holding_back(ctx: Ctx, plan: Plan, node: Node, claims: dict[str, Claim], ag
                        ("node", node_id), "warning")
     if claim is not None and claim.agent != agent:
         return _held(ctx, node_id, claim, agent)
+    if (refused := team_reads.claim_refusal(ctx, plan, node_id, agent)) is not None:  # start's own answer
+        return Finding(refused.category, refused.message, refused.action, refused.source, "warning")
     if open_kids := readiness.open_children(plan, node):
         return Finding("in_progress" if node.status == Status.IN_PROGRESS else "children_open",
                        f"{len(open_kids)} open child node(s), e.g. {open_kids[0]}",
@@ -175,6 +178,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         return unreadable
     now = ctx.clock()
     node = get_node(ctx, node_id, plan)
+    team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
     findings = [Finding("invalid_plan", f"{p.file}:{p.line or 1}: {p.message}", problem_action(ctx, p),
                         ("node", node_id), "error")
                 for p in find_problems(plan, ctx.cmd) if p.node == node_id and p.severity == "error"]

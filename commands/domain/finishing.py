@@ -34,6 +34,8 @@ from leafwise.commands.domain.holds import (
     unreadable_parents,
 )
 from leafwise.commands.domain.messages import carry_pick
+from leafwise.commands.domain.owed_cascades import close_owed_in, owed
+from leafwise.commands.domain.work_tree import left_in_tree
 from leafwise.commands.domain.nodes import cascade_changes, change_list, get_node, patch, record, set_fields, write
 from leafwise.commands.domain.validation import require_valid_for
 from leafwise.commands.registry import Ctx
@@ -64,7 +66,8 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                       pick_hint(ctx.cmd, chosen, agent), lines,
                       Mutation("complete_task", "complete", False, "already done"))
     forced_line = ctx.cmd("complete", node_id, summary=summary, force=True)
-    _refuse_unfinished(ctx, plan, node, agent, force, forced_line)
+    with left_in_tree(ctx, node_id, agent):
+        _refuse_unfinished(ctx, plan, node, agent, force, forced_line)
     warnings = _warnings(ctx, plan, node, agent)
     from leafwise.commands.domain.cycle_gates import (  # a cycle may require a green verify first
         check_complete,
@@ -89,33 +92,39 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
             values["blocked_reason"] = None
         return set_fields(doc, values)
 
-    with pick_lock(ctx) if node.parent else nullcontext(), scalar_edits():  # one step; scalar edits only
+    settle = bool(node.parent or owed(plan))  # parents owed their close (children finished apart) close too
+    with pick_lock(ctx) if settle else nullcontext(), scalar_edits():  # one step; scalar edits only
         # team mode: `done` on the claim ref first (refused when another clone took the task); the
         # outcome then goes into the YAML of this branch, committed with the code
-        team_move(ctx, plan, node, agent, "done", "complete_task", "complete", force=force)
-        changes = write(ctx, node, finish)
+        with left_in_tree(ctx, node_id, agent):  # a refusal names the agent's changed files and what to do
+            team_move(ctx, plan, node, agent, "done", "complete_task", "complete", force=force)
+            changes = write(ctx, node, finish)
         leases.remove(ctx.paths(), node_id)
         patch(plan, node_id, {"status": Status.DONE, "summary": summary})
         cascade = close_ancestors(ctx, plan, node)
+        settled = close_owed_in(ctx, plan, agent) if settle else []  # each journalled as its cascade
     actor = agent or (ctx.person() if overridden else None)
     record(ctx, "complete", node_id, changes, actor=actor, cascade=cascade, summary=clean(summary, 500),
            forced_by=ctx.person() if overridden else None, holder=overridden[0] if overridden else None)
     forced_from = overridden[0] if overridden else None
-    return _answer(ctx, plan, node, agent, summary, changes, cascade, snapshot, warnings, was_blocked, forced_from,
-                   cycle)
+    return _answer(ctx, plan, node, agent, summary, changes, (cascade, settled), snapshot, warnings, was_blocked,
+                   forced_from, cycle)
 
 
 def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, changes: dict[str, Any],
-            cascade: list[dict[str, Any]], snapshot: list[dict[str, Any]], warnings: list[dict[str, Any]],
-            was_blocked: str | None, forced_from: str | None, cycle: Any) -> Result:
-    """What `complete` says: the cascade, the cleared block, the warnings, and the next task (or,
-    for a cycle's task, the cycle's tick)."""
+            closes: tuple[list[dict[str, Any]], list[dict[str, Any]]], snapshot: list[dict[str, Any]],
+            warnings: list[dict[str, Any]], was_blocked: str | None, forced_from: str | None, cycle: Any) -> Result:
+    """What `complete` says: the cascade (its ancestors', then the parents owed theirs), the cleared
+    block, the warnings, and the next task (or, for a cycle's task, the cycle's tick)."""
     node_id = node.id
+    cascade, settled = closes
     stale = team_reads.refresh(ctx, plan)  # team mode: the next task as the remote has it now, not as last seen
     chosen = pick_for(ctx, agent, plan)
     lines = [f"Completed {node_id} “{clean(node.title)}”" + (f" (taken from {forced_from} by force)"
                                                              if forced_from else "")]
     lines += [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']}" for c in cascade]
+    lines += [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']} (every child is closed)"
+              for c in settled]
     if was_blocked is not None:  # finishing it ends the block: say so, the reason leaves the task
         lines.append(f"  it was blocked ({clean(was_blocked or 'no reason', 200)}); the block is cleared")
     lines += [f"  warning: {w['message']}" for w in warnings]
@@ -133,11 +142,11 @@ def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, c
         hint = next_(ctx.cmd("cycle tick", cycle.name), f"{node_id} belongs to cycle {cycle.name}")
     return Result(
         {"id": node_id, "status": Status.DONE, "summary": summary, "ancestors_before": snapshot,
-         "cascade": cascade, "next": view, "warnings": warnings,
+         "cascade": cascade, "closed": settled, "next": view, "warnings": warnings,
          "forced_from": forced_from},
         hint, lines,
-        Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade else ""),
-                 change_list(node_id, changes) + cascade_changes(cascade)))
+        Mutation("complete_task", "complete", True, "done" + (" with cascade" if cascade or settled else ""),
+                 change_list(node_id, changes) + cascade_changes(cascade + settled)))
 
 
 def _refuse_unfinished(ctx: Ctx, plan: Plan, node: Node, agent: str | None, force: bool, forced_line: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from leafwise.commands.core import lifecycle
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.domain.nodes import record, set_fields, write
+from leafwise.commands.domain.nodes import patch, record, set_fields, write
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node, Plan, Status
 
@@ -65,4 +65,16 @@ def close_owed(ctx: Ctx, plan: Plan, command: str, dry_run: bool = False, **jour
                 continue
             record(ctx, command, node.id, changes, **journal)
         closed.append({"id": node.id, "title": node.title, "from": node.status, "to": target})
+    return closed
+
+
+def close_owed_in(ctx: Ctx, plan: Plan, actor: str | None) -> list[dict[str, Any]]:
+    """An agent's step closing what is owed on its way (`complete`, under the pick lock): statuses only,
+    journalled as the cascade by `actor`, the in-memory `plan` kept in step for the pick that follows."""
+    from leafwise.store.writer import scalar_edits
+
+    with scalar_edits():
+        closed = close_owed(ctx, plan, "cascade", actor=actor, why="every child is closed")
+    for entry in closed:
+        patch(plan, entry["id"], {"status": entry["to"]})
     return closed

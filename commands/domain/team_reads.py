@@ -90,3 +90,32 @@ def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:
     return [line], wait(f"the branches that finished {', '.join(s.node_id for s in found[:5])}{more} are merged "
                         "into this one (whoever merges the agents' branches, then git pull here): "
                         "what waits on them is free then", "done in another clone, not merged here")
+
+
+def claim_refusal(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Any:
+    """Team mode: the refusal `start` answers for `node_id` from its claim ref as this clone last fetched
+    it (`protocol.refusal`, start's own rule, in start's own words: done or blocked in a claim, unreadable,
+    rewound), as a CommandError; None when start would go on to push, or a hold speaks (held by another
+    clone: the holds every reader shares already name it)."""
+    team = _team(ctx, plan)
+    if team is None:
+        return None
+    from leafwise.commands.team import protocol, session
+
+    try:
+        seen = protocol.snapshot(team, ids={node_id}).get(node_id)
+    except session.git.GitError:
+        return None
+    outcome = protocol.refusal(team, node_id, agent or ctx.person(), seen)
+    if outcome is None or outcome.why == "held":
+        return None
+    return session.lost(ctx, outcome, agent, "start_task", "start")
+
+
+def cause_first(lines: list[str], cause: list[str]) -> list[str]:
+    """An answer that hands out nothing, led by the team's cause (`merge_wait`'s lines: tasks finished
+    on branches not merged here, claims unreadable or rewound) in place of the picker's reason, which
+    reads the tasks those claims pass by as merely not ready."""
+    if not cause:
+        return lines
+    return [f"No task to hand out: {cause[0].strip()}", *cause[1:], *lines[1:]]

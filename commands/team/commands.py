@@ -168,16 +168,26 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
     rewound = rewind_words(team)
     if rewound:
         lines.append(f"  {rewound}")
-        hint = fix(ctx.cmd("team repair"), "put the claims this clone last saw back on the state branch")
+        hint = fix(ctx.cmd("team repair"), "put the claims this clone last saw back")
     return Result({"remote": team.remote, "clone": me, "claims": [_row(r) for r in rows],
-                   "unwritten": sorted(unwritten), "rewound": bool(rewound)}, hint, lines)
+                   "unwritten": sorted(unwritten), "rewound": bool(rewound),
+                   "rewound_claims": sorted(protocol.rewound(team))}, hint, lines)
 
 
 def rewind_words(team: Team) -> str:
-    """Branch mode, as the last fetch found it: the state branch rewound by a force-push ("" when not)."""
+    """As the last fetch found it: the state branch (branch mode) or claim refs (refs mode) rewound by a
+    force-push ("" when not)."""
     from leafwise.commands.team import branch
 
-    seen = branch.rewound_from(team, remote.team_dir(team.root)) if team.mode == "branch" else None
+    if team.mode != "branch":
+        found = protocol.rewound(team)
+        if not found:
+            return ""
+        named = ", ".join(f"{node} (seen at {v['seen'][:12]}, now {v['remote'][:12]})" for node, v in
+                          sorted(found.items())[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        return (f"{len(found)} claim ref(s) on {team.remote} were rewound (a force-push): {named}; each no longer "
+                "descends from the last commit this clone saw, and its row here is that copy")
+    seen = branch.rewound_from(team, remote.team_dir(team.root))
     if seen is None:
         return ""
     return (f"the state branch {team.state_branch} on {team.remote} was rewound (a force-push): its tip no "
@@ -217,14 +227,13 @@ def run_doctor(ctx: Ctx) -> Result:
                            fix(ctx.cmd("team status"), "use another host for claims"),
                            exit_code=EXIT_CONFLICT, category="refused", details=data, text=lines)
     lines.append("The host keeps claims safely.")
-    if team.mode == "branch":  # the state itself: a force-push may have rewound it
-        try:
-            remote.fetch(team.root, team)
-        except TeamError as exc:
-            raise error_for(ctx, exc, team, None) from exc
-        if rewound := rewind_words(team):
-            data["rewound"] = True
-            raise CommandError("state_rewound", rewound, fix(ctx.cmd("team repair"),
-                                                             "put the claims this clone last saw back"),
-                               exit_code=EXIT_CONFLICT, category="conflict", details=data, text=lines)
+    try:  # the claims themselves: a force-push may have rewound the state branch or a claim ref
+        remote.fetch(team.root, team)
+    except TeamError as exc:
+        raise error_for(ctx, exc, team, None) from exc
+    if rewound := rewind_words(team):
+        data["rewound"] = True
+        raise CommandError("state_rewound", rewound, fix(ctx.cmd("team repair"),
+                                                         "put the claims this clone last saw back"),
+                           exit_code=EXIT_CONFLICT, category="conflict", details=data, text=lines)
     return Result(data, next_(ctx.cmd("team status"), "the host keeps claims"), lines)

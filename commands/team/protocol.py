@@ -6,7 +6,8 @@
 - steal: a child `held(me, stolen_from=them)` leased on their SHA, only once *this machine* has seen
   that SHA unchanged for longer than the claim's TTL (observations.py; no other clock is read);
 - an unknown outcome (the transport failed mid-push) is settled by a re-fetch: the ref at my new SHA
-  is success, anything else is a loss.
+  is success, anything else is a loss;
+- a ref a force-push rewound (rewinds.py) takes no step until `team repair` puts it back.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from leafwise.commands.team import branch as state_branch
-from leafwise.commands.team import observations, refs
+from leafwise.commands.team import observations, refs, rewinds
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
 from leafwise.store.paths import check_id
@@ -82,8 +83,11 @@ def _ref(team: Team, node_id: str) -> tuple[str, str]:
     return ref, refs.tracking_ref(team.remote, team.namespace, ref)
 
 
-def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_from: str = "") -> Outcome:
-    """Push `state` as a child of `lease` (None: create-only) and read the verdict."""
+def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_from: str = "",
+         again: bool = True) -> Outcome:
+    """Push `state` as a child of `lease` (None: create-only) and read the verdict; a lease the remote
+    has replaced by a commit holding the very same claim (`team repair` put it back over a rewind) is
+    taken on that commit, once."""
     if team.mode == "branch":
         return _cas_branch(team, node_id, state, lease, stolen_from)
     ref, tracking = _ref(team, node_id)
@@ -98,9 +102,11 @@ def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_
     now = copies.get(tracking)
     if now == sha:
         return Outcome(True, node_id, sha, state, stolen_from=stolen_from)
-    if lease is not None and now == lease:  # refused on a lease the remote still shows: the ref is gone there
-        return Outcome(False, node_id, now, None, "missing")
+    if lease is not None and now == lease:  # refused on a lease the remote no longer has: gone, or rewound
+        return Outcome(False, node_id, now, None, "rewound" if node_id in rewound(team) else "missing")
     other = refs.read_commit(team.root, now, node_id) if now else None
+    if again and lease is not None and now and other is not None and other == refs.read_commit(team.root, lease, node_id):
+        return _cas(team, node_id, state, now, stolen_from, again=False)
     return Outcome(False, node_id, now, other, "lost")
 
 
@@ -130,20 +136,44 @@ def mine(team: Team, state: ClaimState | None, agent: str) -> bool:
     return state is not None and state.agent == agent and state.clone == clone_id(team.root)
 
 
+def rewound(team: Team) -> dict[str, dict[str, str]]:
+    """Refs mode: the tasks whose claim ref a force-push rewound, as this clone's fetches found it
+    (node id -> the commit seen and the remote's; rewinds.py)."""
+    if team.mode == "branch":
+        return {}
+    return rewinds.nodes(team_dir(team.root), team.tracking_prefix + "claims/")
+
+
+def refusal(team: Team, node_id: str, agent: str, seen: Remote | None) -> Outcome | None:
+    """Why `claim` refuses `node_id` to `agent` before any push (`seen`: its claim as this clone saw it):
+    rewound, unreadable, closed (done or blocked), or held by another and not silent past its TTL; None
+    when `claim` would push (the one rule `start` and `diagnose` answer from)."""
+    if seen is None:
+        return None
+    if node_id in rewound(team):
+        return Outcome(False, node_id, seen.sha, seen.state, "rewound")
+    current = seen.state
+    if current is None:
+        return Outcome(False, node_id, seen.sha, None, "unreadable")
+    if current.state in refs.CLOSED_STATES:
+        return Outcome(False, node_id, seen.sha, current, current.state)
+    if current.state == "held" and not mine(team, current, agent) and not seen.stale:
+        return Outcome(False, node_id, seen.sha, current, "held")
+    return None
+
+
 def claim(team: Team, node_id: str, agent: str, ttl_s: float, seen: Remote | None, since: str) -> Outcome:
     """Take `node_id` for `agent`: create it, take it back from `released`, renew my own, or steal a
     stale one (`seen`: the claim as the caller's fetch saw it, None when there was none)."""
     base = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), "held", ttl_s, since=since)
     if seen is None:
         return _cas(team, node_id, base.next(seq=0), None)
+    refused = refusal(team, node_id, agent, seen)
+    if refused is not None:
+        return refused
     current = seen.state
-    if current is None:
-        return Outcome(False, node_id, seen.sha, None, "unreadable")
-    if current.state in refs.CLOSED_STATES:
-        return Outcome(False, node_id, seen.sha, current, current.state)
+    assert current is not None  # an unreadable claim is refused above
     if current.state == "held" and not mine(team, current, agent):
-        if not seen.stale:
-            return Outcome(False, node_id, seen.sha, current, "held")
         return _cas(team, node_id, current.next(agent=agent, clone=base.clone, branch=base.branch, state="held",
                                                 ttl_s=ttl_s, since=since, stolen_from=current.holder),
                     seen.sha, stolen_from=current.holder)
@@ -157,12 +187,16 @@ def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = No
     """Move my claim on `node_id` to state `to` ("held": a heartbeat; "done", "released", "blocked"),
     leased on the SHA this clone last saw. Another's claim moves only with `force` (a person's act);
     a task with no claim yet gets one created in that state (a person completing untaken work)."""
+    if node_id in rewound(team):  # repaired since, maybe (by another clone): look again first
+        fetch(team.root, team)
     sha, now = current(team, node_id)
     if sha is None:
         if to in ("held", "released"):  # nothing to renew or give up
             return Outcome(False, node_id, None, None, "lost" if to == "held" else "none")
         state = ClaimState(node_id, agent, clone_id(team.root), branch(team.root), to, ttl_s or 3600, since=since)
         return _cas(team, node_id, state.next(seq=0), None)
+    if node_id in rewound(team):  # the lease would be a commit the remote no longer has
+        return Outcome(False, node_id, sha, now, "rewound")
     if now is None:
         return Outcome(False, node_id, sha, None, "unreadable")
     if now.state == "done":  # terminal; its holder (or, forced, a person) may still write the outcome

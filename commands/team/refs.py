@@ -106,11 +106,14 @@ def _ok(answer: git.GitAnswer, what: str) -> str:
     return answer.out.decode("utf-8", "replace").strip()
 
 
-def make_commit(root: Path, state: ClaimState, parent: str | None, identity: tuple[str, str]) -> str:
-    """The commit holding `state` (its parent the state it replaces); its SHA."""
+def make_commit(root: Path, state: ClaimState, parent: str | None, identity: tuple[str, str],
+                also: str | None = None) -> str:
+    """The commit holding `state` (its parent the state it replaces; `also`, a second parent: a claim
+    put back over a rewind descends from both sides); its SHA."""
     blob = _ok(git.run_git_remote(root, "hash-object", "-w", "--stdin", stdin=state.as_json()), "hash-object")
     tree = _ok(git.run_git_remote(root, "mktree", stdin=f"100644 blob {blob}\t{CLAIM_FILE}\n".encode()), "mktree")
-    args = [tree] + (["-p", parent] if parent else []) + ["-m", f"leafwise: {state.state} {state.node} by {state.agent}"]
+    parents = [word for sha in (parent, also) if sha for word in ("-p", sha)]
+    args = [tree, *parents, "-m", f"leafwise: {state.state} {state.node} by {state.agent}"]
     return _ok(git.run_git_remote(root, "commit-tree", *args, identity=identity), "commit-tree")
 
 

@@ -120,7 +120,8 @@ UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", 
 def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -> dict[str, str]:
     """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
     request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
-    does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from)."""
+    does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from), and
+    so does a ref a force-push rewound (rewinds.py; branch mode: branch.check_rewind)."""
     from leafwise.commands.team import observations
 
     team = team or load_team(root)
@@ -129,6 +130,7 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -
         from leafwise.commands.team import branch as state_branch
 
         seen = state_branch.last_seen(team)
+    before = None if branch_mode else team.copies()  # each claim ref's history only grows: checked below
     for wait_s in LOCAL_LOCK_RETRIES:
         answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
                      deadline=FETCH_DEADLINE if deadline is None else deadline)
@@ -140,6 +142,10 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -
     if branch_mode:
         state_branch.check_rewind(team, seen, team_dir(team.root))
     copies = team.copies()
+    if before:
+        from leafwise.commands.team import rewinds
+
+        copies = rewinds.check(team.root, before, copies, team_dir(team.root))
     observations.seen(team_dir(team.root), copies)
     return copies
 

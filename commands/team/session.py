@@ -118,7 +118,9 @@ def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = N
             seen = protocol.snapshot(team)
         except git.GitError:
             return {}, set()
-    return status.holds(status.rows(seen), now, remote.clone_id(team.root))
+    found, closed = status.holds(status.rows(seen), now, remote.clone_id(team.root))
+    rewound = protocol.rewound(team)  # no step on a rewound ref until `team repair`: passed by
+    return {n: c for n, c in found.items() if n not in rewound}, closed | set(rewound)
 
 
 def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None = None) -> list[refs.ClaimState]:
@@ -155,12 +157,25 @@ def unreadable_wait(ctx: Any, team: Team) -> tuple[list[str], Any]:
         seen = protocol.snapshot(team)
     except git.GitError:
         return [], None
+    rewound = sorted(protocol.rewound(team))
+    if rewound:
+        more = f" and {len(rewound) - 5} more" if len(rewound) > 5 else ""
+        return [f"  {len(rewound)} task(s) passed by, their claim ref rewound on {team.remote} by a force-push: "
+                f"{', '.join(rewound[:5])}{more}: {REWOUND_WHY}"], rewound_step(ctx)
     ids = sorted(node for node, item in seen.items() if item.state is None)
     if not ids:
         return [], None
     more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
     return [f"  {len(ids)} task(s) passed by, their claim unreadable: {', '.join(ids[:5])}{more}: {UNREADABLE_WHY}"], \
         unreadable_step(ctx)
+
+
+REWOUND_WHY = ("no step takes them until team repair puts back the claims this clone last saw (the force-push "
+               "moved each ref to a commit that does not descend from the last one seen here)")
+
+
+def rewound_step(ctx: Any) -> Any:
+    return fix(ctx.cmd("team repair"), "put back the claims this clone last saw")
 
 
 def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb: str) -> CommandError:
@@ -175,6 +190,11 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
     if outcome.why == "unreadable":
         return CommandError("claim_unreadable", f"{verb} refused: the claim of {outcome.node}: {UNREADABLE_WHY}",
                             unreadable_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
+                            source=("node", outcome.node))
+    if outcome.why == "rewound":
+        message = (f"{verb} refused: the claim ref of {outcome.node} was rewound on the remote (a force-push moved "
+                   "it to a commit that does not descend from the last one this clone saw)")
+        return CommandError("claim_rewound", message, rewound_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
                             source=("node", outcome.node))
     if outcome.why == "missing":
         message = (f"{verb} refused: the claim of {outcome.node} is gone from the remote (a force-push or "

@@ -1,6 +1,7 @@
 """`leafwise team sync` (fetch, push the offline claims, close the parents whose children were finished
 in clones merged here, clean old tombstones) and `leafwise team repair`
-(claim refs a force-push or `push --mirror` deleted, restored from this clone's remote-tracking copies)."""
+(claim refs a force-push or `push --mirror` deleted, or a force-push rewound, restored from this clone's
+remote-tracking copies)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, Result, clean, fix, next_
 from leafwise.commands.registry import Ctx
 from leafwise.commands.team import branch as state_branch
-from leafwise.commands.team import offline, protocol, refs, remote
+from leafwise.commands.team import offline, protocol, refs, remote, rewinds
 from leafwise.commands.team.commands import error_for, team_of
 from leafwise.commands.team.unreadable import unreadable_step
 from leafwise.commands.team.refs import Verdict
@@ -114,10 +115,12 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     team = team_of(ctx)
     try:
         lost = missing(team)
+        rewound = {} if team.mode == "branch" else _rewound_refs(team)
     except TeamError as exc:
         raise error_for(ctx, exc, team, None) from exc
     if team.mode == "branch":
         return _repair_branch(ctx, team, lost, dry_run)
+    unwound = _unwind(team, rewound, dry_run)
     found = _sort_copies(team, set(ctx.plan().nodes), lost)
     person = ctx.overrides(True)  # deleting a claim ref is a person's act, never an agent's
     restored, failed, cleared = [], [], []
@@ -132,7 +135,48 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
             refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace,
                                                         refs.claim_ref(team.namespace, node)), None)
             cleared.append(node)
-    return _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared)
+    result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared)
+    return _with_unwound(ctx, team, result, unwound, dry_run)
+
+
+def _rewound_refs(team: remote.Team) -> dict[str, dict[str, str]]:
+    """The claim refs a force-push rewound, as a fetch now finds them (rewinds.py)."""
+    remote.fetch(team.root, team)
+    return protocol.rewound(team)
+
+
+def _unwind(team: remote.Team, rewound: dict[str, dict[str, str]], dry_run: bool) -> dict[str, str]:
+    """Put back each rewound claim ref (rewinds.restore): node id -> what became of it."""
+    if dry_run:
+        return {node: "would restore" for node in rewound}
+    who, folder = remote.identity(team.root), remote.team_dir(team.root)
+    return {node: rewinds.restore(team, node, seen["seen"], seen["remote"], who, folder)
+            for node, seen in sorted(rewound.items())}
+
+
+UNWOUND_WORDS = {"restored": "restored {n}: rewound on {remote} by a force-push, the claim this clone last saw is back",
+                 "kept": "kept {n} as {remote} has it: a clone acted on it after the rewind",
+                 "lost": "not restored {n}: it moved again on {remote}; run team repair again",
+                 "refused": "not restored {n}: {remote} refused the push",
+                 "would restore": "would restore {n}: rewound on {remote} by a force-push"}
+
+
+def _with_unwound(ctx: Ctx, team: remote.Team, result: Result, unwound: dict[str, str], dry_run: bool) -> Result:
+    """The rewound refs in repair's answer: a line each, `restored`/`kept_remote` in its data."""
+    if not unwound:
+        return result
+    result.text[1:1] = [f"  {UNWOUND_WORDS[what].format(n=n, remote=team.remote)}" for n, what in unwound.items()]
+    data = result.result
+    data["rewound"] = sorted(unwound)
+    data["restored"] = sorted(data["restored"] + [n for n, what in unwound.items() if what == "restored"])
+    data["kept_remote"] = [n for n, what in unwound.items() if what == "kept"]
+    if dry_run:
+        result.next_action = next_(ctx.cmd("team repair"), "restore, drop and delete as listed")
+    elif any(what in ("lost", "refused") for what in unwound.values()):
+        result.next_action = next_(ctx.cmd("team status"), "see what moved since")
+    if result.mutation is not None and any(what in ("restored", "kept") for what in unwound.values()):
+        result.mutation.applied = True
+    return result
 
 
 @dataclass(frozen=True, slots=True)
