@@ -1,26 +1,24 @@
 """`leafwise serve`: the canvas in a browser through textual-serve, for the person who owns this machine only.
 
 textual-serve starts one canvas process per browser tab and has no authentication and no Origin
-check (any page the person visits could drive the canvas as them). The guard in front of it:
+check (any page the person visits could drive the canvas as them). In front of it:
 
-- it listens on 127.0.0.1 only, and answers only requests whose Host is a loopback name (a page
-  that rebinds its own DNS name to 127.0.0.1 sends its own name);
-- the one URL it prints carries a random one-time token; that request gets an HttpOnly,
-  SameSite=Strict cookie holding a separate session secret and moves on to the token-free page;
-  every other request without the cookie is 403, static files and the websocket included;
-- the websocket's Origin must be this page's own origin (another local port is the same "site"
-  to the cookie, not the same origin);
-- the page's URLs are relative, so `ssh -L 9000:127.0.0.1:8000 host` serves it on localhost:9000.
+- it listens on 127.0.0.1 only; `serve_guard.Guard` checks every request (a loopback Host, the
+  one-time link, then a secret path prefix and a cookie scoped to it, the websocket's Origin);
+- at most `max_tabs` tabs at once (each is a canvas process of ~45 MB): one more is refused with a
+  page naming the cap and `--max-tabs`;
+- what a tab sends is bounded (`serve_input`: message size, events per message and per second);
+- the page's URLs are relative, so `ssh -L 9000:127.0.0.1:8000 host` serves it on localhost:9000;
+- the page says whose checkout it shows and how far behind its upstream it is (`serve_page`).
 
-Built from textual-serve's public parts (its `Server` handlers, template and static folders) on an
-aiohttp app of our own, so the guard is a middleware in front of every route.
+Built from textual-serve's public parts (its `AppService`, static folder) on an aiohttp app of our
+own, so the guard is a middleware in front of every route.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import secrets
 import shlex
 import signal
 import sys
@@ -28,33 +26,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-import aiohttp_jinja2
-import jinja2
-from aiohttp import WSMsgType, web
+from aiohttp import web
+from leafwise.canvas.serve_guard import TOKEN_PARAM, Guard
+from leafwise.canvas.serve_input import MAX_MESSAGE, cells, relay
+from leafwise.canvas.serve_page import checkout_note, full_page, page
 from leafwise.commands.contract import EXIT_USAGE
-from leafwise.store import PlanNotFound, find_root, reader
+from leafwise.store import PlanNotFound, find_root
 from leafwise.store.paths import PlanUnsafe
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 HOST = "127.0.0.1"
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
-TOKEN_PARAM = "token"
-MAX_CELLS = 1000  # columns or rows a tab may ask for
-TAB_MESSAGE = reader.Kind("browser tab message", reader.MiB, 4)  # a key press, a paste, a resize
 QUIT_WAIT = 10.0  # seconds the server waits for its tabs' canvases to quit when it stops
 CLI_MODULE = "leafwise.commands.surfaces.cli"  # the canvas each tab drives: the CLI's own, in this interpreter
-FORBIDDEN = ("Forbidden: open the link `leafwise serve` printed (its token is good once; "
-             "restart leafwise serve for a new one).\n")
-SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
-                    "X-Content-Type-Options": "nosniff"}
-# After the token: a page that moves on to the token-free URL from this origin (a same-site
-# navigation, so the SameSite=Strict cookie goes with it even when the link was opened from elsewhere).
-ENTER_PAGE = ('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=./">'
-              '<title>Leafwise</title><script>location.replace("./")</script>'
-              '<a href="./">Open the canvas</a>\n')
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+MAX_TABS = 4  # tabs open at once; each runs a canvas process (~45 MB)
 
 
 def canvas_command(repo: Path, *, follow: bool, every: float | None = None) -> str:
@@ -67,55 +52,6 @@ def canvas_command(repo: Path, *, follow: bool, every: float | None = None) -> s
     return "exec " + shlex.join(words)  # exec: the canvas is the tab's process, not a shell around it
 
 
-class Guard:
-    """The token, the session cookie and the checks every request passes."""
-
-    def __init__(self, token: str | None = None) -> None:
-        self.token: str | None = token or secrets.token_urlsafe(32)
-        self.session = secrets.token_urlsafe(32)
-        # Cookies ignore ports: a name of its own keeps two servers on one host from overwriting each other.
-        self.cookie = f"leafwise_{secrets.token_hex(4)}"
-
-    def entered(self, request: web.Request) -> bool:
-        return same(request.cookies.get(self.cookie, ""), self.session)
-
-    def exchange(self, offered: str) -> web.Response:
-        """The token's one use: the session cookie, and the page that moves on without the token."""
-        token, self.token = self.token, None
-        if token is None or not same(offered, token):
-            self.token = token  # a wrong guess does not burn the real token
-            raise web.HTTPForbidden(text=FORBIDDEN)
-        response = enter_page()
-        response.set_cookie(self.cookie, self.session, httponly=True, samesite="Strict", path="/")
-        return response
-
-    @web.middleware
-    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if host_name(request.host) not in LOOPBACK_NAMES:
-            raise web.HTTPForbidden(text=f"Forbidden: {request.host!r} is not this machine's loopback name.\n")
-        entered = self.entered(request)
-        if request.path == "/" and TOKEN_PARAM in request.query:  # the link again, in a tab already in: on in
-            response: web.StreamResponse = enter_page() if entered else self.exchange(request.query[TOKEN_PARAM])
-        elif not entered:
-            raise web.HTTPForbidden(text=FORBIDDEN)
-        elif request.path == "/ws" and request.headers.get("Origin") != f"http://{request.host}":
-            raise web.HTTPForbidden(text="Forbidden: the websocket's Origin is not this page's.\n")
-        else:
-            response = await handler(request)
-        if not response.prepared:  # a websocket or a download has sent its headers already
-            response.headers.update(SECURITY_HEADERS)
-        return response
-
-
-def enter_page() -> web.Response:
-    return web.Response(text=ENTER_PAGE, content_type="text/html")
-
-
-def same(offered: str, secret: str) -> bool:
-    """A constant-time compare that also takes what a client made up (any characters)."""
-    return secrets.compare_digest(offered.encode("utf-8", "surrogatepass"), secret.encode())
-
-
 async def quietly(send: Callable[[Any], Awaitable[None]], data: Any) -> None:
     """Write to a tab, or drop the write when the tab is gone (its canvas is quitting)."""
     try:
@@ -124,61 +60,26 @@ async def quietly(send: Callable[[Any], Awaitable[None]], data: Any) -> None:
         pass
 
 
-def size(request: web.Request, name: str, default: int) -> int:
-    """The terminal size textual.js asks for (`?width=&height=`), within what a screen can be."""
-    try:
-        return min(MAX_CELLS, max(1, int(request.query.get(name, default))))
-    except ValueError:
-        return default
-
-
-async def relay(websocket: web.WebSocketResponse, service: AppService) -> None:
-    """The tab's messages to its canvas (textual.js's envelopes: ["stdin", text], ["resize", {width,
-    height}], ["ping", x], ["blur"], ["focus"]); anything else is ignored."""
-    async for message in websocket:
-        if message.type != WSMsgType.TEXT:
-            continue
-        try:  # a tab's message is untrusted input: bounded size and depth, as every read
-            envelope = reader.load_json(message.data, TAB_MESSAGE)
-        except ValueError:
-            continue
-        if not isinstance(envelope, list) or not envelope:
-            continue
-        kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
-        if kind == "stdin" and isinstance(data, str):
-            await service.send_bytes(data.encode("utf-8"))
-        elif kind == "resize" and isinstance(data, dict):
-            width, height = data.get("width"), data.get("height")
-            if isinstance(width, int) and isinstance(height, int):
-                await service.set_terminal_size(min(MAX_CELLS, max(1, width)), min(MAX_CELLS, max(1, height)))
-        elif kind == "ping":
-            await websocket.send_json(["pong", data])
-        elif kind == "blur":
-            await service.blur()
-        elif kind == "focus":
-            await service.focus()
-
-
-def host_name(host: str) -> str:
-    """The name of a Host header without its port ('[::1]:8000' → '[::1]')."""
-    if host.startswith("["):
-        return host.split("]", 1)[0] + "]"
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
 class CanvasServer(Server):
-    """textual-serve's server with relative page URLs (they work behind `ssh -L` on any local port)."""
+    """textual-serve's server for one plan: our page, at most `max_tabs` tabs, bounded input."""
 
-    def __init__(self, command: str, **options: Any) -> None:
-        super().__init__(command, **options)
+    def __init__(self, repo: Path, *, follow: bool = False, every: float | None = None, max_tabs: int = MAX_TABS,
+                 **options: Any) -> None:
+        options.setdefault("title", f"Leafwise · {repo.name}")
+        super().__init__(canvas_command(repo, follow=follow, every=every), host=HOST, port=0, **options)
+        self.repo, self.follow, self.max_tabs = repo, follow, max_tabs
         self.tabs: set[AppService] = set()  # one canvas process per open tab
+        self.open = 0  # tabs counted from their first request on, before any await: the cap holds under a rush
 
-    @aiohttp_jinja2.template("app_index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
-        # Relative to "/": the browser resolves them against whatever host:port it used.
-        # (A relative websocket URL needs a 2024 browser: Chrome 125, Firefox 124, Safari 17.3.)
-        return {"font_size": 16, "app_websocket_url": "ws", "config": {"static": {"url": "static/"}},
-                "application": {"name": self.title}}
+    async def handle_index(self, request: web.Request) -> web.Response:
+        if self.open >= self.max_tabs:
+            return web.Response(text=full_page(self.open), content_type="text/html", status=503)
+        text = await asyncio.to_thread(page, self.title, self.repo, self.follow)
+        return web.Response(text=text, content_type="text/html")
+
+    async def handle_checkout(self, request: web.Request) -> web.Response:
+        text, behind = await asyncio.to_thread(checkout_note, self.repo, self.follow)
+        return web.json_response({"text": text, "behind": behind})
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One tab: its own canvas process, fed the tab's keys and sizes, painting into the tab.
@@ -187,19 +88,27 @@ class CanvasServer(Server):
         still be starting: that canvas would outlive the server. Here writes to a gone tab are dropped
         and `stop()` waits for the canvas to quit.
         """
-        websocket = web.WebSocketResponse(heartbeat=15)
-        await websocket.prepare(request)
-        service = AppService(self.command, write_bytes=partial(quietly, websocket.send_bytes),
-                             write_str=partial(quietly, websocket.send_str), close=websocket.close,
-                             download_manager=self.download_manager, debug=self.debug)
-        self.tabs.add(service)
+        if self.open >= self.max_tabs:
+            raise web.HTTPServiceUnavailable(text=f"Refused: {self.open} tabs are open, the most this server "
+                                             f"allows; close one, or restart with leafwise serve --max-tabs "
+                                             f"{self.open * 2}.\n")
+        self.open += 1
         try:
-            await service.start(size(request, "width", 80), size(request, "height", 24))
-            await relay(websocket, service)
+            websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+            await websocket.prepare(request)
+            service = AppService(self.command, write_bytes=partial(quietly, websocket.send_bytes),
+                                 write_str=partial(quietly, websocket.send_str), close=websocket.close,
+                                 download_manager=self.download_manager, debug=self.debug)
+            self.tabs.add(service)
+            try:
+                await service.start(cells(request.query.get("width"), 80), cells(request.query.get("height"), 24))
+                await relay(websocket, service)
+            finally:
+                await service.stop()
+                self.tabs.discard(service)
+                await websocket.close()
         finally:
-            await service.stop()
-            self.tabs.discard(service)
-            await websocket.close()
+            self.open -= 1
         return websocket
 
     async def on_shutdown(self, app: web.Application) -> None:
@@ -208,18 +117,15 @@ class CanvasServer(Server):
         if self.tabs:
             await asyncio.wait([asyncio.ensure_future(s.stop()) for s in list(self.tabs)], timeout=QUIT_WAIT)
 
-    async def on_startup(self, app: web.Application) -> None:
-        """Quiet: `run_serve` prints the one line a person needs (textual-serve's banner names no token)."""
-
     def make_app(self, guard: Guard) -> web.Application:
-        """textual-serve's routes behind the guard."""
+        """The page, its note, the websocket and textual-serve's static files, under the guard's prefix
+        (no download route: the canvas delivers no files)."""
         app = web.Application(middlewares=[guard.middleware])
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
         app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws", self.handle_websocket, name="websocket"),
-            web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, name="static"),  # no directory listing
+            web.get(guard.prefix, self.handle_index),
+            web.get(guard.prefix + "checkout", self.handle_checkout),
+            web.get(guard.prefix + "ws", self.handle_websocket),
+            web.static(guard.prefix + "static", self.statics_path),  # no directory listing
         ])
         app.on_shutdown.append(self.on_shutdown)
         return app
@@ -245,6 +151,7 @@ async def serve_until_stopped(server: CanvasServer, guard: Guard, port: int) -> 
         loop.add_signal_handler(sig, stop.set)
     print(f"Serving the canvas on http://{HOST}:{bound}/ (this machine only; once per link)", file=sys.stderr)
     print(f"Open: http://{HOST}:{bound}/?{TOKEN_PARAM}={guard.token}", flush=True)
+    print(f"At most {server.max_tabs} tabs at once (--max-tabs).", file=sys.stderr)
     print(f"From another machine: ssh -L {bound}:{HOST}:{bound} THIS-HOST, then open the link there. "
           "Ctrl+C stops.", file=sys.stderr, flush=True)
     try:
@@ -253,9 +160,11 @@ async def serve_until_stopped(server: CanvasServer, guard: Guard, port: int) -> 
         await runner.cleanup()  # closes the websockets: each tab's canvas is told to quit
 
 
-def run_serve(root: str | None, *, port: int, follow: bool, every: float | None = None) -> int:
+def run_serve(root: str | None, *, port: int, follow: bool, every: float | None = None,
+              max_tabs: int = MAX_TABS) -> int:
     """Serve the canvas of the plan at `root` (or found from here) on 127.0.0.1:port until Ctrl+C; each
-    tab's canvas polls the team's remote every `every` seconds (with `follow`), as `canvas --every`."""
+    tab's canvas polls the team's remote every `every` seconds (with `follow`), as `canvas --every`; at
+    most `max_tabs` tabs at once."""
     if every is not None and not (every > 0 and math.isfinite(every)):
         print(f"Error: --every {every:g} is not a number of seconds above 0", file=sys.stderr)
         print("Fix: leafwise serve --follow --every 10", file=sys.stderr)
@@ -270,8 +179,12 @@ def run_serve(root: str | None, *, port: int, follow: bool, every: float | None 
         print(f"Error: --port {port} is not a port (0-65535)", file=sys.stderr)
         print("Fix: leafwise serve --port 8000", file=sys.stderr)
         return EXIT_USAGE
+    if max_tabs < 1:
+        print(f"Error: --max-tabs {max_tabs} is not a number of tabs (1 or more)", file=sys.stderr)
+        print(f"Fix: leafwise serve --max-tabs {MAX_TABS}", file=sys.stderr)
+        return EXIT_USAGE
     repo = paths.repo.resolve()
-    server = CanvasServer(canvas_command(repo, follow=follow, every=every), host=HOST, port=port, title=f"Leafwise · {repo.name}")
+    server = CanvasServer(repo, follow=follow, every=every, max_tabs=max_tabs)
     try:
         asyncio.run(serve_until_stopped(server, Guard(), port))
     except OSError as exc:  # the port is taken, or not ours to bind

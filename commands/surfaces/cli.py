@@ -134,7 +134,9 @@ def _launchers() -> dict[str, click.Command]:
                                        click.Option(["--follow"], is_flag=True,
                                                     help="follow the team's remote in the served canvas"),
                                        click.Option(["--every"], type=float, default=None,
-                                                    help="seconds between polls of the remote (with --follow)")]),
+                                                    help="seconds between polls of the remote (with --follow)"),
+                                       click.Option(["--max-tabs"], type=int, default=4,
+                                                    help="browser tabs open at once (each runs a canvas)")]),
     }
 
 
@@ -241,8 +243,9 @@ def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str
     LAUNCHERS["mcp"].load()(root)
 
 
-def _launch_serve(root: str | None, port: int, follow: bool, every: float | None = None) -> None:
-    sys.exit(LAUNCHERS["serve"].load()(root, port=port, follow=follow or every is not None, every=every))
+def _launch_serve(root: str | None, port: int, follow: bool, every: float | None = None, max_tabs: int = 4) -> None:
+    sys.exit(LAUNCHERS["serve"].load()(root, port=port, follow=follow or every is not None, every=every,
+                                       max_tabs=max_tabs))
 
 
 def _command_path(cli: click.Group, argv: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """`leafwise serve`: the real server, asked over HTTP as a browser (or a hostile page) would.
 
-Nothing gets in without the session cookie, which only the printed one-time link hands out; the
-websocket also needs this page's own Origin; the page names no host or port, so a forwarded port
+Nothing gets in without both secrets the printed one-time link hands out (a path prefix and a cookie
+scoped to it); the websocket also needs this page's own Origin; the page names no host or port, so a forwarded port
 (`ssh -L`) serves it too — checked through a real TCP forwarder on another local port.
 
 The request checks run the server's own parts in this process (`serve.start`: the aiohttp site on
@@ -33,8 +33,15 @@ LINK = re.compile(r"Open: (http://127\.0\.0\.1:(\d+)/)\?token=([A-Za-z0-9_-]+)")
 
 
 class Served:
-    def __init__(self, process: subprocess.Popen | None, base: str, port: int, token: str, root: Path) -> None:
+    def __init__(self, process: subprocess.Popen | None, base: str, port: int, token: str, root: Path,
+                 prefix: str = "") -> None:
         self.process, self.base, self.port, self.token, self.root = process, base, port, token, root
+        self.prefix = prefix  # known to the test's own server only; a CLI server's comes from its link
+
+    @property
+    def page(self) -> str:
+        """The canvas page's URL (under the secret prefix)."""
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     def canvases(self) -> list[int]:
         """The canvas processes running on this server's plan (`leafwise canvas --root ROOT`)."""
@@ -87,10 +94,10 @@ async def served(tmp_path) -> AsyncIterator[Served]:
     root = write_plan(tmp_path / "plan", NODES)
     guard = serve.Guard()
     assert guard.token is not None
-    server = serve.CanvasServer(serve.canvas_command(root.resolve(), follow=False), host=serve.HOST, port=0)
+    server = serve.CanvasServer(root.resolve())
     runner, port = await serve.start(server, guard, 0)
     try:
-        yield Served(None, f"http://127.0.0.1:{port}/", port, guard.token, root)
+        yield Served(None, f"http://127.0.0.1:{port}/", port, guard.token, root, guard.prefix)
     finally:
         await runner.cleanup()
 
@@ -101,12 +108,18 @@ def session_cookie(response: aiohttp.ClientResponse) -> tuple[str, str]:
     return name, value
 
 
-async def enter(client: aiohttp.ClientSession, served: Served) -> dict[str, str]:
-    """Use the link: the Cookie header a browser would send from now on."""
-    async with client.get(f"{served.base}?token={served.token}", allow_redirects=False) as response:
+PREFIX = re.compile(r'url=(/[A-Za-z0-9_-]+/)"')
+
+
+async def enter(client: aiohttp.ClientSession, served: Served, base: str | None = None) -> tuple[dict[str, str], str]:
+    """Use the link: the Cookie header a browser would send from now on, and the page's URL."""
+    base = base or served.base
+    async with client.get(f"{base}?token={served.token}", allow_redirects=False) as response:
         assert response.status == 200
         name, value = session_cookie(response)
-    return {"Cookie": f"{name}={value}"}
+        prefix = PREFIX.search(await response.text())
+    assert prefix, "the page after the link names the prefix"
+    return {"Cookie": f"{name}={value}"}, base.rstrip("/") + prefix[1]
 
 
 async def forward(listen_port: int, to_port: int) -> asyncio.Server:
@@ -130,69 +143,73 @@ async def forward(listen_port: int, to_port: int) -> asyncio.Server:
 
 async def test_nothing_without_the_cookie(served):
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-        for path in ("", "static/js/textual.js", "static/css/xterm.css", "ws", "download/x"):
-            async with client.get(served.base + path) as response:
-                assert response.status == 403, path
-                assert "open the link `leafwise serve` printed" in await response.text()
+        for base in (served.base, served.page):  # outside the prefix, and inside it without the cookie
+            for path in ("", "static/js/textual.js", "static/css/xterm.css", "ws", "checkout", "download/x"):
+                async with client.get(base + path) as response:
+                    assert response.status == 403, base + path
+                    assert "open the link `leafwise serve` printed" in await response.text()
         for guess in ("not-the-token", "t\u00f6ken", ""):
             async with client.get(served.base, params={"token": guess}) as response:
                 assert response.status == 403, guess
         for cookie in ("leafwise_0000=guessed", "leafwise_0000=g%C3%BCessed"):
-            async with client.get(served.base, headers={"Cookie": cookie}) as response:
+            async with client.get(served.page, headers={"Cookie": cookie}) as response:
                 assert response.status == 403, cookie
 
 
-async def test_the_link_gives_an_httponly_strict_cookie_once(served):
+async def test_the_link_gives_an_httponly_strict_cookie_for_the_prefix_once(served):
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
         async with client.get(f"{served.base}?token={served.token}", allow_redirects=False) as response:
             assert response.status == 200
             header = response.headers["Set-Cookie"]
             parts = {p.strip().lower() for p in header.split(";")}
-            assert {"httponly", "samesite=strict", "path=/"} <= parts
+            assert {"httponly", "samesite=strict", f"path={served.prefix.lower()}"} <= parts
             assert served.token not in header  # the cookie is a session secret of its own
             page = await response.text()
-            assert 'url=./"' in page and "token" not in page  # on to the token-free page
+            assert f'url={served.prefix}"' in page and "token" not in page  # on to the prefix, token-free
             assert response.headers["Referrer-Policy"] == "no-referrer"
             name, value = session_cookie(response)
         async with client.get(f"{served.base}?token={served.token}", allow_redirects=False) as response:
             assert response.status == 403  # good once
         for wrong in (value[:-1], value + "x", "w\u00f6rong"):
-            async with client.get(served.base, headers={"Cookie": f"{name}={wrong}"}) as response:
+            async with client.get(served.page, headers={"Cookie": f"{name}={wrong}"}) as response:
                 assert response.status == 403, wrong
         cookie = {"Cookie": f"{name}={value}"}
-        async with client.get(f"{served.base}?token={served.token}", headers=cookie) as response:
-            assert response.status == 200  # the link again in the browser that used it: on to the canvas
         async with client.get(served.base, headers=cookie) as response:
+            assert response.status == 403  # the cookie without the prefix: what another local port could replay
+        for near in (served.prefix[:-2] + "/", served.prefix[:-1], served.prefix.upper()):
+            async with client.get(f"http://127.0.0.1:{served.port}{near}", headers=cookie) as response:
+                assert response.status in (403, 404) and response.status != 200, near
+        async with client.get(served.page, headers=cookie) as response:
             assert response.status == 200
             assert response.headers["X-Frame-Options"] == "DENY"
-            page = await response.text()
-        async with client.get(served.base + "static/js/textual.js", headers=cookie) as response:
+        async with client.get(served.page + "static/js/textual.js", headers=cookie) as response:
             assert response.status == 200
 
 
 async def test_the_page_names_no_host_and_port(served):
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-        cookie = await enter(client, served)
-        async with client.get(served.base, headers=cookie) as response:
+        cookie, page_url = await enter(client, served)
+        async with client.get(page_url, headers=cookie) as response:
             page = await response.text()
     assert "127.0.0.1" not in page and str(served.port) not in page and "ws://" not in page
     assert 'href="static/css/xterm.css"' in page and 'src="static/js/textual.js"' in page
     assert 'data-session-websocket-url="ws"' in page
+    assert "googleapis" not in page and served.prefix not in page  # no request elsewhere; relative URLs only
 
 
 async def test_a_foreign_host_or_origin_is_refused(served):
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-        cookie = await enter(client, served)
+        cookie, page_url = await enter(client, served)
         # A page that rebinds its own name to 127.0.0.1 sends its own Host (and has no cookie of ours).
-        async with client.get(served.base, headers={**cookie, "Host": f"evil.example:{served.port}"}) as response:
+        async with client.get(page_url, headers={**cookie, "Host": f"evil.example:{served.port}"}) as response:
             assert response.status == 403
         for origin in ("http://evil.example", f"http://localhost:{served.port + 1}", f"https://127.0.0.1:{served.port}",
                        "null"):
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await client.ws_connect(served.base + "ws", headers={**cookie, "Origin": origin})
+                await client.ws_connect(page_url + "ws", headers={**cookie, "Origin": origin})
             assert refused.value.status == 403, origin
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # no Origin at all
-            await client.ws_connect(served.base + "ws", headers=cookie)
+            await client.ws_connect(page_url + "ws", headers=cookie)
         assert refused.value.status == 403
         assert served.canvases() == []  # no canvas was started for any of them
 
@@ -203,13 +220,10 @@ async def test_through_a_forwarded_port_the_canvas_runs_and_ends_with_its_tab(se
     local = f"http://localhost:{unused_tcp_port}/"  # what the person's browser sees at the other end of ssh -L
     try:
         async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-            async with client.get(f"{local}?token={served.token}", allow_redirects=False) as response:
+            cookie, page_url = await enter(client, served, local)
+            async with client.get(page_url, headers=cookie) as response:
                 assert response.status == 200
-                name, value = session_cookie(response)
-            cookie = {"Cookie": f"{name}={value}"}
-            async with client.get(local, headers=cookie) as response:
-                assert response.status == 200
-            socket = await client.ws_connect(f"{local}ws?width=100&height=30",
+            socket = await client.ws_connect(f"{page_url}ws?width=100&height=30",
                                              headers={**cookie, "Origin": f"http://localhost:{unused_tcp_port}"})
             received = b""
             while len(received) < 2000:  # the canvas paints: its first frames arrive
@@ -234,8 +248,8 @@ def test_stopping_the_server_ends_its_canvases(tmp_path):
     try:
         async def open_tab() -> None:
             async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-                cookie = await enter(client, served)
-                socket = await client.ws_connect(served.base + "ws", headers={
+                cookie, page_url = await enter(client, served)
+                socket = await client.ws_connect(page_url + "ws", headers={
                     **cookie, "Origin": f"http://127.0.0.1:{served.port}"})
                 await asyncio.wait_for(socket.receive(), timeout=60)
                 canvases = served.canvases()

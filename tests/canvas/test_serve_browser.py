@@ -1,7 +1,8 @@
 """`leafwise serve --follow` in a real browser: Debian's chromium, driven by Playwright's sync API.
 
-The person opens the printed link and the canvas paints in xterm.js; a key moves the selection; a
-second browser without the link, a reused link, and a page of another local port are all refused;
+The person opens the printed link and the canvas paints in xterm.js under its secret path; a key moves
+the selection; a second browser without the link, a reused link, and a page of another local port are
+all refused, and that other port never receives the canvas's cookie (it is scoped to the secret path);
 a task another clone claims on the shared remote appears in the open tab within a poll.
 
 What the tab shows is read from the bytes the canvas sends it (an init script keeps a copy of each
@@ -109,11 +110,15 @@ def browser():
 
 
 @pytest.fixture
-def other_port_page() -> Iterator[str]:
+def other_port_page() -> Iterator[tuple[str, list[str]]]:
     """A page on another local port (same site as the canvas to a cookie, not the same origin) that
-    tries to open the canvas's websocket: what a hostile local dev server could serve."""
+    tries to open the canvas's websocket: what a hostile local dev server could serve. It keeps the
+    Cookie header of every request the browser sends it."""
+    cookies: list[str] = []
+
     class Page(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            cookies.append(self.headers.get("Cookie") or "")
             body = b"<!doctype html><title>other</title>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
@@ -128,10 +133,19 @@ def other_port_page() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}/", cookies
     finally:
         server.shutdown()
         server.server_close()
+
+
+def stranger_status(browser, url: str, headers: dict[str, str]) -> int:
+    """The status of a request from a context that holds no cookie, with `headers` given by hand."""
+    context = browser.new_context()
+    try:
+        return context.request.get(url, headers=headers).status
+    finally:
+        context.close()
 
 
 def screen_text(page, start: int = 0) -> str:
@@ -154,8 +168,9 @@ def test_the_canvas_in_a_browser(served, browser, other_port_page, tmp_path):
     page = context.new_page()
     page.add_init_script(RECORDER)
     page.goto(server.link)
-    page.wait_for_url(server.base, timeout=30_000)  # on to the token-free page
+    page.wait_for_url(re.compile(re.escape(server.base) + r"[A-Za-z0-9_-]{20,}/$"), timeout=30_000)  # the prefix
     assert "token" not in page.url
+    canvas_url = page.url
     page.wait_for_selector(".xterm-screen canvas", state="attached", timeout=PAINT * 1000)
     page.wait_for_function("document.body.classList.contains('-first-byte')", timeout=PAINT * 1000)
     # The detail pane names the selected task: id, then title (a tree row has the title first).
@@ -176,9 +191,16 @@ def test_the_canvas_in_a_browser(served, browser, other_port_page, tmp_path):
     stranger.close()
     # The person's own cookie with a foreign Origin: refused (a page of another local port is the same
     # "site" to a SameSite cookie, so the browser sends the cookie along; the Origin check refuses it).
-    assert context.request.get(server.base + "ws", headers={"Origin": "http://evil.example"}).status == 403
+    assert context.request.get(canvas_url + "ws", headers={"Origin": "http://evil.example"}).status == 403
+    # The cookie as another local service could replay it, with a right Origin but not the path: refused.
+    [cookie] = [c for c in context.cookies() if c["name"].startswith("leafwise_")]
+    assert cookie["path"] != "/" and cookie["path"] in canvas_url and cookie["httpOnly"]
+    stolen = {"Cookie": f"{cookie['name']}={cookie['value']}", "Origin": server.base.rstrip("/")}
+    assert stranger_status(browser, server.base + "ws", stolen) == 403
     hostile = context.new_page()
-    hostile.goto(other_port_page)
+    hostile_url, received = other_port_page
+    hostile.goto(hostile_url)
+    assert received and not any("leafwise_" in header for header in received), received
     outcome = hostile.evaluate("""(url) => new Promise((done) => {
         const socket = new WebSocket(url);
         socket.onopen = () => done("open");

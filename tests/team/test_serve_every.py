@@ -52,7 +52,8 @@ def test_served_canvases_poll_every_the_seconds_asked(tmp_path):
                 async with client.get(f"{base}?token={token}", allow_redirects=False) as response:
                     assert response.status == 200
                     name, value = response.headers["Set-Cookie"].split(";", 1)[0].split("=", 1)
-                socket = await client.ws_connect(base + "ws", headers={"Cookie": f"{name}={value}",
+                    prefix = re.search(r'url=/([A-Za-z0-9_-]+/)"', await response.text())[1]
+                socket = await client.ws_connect(base + prefix + "ws", headers={"Cookie": f"{name}={value}",
                                                                        "Origin": f"http://127.0.0.1:{port}"})
                 await asyncio.wait_for(socket.receive(), timeout=60)
                 started = await asyncio.to_thread(wait_until, lambda: canvases(root), 30, what="the tab's canvas")
