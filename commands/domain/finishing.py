@@ -58,13 +58,7 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                                "say what was done"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status == Status.DONE:
-        team_reads.refresh(ctx, plan)
-        chosen = pick_for(ctx, agent, plan)
-        view = next_view(plan, chosen)
-        lines = [f"{node_id} is already done"] + carry_pick(ctx, plan, chosen, view, agent)
-        return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": view},
-                      pick_hint(ctx.cmd, chosen, agent), lines,
-                      Mutation("complete_task", "complete", False, "already done"))
+        return _already_done(ctx, plan, node_id, agent)
     forced_line = ctx.cmd("complete", node_id, summary=summary, force=True)
     with left_in_tree(ctx, node_id, agent):
         _refuse_unfinished(ctx, plan, node, agent, force, forced_line)
@@ -109,6 +103,17 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
     forced_from = overridden[0] if overridden else None
     return _answer(ctx, plan, node, agent, summary, changes, (cascade, settled), snapshot, warnings, was_blocked,
                    forced_from, cycle)
+
+
+def _already_done(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Result:
+    """`complete` of a done task: nothing written, the next task named."""
+    team_reads.refresh(ctx, plan)
+    chosen = pick_for(ctx, agent, plan)
+    view = next_view(plan, chosen)
+    lines = [f"{node_id} is already done"] + carry_pick(ctx, plan, chosen, view, agent)
+    return Result({"id": node_id, "status": Status.DONE, "cascade": [], "next": view},
+                  pick_hint(ctx.cmd, chosen, agent), lines,
+                  Mutation("complete_task", "complete", False, "already done"))
 
 
 def _answer(ctx: Ctx, plan: Plan, node: Node, agent: str | None, summary: str, changes: dict[str, Any],
