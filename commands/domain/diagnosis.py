@@ -217,9 +217,14 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     findings = [Finding("invalid_plan", f"{p.file or 'plan'}:{p.line or 1}: {p.message}", problem_action(ctx, p),
                         ("node", p.node) if p.node else ("plan", None), "error")
                 for p in find_problems(plan, ctx.cmd) if p.severity == "error"]
+    team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
     chosen = pick_for(ctx, agent, plan)
     hint = pick_hint(ctx.cmd, chosen, agent)
-    if chosen.node is not None or chosen.open_count == 0:
+    cause, waiting_on = team_reads.merge_wait(ctx, plan) if chosen.node is None else ([], None)
+    if waiting_on is not None:  # `next`'s own lead: the team's cause, never the picker's "not ready"
+        picked = Finding("team_claims", team_reads.cause_first([f"No task to hand out: {chosen.reason}"], cause)[0],
+                         waiting_on, ("plan", None), "warning")
+    elif chosen.node is not None or chosen.open_count == 0:
         picked = Finding("none", chosen.reason, hint, ("node", chosen.node.id) if chosen.node else ("plan", None))
     elif chosen.held:
         node, claim = chosen.held[0]

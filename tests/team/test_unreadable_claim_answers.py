@@ -1,6 +1,7 @@
 """A claim ref that does not parse, planted on a bare repository served by `git daemon` on 127.0.0.1: every
 answer about its task says what `start` says (`diagnose ID` included: never "ready to start"), and
-`next`, when nothing else is left, leads with that cause instead of the picker's "not ready" line."""
+`next` and the plan's `diagnose`, when nothing else is left, lead with that cause instead of the picker's "not ready"
+line."""
 
 from __future__ import annotations
 
@@ -68,3 +69,15 @@ def test_next_leads_with_the_unreadable_claim_when_nothing_else_is_left(team):
     assert answer.last_lines[-1] == "Wait: a person runs leafwise team repair"
     took = leafwise("start", "--next", "--agent", "bob", cwd=b)
     assert took.stdout.splitlines()[0].startswith("No task to hand out: 1 task(s) passed by"), took.stdout
+    why = leafwise("diagnose", "--agent", "bob", "--json", cwd=b)  # the plan as a whole: next's own lead
+    assert why.code == 0, why.stdout + why.stderr
+    assert why.json["result"]["root_cause"]["reason"] == lines[0], why.stdout
+    assert why.json["_next_action"] == answer_json(b)["_next_action"], "one rule, one step"
+    person = leafwise("diagnose", cwd=b)
+    assert person.stdout.splitlines()[0].startswith("plan: team_claims — No task to hand out: 1 task(s) passed by, "
+                                                    "their claim unreadable: T-1"), person.stdout
+    assert person.last_lines[-1] == "Fix: leafwise team repair", person.stdout
+
+
+def answer_json(work: Path):
+    return leafwise("next", "--agent", "bob", "--json", cwd=work).json
