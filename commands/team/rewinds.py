@@ -1,18 +1,30 @@
 """Refs mode: a claim ref rewound by a force-push, found after each fetch and put back by `team repair`.
 
-Every claim step moves a claim ref to a child of the commit it leased on, so each ref's history only
-grows. A ref the fetch finds at a commit that does not descend from this clone's copy before the fetch
-(an older state of it, or an unrelated commit) was rewound on the remote by a force-push. Its copy is
-set back to the last commit seen, and the rewind recorded (`rewound-claims.json` in the clone's team
-folder: the copy's ref -> the commit seen and the remote's). While recorded, the picker passes the task
-by, claim steps on it are refused with `Fix: leafwise team repair`, and `team status` and `team doctor`
-name it; a fetch that finds the ref back on (or after) the commit seen forgets the rewind.
-(Branch mode's state branch has the same check in branch.py.)
+What a rewind is: the remote's ref moved from the commit this clone saw (`seen`) to one (`tip`) that
+does not descend from it, by no path the protocol takes. Every claim step moves a ref to a child of the
+commit it leased on, so its history only grows; the protocol's one other path is a leased delete (`team
+sync` dropping a `done` tombstone after its grace period, a person's `team repair` dropping an unreadable
+claim) followed by a new claim, whose create-only push starts a new chain: a first commit with no parent
+holding a first state (seq 0). So a `tip` whose history has exactly one first commit, one that `seen`'s
+history lacks (the two share no commit), holding such a state of this task, is that claim re-created,
+not a rewind: the copy follows the remote (`seen` may be the tombstone, or any state before it that this
+clone saw before it stopped fetching), and the chain left behind is retired (`retired-claims.json`: its
+first commit, the last 8 per ref). Anything else is a rewind: an older commit of the chain, a chain that
+forked from it, a retired chain pushed back (a stale mirror), a first commit that is no first state (a
+foreign push), or a history with two first commits. A force-push of a chain this clone never saw,
+starting at a first state, cannot be told from a re-created claim, and is taken as one.
+
+A rewound ref's copy is set back to the last commit seen, and the rewind recorded (`rewound-claims.json`
+in the clone's team folder: the copy's ref -> the commit seen and the remote's). While recorded, the
+picker passes the task by, claim steps on it are refused with `Fix: leafwise team repair`, and `team
+status` and `team doctor` name it; a fetch that finds the ref back on (or after) the commit seen, or on a
+re-created claim, forgets the rewind. (Branch mode's state branch has the same check in branch.py.)
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 from leafwise.commands.team import refs
@@ -35,18 +47,19 @@ def recorded(folder: Path) -> dict[str, dict[str, str]]:
                                                                      refs.SHA.fullmatch(v[k]) for k in ("seen", "remote"))}
 
 
-def _save(folder: Path, record: dict[str, dict[str, str]]) -> None:
+def _save(folder: Path, record: dict, name: str = FILE) -> None:
     if record:
-        atomic.replace(folder / FILE, json.dumps(record, indent=0, sort_keys=True).encode(), durable=False)
+        atomic.replace(folder / name, json.dumps(record, indent=0, sort_keys=True).encode(), durable=False)
     else:
-        (folder / FILE).unlink(missing_ok=True)
+        (folder / name).unlink(missing_ok=True)
 
 
 def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Path) -> dict[str, str]:
     """After a fetch: every copy in `before` (ref -> SHA before the fetch) that `after` moved to a commit
-    not descending from it is set back and recorded; a recorded one the remote has on (or after) the
-    commit seen again is forgotten. The copies as they stand then."""
-    record = recorded(folder)
+    not descending from it, and not to a claim made anew (`recreated`), is set back and recorded; a
+    recorded one the remote has on (or after) the commit seen again is forgotten. The copies as they
+    stand then."""
+    record, retired = recorded(folder), _retired(folder)
     out = dict(after)
     changed = False
     for ref, old in before.items():
@@ -54,6 +67,10 @@ def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pat
         if new is None:
             continue
         if new == old or descends(root, new, old):
+            changed |= record.pop(ref, None) is not None
+            continue
+        if recreated(root, new, old, ref.rpartition("/")[2], retired.get(ref, ())):
+            retire(root, folder, ref, old)  # a push of the chain left behind is a rewind from now on
             changed |= record.pop(ref, None) is not None
             continue
         refs.set_local(root, ref, old)
@@ -64,6 +81,50 @@ def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pat
     if changed:
         _save(folder, record)
     return out
+
+
+def recreated(root: Path, tip: str, seen: str, node_id: str, retired: Collection[str] = ()) -> bool:
+    """Whether `tip` is a claim on `node_id` made anew after its ref was deleted (the module's definition):
+    `tip`'s history has one first commit, outside `seen`'s history and no chain this clone followed
+    before (`retired`), holding a first state (seq 0)."""
+    first = first_commit(root, tip)
+    if first is None or first in retired or descends(root, seen, first):
+        return False  # in `seen`'s history: the same chain, moved back
+    state = refs.read_commit(root, first, node_id)
+    return state is not None and state.seq == 0
+
+
+def first_commit(root: Path, sha: str) -> str | None:
+    """The one commit of `sha`'s history without a parent (None: none, or two: no create-only push
+    makes a history with two, a claim put back over a rewind does)."""
+    try:
+        found = git.run_git(root, "log", "--format=%H", "--max-parents=0", "-n", "2", sha, "--").split()
+    except git.GitError:
+        return None
+    return found[0].decode() if len(found) == 1 else None
+
+
+def retire(root: Path, folder: Path, ref: str, sha: str) -> None:
+    """This clone deleted the claim ref whose copy is `ref` (at `sha`: a tombstone, an unreadable claim):
+    its chain never comes back, so a push of it later is a rewind."""
+    retired = _retired(folder)
+    retired[ref] = [*retired.get(ref, ())[-(KEEP_RETIRED - 1):], first_commit(root, sha) or sha]
+    _save(folder, retired, RETIRED_FILE)
+
+
+RETIRED_FILE = "retired-claims.json"  # copy ref -> the first commits of chains a re-created claim replaced
+KEEP_RETIRED = 8
+
+
+def _retired(folder: Path) -> dict[str, list[str]]:
+    try:
+        data = reader.read_json(folder / RETIRED_FILE, reader.SETTINGS)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {ref: [sha for sha in v if isinstance(sha, str) and refs.SHA.fullmatch(sha)][-KEEP_RETIRED:]
+            for ref, v in data.items() if isinstance(ref, str) and isinstance(v, list)}
 
 
 def nodes(folder: Path, prefix: str) -> dict[str, dict[str, str]]:

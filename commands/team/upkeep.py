@@ -81,9 +81,16 @@ def _clean(team: remote.Team, old: list[protocol.Remote]) -> list[str]:
     for item in old:
         ref = refs.claim_ref(team.namespace, item.node)
         if refs.push(team.root, team.url, [(ref, None, item.sha)]).verdict is Verdict.APPLIED:
-            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace, ref), None)
+            _dropped(team, ref, item.sha)
             cleaned.append(item.node)
     return cleaned
+
+
+def _dropped(team: remote.Team, ref: str, sha: str) -> None:
+    """A leased delete of `ref` (at `sha`) landed: its copy goes, and its chain is retired (rewinds.py)."""
+    tracking = refs.tracking_ref(team.remote, team.namespace, ref)
+    refs.set_local(team.root, tracking, None)
+    rewinds.retire(team.root, remote.team_dir(team.root), tracking, sha)
 
 
 def missing(team: remote.Team) -> dict[str, str]:
@@ -132,8 +139,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     for node, sha in found.unreadable if person and not dry_run else ():
         if refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), None, sha)]).verdict \
                 is Verdict.APPLIED:
-            refs.set_local(team.root, refs.tracking_ref(team.remote, team.namespace,
-                                                        refs.claim_ref(team.namespace, node)), None)
+            _dropped(team, refs.claim_ref(team.namespace, node), sha)
             cleared.append(node)
     result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared)
     return _with_unwound(ctx, team, result, unwound, dry_run)
