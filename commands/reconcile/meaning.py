@@ -8,13 +8,14 @@ thing in the repository carries ("retry" in a retry library) is the domain's
 background and weighs little. Product phrases map to the words code uses
 ("give up" → stop, "switch off" → disable).
 
-`wordfreq` loads lazily (first use only); without it every word weighs the same.
+Its English list loads at first use (`word_frequency`); without wordfreq every word weighs the same.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from leafwise.commands.reconcile import word_frequency
 from leafwise.commands.reconcile.text import concept, noun_then_article, split_identifier, stem
 
 MAX_WEIGHT = 5.0
@@ -42,22 +43,12 @@ RELATED = {
 _PHRASES = {tuple(stem(w) for w in k.split()): v for k, v in PRODUCT_PHRASES.items()}
 
 
-@lru_cache(maxsize=1)
-def _zipf():
-    try:
-        from wordfreq import zipf_frequency
-    except ImportError:
-        return None
-    return zipf_frequency
-
-
 @lru_cache(maxsize=8192)
 def specificity(word: str) -> float:
     """How much a word says, 0.4 (the, time) .. 5 (jitter): from general-English frequency."""
-    zipf = _zipf()
-    if zipf is None:
+    if not word_frequency.available():
         return 2.0
-    z = zipf(word.lower(), "en")
+    z = word_frequency.zipf(word.lower())
     if z <= 0:
         z = 2.0  # a made-up or technical word: specific
     return max(MIN_WEIGHT, min(MAX_WEIGHT, 6.5 - z))
