@@ -26,13 +26,16 @@ overrides, environment, deadline and byte cap, with the transports `REMOTE_PROTO
 `ext::` or `fd::`), only the subcommands in `REMOTE_SUBCOMMANDS`, ssh as plain `ssh` in batch mode (never
 a `core.sshCommand` or `core.gitProxy` from config), the person's own credential helpers only (the
 repository's are reset), and an answer that keeps the exit code and stderr: a refused push is an answer
-to read, not an error.
+to read, not an error. A local remote (a path or file://) is served by a git this machine starts in that
+repository, which reads that repository's config and hooks and not the runner's `-c` settings (git clears
+them for it): the runner names that program itself (`--receive-pack`/`--upload-pack`, `LOCAL_SERVICE`).
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import shlex
 import signal
 import subprocess
 import time
@@ -295,6 +298,70 @@ def _person_helpers() -> tuple[str, ...]:
     return tuple(f"credential.helper={helper}" for helper in found)
 
 
+# A local remote's own config and hooks (git starts `receive-pack`/`upload-pack` in it, on this machine,
+# without the runner's `-c`): the overrides above, plus what a push into it could run or change.
+LOCAL_SERVICE = (
+    *OVERRIDES,
+    "core.alternateRefsCommand=true",  # listing its alternates' refs: a command of its config
+    "receive.denyCurrentBranch=refuse", "receive.denyDeleteCurrent=refuse",  # never its checked-out files
+    "receive.autogc=false", "gc.auto=0", "maintenance.auto=false",  # no gc (its hook) after a push
+)
+SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--upload-pack"}
+
+
+def local_transport(url: str) -> bool:
+    """Whether git reaches `url` by starting a program on this machine in that folder: file://, or a
+    path (git's rule: no `scheme://`, no `helper::`, and no colon before the first slash)."""
+    scheme, sep, _ = url.partition("://")
+    if sep and scheme and all(c.isalnum() or c in "+-." for c in scheme):
+        return scheme.lower() == "file"
+    if "::" in url:
+        return False  # `<transport>::<address>`: a remote helper (refused unless its protocol is allowed)
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
+
+
+_REWRITES: dict[Path, tuple[tuple[str, str, str], ...]] = {}
+
+
+def _rewrites(repo: Repo, root: Path) -> tuple[tuple[str, str, str], ...]:
+    """The person's `url.<base>.insteadOf` / `pushInsteadOf` rules: (kind, prefix, base), read once."""
+    if repo.git_dir not in _REWRITES:
+        try:
+            out = run_git(root, "config", "--get-regexp", r"^url\..*\.(push)?insteadof$", deadline=5)
+        except GitError:  # exit 1: none
+            out = b""
+        found = []
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            key, _, prefix = line.partition(" ")
+            base, _, kind = key[4:].rpartition(".")
+            found.append((kind.lower(), prefix, base))
+        _REWRITES[repo.git_dir] = tuple(found)
+    return _REWRITES[repo.git_dir]
+
+
+def final_url(url: str, rewrites: tuple[tuple[str, str, str], ...], push: bool) -> str:
+    """`url` as git will reach it: the longest matching pushInsteadOf (a push), else insteadOf."""
+    for kinds in ((("pushinsteadof",), ("insteadof",)) if push else (("insteadof",),)):
+        matches = [(len(prefix), base + url[len(prefix):]) for kind, prefix, base in rewrites
+                   if kind in kinds and url.startswith(prefix)]
+        if matches:
+            return max(matches)[1]
+    return url
+
+
+def _service_options(repo: Repo, root: Path, subcommand: str, args: tuple[str, ...]) -> tuple[str, ...]:
+    """`--receive-pack=<git, hardened> receive-pack` (or upload-pack) when the URL is a local remote."""
+    option = SERVICES.get(subcommand)
+    if option is None or "--" not in args or args.index("--") + 1 >= len(args):
+        return ()
+    url = final_url(args[args.index("--") + 1], _rewrites(repo, root), subcommand == "push")
+    if not local_transport(url):
+        return ()
+    words = [GIT, *(word for setting in LOCAL_SERVICE for word in ("-c", setting)), option[2:]]
+    return (f"{option}={' '.join(shlex.quote(word) for word in words)}",)
+
+
 def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None = None,
                    deadline: float = REMOTE_DEADLINE, limit: int = MAX_OUTPUT,
                    identity: tuple[str, str] | None = None) -> GitAnswer:
@@ -315,7 +382,8 @@ def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None 
     if identity is not None:
         settings += [f"user.name={identity[0]}", f"user.email={identity[1]}"]
     argv = _argv(*(word for setting in settings for word in ("-c", setting)),
-                 f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand, *args)
+                 f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
+                 *_service_options(repo, root, subcommand, args), *args)
     env = {**environment(), **REMOTE_ENV}
     code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, stdin, env)
     return GitAnswer(code, out, err)
@@ -343,6 +411,7 @@ def forget() -> None:
     """Drop the pinned repositories and names: a long-lived process (or a test) asks git again."""
     _PINNED.clear()
     _PERSON.clear()
+    _REWRITES.clear()
 
 
 def _git_user_name(start: Path | None) -> str:

@@ -2,7 +2,8 @@
 of every claim ref into this clone's remote-tracking copies.
 
 Pushes and fetches go to the remote's URL, never by its name, so no `remote.<name>.receivepack`,
-`uploadpack` or proxy setting of a cloned repository's config is ever read.
+`uploadpack` or proxy setting of a cloned repository's config is ever read; a local remote (a path or
+file://) is served by the program the runner names (store/git.py `LOCAL_SERVICE`), never its own hooks.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from testkit import run_cli_in_process
-from testkit.gitserver import bare_repo, clone, git, seed_plan
+from testkit.gitserver import bare_repo, clone, daemon, git, seed_plan
 
 
 def leafwise(*args: str, cwd: Path):
@@ -18,17 +18,19 @@ def leafwise(*args: str, cwd: Path):
 
 
 @pytest.fixture
-def two(tmp_path: Path) -> list[Path]:
+def two(tmp_path: Path):
     repo = bare_repo(tmp_path, strict=True)
     a = seed_plan(repo, tmp_path / "clone-0", tasks=3)
-    init = leafwise("team", "init", cwd=a)
-    assert init.code == 0 and "branch mode" in init.stdout, init.stdout + init.stderr
-    git(a, "add", "-A")
-    git(a, "commit", "-q", "-m", "team mode")
-    git(a, "push", "-q", "origin", "main")
-    b = clone(repo.as_uri(), tmp_path / "clone-1")
-    assert leafwise("team", "join", cwd=b).code == 0
-    return [a, b]
+    with daemon(tmp_path) as prefix:  # a served host: a local remote's hooks never run for Leafwise
+        git(a, "remote", "set-url", "origin", f"{prefix}/plan.git")
+        init = leafwise("team", "init", cwd=a)
+        assert init.code == 0 and "branch mode" in init.stdout, init.stdout + init.stderr
+        git(a, "add", "-A")
+        git(a, "commit", "-q", "-m", "team mode")
+        git(a, "push", "-q", "origin", "main")
+        b = clone(f"{prefix}/plan.git", tmp_path / "clone-1")
+        assert leafwise("team", "join", cwd=b).code == 0
+        yield [a, b]
 
 
 def state_files(work: Path) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testkit import run_cli_in_process, wait_until
-from testkit.gitserver import clone, copy_team, free_port, git, set_url, team_clones
+from testkit.gitserver import clone, copy_team, daemon, free_port, git, set_url, team_clones
 from testkit.gitserver import leafwise as in_a_child
 
 
@@ -115,11 +115,14 @@ def test_a_complete_killed_after_its_done_claim_is_named_with_the_call_that_fini
     hook.write_text(KILLER.replace("{pidfile}", str(pidfile)))
     hook.chmod(0o755)
     env = {**os.environ, "LEAFWISE_AGENT": ""}
-    agent = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "complete", "T-1",
-                              "--summary", "the work", "--agent", "alice"], cwd=a, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    pidfile.write_text(str(agent.pid))
-    agent.communicate(timeout=60)
+    with daemon(a.parent) as prefix:  # a served host runs its hook (a local remote's never run for Leafwise)
+        set_url(a, f"{prefix}/plan.git")
+        agent = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "complete", "T-1",
+                                  "--summary", "the work", "--agent", "alice"], cwd=a, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pidfile.write_text(str(agent.pid))
+        agent.communicate(timeout=60)
+    set_url(a, (a.parent / "plan.git").as_uri())
     hook.unlink()
     assert agent.returncode == -9, "killed by the server's hook once the done claim landed"
     node = (a / ".leafwise" / "nodes" / "T-1.yaml").read_text()

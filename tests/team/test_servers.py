@@ -68,7 +68,9 @@ def test_doctor_names_the_branch_mode_fallback_on_a_refusing_host(tmp_path):
     work = seed_plan(repo, tmp_path / "clone-0", tasks=1)
     project = work / ".leafwise" / "project.yaml"
     project.write_text(project.read_text() + "settings:\n  team: {remote: origin}\n")
-    doctor = run_cli_in_process("team", "doctor", cwd=work)
+    with daemon(tmp_path) as prefix:  # a served host: a local remote's hooks never run for Leafwise
+        git(work, "remote", "set-url", "origin", f"{prefix}/plan.git")
+        doctor = run_cli_in_process("team", "doctor", cwd=work)
     assert doctor.code == 3 and "FAILED create-only" in doctor.stdout
     assert "settings.team.mode: branch" in doctor.stderr
     start = run_cli_in_process("start", "--next", "--agent", "alice", cwd=work)
