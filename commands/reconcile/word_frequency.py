@@ -61,6 +61,11 @@ def _wordfreq() -> Callable[[str, str], float] | None:
     return zipf_frequency
 
 
+def listed() -> list[str]:
+    """Every word the English list holds, in no set order (empty without it)."""
+    return list(_buckets() or ())
+
+
 def available() -> bool:
     return _buckets() is not None or _wordfreq() is not None
 
