@@ -66,13 +66,19 @@ def unfinished_notes(ctx: Ctx, plan: Plan, agent: str | None) -> tuple[list[str]
 
 def merge_wait(ctx: Ctx, plan: Plan) -> tuple[list[str], NextAction | None]:
     """When nothing is left to hand out here but tasks finished on other clones' branches: the line
-    naming them and the `Wait:` for those branches (`merge_wait_for`, over this clone's copies)."""
+    naming them and the `Wait:` for those branches (`merge_wait_for`, over this clone's copies); else
+    the claims unreadable or rewound that pass tasks by. ([], None) while a task is held in a claim not
+    silent past its TTL: that task is left, and the picker's Wait for its holder is the nearer step (a
+    merge Wait there reads as "nothing left", and an agent stops beside a task its dead holder frees)."""
     team = _team(ctx, plan)
     if team is None:
         return [], None
-    from leafwise.commands.team import session
+    from leafwise.commands.team import protocol, session
 
-    found = merge_wait_for(session.done_elsewhere(team, plan))
+    seen = protocol.snapshot(team)
+    if session.held_open(plan, seen):
+        return [], None
+    found = merge_wait_for(session.done_elsewhere(team, plan, seen))
     return found if found[1] else session.unreadable_wait(ctx, team)
 
 

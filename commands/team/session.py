@@ -16,7 +16,7 @@ from leafwise.commands.team import protocol, refs, remote
 from leafwise.commands.team.remote import Team, TeamError
 from leafwise.commands.team.unreadable import UNREADABLE_WHY, unreadable_step
 from leafwise.commands.text import plan_words
-from leafwise.store import Plan
+from leafwise.store import CLOSED, Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
 
@@ -127,8 +127,6 @@ def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None =
     """This clone's `done` claims, made on this branch, whose task this branch does not hold closed: a
     `complete` stopped between moving the ref and writing the YAML (its holder's `complete` again
     writes the outcome)."""
-    from leafwise.store import CLOSED
-
     seen = protocol.snapshot(team) if seen is None else seen
     me = remote.clone_id(team.root)
     mine = [item.state for item in seen.values() if item.state is not None and item.state.state == refs.TERMINAL
@@ -148,6 +146,13 @@ def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | No
     if not any(item.state is not None and item.state.state == refs.TERMINAL for item in seen.values()):
         return []  # no done claim: no git call for the branch
     return status.done_elsewhere(status.rows(seen, status.where(team.root)), plan)
+
+
+def held_open(plan: Plan, seen: dict[str, protocol.Remote]) -> list[str]:
+    """Tasks open in `plan` whose claim is held and not silent past its TTL (`seen`: a snapshot): work
+    left, that comes free by itself when its holder finishes or goes silent."""
+    return sorted(node for node, item in seen.items() if item.state is not None and item.state.state == "held"
+                  and not item.stale and node in plan.nodes and plan.nodes[node].status not in CLOSED)
 
 
 def unreadable_wait(ctx: Any, team: Team) -> tuple[list[str], Any]:

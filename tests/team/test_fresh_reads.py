@@ -165,6 +165,8 @@ def test_work_finished_only_in_other_clones_is_a_wait_for_their_branches(two):
     for task in ("T-2", "T-3"):
         assert started(leafwise("start", task, "--agent", "bob", "--json", cwd=b)) == task
         assert leafwise("complete", task, "--summary", "ok", "--agent", "bob", cwd=b).code == 0
+    held = leafwise("next", "--agent", "carol", cwd=a)  # T-1 is left while alice holds it: her end comes first
+    assert "\nWait: alice holds T-1 until" in held.stdout and "merged into this one" not in held.stdout, held.stdout
     done = leafwise("complete", "T-1", "--summary", "ok", "--agent", "alice", cwd=a)
     assert done.code == 0, done.stderr
     assert "2 task(s) are done in other clones' claims, on branches not merged here: T-2 (main in" in done.stdout
