@@ -127,7 +127,9 @@ def _launchers() -> dict[str, click.Command]:
                                                   default=None, metavar="[HOST:PORT]",
                                                   help="streamable HTTP instead of stdio (default 127.0.0.1:8765)"),
                                      click.Option(["--allow-host"], multiple=True, metavar="NAME",
-                                                  help="a host name clients may use besides loopback (with --http)")]),
+                                                  help="a host name clients may use besides loopback (with --http)"),
+                                     click.Option(["--max-sessions"], type=int, default=None, metavar="N",
+                                                  help="MCP sessions open at once (with --http; default 64)")]),
         "serve": click.Command("serve", callback=_launch_serve, help=LAUNCHERS["serve"].summary,
                                params=[click.Option(["--root"], default=None),
                                        click.Option(["--port"], type=int, default=8000, help="the port on 127.0.0.1"),
@@ -233,13 +235,16 @@ def _launch_demo(speed: float, no_agent: bool) -> None:
     sys.exit(LAUNCHERS["demo"].load()(speed=speed, agent=not no_agent))
 
 
-def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str, ...] = ()) -> None:
+def _launch_mcp(root: str | None, http: str | None = None, allow_host: tuple[str, ...] = (),
+                max_sessions: int | None = None) -> None:
     if http is not None:
         import importlib  # by name, as the launchers: mcp_http imports mcp_server, which imports this module
 
-        sys.exit(importlib.import_module("leafwise.commands.surfaces.mcp_http").serve_http(root, http, allow_host))
-    if allow_host:
-        raise click.UsageError("--allow-host goes with --http")
+        served = importlib.import_module("leafwise.commands.surfaces.mcp_http")
+        cap = served.DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
+        sys.exit(served.serve_http(root, http, allow_host, cap))
+    if allow_host or max_sessions is not None:
+        raise click.UsageError("--allow-host and --max-sessions go with --http")
     LAUNCHERS["mcp"].load()(root)
 
 

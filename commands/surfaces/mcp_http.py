@@ -6,8 +6,11 @@ stdio serves; this module adds only what a listening socket needs (docs/mcp.md, 
 - a bearer token, checked before anything else on every request (401 otherwise). It lives in a 0600
   file in the person's config folder (`store.config_dirs`), made on first use; it is never printed,
   so it never lands in a terminal's scrollback or a supervisor's log: the banner names the file;
-- DNS-rebinding protection by the SDK's `TransportSecuritySettings`: the Host header must be a
-  loopback name or an `--allow-host` name (421), a browser's Origin one of those (403);
+- DNS-rebinding protection by the SDK's `TransportSecuritySettings`, given exact values only: the Host
+  header must be a loopback name or an `--allow-host` name with the served port (421), a browser's
+  Origin the same origin (403); an `--allow-host` name also without a port (a proxy in front);
+- at most `--max-sessions` stateful sessions at once (503 naming the cap): each one the SDK keeps holds
+  memory for 30 idle minutes, so a client opening sessions in a loop would grow the server without bound;
 - a loopback bind by default; any other bind needs `--allow-host NAME` (exit 2 with a Fix), the name
   clients put in their URL, since the Host check needs it.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import logging
 import os
 import secrets
@@ -48,6 +52,8 @@ TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 COMMAND = "mcp --http"
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+DEFAULT_MAX_SESSIONS = 64  # about 40 KB each (measured): a few agents, and their reconnections
+MOST_SESSIONS = 10_000
 
 
 class Refused(Exception):
@@ -102,14 +108,36 @@ def host_name(name: str) -> bool:
         return bool(name) and set(name.lower()) <= NAME_CHARS and name[0] not in ".-" and ".." not in name
 
 
+def split_allowed(entry: str) -> tuple[str, int | None] | None:
+    """(name, port or None) of an `--allow-host` value: `NAME`, `NAME:PORT`, `IPV6` or `[IPV6]:PORT`
+    (a port: the one clients use when it differs from the served one, as through `ssh -L 9000:…`);
+    None when it is not one."""
+    name, port_text = entry, ""
+    if entry.startswith("["):
+        name, _, rest = entry[1:].partition("]")
+        if rest and not rest.startswith(":"):
+            return None
+        port_text = rest[1:] if rest else ""
+        if rest and not port_text:
+            return None
+    elif entry.count(":") == 1:
+        name, _, port_text = entry.partition(":")
+        if not port_text:
+            return None
+    if port_text and not (port_text.isdigit() and 1 <= int(port_text) <= 65535 and port_text[0] != "0"):
+        return None
+    return (name, int(port_text) if port_text else None) if host_name(name) else None
+
+
 def check_bind(host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Refuse a bind beyond loopback that names no host: the Host check would refuse every client,
     and a server on every interface should be a decision, spelled out."""
     for name in allow_hosts:
-        if not host_name(name):
+        if split_allowed(name) is None:
             raise _refusal("bad_allow_host", f"--allow-host {name!r} is not a host name",
                            f"leafwise mcp --http {_url_host(host)}:{port} --allow-host <name>",
-                           "the bare name (or IP) clients put in the URL, without a scheme, port or wildcard")
+                           "the name (or IP) clients put in the URL, with its port when it differs; "
+                           "without a scheme, path or wildcard")
     if is_loopback(host) or allow_hosts:
         return
     raise _refusal("not_loopback", f"--http {_url_host(host)}:{port} listens beyond this machine, and no "
@@ -118,16 +146,29 @@ def check_bind(host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
                    "name the host in the clients' URL; or keep 127.0.0.1 and reach it through ssh -L")
 
 
-def security_settings(allow_hosts: tuple[str, ...]) -> Any:
-    """The SDK's DNS-rebinding check: Host a loopback name or an allowed one (any port), and a browser's
-    Origin the same names over http or https (no Origin: not a browser, allowed)."""
+def security_settings(allow_hosts: tuple[str, ...], port: int) -> Any:
+    """The SDK's DNS-rebinding check, with exact values only (its `name:*` patterns take any port, and
+    any text after the colon: `localhost:evil`). Host: a loopback name or an allowed one with `port`, an
+    allowed one also bare (a proxy on its scheme's port), an allowed `NAME:PORT` as written; a browser's
+    Origin: `http://` + one of those, or `https://` + a bare allowed name (no Origin: not a browser)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    names = [*LOOPBACK_HOSTS, *(_url_host(n.lower()) for n in allow_hosts)]  # clients send Host lowercased
-    hosts = [h for n in names for h in (n, f"{n}:*")]
-    origins = [o for n in names for scheme in ("http", "https") for o in (f"{scheme}://{n}", f"{scheme}://{n}:*")]
+    entries = [found for found in map(split_allowed, allow_hosts) if found is not None]
+    bare = [_url_host(n.lower()) for n, p in entries if p is None]  # clients send Host lowercased
+    hosts = [f"{n}:{port}" for n in (*LOOPBACK_HOSTS, *bare)] + bare
+    hosts += [f"{_url_host(n.lower())}:{p}" for n, p in entries if p is not None]
+    if port == 80:
+        hosts += list(LOOPBACK_HOSTS)
+    origins = [f"http://{h}" for h in hosts] + [f"https://{n}" for n in bare]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
                                      allowed_origins=origins)
+
+
+def check_sessions(max_sessions: int) -> None:
+    if not 1 <= max_sessions <= MOST_SESSIONS:
+        raise _refusal("bad_max_sessions", f"--max-sessions {max_sessions} is not between 1 and {MOST_SESSIONS}",
+                       f"leafwise mcp --http --max-sessions {DEFAULT_MAX_SESSIONS}",
+                       "the sessions open at once (each MCP client holds one)")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -223,17 +264,58 @@ class BearerGate:
         await send({"type": "http.response.body", "body": body})
 
 
+class SessionCap:
+    """ASGI middleware: the SDK's refusal of a new session at its cap (503) says the cap and its option,
+    with a Retry-After; every other answer passes as it is."""
+
+    def __init__(self, app: Any, cap: int):
+        self.app = app
+        self.cap = cap
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        opening = scope["type"] == "http" and not any(k.lower() == b"mcp-session-id" for k, _ in scope["headers"])
+        if not opening:
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def answer(message: Any) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                refused = True
+                return
+            if refused:  # the SDK's body, replaced once it has been given
+                if not message.get("more_body"):
+                    await self._refuse(send)
+                return
+            await send(message)
+
+        await self.app(scope, receive, answer)
+
+    async def _refuse(self, send: Any) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": (
+            f"too many open sessions: at most {self.cap} at once (leafwise mcp --http --max-sessions "
+            f"{self.cap}); close one (DELETE /mcp with its mcp-session-id), or wait: an idle one ends after "
+            "30 minutes")}}).encode()
+        await send({"type": "http.response.start", "status": 503, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"retry-after", b"60")]})
+        await send({"type": "http.response.body", "body": body})
+
+
 # --- the server --------------------------------------------------------------------------------
 
-def build_app(root: str | None, token: str, allow_hosts: tuple[str, ...] = (), cwd: Path | None = None) -> Any:
+def build_app(root: str | None, token: str, port: int, allow_hosts: tuple[str, ...] = (), cwd: Path | None = None,
+              max_sessions: int = DEFAULT_MAX_SESSIONS) -> Any:
     """The ASGI app: `build_server`'s server on the SDK's streamable-HTTP transport at /mcp, behind the
-    token. `host` is given as loopback so the SDK adds nothing of its own: our settings are explicit."""
+    token, for clients reaching `port`. `host` is given as loopback so the SDK adds nothing of its own:
+    our settings are explicit."""
     from leafwise.commands.surfaces.mcp_server import build_server
 
     server = build_server(root, cwd)
-    app = server.streamable_http_app(streamable_http_path=PATH, transport_security=security_settings(allow_hosts),
-                                     host="127.0.0.1")
-    return BearerGate(app, token)
+    app = server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1", max_sessions=max_sessions,
+                                     transport_security=security_settings(allow_hosts, port))
+    return BearerGate(SessionCap(app, max_sessions), token)
 
 
 def _banner(url: str, plan: Path, token_file: Path, made: bool, host: str) -> list[str]:
@@ -249,12 +331,14 @@ def _banner(url: str, plan: Path, token_file: Path, made: bool, host: str) -> li
     return lines
 
 
-def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...]) -> int:
+def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...],
+               max_sessions: int = DEFAULT_MAX_SESSIONS) -> int:
     """Serve until interrupted; the exit code (0 after Ctrl-C or SIGTERM, 2 for a refused address,
     1 for a port or token file that cannot be used, 5 without a plan)."""
     try:
         host, port = parse_where(where)
         check_bind(host, port, allow_hosts)
+        check_sessions(max_sessions)
         try:
             plan = find_root(Path.cwd(), root).repo
         except PlanNotFound as exc:
@@ -273,7 +357,7 @@ def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...]) -> in
     lines = _banner(url, plan, token_file, made, host)
     if os.environ.pop("LEAFWISE_AGENT", None):  # it would name every client that names no agent
         lines.append("LEAFWISE_AGENT is ignored here: each client names its own agent.")
-    app = build_app(root, token, allow_hosts)
+    app = build_app(root, token, sock.getsockname()[1], allow_hosts, max_sessions=max_sessions)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)

@@ -28,6 +28,8 @@ from mcp.client.streamable_http import streamable_http_client
 from testkit import node, node_data, run_cli, run_cli_in_process, wait_until, write_plan
 
 BANNER = "Leafwise MCP over HTTP: "
+CAP = 8  # the module server's --max-sessions
+TUNNEL = 9  # its --allow-host 127.0.0.1:9, as a client through `ssh -L 9:127.0.0.1:PORT` names it
 TASKS = ("T-1", "T-2", "T-3")
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -56,8 +58,9 @@ def _port_of(log: Path) -> int | None:
 
 
 def raw(served: Served, method: str = "POST", path: str = "/mcp", *, token: str | None = "",
-        headers: dict[str, str] | None = None, body: str | None = INIT) -> tuple[int, str]:
-    """(status, body) of one plain HTTP request; `token=""`: the server's own, None: no header."""
+        headers: dict[str, str] | None = None, body: str | None = INIT, keep: list[str] | None = None) -> tuple[int, str]:
+    """(status, body) of one plain HTTP request; `token=""`: the server's own, None: no header. A session
+    it opened is closed again (the module's server has a session cap), or its id added to `keep`."""
     sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if token is not None:
         sent["Authorization"] = f"Bearer {token or served.token}"
@@ -66,7 +69,23 @@ def raw(served: Served, method: str = "POST", path: str = "/mcp", *, token: str 
     try:
         conn.request(method, path, body=body if method == "POST" else None, headers=sent)
         answer = conn.getresponse()
-        return answer.status, answer.read(2000).decode("utf-8", "replace")
+        status, text = answer.status, answer.read(2000).decode("utf-8", "replace")
+        session = answer.getheader("mcp-session-id")
+    finally:
+        conn.close()
+    if session and keep is not None:
+        keep.append(session)
+    elif session:
+        close_session(served, session)
+    return status, text
+
+
+def close_session(served: Served, session: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        conn.request("DELETE", "/mcp", headers={"Authorization": f"Bearer {served.token}", "mcp-session-id": session,
+                                                "mcp-protocol-version": "2025-06-18"})
+        return conn.getresponse().status
     finally:
         conn.close()
 
@@ -111,7 +130,9 @@ def running(plan: Path, config: Path, *args: str, env: dict[str, str] | None = N
 def served(tmp_path_factory):
     base = tmp_path_factory.mktemp("mcp-http")
     plan = write_plan(base / "plan", [node(t, f"Task {t}", release="R1") for t in TASKS])
-    with running(plan, base / "config", "--allow-host", "leafwise.test", env={"LEAFWISE_AGENT": "leaky-agent"}) as s:
+    with running(plan, base / "config", "--allow-host", "leafwise.test", "--allow-host", f"127.0.0.1:{TUNNEL}",
+                 "--max-sessions", str(CAP),
+                 env={"LEAFWISE_AGENT": "leaky-agent"}) as s:
         yield s
 
 
@@ -141,10 +162,65 @@ def test_a_foreign_host_is_421_and_a_foreign_origin_403(served):
     assert raw(served, headers={"Host": f"evil.example:{served.port}"})[0] == 421
     assert raw(served, headers={"Origin": "http://evil.example"}) == (403, "Invalid Origin header")
     assert raw(served, headers={"Origin": "null"})[0] == 403
-    for allowed in ({}, {"Origin": "http://localhost:3000"}, {"Host": f"leafwise.test:{served.port}"},
+    for allowed in ({}, {"Origin": f"http://localhost:{served.port}"}, {"Host": f"leafwise.test:{served.port}"},
                     {"Host": "leafwise.test", "Origin": "https://leafwise.test"}):
         status, body = raw(served, headers=allowed)
         assert status == 200 and '"serverInfo"' in body, (allowed, status, body)
+
+
+def refused_hosts(port: int) -> list[str]:
+    """Host values a rebinding page or a confused client could send: each names something else."""
+    other = port + 1 if port < 65535 else port - 1
+    return ["localhost:evil", "localhost:", f"localhost:{port}x", f"localhost:{port}:{port}",
+            f"127.0.0.1.evil.com:{port}", f"127.0.0.1:{other}", f"localhost:{other}", "localhost", "127.0.0.1",
+            f"localhost.:{port}", f"leafwise.test.evil.com:{port}", f"leafwise.test:{other}", f"leafwise.test:evil",
+            f"evil.leafwise.test:{port}", f"127.0.0.1:0{port}", f"[::1]:{other}", f"127.0.0.1 :{port}"]
+
+
+def test_the_host_must_be_exactly_a_served_name_and_port(served):
+    port = served.port
+    for host in refused_hosts(port):
+        assert raw(served, headers={"Host": host})[0] in (400, 421), host
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"leafwise.test:{port}", "leafwise.test",
+                 f"127.0.0.1:{TUNNEL}"):
+        assert raw(served, headers={"Host": host})[0] == 200, host
+    assert raw(served, headers={"Host": f"localhost:{TUNNEL}"})[0] == 421, "the tunnel's port only as allowed"
+
+
+def test_a_browsers_origin_must_be_exactly_the_served_origin(served):
+    port = served.port
+    refused = [f"http://localhost:{port + 1}", "http://localhost:3000", "http://localhost:evil", "http://localhost",
+               f"http://127.0.0.1.evil.com:{port}", f"https://localhost:{port}", f"http://localhost.:{port}",
+               f"http://LOCALHOST:{port}", "null", f"http://localhost:{port}/", f"http://leafwise.test:{port + 1}",
+               "https://leafwise.test:443", "http://leafwise.test.evil.com", f"ws://localhost:{port}",
+               f"https://127.0.0.1:{TUNNEL}", "http://127.0.0.1"]
+    for origin in refused:
+        assert raw(served, headers={"Origin": origin})[0] == 403, origin
+    for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://leafwise.test:{port}",
+                   "https://leafwise.test", f"http://127.0.0.1:{TUNNEL}"):
+        assert raw(served, headers={"Origin": origin})[0] == 200, origin
+
+
+def test_sessions_beyond_the_cap_are_refused_naming_it_and_a_closed_one_frees_a_place(served):
+    mine: list[str] = []
+    try:
+        answers = [raw(served, keep=mine) for _ in range(CAP + 1)]
+        refused = [body for status, body in answers if status == 503]
+        assert len(mine) <= CAP and refused, answers  # (other tests' sessions may take places too)
+        assert f"at most {CAP} at once" in refused[0] and f"--max-sessions {CAP}" in refused[0], refused[0]
+        assert close_session(served, mine.pop()) == 200
+        assert raw(served)[0] == 200, "a closed session's place is free again"
+    finally:
+        for session in mine:
+            close_session(served, session)
+
+
+def test_max_sessions_out_of_range_is_refused_with_a_fix(tmp_path):
+    plan = write_plan(tmp_path / "plan", [node("T-1", "Task", release="R1")])
+    env = {"LEAFWISE_CONFIG_DIR": str(tmp_path / "cfg")}
+    answer = run_cli_in_process("mcp", "--http", "127.0.0.1:0", "--max-sessions", "0", cwd=plan, env=env)
+    assert answer.code == 2 and "--max-sessions 0 is not between 1 and 10000" in answer.stderr, answer.stderr
+    assert "Fix: leafwise mcp --http --max-sessions 64" in answer.stderr and not (tmp_path / "cfg").exists()
 
 
 def test_the_token_file_is_private_and_never_printed(served):
@@ -227,7 +303,7 @@ def test_a_bind_beyond_loopback_needs_allow_host(tmp_path):
         assert res.stderr.splitlines()[-1].startswith("Fix: leafwise mcp --http ")
     bad = run_cli_in_process("mcp", "--http", "127.0.0.1:http", cwd=tmp_path, env=env)
     assert bad.code == 2 and "is not HOST:PORT" in bad.stderr
-    for name in ("http://box.lan", "box.lan:8765", "*.lan"):
+    for name in ("http://box.lan", "box.lan:", "box.lan:0", "box.lan:08765", "box.lan:x", "[::1]x", "*.lan"):
         bad = run_cli_in_process("mcp", "--http", "0.0.0.0:0", "--allow-host", name, cwd=tmp_path, env=env)
         assert bad.code == 2 and "is not a host name" in bad.stderr, name
     assert not (tmp_path / "cfg").exists(), "a refused start made a token file"
