@@ -178,7 +178,7 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
         return unreadable
     now = ctx.clock()
     node = get_node(ctx, node_id, plan)
-    team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
+    last_copy = team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
     findings = [Finding("invalid_plan", f"{p.file}:{p.line or 1}: {p.message}", problem_action(ctx, p),
                         ("node", node_id), "error")
                 for p in find_problems(plan, ctx.cmd) if p.node == node_id and p.severity == "error"]
@@ -192,7 +192,13 @@ def _node_findings(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> lis
                                       or_=hint.command if hint.marker == "next" else None),
                                 ("node", node_id), "warning", ctx.cmd("repair")))
     findings.append(_holding_back(ctx, plan, node, claims, agent, hint, now))
-    return findings
+    return findings + _last_copy(last_copy, hint)
+
+
+def _last_copy(words: str | None, hint: NextAction) -> list[Finding]:
+    """Team mode, the remote silent: the finding that says the answer read this clone's last copy of
+    the claims (`team_reads.refresh`'s words, as `next` says them)."""
+    return [Finding("team_claims", words, hint, ("plan", None), "warning")] if words else []
 
 
 def _open_dependency(plan: Plan, node_id: str) -> list[str]:
@@ -217,15 +223,17 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     findings = [Finding("invalid_plan", f"{p.file or 'plan'}:{p.line or 1}: {p.message}", problem_action(ctx, p),
                         ("node", p.node) if p.node else ("plan", None), "error")
                 for p in find_problems(plan, ctx.cmd) if p.severity == "error"]
-    team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
+    last_copy = team_reads.refresh(ctx, plan)  # team mode: the claims as the remote has them, as `next` reads them
     chosen = pick_for(ctx, agent, plan)
     hint = pick_hint(ctx.cmd, chosen, agent)
     cause, waiting_on = team_reads.merge_wait(ctx, plan) if chosen.node is None else ([], None)
     if waiting_on is not None:  # `next`'s own lead: the team's cause, never the picker's "not ready"
         picked = Finding("team_claims", team_reads.cause_first([f"No task to hand out: {chosen.reason}"], cause)[0],
                          waiting_on, ("plan", None), "warning")
-    elif chosen.node is not None or chosen.open_count == 0:
-        picked = Finding("none", chosen.reason, hint, ("node", chosen.node.id) if chosen.node else ("plan", None))
+    elif chosen.node is not None:
+        picked = Finding("none", f"{chosen.node.id} is next ({chosen.reason})", hint, ("node", chosen.node.id))
+    elif chosen.open_count == 0:
+        picked = Finding("none", chosen.reason, hint, ("plan", None))
     elif chosen.held:
         node, claim = chosen.held[0]
         picked = Finding("held_by_other_agent", f"{len(chosen.held)} open node(s) held, e.g. {node.id} by "
@@ -240,7 +248,7 @@ def _plan_findings(ctx: Ctx, plan: Plan, agent: str | None) -> list[Finding]:
     garbage = [Finding("stale_claim", f"{c.agent}'s claim on {c.node} expired at {c.expires}",
                        next_(ctx.cmd("repair"), "release expired claims"), ("node", c.node), "warning",
                        ctx.cmd("repair")) for c in sorted(stale, key=lambda c: c.node)]
-    return findings + [picked] + garbage  # garbage never holds work back: it only follows
+    return findings + [picked] + _last_copy(last_copy, hint) + garbage  # garbage never holds work back
 
 
 def diagnose(ctx: Ctx, node_id: str | None = None, agent: str | None = None) -> Result:

@@ -60,6 +60,8 @@ def test_next_with_the_remote_down_reads_the_last_copy_and_says_so(two):
     assert res.stdout.startswith("T-2 ")
     assert "claims as this clone last fetched them: the remote origin did not answer" in res.stdout
     assert res.last_lines[-1] == "Next: leafwise start --next --agent bob"
+    why = in_a_child("diagnose", "--agent", "bob", cwd=b)  # the plan as a whole, from the same last copy
+    assert why.stdout.startswith("plan: none — T-2 is next (") and "last fetched them" in why.stdout, why.stdout
 
 
 def test_complete_names_a_next_task_no_other_clone_took_meanwhile(two):
