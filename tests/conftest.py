@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from testkit import DEMO_PLAN
+
+# A shell with PYTHONDONTWRITEBYTECODE (this machine's, maybe CI's) makes every interpreter the tests start
+# (the CLI fresh, MCP servers, reconcile's child, pytest's workers) compile Leafwise from source again:
+# 0.37 s instead of 0.20 s for the CLI's imports. Bytecode is a cache Python checks against the source.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture

@@ -44,8 +44,10 @@ class _Runs:
     """The fork server of killed_import.py: real CLI runs, each SIGKILLed at a chosen point."""
 
     def __init__(self) -> None:
+        # unbuffered: readline then takes one line from the pipe, never the lines behind it, which the
+        # next select would no longer see (a loaded machine that read late waited 600 s on a buffer)
         self.server = subprocess.Popen([sys.executable, str(DRIVER)], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
 
     def _said(self) -> dict:
         ready, _, _ = select.select([self.server.stdout], [], [], 600)  # a hang, not a slow machine
