@@ -11,7 +11,8 @@ replay it. The guard therefore holds two secrets, and every request needs both:
 
 Everything else: the one-time token in the printed link (good once, exchanged for the cookie and the
 prefix), a loopback Host (a page that rebinds its own DNS name to 127.0.0.1 sends its own name), and
-the websocket's Origin must be the page's own.
+the websocket's one Origin must be the page's own (a second Origin header is refused: a proxy in
+front may read the other one).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class Guard:
             response: web.StreamResponse = self.exchange(request.query[TOKEN_PARAM])
         elif not self.entered(request):
             raise web.HTTPForbidden(text=FORBIDDEN)
-        elif request.path == self.prefix + "ws" and request.headers.get("Origin") != f"http://{request.host}":
+        elif request.path == self.prefix + "ws" and request.headers.getall("Origin", []) != [f"http://{request.host}"]:
             raise web.HTTPForbidden(text="Forbidden: the websocket's Origin is not this page's.\n")
         else:
             response = await handler(request)

@@ -3,9 +3,13 @@ and in events per second.
 
 Each key event costs the canvas about a millisecond of work (a 100,000-key message kept one busy for two
 minutes), so a tab's input is metered in events: a key, a mouse report or any other escape sequence is
-one; a bracketed paste (one Paste event to the canvas) is one per `PASTE_CHARS` characters. A message
-over `MAX_EVENTS` is dropped whole, and so is any input beyond the tab's budget (`RATE` events a second,
-`BURST` at once): typing, key repeat and mouse moves stay far below both.
+one; a bracketed paste (one Paste event to the canvas) is one per `PASTE_CHARS` characters. Reading a
+message costs this server too (the JSON of a quarter megabyte of brackets held the server's one loop,
+every tab's, 0.3 s), and a paste costs the canvas's input parser about a microsecond a character, so
+every message is first charged one event per `METER_BYTES` of its size, before it is read; its events
+are charged beyond that. A message over `MAX_EVENTS` is dropped
+whole, and so is any input beyond the tab's budget (`RATE` events a second, `BURST` at once): typing,
+key repeat and mouse moves stay far below both.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ RATE, BURST = 200.0, 400.0  # input events a second a tab may send, and at once
 RESIZE_COST = 10  # a resize lays the whole screen out again
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 PASTE_CHARS = 4096  # characters of a bracketed paste that count as one event
+METER_BYTES = 1024  # bytes of a message that count as one event before it is read (a paste's ~1 ms of canvas)
 SEQUENCE = 64  # characters an escape sequence may span before its next character counts on its own
 
 
@@ -90,7 +95,8 @@ async def relay(websocket: web.WebSocketResponse, service: Any) -> None:
     ["blur"], ["focus"]); anything else, and input over the limits, is dropped."""
     budget = Budget()
     async for message in websocket:
-        if message.type != WSMsgType.TEXT:
+        paid = len(message.data) // METER_BYTES if message.type == WSMsgType.TEXT else 0
+        if message.type != WSMsgType.TEXT or not budget.take(paid):
             continue
         try:  # a tab's message is untrusted input: bounded size and depth, as every read
             envelope = reader.load_json(message.data, TAB_MESSAGE)
@@ -101,7 +107,7 @@ async def relay(websocket: web.WebSocketResponse, service: Any) -> None:
         kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
         if kind == "stdin" and isinstance(data, str):
             cost = events(data)
-            if cost <= MAX_EVENTS and budget.take(cost):
+            if cost <= MAX_EVENTS and budget.take(max(0, cost - paid)):  # its size is paid already
                 await service.send_bytes(data.encode("utf-8", "replace"))
         elif kind == "resize" and isinstance(data, dict) and budget.take(RESIZE_COST):
             if isinstance(data.get("width"), int) and isinstance(data.get("height"), int):
