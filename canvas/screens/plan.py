@@ -139,7 +139,10 @@ class PlanScreen(Editing, Triage, Screen):
             self._detail_stale = self._docs_stale = False
 
     def refresh_live_mark(self) -> None:
-        self.query_one(PlanHeader).show(self.app.state, self.app.live)
+        # the watcher starts and stops on its own: it may find this screen mounted before its header is
+        # composed or after it was removed (a canvas closed while starting), and then there is nothing to mark
+        for header in self.query(PlanHeader):
+            header.show(self.app.state, self.app.live)
 
     # --- moving around ---------------------------------------------------------------
 
