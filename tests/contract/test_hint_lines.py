@@ -8,6 +8,7 @@ A hint is a line an agent pastes into a shell: `shlex.split` stands for the shel
 from __future__ import annotations
 
 import shlex
+import subprocess
 from typing import Any
 
 import pytest
@@ -80,6 +81,21 @@ def test_a_hint_line_reads_back_as_built(name: str):
         for root in ROOTS:
             line, expected = build(REGISTRY[name], text, root)
             assert read_back(line) == (name, expected, root), line
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_real_shell_reads_every_hint_line_as_shlex_does(name: str, tmp_path):
+    """`shlex.split` expands nothing; a POSIX shell does (`$(…)`, `${…}`, backquotes inside double quotes).
+    Each line, its `leafwise` swapped for the shell's own printf, must print the very words shlex reads:
+    with no PATH and a HOME no value names, an expansion shows as a changed word, and runs nothing."""
+    lines = [build(REGISTRY[name], text, root)[0] for text in HOSTILE for root in ROOTS]
+    script = "".join(f"printf '%s\\0' {line.removeprefix('leafwise ')}; printf '\\1\\0'\n" for line in lines)
+    out = subprocess.run(["/bin/sh", "-c", script], capture_output=True, env={"PATH": str(tmp_path), "HOME": "/nowhere"},
+                         timeout=60).stdout.decode("utf-8", "surrogateescape")
+    said = [chunk.split("\0")[:-1] for chunk in out.split("\1\0")[:-1]]
+    assert len(said) == len(lines)
+    for line, words in zip(lines, said):
+        assert words == shlex.split(line)[1:], line
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
