@@ -305,6 +305,7 @@ class Ctx:
     root: str | None = None
     cwd: Path = field(default_factory=Path.cwd)
     actor: str | None = None  # the surface's actor: the person in the canvas
+    client: str | None = None  # an agent's surface's client (MCP: "mcp:<its name>"): who acts when no agent is named
     caller: str | None = None  # the agent this call's answer is for (set by the registry); None: a person
     clock: Callable[[], datetime] = utc_now
     _paths: PlanPaths | None = None
@@ -354,8 +355,11 @@ class Ctx:
         return self._plan
 
     def who(self, agent: str | None = None) -> str:
-        """Who acts: the agent named, else the agent of the call, else the surface's actor, else the person."""
-        return agent or self.caller or self.actor or os.environ.get("LEAFWISE_AGENT") or person_name(self.cwd)
+        """Who acts: the agent named, else the agent of the call, else the surface's actor, else LEAFWISE_AGENT,
+        else the agent surface's client (an MCP call naming no agent is its client's, never the person's),
+        else the person."""
+        return agent or self.caller or self.actor or os.environ.get("LEAFWISE_AGENT") or self.client \
+            or person_name(self.cwd)
 
     def answers(self, agent: str | None) -> str | None:
         """The agent a call naming `agent` answers (None: a person): the agent named, else the one in

@@ -116,6 +116,17 @@ def description(spec: Command) -> str:
     return f"{spec.summary} [{' '.join(words)}]"
 
 
+UNNAMED_CLIENT = "mcp"  # the actor of a call naming no agent, from a client that gave no name
+
+
+def client_actor(request: ServerRequestContext) -> str:
+    """Who acts in a call that names no agent: its MCP client, as `mcp:<the name it gave>` (a plain name)."""
+    params = request.session.client_params
+    name = params.client_info.name if params is not None and params.client_info is not None else ""
+    shown = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)[:60].strip("-.")
+    return f"{UNNAMED_CLIENT}:{shown}" if shown else UNNAMED_CLIENT
+
+
 class Session:
     """The plan a server answers for, with a warm plan that is never stale.
 
@@ -174,8 +185,9 @@ class Session:
             keep = self._watcher is not None and not spec.mutating and ctx.found_paths == self._paths
             self._warm = ctx.loaded_plan if keep else None
 
-    def run(self, spec: Command, arguments: dict[str, Any]) -> Outcome:
+    def run(self, spec: Command, arguments: dict[str, Any], client: str = UNNAMED_CLIENT) -> Outcome:
         ctx = self.ctx(spec)
+        ctx.client = client
         warm = ctx.loaded_plan
         # the warm plan is unchanged (the watcher said so) and a read-only call does not patch it: its
         # pick order and holders are derived once for every call on it (readiness.unchanged_plan)
@@ -193,8 +205,8 @@ class Session:
                 self._picked = (plan, {})
             return self._picked[1]
 
-    def call(self, spec: Command, arguments: dict[str, Any]) -> CallToolResult:
-        outcome = self.run(spec, arguments)
+    def call(self, spec: Command, arguments: dict[str, Any], client: str = UNNAMED_CLIENT) -> CallToolResult:
+        outcome = self.run(spec, arguments, client)
         return tool_result(outcome.envelope, outcome.text)
 
 
@@ -326,7 +338,8 @@ def build_server(root: str | None = None, cwd: Path | None = None, clock=None) -
             group.start_soon(_set_when_cancelled, stop)
             try:
                 with waiting.stopping(stop):
-                    return await anyio.to_thread.run_sync(session.call, spec, dict(params.arguments or {}))
+                    return await anyio.to_thread.run_sync(session.call, spec, dict(params.arguments or {}),
+                                                          client_actor(_ctx))
             finally:
                 group.cancel_scope.cancel()
 
