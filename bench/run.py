@@ -88,6 +88,10 @@ class Row:
     rss_mb: list[float] = field(default_factory=list)
     error: str | None = None
     note: str = ""
+    # `python -c pass` run just before each timed run (issue 25's targets): the ratio's floor taken at
+    # the same machine moment as the figure, so a load that moves during the run moves both
+    paired: list[float] = field(default_factory=list)
+    paired_cpu: list[float] = field(default_factory=list)
 
     @property
     def median(self) -> float | None:
@@ -216,7 +220,9 @@ class WorkCopy:
 
 def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
                 before: list[str] | None = None, mutating: bool = False) -> None:
-    """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete)."""
+    """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete).
+    An operation of issue 25's targets also times its floor (`python -c pass`) right before each run."""
+    paired = TARGETS.get(row.op, (None, 0))[0] == "python -c pass"
     for i in range(runs + 1):
         mark = time.time_ns() - 1
         if before:
@@ -225,6 +231,7 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
             work.drop_cache()
         else:
             leafwise(["next", "--json"], work.root)  # a read leaves the cache valid
+        floor = spawn([str(PYTHON), "-c", "pass"], work.root) if paired else None
         run = leafwise(args, work.root)
         if mutating:
             work.restore(mark)
@@ -233,6 +240,9 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
             return
         if i:
             run.add_to(row)
+            if floor is not None:
+                row.paired.append(floor.wall)
+                row.paired_cpu.append(floor.cpu)
 
 
 def measure_floor(row: Row, argv: list[str], runs: int, cwd: Path) -> None:
@@ -357,8 +367,14 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
     work = WorkCopy(source)
     rows: list[Row] = []
 
+    def chosen(op: str) -> bool:
+        return not only or any(op.startswith(o) for o in only)
+
+    # a floor is measured whenever a target over it is (issue 25's ratios print with --only too)
+    floors = {TARGETS[op][0] for op in TARGETS if chosen(op)}
+
     def add(op: str, fn: Callable[[Row], None]) -> None:
-        if only and not any(op.startswith(o) for o in only):
+        if not chosen(op) and op not in floors:
             return
         row = Row(op, size, nodes)
         print(f"  {size:>4} {op} ...", file=sys.stderr, flush=True)
@@ -503,20 +519,26 @@ def targets(rows: list[Row], size: str = BUDGET_SIZE) -> tuple[str, int]:
     """The issue-25 table for one plan size: each figure over its floor, beside the allowed ratio;
     and how many targets were missed (a figure not measured counts as missed)."""
     by_op = {r.op: r for r in rows if r.size == size}
-    out = ["| target | figure | floor | ratio | allowed | met |", "|---|---|---|---|---|---|"]
+    out = ["| target | figure | floor | ratio | cpu ratio | allowed | met |", "|---|---|---|---|---|---|---|"]
     missed = 0
     for op, (floor_op, allowed) in TARGETS.items():
         row, floor = by_op.get(op), by_op.get(floor_op) if floor_op else None
+        if row is not None and row.paired:  # its own floor, timed beside each of its runs
+            floor = Row(floor_op or "", size, row.nodes, times=row.paired, cpu=row.paired_cpu)
         if row is None or not row.median or row.error or (floor_op and (floor is None or not floor.median)):
-            out.append(f"| {op} | not measured | {floor_op or '-'} | - | {allowed:g} | no |")
+            out.append(f"| {op} | not measured | {floor_op or '-'} | - | - | {allowed:g} | no |")
             missed += 1
             continue
         if floor_op:
             ratio = row.median / floor.median
-            cells = (fmt_time(row.median), f"{floor_op} {fmt_time(floor.median)}", f"×{ratio:.2f}", f"×{allowed:g}")
+            cpu = f"×{statistics.median(row.cpu) / statistics.median(floor.cpu):.2f}" if row.cpu and floor.cpu \
+                and statistics.median(floor.cpu) else "-"
+            paired = " (paired)" if row.paired else ""
+            cells = (fmt_time(row.median), f"{floor_op}{paired} {fmt_time(floor.median)}", f"×{ratio:.2f}", cpu,
+                     f"×{allowed:g}")
         else:
             ratio = row.median
-            cells = (fmt_time(row.median), "-", "-", fmt_time(allowed))
+            cells = (fmt_time(row.median), "-", "-", "-", fmt_time(allowed))
         ok = ratio <= allowed
         missed += not ok
         out.append(f"| {op} | " + " | ".join(cells) + f" | {'yes' if ok else 'NO'} |")
