@@ -175,10 +175,22 @@ def team_move(ctx: Ctx, plan: Plan, node: Node, agent: str | None, to: str, tool
         outcome = protocol.move(team, node.id, who, to, ttl_minutes_ * 60 if ttl_minutes_ else None, force,
                                 since=to_text(ctx.clock()))
     except session.TeamError as exc:
-        raise session.failed(ctx, team, exc) from exc
+        raise session.failed(ctx, team, exc, _again(ctx, verb, node.id, agent)) from exc
     if not outcome.won:
         raise session.lost(ctx, outcome, agent, tool, verb)
     return outcome
+
+
+def _again(ctx: Ctx, verb: str, node_id: str, agent: str | None) -> str:
+    """The step's own line, to run once the remote answers: the agent kept, its required texts as
+    placeholders (the agent wrote them; a hint never carries a value it did not give)."""
+    from leafwise.commands.contract import placeholder
+    from leafwise.commands.registry import load_word
+
+    spec = load_word(verb)[verb]
+    texts = {p.name: placeholder(p.name) for p in spec.params if p.required and not p.positional and p.name != "agent"}
+    named = any(p.name == "agent" and p.required for p in spec.params)
+    return ctx.cmd(verb, node_id, agent=agent or (placeholder("agent") if named else None), **texts)
 
 
 def pick_for(ctx: Ctx, agent: str | None, plan: Plan | None = None, **kw: Any) -> Pick:

@@ -20,7 +20,7 @@ from leafwise.store import CLOSED, Plan
 from leafwise.store import claims as leases
 from leafwise.store import git
 
-_URLS: dict[tuple[str, str], str] = {}  # (repo, remote) -> URL, read once per process
+_URLS: dict[tuple[str, str, tuple[int, int] | None], str] = {}  # (repo, remote, config stat) -> URL
 
 
 def team_mode(ctx: Any, plan: Plan) -> Team | None:
@@ -37,7 +37,12 @@ def team_mode(ctx: Any, plan: Plan) -> Team | None:
                            wait(f"a person runs {command_line('team join', root=ctx.root)} in this clone",
                                 "team mode is a person's step"),
                            exit_code=EXIT_CONFLICT, category="refused") from None
-    key = (str(plan.paths.repo), str(found["remote"]))
+    try:  # a long-lived server (MCP, the canvas) sees `git remote set-url`: the key holds the config's stat
+        config = (plan.paths.repo / ".git" / "config").stat()
+        seen: tuple[int, int] | None = (config.st_mtime_ns, config.st_size)
+    except OSError:  # a linked worktree's .git is a file: its URL is read once per process
+        seen = None
+    key = (str(plan.paths.repo), str(found["remote"]), seen)
     if key not in _URLS:
         try:
             _URLS[key] = remote.remote_url(plan.paths.repo, key[1])
