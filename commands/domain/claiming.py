@@ -111,6 +111,7 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
         if chosen.node is None and not own:
             merged, waiting_on = team_reads.merge_wait(ctx, plan)
             lines = team_reads.cause_first(lines, merged) if waiting_on else lines + merged
+            result["reason"] = team_reads.lead_reason(chosen.reason, merged if waiting_on else [])
             hint = waiting_on or hint
         hint = own or hint  # an outcome the claim already promises comes before new work
     return Result(result, hint, lines), chosen
@@ -203,12 +204,12 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
                 chosen = Pick(own, f"your task in progress: resume {own.id}", resumed=True)  # the YAML says draft
             if chosen.node is None:
                 merged, waiting_on = team_reads.merge_wait(ctx, plan) if team else ([], None)
-                return Result({"task": None, "reason": chosen.reason, "open": chosen.open_count,
+                reason = team_reads.lead_reason(chosen.reason, merged)
+                return Result({"task": None, "reason": reason, "open": chosen.open_count,
                                "claim": None, "cascade": [], "closed": owed},
                               waiting_on or pick_hint(ctx.cmd, chosen, agent),
                               team_reads.cause_first([f"No task to hand out: {chosen.reason}", *notes], merged),
-                              Mutation("start_task", "start", bool(owed), chosen.reason,
-                                       cascade_changes(owed))), chosen
+                              Mutation("start_task", "start", bool(owed), reason, cascade_changes(owed))), chosen
             try:
                 claimed = _claim(ctx, plan, chosen.node, agent, ttl, why=chosen.reason, team=team)
                 claimed.text.extend(notes)

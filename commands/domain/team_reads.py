@@ -118,10 +118,16 @@ def claim_refusal(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Any:
     return session.lost(ctx, outcome, agent, "start_task", "start")
 
 
+def lead_reason(reason: str, cause: list[str]) -> str:
+    """Why nothing is handed out, as the answer's text leads with it and its `reason` field says it: the
+    team's cause (`merge_wait`'s first line) when there is one, else the picker's reason."""
+    return cause[0].strip() if cause else reason
+
+
 def cause_first(lines: list[str], cause: list[str]) -> list[str]:
     """An answer that hands out nothing, led by the team's cause (`merge_wait`'s lines: tasks finished
     on branches not merged here, claims unreadable or rewound) in place of the picker's reason, which
     reads the tasks those claims pass by as merely not ready."""
     if not cause:
         return lines
-    return [f"No task to hand out: {cause[0].strip()}", *cause[1:], *lines[1:]]
+    return [f"No task to hand out: {lead_reason('', cause)}", *cause[1:], *lines[1:]]

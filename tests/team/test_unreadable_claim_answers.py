@@ -69,6 +69,9 @@ def test_next_leads_with_the_unreadable_claim_when_nothing_else_is_left(team):
     assert answer.last_lines[-1] == "Wait: a person runs leafwise team repair"
     took = leafwise("start", "--next", "--agent", "bob", cwd=b)
     assert took.stdout.splitlines()[0].startswith("No task to hand out: 1 task(s) passed by"), took.stdout
+    for args in (("next", "--agent", "bob"), ("start", "--next", "--agent", "bob")):  # the reason an MCP agent reads
+        said = leafwise(*args, "--json", cwd=b).json["result"]["reason"]
+        assert said == lines[0].removeprefix("No task to hand out: "), (args, said)
     why = leafwise("diagnose", "--agent", "bob", "--json", cwd=b)  # the plan as a whole: next's own lead
     assert why.code == 0, why.stdout + why.stderr
     assert why.json["result"]["root_cause"]["reason"] == lines[0], why.stdout
