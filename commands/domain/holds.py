@@ -188,8 +188,9 @@ def _again(ctx: Ctx, verb: str, node_id: str, agent: str | None) -> str:
     from leafwise.commands.registry import load_word
 
     spec = load_word(verb)[verb]
-    texts = {p.name: placeholder(p.name) for p in spec.params if p.required and not p.positional and p.name != "agent"}
-    named = any(p.name == "agent" and p.required for p in spec.params)
+    required = [p for p in spec.params if p.required and not p.positional]
+    texts = {p.name: placeholder(p.name) for p in required if p.name != "agent"}
+    named = any(p.name == "agent" for p in required)
     return ctx.cmd(verb, node_id, agent=agent or (placeholder("agent") if named else None), **texts)
 
 
