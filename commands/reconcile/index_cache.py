@@ -36,8 +36,8 @@ MAX_BYTES = reader.CACHE.cap - 64  # the sealed file holds a few bytes more
 ENV = "LEAFWISE_RECONCILE_CACHE"  # "0": neither read nor write it
 # The modules whose code decides what a file yields (scan.py and everything it imports from this
 # package; a test keeps the list complete). The matching layer is not here: tuning it keeps the cache.
-SCANNERS = ("artifacts", "documents", "file_routes", "index_cache", "js_source", "python_source", "scan", "tags",
-            "text")
+SCANNERS = ("artifacts", "documents", "file_routes", "index_cache", "js_source", "python_source",
+            "registered_routes", "scan", "tags", "text")
 GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript", "tree-sitter-typescript",
             "tree-sitter-go", "tree-sitter-ruby")
 

@@ -32,6 +32,7 @@ from leafwise.commands.reconcile import documents as reconcile_docs
 from leafwise.commands.reconcile import file_routes, index_cache
 from leafwise.commands.reconcile import js_source as reconcile_js
 from leafwise.commands.reconcile import python_source as reconcile_py
+from leafwise.commands.reconcile import registered_routes
 from leafwise.commands.reconcile import tags as reconcile_tags
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
@@ -138,6 +139,8 @@ def _scan_one(job: Job) -> index_cache.Entry:
             reconcile_py.scan_file(index, src, ctx)
         elif lang == "js" and src.path.name != "package.json" and not bundle:
             routed = tuple(reconcile_js.scan_file(index, src, list(ctx)))
+        elif lang == "other":
+            registered_routes.scan_file(index, src)
         lang_arts = tuple(map(pack, index.artifacts))
         index.artifacts = []
         if not bundle:
@@ -361,6 +364,9 @@ def _assemble(index: Index, sources: list[Source], langs: dict[str, str], artifa
             routed.setdefault(comp, []).append(path)
         file_routes.scan_file(index, src, routes)
     reconcile_js.pages_of_routes(index, routed)
+    for src in sources:
+        if langs[src.rel] == "other":
+            index.artifacts.extend(artifacts[src.rel][0])
     for src in sources:
         index.artifacts.extend(artifacts[src.rel][2])
         index.docs.extend(artifacts[src.rel][3])
