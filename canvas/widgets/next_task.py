@@ -14,7 +14,7 @@ from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.picker import pick
 from leafwise.commands.domain.team_reads import merge_wait_for
 from leafwise.commands.registry import command_line
-from leafwise.commands.team.status import done_elsewhere
+from leafwise.commands.team.status import merge_waiting
 from leafwise.commands.text import one_line, path_line
 from leafwise.store import Status
 from leafwise.store.timestamps import utc_now
@@ -52,8 +52,8 @@ class NextTaskBar(Static):
             path = path_line([one_line(a.title, 80) for a in reversed(state.plan.ancestors(node.id))])
             first = Content.assemble(("Next ▸ ", "bold $primary"), (node.id, "bold"), " ", one_line(node.title),
                                      (f"   {path}" if path else "", "$text-muted"))
-        else:  # with nothing left but tasks done on other clones' branches: the Wait `next` gives
-            action = merge_wait_for(done_elsewhere(team.values(), state.plan))[1] \
+        else:  # nothing left but tasks done on other clones' branches, none held: the Wait `next` gives
+            action = merge_wait_for(merge_waiting(team.values(), state.plan))[1] \
                 or pick_hint(command_line, chosen, None)  # type: ignore[arg-type]
             if action.marker == "done":
                 first = Content.assemble(("Done. ", "bold $status-done"), (one_line(chosen.reason), "$text-muted"))

@@ -156,8 +156,9 @@ def done_elsewhere(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | No
 def held_open(plan: Plan, seen: dict[str, protocol.Remote]) -> list[str]:
     """Tasks open in `plan` whose claim is held and not silent past its TTL (`seen`: a snapshot): work
     left, that comes free by itself when its holder finishes or goes silent."""
-    return sorted(node for node, item in seen.items() if item.state is not None and item.state.state == "held"
-                  and not item.stale and node in plan.nodes and plan.nodes[node].status not in CLOSED)
+    from leafwise.commands.team import status
+
+    return status.held_open(status.rows(seen), plan)
 
 
 def unreadable_wait(ctx: Any, team: Team) -> tuple[list[str], Any]:

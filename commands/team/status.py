@@ -66,6 +66,22 @@ def done_elsewhere(rows: Iterable[TeamClaim], plan: Plan) -> list[TeamClaim]:
                    and nodes[r.node_id].status not in CLOSED), key=lambda r: id_order(r.node_id))
 
 
+def held_open(rows: Iterable[TeamClaim], plan: Plan) -> list[str]:
+    """Tasks open in `plan` whose claim is held and not silent past its TTL: work left, that comes free
+    by itself when its holder finishes or goes silent, so the nearer step is the picker's Wait for its
+    holder, never the merge Wait (which reads as "nothing left", and an agent stops beside the task)."""
+    nodes = plan.nodes
+    return sorted((r.node_id for r in rows if r.state == "held" and not r.stale and r.node_id in nodes
+                   and nodes[r.node_id].status not in CLOSED), key=id_order)
+
+
+def merge_waiting(rows: Iterable[TeamClaim], plan: Plan) -> list[TeamClaim]:
+    """The claims the merge Wait names (`team_reads.merge_wait_for`: `next`, `start --next`, `complete`,
+    the canvas's Next bar): the tasks done on other clones' branches, none while a task is `held_open`."""
+    rows = list(rows)
+    return [] if held_open(rows, plan) else done_elsewhere(rows, plan)
+
+
 def holds(rows: Iterable[TeamClaim], now: datetime, me: str | None = None) -> tuple[dict[str, leases.Claim], set[str]]:
     """The claims as leases the picker understands (a held claim not silent past its TTL, named
     `agent@clone` unless its clone is `me`, expiring when this machine may take it), and the tasks
