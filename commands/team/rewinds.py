@@ -19,19 +19,42 @@ in the clone's team folder: the copy's ref -> the commit seen and the remote's).
 picker passes the task by, claim steps on it are refused with `Fix: leafwise team repair`, and `team
 status` and `team doctor` name it; a fetch that finds the ref back on (or after) the commit seen, or on a
 re-created claim, forgets the rewind. (Branch mode's state branch has the same check in branch.py.)
+
+Both records are read, changed and written back by every fetch, `team sync` and `team repair` of the
+clone, so each change holds the team folder's lock (`store.locks.hold`): two at once lost entries.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from leafwise.commands.team import refs
 from leafwise.commands.team.branch import descends
 from leafwise.store import atomic, git, reader
+from leafwise.store.locks import LOCK_TIMEOUT, hold
 
 FILE = "rewound-claims.json"
+LOCK = "records.lock"  # in the team folder: one writer of its records at a time
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    with hold(folder / LOCK, "this clone's team records", LOCK_TIMEOUT):
+        yield
+
+
+@contextmanager
+def records(folder: Path) -> Iterator[dict[str, dict[str, str]]]:
+    """The recorded rewinds to change in place, written back under the lock when changed."""
+    with _locked(folder):
+        record = recorded(folder)
+        old = dict(record)
+        yield record
+        if record != old:
+            _save(folder, record)
 
 
 def recorded(folder: Path) -> dict[str, dict[str, str]]:
@@ -59,6 +82,11 @@ def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pat
     not descending from it, and not to a claim made anew (`recreated`), is set back and recorded; a
     recorded one the remote has on (or after) the commit seen again is forgotten. The copies as they
     stand then."""
+    with _locked(folder):
+        return _check(root, before, after, folder)
+
+
+def _check(root: Path, before: dict[str, str], after: dict[str, str], folder: Path) -> dict[str, str]:
     record, retired = recorded(folder), _retired(folder)
     out = dict(after)
     changed = False
@@ -70,7 +98,7 @@ def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pat
             changed |= record.pop(ref, None) is not None
             continue
         if recreated(root, new, old, ref.rpartition("/")[2], retired.get(ref, ())):
-            retire(root, folder, ref, old)  # a push of the chain left behind is a rewind from now on
+            _retire(root, folder, ref, old)  # a push of the chain left behind is a rewind from now on
             changed |= record.pop(ref, None) is not None
             continue
         refs.set_local(root, ref, old)
@@ -107,6 +135,11 @@ def first_commit(root: Path, sha: str) -> str | None:
 def retire(root: Path, folder: Path, ref: str, sha: str) -> None:
     """This clone deleted the claim ref whose copy is `ref` (at `sha`: a tombstone, an unreadable claim):
     its chain never comes back, so a push of it later is a rewind."""
+    with _locked(folder):
+        _retire(root, folder, ref, sha)
+
+
+def _retire(root: Path, folder: Path, ref: str, sha: str) -> None:
     retired = _retired(folder)
     retired[ref] = [*retired.get(ref, ())[-(KEEP_RETIRED - 1):], first_commit(root, sha) or sha]
     _save(folder, retired, RETIRED_FILE)
@@ -133,9 +166,8 @@ def nodes(folder: Path, prefix: str) -> dict[str, dict[str, str]]:
 
 
 def forget(folder: Path, ref: str) -> None:
-    record = recorded(folder)
-    if record.pop(ref, None) is not None:
-        _save(folder, record)
+    with records(folder) as record:
+        record.pop(ref, None)
 
 
 def restore(team, node_id: str, seen: str, tip: str, identity: tuple[str, str], folder: Path) -> str:

@@ -1,0 +1,62 @@
+"""The clone's team-folder records (`retired-claims.json`, `rewound-claims.json`) are read, changed and
+written back by every fetch, `team sync` and `team repair` of the clone: two at once must not lose an
+entry (a retired chain lost is a stale mirror's push taken as a new claim; a rewind lost lets the picker
+hand out a task whose claim a force-push rewound). Real files, real threads through the real functions."""
+
+from __future__ import annotations
+
+import threading
+
+from leafwise.commands.team import rewinds
+
+WRITES = 40
+
+
+def sha(n: int) -> str:
+    return f"{n:040x}"
+
+
+def race(*jobs) -> None:
+    start = threading.Barrier(len(jobs))
+
+    def run(job) -> None:
+        start.wait()
+        job()
+
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+
+
+def test_two_writers_retiring_chains_at_once_lose_no_entry(tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    not_a_repo = tmp_path / "work"  # first_commit answers None there: the SHA itself is retired
+    not_a_repo.mkdir()
+
+    def retire(side: str):
+        return lambda: [rewinds.retire(not_a_repo, folder, f"refs/x/{side}-{i}", sha(i)) for i in range(WRITES)]
+
+    race(retire("a"), retire("b"))
+    assert len(rewinds._retired(folder)) == 2 * WRITES
+
+
+def test_a_rewind_recorded_while_another_is_forgotten_stays_recorded(tmp_path):
+    folder = tmp_path / "team"
+    folder.mkdir()
+    rewinds._save(folder, {f"refs/x/old-{i}": {"seen": sha(i), "remote": sha(i + 1)} for i in range(WRITES)})
+
+    def record():
+        for i in range(WRITES):
+            with rewinds.records(folder) as found:
+                found[f"refs/x/new-{i}"] = {"seen": sha(i), "remote": sha(i + 1)}
+
+    def forget():
+        for i in range(WRITES):
+            rewinds.forget(folder, f"refs/x/old-{i}")
+
+    race(record, forget)
+    assert sorted(rewinds.recorded(folder)) == sorted(f"refs/x/new-{i}" for i in range(WRITES))
