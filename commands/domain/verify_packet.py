@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.reconcile import passages
+from leafwise.commands.reconcile import docs_names, passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
 from leafwise.commands.reconcile.retrieve import LEX, SOFT, RIndex, category, key, prefix
@@ -435,9 +435,39 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
                                                        _file_kind(rel),
                                                        0.5))
     places = places[:MAX_PLACES - len(commits[:1])] + commits[:1]
-    packet = _within_budget(places, head)
+    packet = _within_budget(_bridged(places, node.title, ranked, index, texts), head)
     packet.unnamed = unnamed
     return packet
+
+
+def _bridged(places: list[PacketPlace], title: str, ranked: list[tuple[float, Artifact, list[str]]], index: Index,
+             texts: _Texts) -> list[PacketPlace]:
+    """Up to docs_names.BRIDGES places of the code the best docs paragraphs name as code (or the title's
+    actor words name exactly), for code whose names do not use the title's words: in room left, in place
+    of a second place of a file shown already, or, when several paragraphs name it, of the lowest place."""
+    paragraphs = [(score, "\n".join(texts.of(art.path)[max(1, art.line or 1) - 1:][:docs_names.DOC_LINES]))
+                  for score, art, _named in ranked if art.kind == "doc"][:docs_names.DOCS_READ]
+    targets = docs_names.targets_of(index, _is_test_file)
+    taken = {p.path for p in places}
+    found = docs_names.title_names(docs_names.actor_words(title), targets, taken)
+    found += docs_names.bridges(paragraphs, targets, taken | {b.art.path for b in found})
+    places = list(places)
+    for bridge in found[:docs_names.BRIDGES]:
+        start, end = texts.span(bridge.art)
+        what = "the file's name" if bridge.art.kind == "module" else f"{bridge.art.kind} {cut(bridge.art.name, 60)}"
+        place = PacketPlace(bridge.art.path, start, end, texts.snippet(bridge.art.path, start, end, SNIPPET),
+                            f"{what}: the docs that match the title name it as code ({', '.join(bridge.named[:3])})",
+                            _kind(bridge.art), bridge.score)
+        if len(places) < MAX_PLACES:
+            places.insert(next((i for i, p in enumerate(places) if p.kind == "commit"), len(places)), place)
+            continue
+        again = [i for i, p in enumerate(places) if p.kind != "commit" and any(q.path == p.path for q in places[:i])]
+        if not again and bridge.strong:
+            code = (i for i, p in enumerate(places) if p.kind != "commit")
+            again = sorted(code, key=lambda i: (-places[i].score, i))[-1:]
+        if again:
+            places[again[-1]] = place
+    return places
 
 
 def _tokens(places: list[PacketPlace]) -> int:

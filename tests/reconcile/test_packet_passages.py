@@ -1,5 +1,5 @@
-"""The verify packet's passages: lines the index names nothing in (a route table of top-level calls, a
-configuration or deploy file, a stylesheet) reach the packet through the real CLI, and what should not
+"""The verify packet's passages: lines the index names nothing in (a configuration or deploy file, a
+stylesheet; a Rails route table reaches it as routes) reach the packet through the real CLI, and what should not
 (a CI workflow, a test file's lines, a file past the probes' bounds) does not."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_route_table_deploy_file_and_stylesheet_lines_reach_the_packet(tmp_path:
                                                 ("T-3", "Dark colour scheme")])
     routes = [p for p in places(root, "T-1") if p["path"] == "config/routes.rb"]
     assert routes and routes[0]["start"] <= 6 <= routes[0]["end"], routes  # `post "upvote"`
-    assert "upvote" in routes[0]["snippet"] and routes[0]["why"].startswith("passage lines")
+    assert "upvote" in routes[0]["snippet"] and routes[0]["why"].startswith("route POST /upvote")  # registered_routes
     flower = places(root, "T-2")
     compose = [p for p in flower if p["path"] == "docker-compose.yml"]
     assert compose and compose[0]["start"] <= 6 <= compose[0]["end"], flower  # `celery --app=app.tasks flower`
