@@ -173,8 +173,23 @@ def table(half: str, results: list[dict]) -> list[str]:
     lines.append(f"| **overall** | | | {sum(r['drafts'] for r in results)} | {s['tp'] + s['fn']} | {s['tp'] + s['fp']} "
                  f"| {s['tp']} | **{ratio(s['precision'])}** | {likely} | **{s['lead_recall']:.2f}** | **{s['traps']}** "
                  f"| ≤ {s['seconds']:.2f} s ({s['cpu']:.2f} s) |")
-    lines += ["", band_line(half, s), ""]
+    lines += ["", band_line(half, s), "", precision_line(half, results), ""]
     return lines
+
+
+def precision_line(half: str, results: list[dict]) -> str:
+    """Each band's precision: of the drafts given that band, the share whose label agrees (shipped for
+    `shipped` and `likely`, partial for `partial`, absent for `none`), with the counts."""
+    agrees = {"shipped": "shipped", "likely": "shipped", "partial": "partial", "none": "absent"}
+    parts = []
+    for band in BANDS:
+        given = {lab: sum(r["matrix"][lab][band] for r in results) for lab in ("shipped", "partial", "absent")}
+        total = sum(given.values())
+        right = given[agrees[band]]
+        parts.append(f"{band} {ratio(right / total if total else None)} ({right} of {total} labelled "
+                     f"{agrees[band]}; {given['shipped']} shipped, {given['partial']} partial, "
+                     f"{given['absent']} absent)")
+    return f"{half} band precision: " + "; ".join(parts)
 
 
 def band_line(half: str, s: dict) -> str:
