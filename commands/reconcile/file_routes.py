@@ -13,6 +13,8 @@ becomes a `page` or `route` artifact whose words are its path segments.
 - **Nuxt** (`pages/**/*.vue`: Nuxt 3 `[id]` and Nuxt 2 `_id`; `server/api/**` and
   `server/routes/**` handlers, a `.get.ts` suffix naming the method).
 - **TanStack Router** (`createFileRoute('/posts/$postId')`, wherever the file is).
+- **Next.js middleware** (`middleware.ts`, `proxy.ts` from Next 16, at the root or in `src/`): one `ANY /*`
+  route named by the paths it matches and redirects to.
 
 A framework counts for a file when the nearest `package.json` above it depends on it (a
 monorepo's apps each have theirs). The artifact sits at the default export's line, or at
@@ -41,6 +43,8 @@ _REMIX_EXPORT = re.compile(r"^[ \t]*export\s+(?:async\s+)?(?:function|const|let|
 _ACTIONS = re.compile(r"^[ \t]*export\s+(?:const|let|var)\s+actions\b", re.MULTILINE)
 _TANSTACK = re.compile(r"""\bcreate(?:Lazy)?FileRoute\(\s*['"`](/[^'"`]*)['"`]""")
 HOME = "home"
+_PATH_LITERAL = re.compile(r"""['"`](/[A-Za-z][\w\-/:*.]{0,80})""")
+MIDDLEWARE_PATHS = 20
 
 
 @dataclass
@@ -126,6 +130,15 @@ def _methods(index: Index, src: Source, route: str) -> None:
         _route(index, src, m.group(1), route, m.start(1))
 
 
+def _middleware(index: Index, src: Source) -> None:
+    """Next.js middleware (`proxy` from Next 16) runs before every request it matches: one route named by
+    the paths it matches and redirects to (`/dashboard`, `/login`), the first MIDDLEWARE_PATHS of them."""
+    paths = list(dict.fromkeys(m.group(1) for m in _PATH_LITERAL.finditer(src.text)))[:MIDDLEWARE_PATHS]
+    m = _DEFAULT.search(src.text)
+    src.add(index, "route", "ANY /* (middleware)", m.start() if m else 0,
+            route_words("ANY", " ".join(paths), src.path.stem), side="server", method="ANY", route="/*")
+
+
 def _join(segments: list[str]) -> str:
     return "/" + "/".join(s for s in segments if s)
 
@@ -133,6 +146,9 @@ def _join(segments: list[str]) -> str:
 def _next(index: Index, src: Source, parts: tuple[str, ...]) -> None:
     suffix = src.path.suffix
     if suffix not in SCRIPT_EXT:
+        return
+    if parts[-1] in (f"middleware{suffix}", f"proxy{suffix}") and parts[:-1] in ((), ("src",)):
+        _middleware(index, src)
         return
     if parts[:1] == ("app",) or parts[:2] == ("src", "app"):
         folders = list(parts[parts.index("app") + 1:-1])

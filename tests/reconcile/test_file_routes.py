@@ -63,6 +63,26 @@ def test_next_app_dir_pages_groups_dynamic_segments_and_route_handlers(tmp_path)
     assert words(index, "/pricing") == concepts("pricing")  # a route group adds no word
 
 
+MIDDLEWARE = (
+    "import { NextResponse } from 'next/server'\n\nexport default function middleware(req) {\n"
+    "  if (!req.cookies.get('token')) return NextResponse.redirect(new URL(`/login?from=${req.url}`, req.url))\n"
+    "}\n\nexport const config = { matcher: ['/dashboard/:path*', '/editor/:path*'] }\n")
+
+
+def test_next_middleware_is_one_route_named_by_the_paths_it_matches_and_redirects_to(tmp_path):
+    index = index_of(tmp_path, {
+        "package.json": '{"dependencies": {"next": "14.1.0"}}',
+        "middleware.ts": MIDDLEWARE,
+        "lib/middleware.ts": MIDDLEWARE,  # a helper of that name elsewhere is not Next's middleware
+        "other/package.json": '{"dependencies": {"express": "4.0.0"}}',
+        "other/middleware.ts": MIDDLEWARE,  # nor one under a package that does not use Next
+    })
+    routes = {a.path: a for a in index.artifacts if a.kind == "route"}
+    assert set(routes) == {"middleware.ts"}
+    assert (routes["middleware.ts"].name, routes["middleware.ts"].line) == ("ANY /* (middleware)", 3)
+    assert concepts("login dashboard editor") <= routes["middleware.ts"].words
+
+
 def test_next_pages_dir_and_a_folder_called_pages_elsewhere(tmp_path):
     index = index_of(tmp_path, {
         "package.json": '{"dependencies": {"next": "12.3.0"}}',
