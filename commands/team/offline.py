@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 
 from leafwise.commands.team import protocol, remote
+from leafwise.commands.team.records import records_locked
 from leafwise.commands.team.remote import Team
 from leafwise.store import atomic, reader
 
@@ -43,15 +44,17 @@ def _save(team: Team, items: dict[str, dict]) -> None:
 
 
 def remember(team: Team, node_id: str, agent: str, ttl_s: float, since: str) -> None:
-    items = pending(team)
-    items[node_id] = {"agent": agent, "ttl_s": ttl_s, "since": since}
-    _save(team, items)
+    with records_locked(remote.team_dir(team.root)):  # agents of this clone claim offline at once
+        items = pending(team)
+        items[node_id] = {"agent": agent, "ttl_s": ttl_s, "since": since}
+        _save(team, items)
 
 
 def forget(team: Team, node_id: str) -> None:
-    items = pending(team)
-    if items.pop(node_id, None) is not None:
-        _save(team, items)
+    with records_locked(remote.team_dir(team.root)):
+        items = pending(team)
+        if items.pop(node_id, None) is not None:
+            _save(team, items)
 
 
 def push_all(team: Team, seen: dict[str, protocol.Remote]) -> list[Pushed]:

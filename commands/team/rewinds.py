@@ -21,7 +21,7 @@ status` and `team doctor` name it; a fetch that finds the ref back on (or after)
 re-created claim, forgets the rewind. (Branch mode's state branch has the same check in branch.py.)
 
 Both records are read, changed and written back by every fetch, `team sync` and `team repair` of the
-clone, so each change holds the team folder's lock (`store.locks.hold`): two at once lost entries.
+clone, so each change holds the team folder's lock (`records.records_locked`).
 """
 
 from __future__ import annotations
@@ -33,17 +33,10 @@ from pathlib import Path
 
 from leafwise.commands.team import refs
 from leafwise.commands.team.branch import descends
+from leafwise.commands.team.records import records_locked as _locked
 from leafwise.store import atomic, git, reader
-from leafwise.store.locks import LOCK_TIMEOUT, hold
 
 FILE = "rewound-claims.json"
-LOCK = "records.lock"  # in the team folder: one writer of its records at a time
-
-
-@contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    with hold(folder / LOCK, "this clone's team records", LOCK_TIMEOUT):
-        yield
 
 
 @contextmanager
@@ -87,7 +80,7 @@ def check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pat
 
 
 def _check(root: Path, before: dict[str, str], after: dict[str, str], folder: Path) -> dict[str, str]:
-    record, retired = recorded(folder), _retired(folder)
+    record, gone = recorded(folder), retired(folder)
     out = dict(after)
     changed = False
     for ref, old in before.items():
@@ -97,7 +90,7 @@ def _check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pa
         if new == old or descends(root, new, old):
             changed |= record.pop(ref, None) is not None
             continue
-        if recreated(root, new, old, ref.rpartition("/")[2], retired.get(ref, ())):
+        if recreated(root, new, old, ref.rpartition("/")[2], gone.get(ref, ())):
             _retire(root, folder, ref, old)  # a push of the chain left behind is a rewind from now on
             changed |= record.pop(ref, None) is not None
             continue
@@ -140,16 +133,17 @@ def retire(root: Path, folder: Path, ref: str, sha: str) -> None:
 
 
 def _retire(root: Path, folder: Path, ref: str, sha: str) -> None:
-    retired = _retired(folder)
-    retired[ref] = [*retired.get(ref, ())[-(KEEP_RETIRED - 1):], first_commit(root, sha) or sha]
-    _save(folder, retired, RETIRED_FILE)
+    found = retired(folder)
+    found[ref] = [*found.get(ref, ())[-(KEEP_RETIRED - 1):], first_commit(root, sha) or sha]
+    _save(folder, found, RETIRED_FILE)
 
 
 RETIRED_FILE = "retired-claims.json"  # copy ref -> the first commits of chains a re-created claim replaced
 KEEP_RETIRED = 8
 
 
-def _retired(folder: Path) -> dict[str, list[str]]:
+def retired(folder: Path) -> dict[str, list[str]]:
+    """The first commits of the chains this clone retired, by copy ref (the last 8 each)."""
     try:
         data = reader.read_json(folder / RETIRED_FILE, reader.SETTINGS)
     except (OSError, ValueError):

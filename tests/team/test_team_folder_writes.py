@@ -41,13 +41,14 @@ def test_two_writers_retiring_chains_at_once_lose_no_entry(tmp_path):
         return lambda: [rewinds.retire(not_a_repo, folder, f"refs/x/{side}-{i}", sha(i)) for i in range(WRITES)]
 
     race(retire("a"), retire("b"))
-    assert len(rewinds._retired(folder)) == 2 * WRITES
+    assert len(rewinds.retired(folder)) == 2 * WRITES
 
 
 def test_a_rewind_recorded_while_another_is_forgotten_stays_recorded(tmp_path):
     folder = tmp_path / "team"
     folder.mkdir()
-    rewinds._save(folder, {f"refs/x/old-{i}": {"seen": sha(i), "remote": sha(i + 1)} for i in range(WRITES)})
+    with rewinds.records(folder) as found:
+        found.update({f"refs/x/old-{i}": {"seen": sha(i), "remote": sha(i + 1)} for i in range(WRITES)})
 
     def record():
         for i in range(WRITES):
@@ -60,3 +61,21 @@ def test_a_rewind_recorded_while_another_is_forgotten_stays_recorded(tmp_path):
 
     race(record, forget)
     assert sorted(rewinds.recorded(folder)) == sorted(f"refs/x/new-{i}" for i in range(WRITES))
+
+
+def test_agents_of_one_clone_claiming_offline_at_once_keep_every_claim_to_push(tmp_path):
+    import subprocess
+
+    from leafwise.commands.team import offline
+    from leafwise.commands.team.remote import Team
+    from leafwise.store.paths import PlanPaths
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    team = Team(PlanPaths(tmp_path), "origin", "file:///nowhere", "refs/leafwise", "refs")
+
+    def claim(side: str):
+        return lambda: [offline.remember(team, f"T-{side}{i}", side, 600.0, "2026-01-01T00:00:00Z")
+                        for i in range(WRITES)]
+
+    race(claim("1"), claim("2"))
+    assert len(offline.pending(team)) == 2 * WRITES  # each one is pushed create-only by team sync
