@@ -142,7 +142,7 @@ def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:
         elif kind == "http":
             prefix = stack.enter_context(smart_http(base))
         clones = team_clones(base, url_for(kind, prefix), args.clones, tasks=args.tasks)
-        if args.delay:
+        if args.delay and kind != "file":  # a local remote's hooks never run (the hardened receive-pack)
             set_hook(base / "plan.git", delay=args.delay)
         logs = base / "logs"
         logs.mkdir()
@@ -196,6 +196,7 @@ def run_one(kind: str, args: argparse.Namespace, rng: random.Random) -> dict:
     complete_ms = [r["ms"] for r in rows if r["op"] == "complete" and r["code"] == 0]
     next_ms = [r["ms"] for r in rows if r["op"] == "next" and r["code"] == 0]
     return {"transport": {"file": "file://", "daemon": "git daemon", "http": "smart HTTP"}[kind],
+            "push_delay": "none" if kind == "file" else f"{args.delay:g} s",
             "tasks": args.tasks, "done": len(completes), "agents": f"{args.clones}x{args.agents}+{spawned - args.clones * args.agents}",
             "duplicates": sum(n - 1 for n in completes.values()) + len(wrong),
             "ref_done_no_yaml": len(orphans),
@@ -216,7 +217,7 @@ def _pct(values: list[float], p: int) -> int:
     return round(statistics.quantiles(values, n=100)[p - 1])
 
 
-COLUMNS = ("transport", "tasks", "done", "agents", "duplicates", "ref_done_no_yaml", "finished_after_restart", "steals",
+COLUMNS = ("transport", "push_delay", "tasks", "done", "agents", "duplicates", "ref_done_no_yaml", "finished_after_restart", "steals",
            "refused_finishes", "frozen", "killed", "seconds", "claim_p50", "claim_p95", "complete_p50", "complete_p95",
            "next_p50", "next_p95")
 
@@ -228,7 +229,9 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=2, help="agents per clone")
     parser.add_argument("--transports", default="file,daemon,http")
     parser.add_argument("--ttl", type=float, default=3.0, help="lease in seconds")
-    parser.add_argument("--delay", type=float, default=0.05, help="seconds each push waits on the server")
+    parser.add_argument("--delay", type=float, default=0.05,
+                        help="seconds each push waits on the server (a pre-receive hook: git daemon and smart HTTP "
+                             "only, since a file:// remote's hooks never run)")
     parser.add_argument("--faults", type=float, default=0.25, help="chance per half second of a freeze or kill")
     parser.add_argument("--limit", type=float, default=240.0, help="seconds per transport at most")
     parser.add_argument("--seed", type=int, default=1)
