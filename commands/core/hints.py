@@ -20,6 +20,7 @@ from leafwise.commands.core.readiness import (
     LOOPED_KIND,
     MISSING_KIND,
     OPEN_CHILDREN_KIND,
+    PROJECT_KIND,
     Blocker,
     blocker,
     holder,
@@ -92,13 +93,13 @@ def node_hint(cmd: CommandLine, plan: Plan, node: Node, claims: dict[str, Claim]
               now: datetime) -> NextAction:
     """The natural next step for one node, as `show` and `diagnose` suggest it."""
     nid = node.id
-    if node.status == Status.IN_PROGRESS and not node.children:
+    found = blocker(plan, node, claims, agent)
+    if node.status == Status.IN_PROGRESS and not node.children and not (found and found.kind == PROJECT_KIND):
         who = holder(node, claims)
         if not (who and who != agent):
             mine = who or agent
             return next_(cmd("complete", nid, summary=SUMMARY, agent=mine), "in progress",
                          or_=cmd("block", nid, reason=REASON, agent=mine))
-    found = blocker(plan, node, claims, agent)
     if found is None:
         return next_(cmd("start", nid, agent=agent or AGENT), "ready to start")
     return blocker_hint(cmd, plan, node, found, claims)
@@ -121,6 +122,8 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
         return next_(cmd("tree", nid), f"{len(found.ids)} open child node(s)")
     if found.kind == CASCADE_KIND:
         return owed_hint(cmd, nid, None, found.reason)
+    if found.kind == PROJECT_KIND:  # start and complete refuse until a person fixes the file
+        return next_(cmd("diagnose"), found.reason, or_=cmd("validate"))
     if found.kind == LOOPED_KIND:
         return next_(cmd("validate"), "its parents form a cycle: validate names the edit that cuts it")
     dep = found.ids[0]

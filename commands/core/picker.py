@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leafwise.commands.core.cascade import cascades
-from leafwise.commands.core.readiness import blocker, effective_holds, holder, kept, unchanged_plan, until
+from leafwise.commands.core.readiness import (
+    blocker,
+    effective_holds,
+    holder,
+    kept,
+    project_blocker,
+    unchanged_plan,
+    until,
+)
 from leafwise.commands.core.release_needs import needed_by, rank_of
 from leafwise.store import CLOSED, PRIORITIES, Node, Plan, Status, priority_rank
 from leafwise.store.claims import Claim
@@ -73,6 +81,9 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
     see may be open), and tasks `start --next` just failed to claim (its own included).
     """
     nodes = plan.nodes
+    if plan.problems and (stop := project_blocker(plan)) is not None:  # then start and complete refuse
+        return Pick(None, stop.reason, open_count=sum(1 for n in nodes.values() if n.status not in CLOSED),
+                    empty=not nodes, broken=list(stop.ids))
     prepared = _prepared(plan)
     if prepared is not None:
         needed, place = prepared.needed, prepared.place

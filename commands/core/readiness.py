@@ -10,7 +10,9 @@ here, so "ready" means the same thing wherever it is shown:
   (`cascade: manual`): one the cascade closes is owed its close (`cascade_owed`: its children were
   finished apart, e.g. in clones merged here), never an agent's task;
 - a dependency is met only by a node that exists and is closed: a dependency on a node the plan
-  does not have (a typo, a file that does not load) is unmet, never satisfied.
+  does not have (a typo, a file that does not load) is unmet, never satisfied;
+- while project.yaml does not load, nothing is ready: releases, the id prefix and settings are
+  guesses, and `start` and `complete` refuse until a person fixes the file.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 from leafwise.commands.core.cascade import cascades
 from leafwise.commands.text import plan_words
-from leafwise.store import CLOSED, Node, Plan, Status
+from leafwise.store import CLOSED, Node, Plan, Problem, Status
 from leafwise.store.claims import Claim
 
 _BLOCKED, _IN_PROGRESS = Status.BLOCKED, Status.IN_PROGRESS  # bound once: read per node on `next`
@@ -36,6 +38,9 @@ CASCADE_KIND = "cascade_owed"
 UNMET_KIND = "unmet_dependency"
 MISSING_KIND = "missing_dependency"
 LOOPED_KIND = "parent_cycle"
+PROJECT_KIND = "project_unreadable"
+
+PROJECT_FILE = ".leafwise/project.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,20 @@ class Blocker:
     kind: str  # one of the *_KIND names above
     reason: str  # words for a person or an agent
     ids: tuple[str, ...] = ()  # what is in the way: children, dependencies, or the holder's name
+
+
+def project_unreadable(plan: Plan) -> Problem | None:
+    """project.yaml's first error, if it has one: then releases, prefix and settings are guesses."""
+    return next((p for p in plan.problems if p.file == PROJECT_FILE and p.severity == "error"), None)
+
+
+def project_blocker(plan: Plan) -> Blocker | None:
+    """What holds every task back while project.yaml does not load, with the file and line."""
+    broken = project_unreadable(plan)
+    if broken is None:
+        return None
+    return Blocker(PROJECT_KIND, f"{PROJECT_FILE}:{broken.line or 1} does not load ({broken.message}): "
+                   "a person fixes it", (PROJECT_FILE,))
 
 
 def open_children(plan: Plan, node: Node) -> list[str]:
@@ -138,6 +157,8 @@ def blocker(plan: Plan, node: Node, holds: dict[str, Claim], agent: str | None =
     """
     if node.status in CLOSED:
         return Blocker(CLOSED_KIND, f"{node.status}")
+    if plan.problems and (broken := project_blocker(plan)) is not None:
+        return broken
     if node.status == _BLOCKED:
         return Blocker(BLOCKED_KIND, f"blocked: {node.blocked_reason or 'no reason given'}")
     if node.id in plan.looped():

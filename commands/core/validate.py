@@ -13,7 +13,7 @@ from typing import Any
 
 from leafwise.commands.contract import CommandLine, placeholder
 from leafwise.commands.core.cascade import cascades, closing_status
-from leafwise.commands.core.readiness import open_children
+from leafwise.commands.core.readiness import PROJECT_FILE, open_children
 from leafwise.commands.core.release_needs import later_dependencies
 from leafwise.store import Node, Plan, Problem, Status
 from leafwise.store.ids import is_node_id
@@ -64,8 +64,6 @@ def key_line(lines: Sequence[str], key: str) -> int | None:
     return next((i for i, text in enumerate(lines, 1) if text.startswith(f"{key}:")), None)
 
 
-
-PROJECT_FILE = ".leafwise/project.yaml"
 PROJECT_ECHOES = {"unknown_release", "foreign_prefix"}
 
 
@@ -220,11 +218,6 @@ def _link_problems(node: Node, links: dict[str, bool | UnsafePath], files: PlanF
             out.append(_p(code, "error", message, cmd("edit", node.id, set=[_list_value(key, node.data.get(key), rel)]),
                           node, files.line_of(node, key)))
     return out
-
-
-def project_unreadable(plan: Plan) -> Problem | None:
-    """project.yaml's first error, if it has one: then releases, prefix and settings are guesses."""
-    return next((p for p in plan.problems if p.file == PROJECT_FILE and p.severity == "error"), None)
 
 
 

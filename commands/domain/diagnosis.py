@@ -15,7 +15,7 @@ from leafwise.commands.contract import NextAction, Result, bounded, clean, next_
 from leafwise.commands.core import readiness
 from leafwise.commands.core.hints import node_hint, pick_hint
 from leafwise.commands.core.picker import until
-from leafwise.commands.core.validate import PROJECT_FILE
+from leafwise.commands.core.readiness import PROJECT_FILE
 from leafwise.commands.domain import team_reads
 from leafwise.commands.domain.holds import live_claims, pick_for
 from leafwise.commands.domain.nodes import get_node

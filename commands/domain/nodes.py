@@ -23,7 +23,7 @@ from leafwise.store.writer import Conflict, LockBusy, edit_node, iso
 
 def require_project(ctx: Ctx, plan: Plan, doing: str) -> None:
     """Refuse a step that takes the id prefix or releases from project.yaml while that file does not load."""
-    from leafwise.commands.core.validate import project_unreadable
+    from leafwise.commands.core.readiness import project_unreadable
 
     broken = project_unreadable(plan)
     if broken is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leafwise.commands.contract import EXIT_INVALID, CommandError, NextAction, Result, bounded, fix, next_, placeholder
 from leafwise.commands.core.hints import approval_wait
-from leafwise.commands.core.validate import PROJECT_FILE
+from leafwise.commands.core.readiness import PROJECT_FILE
 from leafwise.commands.domain.trust import subject
 from leafwise.commands.plan_files import find_problems, first_error, plan_commands
 from leafwise.commands.registry import Ctx

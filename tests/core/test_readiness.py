@@ -232,3 +232,21 @@ def test_nothing_in_or_under_a_parent_cycle_is_handed_out_and_tree_shows_it_all(
     assert picked["task"]["id"] == "T-4", picked
     shown = run_cli("show", "T-3", "--json", cwd=tmp_path).json["_next_action"]
     assert shown["command"] == "leafwise validate", shown
+
+
+def test_while_project_yaml_does_not_load_no_surface_offers_a_step_start_or_complete_refuses(tmp_path: Path) -> None:
+    write_plan(tmp_path, [node("D-1", "Draft"), node("D-2", "Mine", status="in-progress", assignee="a")],
+               prefix="D")
+    project = tmp_path / ".leafwise" / "project.yaml"
+    project.write_text(project.read_text() + "name: [broken\n")
+    for args in (("show", "D-1"), ("show", "D-2", "--agent", "a"), ("next",), ("next", "--agent", "a")):
+        hint = run_cli(*args, "--json", cwd=tmp_path).json["_next_action"]
+        assert not (hint["command"] or "").startswith(("leafwise start D-", "leafwise complete")), (args, hint)
+        assert "project.yaml:" in hint["reason"], hint  # the file and line a person fixes
+    for args in (("start", "D-1", "--agent", "b"), ("start", "--next", "--agent", "b")):
+        refused = run_cli(*args, "--json", cwd=tmp_path)
+        assert refused.code == 4 and refused.json["_next_action"]["command"] == "leafwise diagnose --agent b"
+    assert run_cli("complete", "D-2", "--summary", "s", "--agent", "a", cwd=tmp_path).code == 4
+    project.write_text(project.read_text().replace("name: [broken\n", ""))  # fixed: the task is offered again
+    assert run_cli("show", "D-1", "--json", cwd=tmp_path).json["_next_action"]["command"].startswith(
+        "leafwise start D-1")
