@@ -3,6 +3,7 @@ one quote before it, and import takes exactly that quote off again."""
 
 from __future__ import annotations
 
+import pytest
 import csv
 import json
 import sys
@@ -21,6 +22,7 @@ blank = st.text(st.sampled_from(SPACES + ["'"]), max_size=4)
 formula = st.builds(lambda lead, start, rest: lead + start + rest, blank, st.sampled_from("=+-@"), st.text())
 
 
+@pytest.mark.slow
 @given(formula)
 def test_a_formula_behind_spaces_or_quotes_is_guarded(cell: str) -> None:
     safe = formula_safe(cell)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from testkit import parsed
 
 CORE = Path(__file__).resolve().parents[2] / "commands" / "core"
 MODULES = ("subprocess", "glob", "shutil", "os", "pathlib", "io", "tempfile")
@@ -33,11 +34,11 @@ def test_no_module_of_core_touches_a_process_or_a_file() -> None:
     modules = sorted(CORE.rglob("*.py"))
     assert len(modules) >= 10, "the scan must see the core's modules"
     found = {str(p.relative_to(CORE)): bad for p in modules
-             if (bad := impurities(ast.parse(p.read_text(encoding="utf-8"))))}
+             if (bad := impurities(parsed(p.read_text(encoding="utf-8"))))}
     assert found == {}, f"core must stay pure; read at the caller instead: {found}"
 
 
 def test_the_scan_finds_each_kind_of_impurity() -> None:
     sample = ("import subprocess\nfrom os import walk\nimport shutil\nfrom glob import glob\n"
               "open('x')\np.read_text()\np.exists()\np.iterdir()\nos.listdir('.')\nos.scandir('.')\n")
-    assert len(impurities(ast.parse(sample))) == 10
+    assert len(impurities(parsed(sample))) == 10

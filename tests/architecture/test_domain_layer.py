@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from testkit import REPO
+from testkit import REPO, parsed
 
 from leafwise.commands.command_params import PARAMS
 
@@ -23,7 +23,7 @@ def _modules(*folders: str) -> Iterator[tuple[str, ast.Module]]:
         for path in sorted((REPO / folder).rglob("*.py")):
             if any(part.startswith(".") for part in path.relative_to(REPO / folder).parts):
                 continue  # bench's checked-out evaluation repositories
-            yield str(path.relative_to(REPO)), ast.parse(path.read_text(encoding="utf-8"), str(path))
+            yield str(path.relative_to(REPO)), parsed(path.read_text(encoding="utf-8"))
 
 
 def _imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
@@ -84,7 +84,7 @@ def test_hints_are_built_from_typed_arguments() -> None:
 
 
 def test_the_check_sees_a_hand_written_hint() -> None:
-    tree = ast.parse('ctx.cmd(f"show {x}")\nctx.cmd("show X --agent a")\nctx.cmd("next" + more)\n'
+    tree = parsed('ctx.cmd(f"show {x}")\nctx.cmd("show X --agent a")\nctx.cmd("next" + more)\n'
                      'ctx.cmd("show", x)\nctx.cmd("cycle tick")\nctx.cmd("start", agent=a, next=True)\n')
     assert [c.lineno for c in _hint_calls(tree) if _hand_written(c)] == [1, 2, 3]
 
@@ -108,5 +108,5 @@ def test_only_the_registry_writes_ctx_private_fields() -> None:
 
 
 def test_the_check_sees_a_private_write() -> None:
-    tree = ast.parse("ctx._paths = p\nself._paths = p\nstate.ctx._plan: Plan = plan\n")
+    tree = parsed("ctx._paths = p\nself._paths = p\nstate.ctx._plan: Plan = plan\n")
     assert [line for line, _ in _private_writes(tree)] == [1, 3]

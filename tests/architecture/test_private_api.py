@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from textual.screen import Screen
 from textual.widgets import Footer
+from testkit import parsed, walked
 
 REPO = Path(__file__).resolve().parents[2]
 # The standard library's underscore names a test may use: documented ones, and the two steps of the
@@ -55,7 +56,7 @@ def sources(folder: Path) -> list[Path]:
 @functools.cache
 def nodes(path: Path) -> tuple[ast.AST, ...]:
     """Every node of a file's AST, parsed once per run (the scans walk each file several times)."""
-    return tuple(ast.walk(ast.parse(path.read_text(), str(path))))
+    return tuple(walked(path.read_text()))
 
 
 def where(path: Path, node: ast.AST, root: Path) -> str:
@@ -71,7 +72,7 @@ def private_reads_in_tests(root: Path = REPO) -> list[str]:
     """Every `X._name` in the tests where X is not self or cls (nor an allowed stdlib call)."""
     found = []
     for path in sources(root / "tests"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in walked(path.read_text()):
             if isinstance(node, ast.Attribute) and private(node.attr):
                 base = owner(node)
                 if base in OWN or (base, node.attr) in STDLIB_PRIVATE:
@@ -198,7 +199,7 @@ def canvas_overrides() -> list[str]:
     for info in pkgutil.walk_packages(leafwise.canvas.__path__, "leafwise.canvas."):
         module = importlib.import_module(info.name)
         path = Path(module.__file__ or "")
-        found += private_overrides(ast.parse(path.read_text()), vars(module), str(path.relative_to(REPO)))
+        found += private_overrides(parsed(path.read_text()), vars(module), str(path.relative_to(REPO)))
     return found
 
 
@@ -280,7 +281,7 @@ def test_the_wide_scan_sees_what_it_forbids(tmp_path):
 
 def test_the_override_scan_sees_a_textual_private_overridden():
     here = Path(__file__)
-    line = next(n.lineno for n in ast.parse(here.read_text()).body if isinstance(n, ast.ClassDef))
-    assert private_overrides(ast.parse(here.read_text()), globals(), "here") == [
+    line = next(n.lineno for n in parsed(here.read_text()).body if isinstance(n, ast.ClassDef))
+    assert private_overrides(parsed(here.read_text()), globals(), "here") == [
         f"here:{line} Shadowing._bindings_ready overrides a Textual private",
         f"here:{line} Shadowing._refresh_scroll overrides a Textual private"]

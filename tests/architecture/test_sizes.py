@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from testkit import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("store", "commands", "canvas")
@@ -29,7 +30,7 @@ def violations(source: str, name: str) -> list[str]:
     found = []
     if len(lines) > MODULE_LIMIT and not any(_says_why(line) for line in lines[:MODULE_HEAD]):
         found.append(f"{name}:1: module of {len(lines)} lines (limit {MODULE_LIMIT})")
-    for item in ast.walk(ast.parse(source)):
+    for item in walked(source):
         if not isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         length = (item.end_lineno or item.lineno) - item.lineno + 1

@@ -24,6 +24,7 @@ def prompt_value(app) -> str:
     return app.screen.query_one("#prompt-input").value
 
 
+@pytest.mark.slow
 async def test_a_near_duplicate_add_keeps_the_title_and_adds_it_anyway_on_enter(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = write_plan(tmp_path / "repo", [node("T-1", "Reports", release="R1"),
@@ -56,6 +57,7 @@ async def test_a_near_duplicate_add_keeps_the_title_and_adds_it_anyway_on_enter(
         assert (added["command"], added["actor"], added["node"]) == ("add", "pat", new_id)
 
 
+@pytest.mark.slow
 async def test_a_changed_title_after_a_near_duplicate_is_checked_again(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = write_plan(tmp_path / "repo", [node("T-1", "Reports", release="R1"),

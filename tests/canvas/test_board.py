@@ -21,6 +21,7 @@ async def board(app, pilot, column: str, card: str | None = None):
     return listing
 
 
+@pytest.mark.slow
 async def test_back_from_blocked_is_unblock_said_once_and_the_cursor_follows_the_card(demo_plan, tmp_path,
                                                                                        monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")

@@ -76,6 +76,7 @@ async def test_keys_move_expand_and_the_detail_follows(demo_plan, tmp_path):
         assert widget.cursor_key == "@R1"
 
 
+@pytest.mark.slow
 async def test_detail_shows_the_blocked_reason_docs_and_history(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 50)) as pilot:
@@ -126,6 +127,7 @@ async def test_filter_as_you_type_and_escape_restores(demo_plan, tmp_path):
         await until(pilot, lambda: widget.query_text == "")
 
 
+@pytest.mark.slow
 async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_path):
     # SHOP-32's agent, claude-2, is still at work: it holds a live lease on SHOP-26, taken after the block.
     res = run_cli("start", "SHOP-26", "--agent", "claude-2", cwd=demo_plan)
@@ -152,6 +154,7 @@ async def test_unblock_from_the_blocked_view_changes_the_file(demo_plan, tmp_pat
         assert app.state.nodes["SHOP-32"].status == "in-progress"
 
 
+@pytest.mark.slow
 async def test_answer_a_decision_by_option_number(demo_plan, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     app = canvas(demo_plan, tmp_path)
@@ -176,6 +179,7 @@ async def test_answer_a_decision_by_option_number(demo_plan, tmp_path, monkeypat
         assert decided["actor"] == "pat"  # the person (LEAFWISE_USER), never the assignee
 
 
+@pytest.mark.slow
 async def test_u_on_an_open_decision_is_refused_with_a_hint(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -187,6 +191,7 @@ async def test_u_on_an_open_decision_is_refused_with_a_hint(demo_plan, tmp_path)
         assert "status: blocked" in node_file(demo_plan, "SHOP-40").read_text()
 
 
+@pytest.mark.slow
 async def test_the_blocked_list_moves_with_j_k_home_end_without_wrapping(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -208,6 +213,7 @@ async def test_the_blocked_list_moves_with_j_k_home_end_without_wrapping(demo_pl
         assert listing.highlighted_option.id == first
 
 
+@pytest.mark.slow
 async def test_cancel_with_a_reason_through_the_dialog(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -222,6 +228,7 @@ async def test_cancel_with_a_reason_through_the_dialog(demo_plan, tmp_path):
         assert "Cancelled: Live mode moves to R3" in node_file(demo_plan, "SHOP-52").read_text()
 
 
+@pytest.mark.slow
 async def test_edit_the_reason_and_reassign(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -243,6 +250,7 @@ async def test_edit_the_reason_and_reassign(demo_plan, tmp_path):
         await until(pilot, lambda: "assignee: anna" in node_file(demo_plan, "SHOP-62").read_text())
 
 
+@pytest.mark.slow
 async def test_a_refused_command_shows_the_error_and_its_fix(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)  # the watcher is off: the canvas still thinks SHOP-40 asks
     async with app.run_test(size=(140, 40)) as pilot:
@@ -275,6 +283,7 @@ async def test_block_from_the_palette(demo_plan, tmp_path):
         assert "Waiting for" in row_text(app, target) and "blocked" in row_text(app, target)
 
 
+@pytest.mark.slow
 async def test_theme_from_the_palette_is_remembered(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -288,6 +297,7 @@ async def test_theme_from_the_palette_is_remembered(demo_plan, tmp_path):
     assert again.theme == "leafwise-light"
 
 
+@pytest.mark.slow
 async def test_progress_view_matches_the_progress_command(demo_plan, tmp_path):
     assert run_cli("cycle", "start", "polish", "--kind", "refine-until-quality", "--max-iterations", "5",
                    "--token-cap", "20000", "--verify", "true", cwd=demo_plan).code == 0

@@ -49,6 +49,7 @@ async def test_no_background_build_when_turned_off(demo_plan, tmp_path):
         await open_view(app, pilot, "K", BoardScreen, "board-draft")
 
 
+@pytest.mark.slow
 async def test_a_long_column_lists_the_next_cards_as_the_cursor_reaches_its_end(tmp_path):
     count = CARDS_SHOWN * 2 + 5
     root = write_plan(tmp_path / "repo", [node(f"T-{i}", f"Task {i:03}") for i in range(1, count + 1)])

@@ -51,6 +51,7 @@ def test_blocked_view(snap_compare, demo_plan, tmp_path):
 # The progress view's snapshot is test_canvas_view_snapshots.py's test_view[progress-leafwise-dark].
 
 
+@pytest.mark.slow
 def test_filter(snap_compare, demo_plan, tmp_path):
     assert snap_compare(canvas(demo_plan, tmp_path), terminal_size=SIZE,
                         run_before=after_keys("slash", *"status:blocked"))

@@ -19,6 +19,7 @@ HOSTILE = ("[@click=app.screenshot('x.svg','/tmp')]x [link=http://x]link[/link] 
            "\x1b]8;;http://evil\x07esc\x1b[31mred \u202eRTL override\u2066 zero\u200bwidth " + "long " * 80)
 
 
+@pytest.mark.slow
 async def test_board_moves_a_card_through_the_core_as_the_person(demo_plan, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     app = canvas(demo_plan, tmp_path)
@@ -73,6 +74,7 @@ async def test_add_child_rename_priority_and_undo(demo_plan, tmp_path, monkeypat
         assert "parent: SHOP-4" in node_file(demo_plan, added["node"]).read_text()
 
 
+@pytest.mark.slow
 async def test_add_and_remove_a_dependency_with_the_picker(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -89,6 +91,7 @@ async def test_add_and_remove_a_dependency_with_the_picker(demo_plan, tmp_path):
         await until(pilot, lambda: "SHOP-44" not in node_file(demo_plan, "SHOP-66").read_text())
 
 
+@pytest.mark.slow
 async def test_dependencies_agents_and_forecast_views(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:

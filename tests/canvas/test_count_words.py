@@ -12,6 +12,7 @@ from testkit.canvas import canvas, ready, until
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_reconcile_header_counts_one_draft_in_the_singular(tmp_path):
     root = write_plan(tmp_path / "repo", [node("T-1", "Checkout", release="R1")])
     app = canvas(root, tmp_path)
@@ -25,6 +26,7 @@ async def test_reconcile_header_counts_one_draft_in_the_singular(tmp_path):
         assert "(s)" not in summary
 
 
+@pytest.mark.slow
 async def test_a_forecast_with_no_target_says_its_finish_date_once(demo_plan, tmp_path):
     project = demo_plan / ".leafwise" / "project.yaml"
     project.write_text(project.read_text().replace(", target: 2027-01-15", ""))  # R1 moves, with no target
@@ -43,6 +45,7 @@ async def test_a_forecast_with_no_target_says_its_finish_date_once(demo_plan, tm
         assert row.rstrip().endswith("no target"), row
 
 
+@pytest.mark.slow
 async def test_the_priority_picker_names_its_three_choices_not_ids(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:

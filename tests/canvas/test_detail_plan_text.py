@@ -60,6 +60,7 @@ async def test_a_link_in_a_doc_is_shown_and_never_opened(tmp_path):
         assert any("file:///etc/passwd" in n for n in notices(app))
 
 
+@pytest.mark.slow
 async def test_a_huge_doc_shows_its_head_and_where_to_read_the_rest(tmp_path):
     """A planted 165 KB doc of headings was tens of thousands of Markdown blocks: gigabytes and seconds per key."""
     root = write_plan(tmp_path / "repo", [node("T-1", "Has a doc", docs=["docs/T-1.md"]), node("T-2", "Other")])

@@ -27,6 +27,7 @@ def after(lines: list[str], start: str) -> list[str]:
     return lines[at:]
 
 
+@pytest.mark.slow
 async def test_a_blocked_reason_wraps_under_itself(tmp_path):
     root = write_plan(tmp_path / "repo", [node("T-1", "VAT calculation by customer country", "blocked",
                                                release="R1", blocked_reason=REASON)])
@@ -40,6 +41,7 @@ async def test_a_blocked_reason_wraps_under_itself(tmp_path):
         assert lines[1].strip() and lines[1][:start].strip() == "", lines[:3]  # under the reason's first word
 
 
+@pytest.mark.slow
 async def test_the_reconcile_detail_hangs_its_rows_and_keeps_paths_whole(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:

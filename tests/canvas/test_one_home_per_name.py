@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from testkit import parsed
 
 CANVAS = Path(__file__).resolve().parents[2] / "canvas"
 HOMED_ELSEWHERE = {"cut", "one_line", "clean", "inert", "plain", "STATUS_WORD", "STATUS_WORDS", "status_word",
@@ -34,7 +35,7 @@ def defined_names(tree: ast.Module) -> set[str]:
 
 
 def test_no_canvas_module_defines_a_name_whose_rule_lives_elsewhere():
-    found = {str(p.relative_to(CANVAS)): sorted(defined_names(ast.parse(p.read_text())) & HOMED_ELSEWHERE)
+    found = {str(p.relative_to(CANVAS)): sorted(defined_names(parsed(p.read_text())) & HOMED_ELSEWHERE)
              for p in modules()}
     assert {k: v for k, v in found.items() if v} == {}
 

@@ -149,6 +149,7 @@ def test_history_events_are_worded_by_kind():
     assert "\x1b" not in hostile and "\u202e" not in hostile and len(hostile) < 140
 
 
+@pytest.mark.slow
 async def test_history_in_the_detail_pane_reads_as_sentences(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = tmp_path / "repo"
@@ -171,6 +172,7 @@ async def test_history_in_the_detail_pane_reads_as_sentences(tmp_path, monkeypat
         assert "T-2 started → this in progress" in epic and "T-2 completed → this done" in epic
 
 
+@pytest.mark.slow
 async def test_no_age_reads_now_ago(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -194,6 +196,7 @@ async def test_no_age_reads_now_ago(demo_plan, tmp_path):
         assert "now ago" not in lanes and "since now" not in lanes
 
 
+@pytest.mark.slow
 async def test_epic_board_from_the_tree_and_back_to_the_whole_plan(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:

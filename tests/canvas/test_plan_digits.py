@@ -15,6 +15,7 @@ pytestmark = pytest.mark.anyio
 QUESTION = "Which payment provider?"
 
 
+@pytest.mark.slow
 async def test_a_digit_in_the_plan_answers_the_open_decision_after_a_confirmation(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAFWISE_USER", "pat")
     root = write_plan(tmp_path / "repo", [

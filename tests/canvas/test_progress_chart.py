@@ -17,6 +17,7 @@ from testkit.canvas import idle, ready, until
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_a_release_done_at_once_has_a_burn_up(tmp_path):
     write_plan(tmp_path, [node("T-1", "Epic", release="R1"), node("T-2", "One", parent="T-1"),
                           node("T-3", "Two", parent="T-1")])

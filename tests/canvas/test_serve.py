@@ -264,6 +264,7 @@ def test_stopping_the_server_ends_its_canvases(tmp_path):
         stop_server(served)
 
 
+@pytest.mark.slow
 def test_no_plan_and_a_taken_port_are_said_with_their_fix(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -97,6 +97,7 @@ async def test_the_cookie_without_the_path_secret_opens_nothing(served):
     assert opened.split()[1] == b"101", opened
 
 
+@pytest.mark.slow
 async def test_one_tab_more_than_the_cap_is_refused_by_name(one_tab):
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
         cookie = await cookie_of(client, one_tab)

@@ -25,6 +25,7 @@ def blocked_plan(tmp_path):
         node("T-2", "Receipts", "blocked", release="R1", blocked_reason="waiting for the copy")])
 
 
+@pytest.mark.slow
 async def test_u_asks_for_a_note_and_unblock_carries_it_to_the_agent(tmp_path):
     root = blocked_plan(tmp_path)
     app = canvas(root, tmp_path)

@@ -59,6 +59,7 @@ async def test_a_view_answers_check_action_before_its_widgets_are_mounted(demo_p
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_switching_views_quickly_right_after_start(demo_plan, tmp_path):
     app = canvas(demo_plan, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:

@@ -9,6 +9,7 @@ real CLI process.
 
 from __future__ import annotations
 
+import pytest
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +209,7 @@ def text_of(result: Any) -> str:
     return "\n".join(c.text for c in result.content if hasattr(c, "text"))
 
 
+@pytest.mark.slow
 def test_over_mcp_complete_task_and_get_doc_carry_the_words_once(tmp_path):
     root = plan(tmp_path)
     ask_then_take_other_work(root)

@@ -94,6 +94,7 @@ def test_reject_is_recorded_on_the_node_and_hides_the_suggestion_until_the_evide
     assert nid in back and back[nid]["verdict"] == "likely"
 
 
+@pytest.mark.slow
 def test_close_anyway_completes_a_partial_as_the_persons_decision(demo_plan):
     target = first(suggestions(demo_plan), "partial")
     nid = target["id"]
@@ -119,6 +120,7 @@ def test_close_anyway_completes_a_partial_as_the_persons_decision(demo_plan):
     assert nid not in suggestions(demo_plan)  # done: no longer a draft to reconcile
 
 
+@pytest.mark.slow
 def test_decisions_refuse_what_they_cannot_decide(demo_plan):
     found = suggestions(demo_plan)
     nothing = first(found, "none")["id"]
@@ -138,6 +140,7 @@ def test_decisions_refuse_what_they_cannot_decide(demo_plan):
     assert "\x1b" not in summary and "\n" not in summary
 
 
+@pytest.mark.slow
 def test_an_agent_rejects_over_mcp_and_is_named_as_the_actor(demo_plan, monkeypatch):
     """The MCP tool gets the flags from the registry; the journal names whoever made the call."""
     import anyio

@@ -119,6 +119,7 @@ def test_next_wait_wakes_within_a_second_of_another_process_freeing_work(blocked
     assert delay < WAKE_LIMIT_S, f"woke {delay:.2f} s after the write"
 
 
+@pytest.mark.slow
 def test_a_waiter_sleeps_on_events_not_on_the_cpu(blocked_plan: Path) -> None:
     baseline = Waiter(blocked_plan, "next", "--agent", "a1").answer()
     waiter = Waiter(blocked_plan, "next", "--agent", "a1", "--wait", "3")
@@ -131,6 +132,7 @@ def test_a_waiter_sleeps_on_events_not_on_the_cpu(blocked_plan: Path) -> None:
     assert got.cpu - baseline.cpu < 0.25, f"{got.cpu - baseline.cpu:.2f} s of CPU in a 3 s wait: a busy loop?"
 
 
+@pytest.mark.slow
 def test_two_waiting_agents_one_task_exactly_one_gets_it(blocked_plan: Path) -> None:
     waiters = {a: Waiter(blocked_plan, "start", "--next", "--agent", a, "--wait", "4") for a in ("a1", "a2")}
     for waiter in waiters.values():
@@ -157,6 +159,7 @@ def test_two_waiting_agents_one_task_exactly_one_gets_it(blocked_plan: Path) -> 
     assert lease["agent"] == winner
 
 
+@pytest.mark.slow
 def test_a_lease_running_out_wakes_the_waiter_with_no_file_written(tmp_path: Path) -> None:
     write_plan(tmp_path, [node("T-1", "Alpha", release="R1")])
     assert run_cli("start", "T-1", "--agent", "other", "--ttl", "0.08", cwd=tmp_path).code == 0  # ~5 s

@@ -69,6 +69,7 @@ def blocked_plan(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_get_next_task_waits_wakes_on_another_clients_write_and_blocks_no_other_call(blocked_plan: Path) -> None:
     async def go() -> dict[str, Any]:
         seen: dict[str, Any] = {}
@@ -106,6 +107,7 @@ def test_get_next_task_waits_wakes_on_another_clients_write_and_blocks_no_other_
     assert delay < WAKE_LIMIT_S
 
 
+@pytest.mark.slow
 def test_the_tools_take_wait_and_a_wait_answer_offers_the_waiting_call(blocked_plan: Path) -> None:
     async def go():
         async with Client(server(blocked_plan)) as client:

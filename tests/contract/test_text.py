@@ -32,6 +32,7 @@ def render() -> str:
 
 @pytest.mark.skipif(hidden_chars.UNICODE_VERSION != unicodedata.unidata_version,
                     reason="another Unicode version: text.py derives the set itself")
+@pytest.mark.slow
 def test_the_table_is_the_derivation():
     assert hidden_chars.RANGES == derive(), "run: python tests/contract/test_text.py"
     assert TABLE.read_text() == render(), "run: python tests/contract/test_text.py"
@@ -46,6 +47,7 @@ def test_the_pattern_is_the_rule():
     assert every_code_point(lambda c: HIDDEN.fullmatch(c) is not None) == every_code_point(is_hidden)
 
 
+@pytest.mark.slow
 def test_every_default_ignorable_code_point_is_hidden():
     """Checked against another reading of the Unicode data: the `regex` module's own property table."""
     regex = pytest.importorskip("regex")

@@ -200,6 +200,7 @@ def plans(draw):
     return nodes, leased, agent, exclude
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(plans())
 def test_the_picker_scan_agrees_with_blocker(tmp_path_factory, case) -> None:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from testkit import run_cli
+from testkit import run_cli, walked
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "llms.txt", *sorted((ROOT / "docs").glob("*.md"))]
@@ -121,7 +121,7 @@ FILE_SUFFIXES = {"py", "md", "yaml", "json", "jsonl", "toml", "txt", "svg", "tcs
 def _names_in(path: Path) -> set[str]:
     """What a module defines at any depth: functions, classes, assigned names, imported names."""
     names: set[str] = set()
-    for item in ast.walk(ast.parse(_text(path))):
+    for item in walked(_text(path)):
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(item.name)
         elif isinstance(item, ast.Assign):

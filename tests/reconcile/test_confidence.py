@@ -4,6 +4,7 @@ threshold; a person may close it with a note."""
 
 from __future__ import annotations
 
+import pytest
 import json
 
 import yaml
@@ -47,6 +48,7 @@ def test_a_many_sources_match_is_likely_and_left_to_verification(tmp_path):
     assert _status(tmp_path) == "draft"
 
 
+@pytest.mark.slow
 def test_no_threshold_closes_a_likely_but_a_person_may_with_a_note(tmp_path):
     _library_with_a_draft(tmp_path)
     res = run_cli("reconcile", "--apply", "--min-confidence", "0", "--json", cwd=tmp_path)

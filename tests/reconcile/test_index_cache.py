@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from testkit import node, run_cli, write_plan
+from testkit import node, run_cli, walked, write_plan
 from testkit.repos import commit_all, write_files
 
 from leafwise.commands.reconcile.index_cache import IndexCache
@@ -250,7 +250,7 @@ def test_the_cache_version_covers_every_module_the_scan_imports():
         if name in seen:
             continue
         seen.add(name)
-        for item in ast.walk(ast.parse((package / f"{name}.py").read_text())):
+        for item in walked((package / f"{name}.py").read_text()):
             if isinstance(item, ast.ImportFrom) and item.module and item.module.startswith(prefix):
                 rest = item.module[len(prefix):].lstrip(".")
                 todo += [rest] if rest else [a.name for a in item.names]

@@ -3,6 +3,7 @@ server process, the SDK's client, two calls in flight at once."""
 
 from __future__ import annotations
 
+import pytest
 import os
 import sys
 import time
@@ -15,6 +16,7 @@ from testkit import node, write_plan
 from testkit.repos import commit_all, write_files
 
 
+@pytest.mark.slow
 def test_get_next_task_answers_while_reconcile_runs(tmp_path):
     write_files(tmp_path, {"pkg/export.py": "def export_orders_as_csv(orders):\n    return orders\n"})
     write_plan(tmp_path, [node("T-1", "Export orders as CSV", release="R1"), node("T-2", "Refund an order",

@@ -4,6 +4,7 @@ stylesheet; a Rails route table reaches it as routes) reach the packet through t
 
 from __future__ import annotations
 
+import pytest
 import subprocess
 from pathlib import Path
 
@@ -67,6 +68,7 @@ def places(root: Path, node_id: str) -> list[dict]:
     return res.json["result"]["places"]
 
 
+@pytest.mark.slow
 def test_route_table_deploy_file_and_stylesheet_lines_reach_the_packet(tmp_path: Path):
     root = repository(tmp_path / "repo", CODE, [("T-1", "Upvote stories"),
                                                 ("T-2", "Monitor background tasks in a Flower dashboard"),

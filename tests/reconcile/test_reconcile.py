@@ -5,6 +5,7 @@ The labelled benchmark lives in bench/reconcile_eval (it measures; these tests a
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import subprocess
@@ -229,6 +230,7 @@ def test_express_and_react_need_the_ui_too(tmp_path):
     assert "no UI (page or component) for it" in found["T-2"]["missing"]
 
 
+@pytest.mark.slow
 def test_apply_closes_shipped_through_complete_and_notes_partial(tmp_path):
     files(tmp_path, {**INVOICES, "app/models.py": '''
         class LoyaltyAccount(Base):

@@ -154,6 +154,7 @@ def oracle_verdict(root: Path, node_id: str) -> list[str]:
     return args + ["--agent", "oracle"]
 
 
+@pytest.mark.slow
 def test_the_oracle_agent_closes_exactly_the_labelled_shipped_leaves(repo: Path):
     seen: list[str] = []
     line = next_line(cli(repo, "verify", "--next", "--agent", "oracle").stdout)
@@ -278,6 +279,7 @@ def test_a_person_confirms_a_shipped_verdict_when_the_plan_asks_for_it(repo: Pat
     assert shown.code == 0 and "shipped (closed) by a1" in shown.stdout and "shop/exporter.py:" in shown.stdout
 
 
+@pytest.mark.slow
 def test_an_absent_leaf_comes_back_when_the_code_it_was_checked_against_changes(repo: Path):
     res = cli(repo, "verify", "T-4", "--verdict", "absent", "--missing", "no dark style", "--agent", "a1")
     assert res.code == 0, res.stderr

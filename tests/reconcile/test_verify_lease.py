@@ -69,6 +69,7 @@ def test_eight_agents_verify_every_draft_once(tmp_path: Path):
             assert verdict["agent"] == agent and verdict["verdict"] == "absent"
 
 
+@pytest.mark.slow
 def test_a_lease_keeps_another_agents_verdict_off_the_draft(tmp_path: Path):
     root = shop(tmp_path / "repo", 2)
     first = json.loads(run_cli_in_process("verify", "--next", "--agent", "a1", "--json", cwd=root).stdout)

@@ -159,6 +159,7 @@ def test_every_cli_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path,
     assert trust_file(env) == {}, "an agent's call wrote an approval"
 
 
+@pytest.mark.slow
 def test_every_mcp_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path, env):
     marks = tmp_path / "marks"
     root = hostile_plan(tmp_path / "mcp", marks)
@@ -178,6 +179,7 @@ def test_every_mcp_answer_on_a_hostile_plan_is_free_of_approving_lines(tmp_path,
     assert trust_file(env) == {}, "an MCP call wrote an approval"
 
 
+@pytest.mark.slow
 def test_where_approval_is_missing_the_answer_waits_for_a_person(tmp_path, env):
     marks = tmp_path / "marks"
     root = hostile_plan(tmp_path / "plan", marks)
@@ -294,6 +296,7 @@ def on_a_terminal(args: list[str], cwd: Path, env: dict[str, str], answer: bytes
     return proc.returncode, shown.decode(errors="replace") + out.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_trust_allow_on_a_terminal_shows_the_exact_commands_and_asks(tmp_path, env):
     marks = tmp_path / "marks"
     root = hostile_plan(tmp_path / "plan", marks)

@@ -32,6 +32,7 @@ def check(lines: list[str]) -> None:
         assert not any(w.startswith(MARKERS) for w in words), line
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reason=PLANTED, holder=PLANTED)
 def test_planted_reasons_and_holders_never_read_as_a_second_marker(tmp_path_factory, reason, holder):

@@ -252,6 +252,7 @@ def test_a_doc_path_outside_the_plans_docs_is_named_so_and_never_read(tmp_path, 
     assert "(not read: " in text and "root:" not in text and "(missing)" not in text
 
 
+@pytest.mark.slow
 def test_a_deep_parent_chain_keeps_every_line_short(tmp_path):
     depth = 3000
     write_plan(tmp_path, [node("T-1", "top")] + [node(f"T-{i}", f"level {i} " + "x" * 60, parent=f"T-{i - 1}")

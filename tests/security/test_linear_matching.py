@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import leafwise.canvas as canvas_pkg
 import leafwise.commands as commands_pkg
 import leafwise.store as store_pkg
+from testkit import walked
 
 BUDGET = 0.25  # seconds of this thread's CPU for one search of a few KiB: linear work takes microseconds
 SIZE = 3000
@@ -80,7 +81,7 @@ def _inline_patterns() -> tuple[list[tuple[str, object]], dict[str, int]]:
             if "demo" in parts:
                 continue
             module = importlib.import_module(".".join(("leafwise", *parts)).removesuffix(".__init__"))
-            functions = [n for n in ast.walk(ast.parse(path.read_text(), str(path)))
+            functions = [n for n in walked(path.read_text())
                          if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             calls = {id(c): c for f in functions for c in ast.walk(f) if isinstance(c, ast.Call)
                      and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)

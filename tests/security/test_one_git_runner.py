@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from testkit import source_files
+from testkit import parsed, source_files
 
 REPO = Path(__file__).resolve().parents[2]
 LAYERS = ("store", "commands", "canvas")
@@ -94,7 +94,7 @@ def _starter_calls(tree: ast.AST) -> list[tuple[ast.Call, str]]:
 
 def process_calls(source: str) -> list[tuple[int, str]]:
     """(line, what) of each place in `source` that starts a program, or imports a module for it."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     found = [(node.lineno, f"import {alias.name}") for node in ast.walk(tree) if isinstance(node, ast.Import)
              for alias in node.names if alias.name in PROCESS_MODULES]
     found += [(node.lineno, f"from {node.module} import ...") for node in ast.walk(tree)
@@ -106,7 +106,7 @@ def process_calls(source: str) -> list[tuple[int, str]]:
 def git_mentions(source: str) -> list[tuple[int, str]]:
     """Where `source` names git as a program: the word "git" alone (an argv element), or a command
     line starting "git " given to a process starter or to anything named like one."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     found = [(node.lineno, repr(node.value)) for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() == "git"]
     calls = [node for node, _ in _starter_calls(tree)]
@@ -165,7 +165,7 @@ def test_no_module_but_the_runner_runs_git():
 def test_each_named_module_starts_its_process_from_a_variable_never_from_git(rel):
     """What the listed modules run is the person's approved command, their editor or this Python:
     the program is never a literal naming git (checked above) and never a literal command line."""
-    tree = ast.parse((REPO / rel).read_text(encoding="utf-8"))
+    tree = parsed((REPO / rel).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "run", "Popen", "check_output", "call", "check_call") and node.args:

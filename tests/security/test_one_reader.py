@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from pathlib import Path
-from testkit import source_files
+from testkit import source_files, walked
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("store", "commands", "canvas")
@@ -52,7 +52,7 @@ def offenders() -> dict[tuple[str, str], list[int]]:
             rel = path.relative_to(ROOT).as_posix()
             if rel == READER:
                 continue
-            for node in ast.walk(ast.parse(path.read_text(), rel)):
+            for node in walked(path.read_text()):
                 if isinstance(node, ast.Call) and (name := _call_name(node)):
                     found.setdefault((rel, name), []).append(node.lineno)
     return found
@@ -81,6 +81,6 @@ def test_the_store_and_reconcile_have_no_exception():
 def test_the_scan_sees_each_kind_of_read():
     code = ("open('x')\nPath('x').read_text()\np.read_bytes()\nos.walk('.')\njson.loads(b)\n"
             "json.load(fh)\np.open('rb')\ngzip.open('x')\n")
-    names = [_call_name(n) for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)]
+    names = [_call_name(n) for n in walked(code) if isinstance(n, ast.Call)]
     assert {"open", ".read_text", ".read_bytes", "os.walk", "json.loads", "json.load", ".open",
             "gzip.open"} <= set(names)

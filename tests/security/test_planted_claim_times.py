@@ -31,6 +31,7 @@ def script(*args: str, cwd, env: dict[str, str] | None = None) -> subprocess.Com
                           capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(since=MOMENT, heartbeat=MOMENT, expires=MOMENT)
 def test_any_planted_times_read_as_a_claim_or_none_and_next_answers(tmp_path_factory, since, heartbeat, expires):
@@ -45,6 +46,7 @@ def test_any_planted_times_read_as_a_claim_or_none_and_next_answers(tmp_path_fac
     assert answer.json["status"] == "ok", answer.stdout + answer.stderr
 
 
+@pytest.mark.slow
 def test_the_console_script_answers_on_a_heartbeat_at_the_end_of_time(tmp_path):
     write_plan(tmp_path, [node("T-1", "Task", "in-progress"), node("T-2", "Other")])
     (tmp_path / ".leafwise/claims").mkdir(exist_ok=True)
@@ -56,6 +58,7 @@ def test_the_console_script_answers_on_a_heartbeat_at_the_end_of_time(tmp_path):
         assert "Traceback" not in answer.stderr and "OverflowError" not in answer.stdout + answer.stderr, (args, answer)
 
 
+@pytest.mark.slow
 def test_a_remembered_next_turns_in_the_second_a_fractional_lease_ends(tmp_path):
     write_plan(tmp_path, [node("T-1", "Only task", "in-progress")])
     (tmp_path / ".leafwise/claims").mkdir(exist_ok=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.store import atomic
+from testkit import walked
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +62,7 @@ def test_no_other_store_module_replaces_a_file_itself() -> None:
     for path in sorted((ROOT / "store").rglob("*.py")):
         if path.name == "atomic.py":
             continue
-        for item in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for item in walked(path.read_text(encoding="utf-8")):
             if (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name)
                     and (item.value.id, item.attr) in REPLACING):
                 found.append(f"{path.relative_to(ROOT)}:{item.lineno}: {item.value.id}.{item.attr}")

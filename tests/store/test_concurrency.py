@@ -254,6 +254,7 @@ def test_twenty_processes_journal_and_edit_different_nodes(tmp_path: Path) -> No
         assert [t[0] for t in titles[1:]] == [t[1] for t in titles[:-1]]
 
 
+@pytest.mark.slow
 def test_two_processes_edit_different_fields_of_one_node_and_both_survive(tmp_path: Path) -> None:
     write_plan(tmp_path, {"T-1": task_file("T-1", None, 1)})
     for round_ in range(3):

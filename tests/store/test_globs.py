@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from leafwise.store.globs import first_match, ignore_matches, matches
-from testkit import source_files
+from testkit import source_files, walked
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,12 +42,13 @@ def test_a_hostile_glob_against_a_long_path_is_quick(glob: str) -> None:
     assert time.thread_time() - start < 0.5
 
 
+@pytest.mark.slow
 def test_no_store_or_commands_module_builds_a_regex_from_a_glob() -> None:
     """The old shape: a loop turning `**`, `*` and `?` into `.*`, `[^/]*` and `[^/]`."""
     found = []
     for folder in ("store", "commands"):
         for path in source_files(ROOT / folder):
-            strings = {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            strings = {n.value for n in walked(path.read_text(encoding="utf-8"))
                        if isinstance(n, ast.Constant) and isinstance(n.value, str)}
             if {"[^/]*", "[^/]"} <= strings or {"(?:.*/)?"} <= strings:
                 found.append(str(path.relative_to(ROOT)))
@@ -64,6 +65,7 @@ def oracle(glob: str, path: str) -> bool:
     return re.fullmatch(out, path, re.S) is not None
 
 
+@pytest.mark.slow
 def test_the_matcher_agrees_with_a_regex_on_small_random_globs() -> None:
     import random
 

@@ -22,7 +22,7 @@ from leafwise.store.ids import (
     prefix_problem,
     suggest_prefix,
 )
-from testkit import run_cli, source_files
+from testkit import run_cli, source_files, walked
 
 ROOT = Path(__file__).resolve().parents[2]
 TOO_LONG = "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMN"  # 40 letters
@@ -125,7 +125,7 @@ def is_a_format(text: str) -> bool:
 
 
 def regex_literals(path: Path):
-    for item in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for item in walked(path.read_text(encoding="utf-8")):
         if (isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in REGEX_CALLS
                 and isinstance(item.func.value, ast.Name) and item.func.value.id == "re" and item.args
                 and isinstance(item.args[0], ast.Constant) and isinstance(item.args[0].value, str)):

@@ -262,6 +262,7 @@ def _changed(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in changes.items() if base.get(k, ABSENT) != v}
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(disjoint_edits())
 def test_edits_of_disjoint_fields_on_two_sides_always_merge_to_both(case):
@@ -292,6 +293,7 @@ def test_edits_of_disjoint_fields_on_two_sides_always_merge_to_both(case):
     assert len(data.get("tags") or []) == len(set(data.get("tags") or []))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(SCALARS)), st.data())
 def test_one_field_edited_two_different_ways_always_conflicts_on_it_alone(name, data):

@@ -10,7 +10,7 @@ import pytest
 from leafwise.store import schema
 from leafwise.store.loader import SchemaError, check_node
 from leafwise.store.schema import BY_NAME, FIELDS, KNOWN_FIELDS, LIST_FIELDS, READ_ONLY_FIELDS, json_schema
-from testkit import node, run_cli, source_files, write_plan
+from testkit import node, run_cli, source_files, walked, write_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = {"id": "T-1", "title": "A task", "status": "draft", "parent": "T-0", "release": "R1", "assignee": "a",
@@ -89,7 +89,7 @@ DERIVED = {name: frozenset(getattr(schema, name)) for name in
 
 
 def field_lists(path: Path):
-    for item in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for item in walked(path.read_text(encoding="utf-8")):
         if isinstance(item, (ast.Tuple, ast.List, ast.Set)) and len(item.elts) >= 3:
             names = [e.value for e in item.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
             if len(names) == len(item.elts):

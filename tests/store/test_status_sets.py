@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from leafwise.store.model import CLOSED, OPEN, PRIORITIES, PRIORITY_RANK, STATUSES, Status, priority_rank
-from testkit import source_files
+from testkit import parsed, source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS_WORDS = set(STATUSES)
@@ -40,7 +40,7 @@ def copies(words: set[str], folders: tuple[str, ...]) -> list[str]:
         for path in source_files(ROOT / folder):
             if path == ROOT / "store" / "schema.py":
                 continue
-            for line, values in literal_sets(ast.parse(path.read_text(encoding="utf-8")), words):
+            for line, values in literal_sets(parsed(path.read_text(encoding="utf-8")), words):
                 found.append(f"{path.relative_to(ROOT)}:{line}: {values}")
     return found
 

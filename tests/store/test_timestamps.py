@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from leafwise.store import PlanPaths, claims
 from leafwise.store.timestamps import parse, to_text, utc_now
-from testkit import node, run_cli, write_plan
+from testkit import node, run_cli, walked, write_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ def test_no_other_store_module_reads_or_writes_time_itself() -> None:
     for path in sorted((ROOT / "store").rglob("*.py")):
         if path.name == "timestamps.py":
             continue
-        for item in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for item in walked(path.read_text(encoding="utf-8")):
             if isinstance(item, ast.Attribute) and item.attr in CLOCK_CALLS:
                 found.append(f"{path.relative_to(ROOT)}:{item.lineno}: .{item.attr}")
     assert found == []

@@ -37,6 +37,7 @@ def state_files(work: Path) -> list[str]:
     return git(work, "ls-tree", "--name-only", "refs/remotes-leafwise/origin/leafwise/state").split()
 
 
+@pytest.mark.slow
 def test_sync_cleans_a_tombstone_file_only_past_its_grace_period_and_only_when_done_here(two):
     a, b = two
     for task, agent in (("T-1", "alice"), ("T-2", "ann")):

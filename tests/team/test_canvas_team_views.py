@@ -101,6 +101,7 @@ async def test_another_clones_start_moves_the_next_bar_and_the_board_through_the
                     and [n.id for n in app.screen.cards("in-progress")] == ["T-1"], what="bob's card moved")
 
 
+@pytest.mark.slow
 async def test_with_only_work_done_on_other_branches_left_the_next_bar_waits_as_next_does(tmp_path):
     with gitserver.daemon(tmp_path) as prefix:
         first, second = gitserver.team_clones(tmp_path, lambda repo: f"{prefix}/{repo.name}", 2, tasks=2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import io
 import json
 import os
@@ -157,3 +159,16 @@ def source_files(folder: Path) -> list[Path]:
     evaluation repositories hold other projects' code, some of it templates that do not parse)."""
     return sorted(p for p in folder.rglob("*.py")
                   if not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts))
+
+
+@functools.lru_cache(maxsize=None)
+def parsed(source: str) -> ast.Module:
+    """`source`'s syntax tree, parsed once per test process: the one-home scans each read every module of
+    the package, and parsing is most of their cost. Callers only read the tree."""
+    return ast.parse(source)
+
+
+@functools.lru_cache(maxsize=None)
+def walked(source: str) -> tuple[ast.AST, ...]:
+    """Every node of `source`'s tree (`ast.walk`'s order), kept like `parsed`."""
+    return tuple(ast.walk(parsed(source)))
