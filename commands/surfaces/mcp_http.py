@@ -331,6 +331,34 @@ def _banner(url: str, plan: Path, token_file: Path, made: bool, host: str) -> li
     return lines
 
 
+HEADER_SECONDS = 10.0  # a connection that has not finished a request's headers by then is closed
+
+
+def _header_deadline_protocol() -> type:
+    """uvicorn's h11 protocol, with a deadline on a new connection's first request line and headers.
+
+    uvicorn starts no timer before a request (its keep-alive timer runs only between requests), so
+    any local process could hold a descriptor per connection by never finishing its headers; here
+    such a connection is closed after HEADER_SECONDS. A request in progress (an MCP wait streaming
+    its answer) is never cut: the deadline looks only at whether a request has begun."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadline(H11Protocol):
+        def connection_made(self, transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.header_deadline = self.loop.call_later(HEADER_SECONDS, self.headers_overdue)
+
+        def headers_overdue(self) -> None:
+            if self.cycle is None and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.header_deadline.cancel()
+            super().connection_lost(exc)
+
+    return HeaderDeadline
+
+
 def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...],
                max_sessions: int = DEFAULT_MAX_SESSIONS) -> int:
     """Serve until interrupted; the exit code (0 after Ctrl-C or SIGTERM, 2 for a refused address,
@@ -359,7 +387,7 @@ def serve_http(root: str | None, where: str, allow_hosts: tuple[str, ...],
         lines.append("LEAFWISE_AGENT is ignored here: each client names its own agent.")
     app = build_app(root, token, sock.getsockname()[1], allow_hosts, max_sessions=max_sessions)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, http=_header_deadline_protocol())
     server = uvicorn.Server(config)
     # uvicorn's own stop, from here on: it hands a signal it caught back to the handler it found, and
     # one that comes before its loop runs must stop it too (a clean exit 0, no traceback, no death)

@@ -357,3 +357,29 @@ def test_a_cancelled_wait_ends_and_claims_nothing(tmp_path):
         offered = connect(served, lambda client: client.call_tool("get_next_task", {"agent": "a2"}))
     assert offered.structured_content["result"]["task"]["id"] == "T-1"  # a1's cancelled calls took nothing
     assert not (plan / ".leafwise/claims/T-1.json").exists()
+
+
+@pytest.mark.slow
+def test_connections_that_never_finish_their_headers_are_closed_and_others_still_answered(served):
+    import socket
+    import time
+
+    from leafwise.commands.surfaces.mcp_http import HEADER_SECONDS
+
+    fds = Path(f"/proc/{served.pid}/fd")
+    before = len(list(fds.iterdir()))
+    stalled = []
+    for i in range(200):
+        sock = socket.create_connection(("127.0.0.1", served.port), timeout=30)
+        if i % 2:  # half a request line and headers; the other half say nothing at all
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bea" % served.port)
+        stalled.append(sock)
+    wait_until(lambda: len(list(fds.iterdir())) >= before + 150, 30, what="the server to accept them")
+    assert raw(served, token=None)[0] == 401  # a whole request is answered meanwhile
+    started = time.monotonic()
+    for sock in stalled:
+        assert sock.recv(1) == b"", "a stalled connection was answered instead of closed"
+        sock.close()
+    assert time.monotonic() - started < HEADER_SECONDS * 3
+    wait_until(lambda: len(list(fds.iterdir())) <= before + 5, 30, what="the descriptors to be freed")
+    assert raw(served, token=None)[0] == 401
