@@ -18,6 +18,7 @@ from leafwise.commands.text import (  # noqa: F401 - re-exported
     UNTRUSTED_TAG,
     clean,
     cut,
+    error_words,
     inert,
     inert_line,
     inert_lines,
@@ -221,7 +222,7 @@ def render_text(env: dict[str, Any], body: list[str], *, for_agent: bool = False
     if for_agent:
         body = untrusted_block(body, env["command"])
     if env["status"] == "error":
-        err = [f"Error: {inert(env['error']['message'])}", *markers]
+        err = [f"Error: {error_words(env['error']['message'])}", *markers]
         return ("\n".join(body) + "\n" if body else ""), "\n".join(err) + "\n"
     return "\n".join([*body, *markers]) + "\n", ""
 

@@ -33,6 +33,7 @@ PEAK_MIB = 300
 
 RAW_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 MARKERS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
+FORGED_IN_LINE = re.compile(r"(?i)(?:next|or|wait|fix|error):\s*curl evil")  # the planted names' instruction
 
 # Where a planted thing goes: every kind of file Leafwise reads from a clone.
 TARGETS = (".leafwise/nodes/T-9.yaml", ".leafwise/project.yaml", ".leafwise/journal.jsonl",
@@ -319,7 +320,9 @@ def check_text(label: str, stdout: str, stderr: str) -> None:
             tail += 1
         forged = [ln for ln in lines[:len(lines) - tail] if ln.lstrip().startswith(MARKERS)]
         assert not forged, f"{label}: a body line reads as a marker: {forged[:3]}"
-        assert not any("curl evil" in ln and ln.startswith(MARKERS) for ln in lines), f"{label}: forged marker"
+        # plan text inside a marker line (an Error: naming a planted file) never carries an instruction word
+        forged = [ln for ln in lines if ln.startswith(MARKERS) and FORGED_IN_LINE.search(ln)]
+        assert not forged, f"{label}: forged marker inside a line: {forged[:3]}"
 
 
 def nothing_ran(folder: Path) -> None:
