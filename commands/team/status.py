@@ -47,7 +47,7 @@ def where(root: Path) -> tuple[str, str]:
 def rows(seen: dict[str, protocol.Remote], here: tuple[str, str] | None = None) -> list[TeamClaim]:
     """The claims as rows, by node id; `here` (this clone, its branch) marks the rows made here."""
     out = []
-    for node_id in sorted(seen):
+    for node_id in sorted(seen, key=lambda n: (id_order(n), n)):  # HX-6 before HX-10, as the plan lists them
         item = seen[node_id]
         state = item.state
         if state is None:

@@ -79,3 +79,10 @@ def test_agents_of_one_clone_claiming_offline_at_once_keep_every_claim_to_push(t
 
     race(claim("1"), claim("2"))
     assert len(offline.pending(team)) == 2 * WRITES  # each one is pushed create-only by team sync
+
+
+def test_team_status_lists_claims_in_id_order():
+    from leafwise.commands.team import protocol, status
+
+    seen = {n: protocol.Remote(n, sha(i), None, 0.0) for i, n in enumerate(["HX-10", "HX-6", "HX-21", "HX-9"])}
+    assert [row.node_id for row in status.rows(seen)] == ["HX-6", "HX-9", "HX-10", "HX-21"]
