@@ -84,12 +84,36 @@ class Command:
 
 REGISTRY: dict[str, Command] = {}
 
-# Handler modules (commands/handlers/), imported on first use of the registry.
-_MODULES = (
-    "plan", "releases", "agent_loop", "discovery", "validation", "progress", "context", "docs", "decisions",
-    "bulk", "leases", "renumber", "diagnose", "guide", "reconcile", "cycles", "comments", "trust",
-    "team", "merging", "adoption", "setup", "verify",
-)
+# Handler modules (commands/handlers/), imported on first use of the registry, each with the first
+# words of the commands it defines: the one declaration `load_all` and `load_word` read (a `start`
+# imports agent_loop alone, not the modules before it). `command` refuses a word registered from any
+# other module, so this table and the decorators cannot drift apart.
+MODULES: dict[str, tuple[str, ...]] = {
+    "plan": ("init", "add", "edit"),
+    "releases": ("project", "release"),
+    "agent_loop": ("next", "start", "complete", "block", "unblock", "cancel"),
+    "discovery": ("show", "list", "tree", "commands"),
+    "validation": ("validate",),
+    "progress": ("progress",),
+    "context": ("context",),
+    "docs": ("doc", "write-doc"),
+    "decisions": ("ask", "decide"),
+    "bulk": ("bulk",),
+    "leases": ("heartbeat", "unclaim"),
+    "renumber": ("renumber",),
+    "diagnose": ("diagnose", "doctor", "repair"),
+    "guide": ("agent-guide",),
+    "reconcile": ("reconcile",),
+    "cycles": ("cycle",),
+    "comments": ("comment",),
+    "trust": ("trust",),
+    "team": ("team",),
+    "merging": ("merge-driver",),
+    "adoption": ("import", "export"),
+    "setup": ("setup",),
+    "verify": ("verify",),
+}
+_HOMES = {word: module for module, words in MODULES.items() for word in words}
 _HANDLERS = "leafwise.commands.handlers"
 
 
@@ -127,6 +151,10 @@ def command(name: str, summary: str, *, params: tuple[Param, ...] = (), mutating
     def register(fn: Callable[..., Result]) -> Callable[..., Result]:
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")
+        home = _HOMES.get(name.split()[0])
+        if fn.__module__ != f"{_HANDLERS}.{home}":
+            raise ValueError(f"command {name!r} defined in {fn.__module__}: registry.MODULES declares its "
+                             f"word in {home or 'no module'}")
         REGISTRY[name] = Command(name, summary, _answering(fn, any(p.name == "agent" for p in params)),
                                  params, mutating, tool, **extra)
         return fn
@@ -154,21 +182,23 @@ def _answering(fn: Callable[..., Result], takes_agent: bool) -> Callable[..., Re
 
 
 def load_all() -> dict[str, Command]:
-    for module in _MODULES:
+    for module in MODULES:
         importlib.import_module(f"{_HANDLERS}.{module}")
     return REGISTRY
 
 
 def load_word(word: str) -> dict[str, Command]:
-    """Import command modules in order only until one defines `word` (the CLI's fast path).
+    """The commands whose first word is `word`, importing only the module `MODULES` declares for it
+    (the CLI's fast path); an unknown word loads them all (click then names the commands there are).
 
-    A command group (`cycle start`, `cycle tick`, …) lives in one module, so the
-    first module that defines the word defines all of its commands.
+    A command group (`cycle start`, `cycle tick`, …) lives in one module, so the module of the word
+    defines all of its commands.
     """
-    for module in _MODULES:
-        if any(name.split()[0] == word for name in REGISTRY):
-            break
-        importlib.import_module(f"{_HANDLERS}.{module}")
+    home = _HOMES.get(word)
+    if home is None:
+        load_all()
+    else:
+        importlib.import_module(f"{_HANDLERS}.{home}")
     return {name: spec for name, spec in REGISTRY.items() if name.split()[0] == word}
 
 
