@@ -76,6 +76,16 @@ def prepare(args: argparse.Namespace, prefix: str) -> tuple[list[str], random.Ra
     return words, random.Random(args.seed), work, template
 
 
+def validate_errors(check: subprocess.CompletedProcess) -> object:
+    """validate's error count, or what it said instead when it printed no envelope (a crash, a refusal
+    on stderr): never a bare None in the trial line."""
+    try:
+        return json.loads(check.stdout)["result"]["errors"]
+    except (ValueError, KeyError, TypeError):
+        said = (check.stderr or check.stdout or "").strip().splitlines()[-1:] or ["nothing"]
+        return f"no answer (exit {check.returncode}: {said[0][:200]})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("format")
@@ -110,7 +120,7 @@ def main() -> None:
         state = "unchanged" if after == before else \
             "complete" if set(after) == set(complete) and journaled(after) == journaled(complete) else "partial"
         check = leafwise("validate", "--json", cwd=root)
-        errors = json.loads(check.stdout)["result"].get("errors") if check.stdout.strip() else None
+        errors = validate_errors(check)
         left = temps(root)
         leafwise("repair", cwd=root)
         swept = left - temps(root)

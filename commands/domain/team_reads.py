@@ -55,8 +55,8 @@ def unfinished_notes(ctx: Ctx, plan: Plan, agent: str | None) -> tuple[list[str]
     """The lines naming each unfinished completion, the hint for `agent` when one is its own (the
     outcome comes before any new work), and the ids."""
     found = unfinished(ctx, plan)
-    lines = [f"  unfinished: {node_id} is done in {plan_words(holder, 80)}'s claim on the remote, but its outcome is not "
-             f"in this branch (complete stopped before writing it): {finish_line(ctx, node_id, holder)}"
+    lines = [f"  unfinished: {node_id} is done in {plan_words(holder, 80)}'s claim on the remote, but its outcome "
+             f"is not in this branch (complete stopped before writing it): {finish_line(ctx, node_id, holder)}"
              for node_id, holder in found[:10]]
     own = next((node_id for node_id, holder in found if agent and holder == agent), None)
     hint = fix(finish_line(ctx, own, agent), f"write {own}'s outcome: its claim is already done") \
