@@ -94,7 +94,8 @@ def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:
     line = (f"  {len(found)} task(s) are done in other clones' claims, on branches not merged here: "
             f"{names}{more}")
     return [line], wait(f"the branches that finished {', '.join(s.node_id for s in found[:5])}{more} are merged "
-                        "into this one (whoever merges the agents' branches, then git pull here): "
+                        "into this one (whoever merges the agents' branches; then commit this clone's own changes, "
+                        "a cascade start --next wrote among them, and git pull here): "
                         "what waits on them is free then", "done in another clone, not merged here")
 
 
