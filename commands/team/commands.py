@@ -107,7 +107,9 @@ def init(ctx: Ctx, remote_name: str = "origin") -> Result:
     where = f"{DEFAULT_NAMESPACE}/claims/<ID>" if mode == "refs" else \
         "<ID>.json on the branch leafwise/state (the host refuses custom refs: branch mode)"
     lines = [f"Team mode on: claims in {where} on {remote_name} ({clean(url, 200)})",
-             f"  this clone: {clone}"] + _step_lines(found)
+             f"  this clone: {clone}"] + _step_lines(found) + [
+        "  then commit and push .leafwise/project.yaml: the other clones see team mode only once they have "
+        "it; each clone runs team join (this one too)"]
     return Result({"remote": remote_name, "url": url, "namespace": DEFAULT_NAMESPACE, "mode": mode, "clone": clone,
                    "probe": [_step(s) for s in found.steps]},
                   next_(ctx.cmd("team join"), "commit .leafwise/project.yaml; each other clone runs team join"),

@@ -45,6 +45,7 @@ def test_a_host_that_refuses_custom_refs_gets_branch_mode(tmp_path):
         assert init.code == 0, init.stdout + init.stderr
         assert "pre-receive hook declined" in init.stdout and "branch mode" in init.stdout
         assert "mode: branch" in (a / ".leafwise" / "project.yaml").read_text()
+        assert "commit and push .leafwise/project.yaml" in init.stdout  # the step the other clones need
         git(a, "add", "-A")
         git(a, "commit", "-q", "-m", "team mode")
         git(a, "push", "-q", "origin", "main")
