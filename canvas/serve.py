@@ -40,6 +40,7 @@ HOST = "127.0.0.1"
 QUIT_WAIT = 10.0  # seconds the server waits for its tabs' canvases to quit when it stops
 CLI_MODULE = "leafwise.commands.surfaces.cli"  # the canvas each tab drives: the CLI's own, in this interpreter
 MAX_TABS = 4  # tabs open at once; each runs a canvas process (~45 MB)
+HEADER_SECONDS = 10.0  # an idle connection, or one that has not finished a request's headers, is closed then
 
 
 def canvas_command(repo: Path, *, follow: bool, every: float | None = None) -> str:
@@ -133,7 +134,11 @@ class CanvasServer(Server):
 
 async def start(server: CanvasServer, guard: Guard, port: int) -> tuple[web.AppRunner, int]:
     """Listen on 127.0.0.1:port (0: a free port); the runner and the port it got."""
-    runner = web.AppRunner(server.make_app(guard), shutdown_timeout=5.0)
+    # aiohttp arms its keep-alive timer when a connection opens and closes the connection when it fires
+    # while no request is in hand (a request line and headers not finished, or idle between requests);
+    # its default is 3,630 s, so any local process could hold a descriptor per connection for an hour by
+    # sending nothing or half a request. A running request (a tab's websocket) is never cut by it.
+    runner = web.AppRunner(server.make_app(guard), shutdown_timeout=5.0, keepalive_timeout=HEADER_SECONDS)
     await runner.setup()
     try:
         await web.TCPSite(runner, HOST, port).start()

@@ -158,3 +158,21 @@ async def test_a_tabs_json_flood_costs_the_server_little_and_the_tab_still_answe
         used = cpu() - start
         assert used < 4, f"the server spent {used:.1f} CPU s on the flood ({time.monotonic() - began:.1f} s)"
         await tab.close()
+
+
+@pytest.mark.slow  # a tab's canvas
+async def test_a_tab_open_past_the_deadline_keeps_its_canvas(tmp_path, monkeypatch):
+    """The deadline is for connections with no request in hand: a tab's websocket is a request
+    being answered, so a quiet tab is never cut by it (only by its own heartbeat when it is gone)."""
+    monkeypatch.setattr(serve, "HEADER_SECONDS", 1.0)
+    async for served in site(write_plan(tmp_path / "plan", NODES)):
+        cookie = await cookie_of(served)
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+            tab = await client.ws_connect(f"ws://{served.host}{served.guard.prefix}ws?width=80&height=24",
+                                          headers={"Cookie": cookie, "Origin": f"http://{served.host}"},
+                                          max_msg_size=0)
+            first = await asyncio.wait_for(tab.receive(), PAINT)
+            assert first.type == aiohttp.WSMsgType.BINARY, first
+            await asyncio.sleep(4)  # four deadlines, the tab sending nothing
+            assert await answers_ping(tab), "a quiet tab was cut"
+            await tab.close()
