@@ -30,6 +30,7 @@ class Mistake:
     code: str  # unknown_argument | missing_argument | bad_argument | extra_argument
     what: str  # the message after "<command>: "
     param: str | None = None  # the argument to fill in again
+    meant: tuple[str, str] | None = None  # (argument, word): where the Fix puts a misplaced word of the user's
 
 
 def offered(command: Command, surface: Surface) -> list[Param]:
@@ -97,6 +98,16 @@ def leftovers(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return names, [w for w in words if not (w.startswith("-") and len(w) > 1)]
 
 
+def _extra(word: str, params: list[Param], surface: Surface) -> Mistake:
+    """A word no argument takes; a FIELD=VALUE word is shown where it belongs (`edit … --set F=V`)."""
+    pairs = next((p for p in params if p.pairs), None)
+    if pairs is not None and surface == "cli" and "=" in word.strip("="):
+        return Mistake("extra_argument", f"unexpected word {_shown(word)}; a FIELD=VALUE word goes after "
+                       f"{pairs.cli_flag}", meant=(pairs.name, word))
+    return Mistake("extra_argument", f"unexpected word {_shown(word)}; it takes: "
+                   f"{', '.join(p.name for p in params)}")
+
+
 def mistakes(command: Command, given: dict[str, Any], surface: Surface,
              extra: Sequence[str] = (), actor: str | None = None) -> tuple[dict[str, Any], list[Mistake]]:
     """(the arguments that are right, as the handler takes them; every mistake, the first to report first).
@@ -104,8 +115,7 @@ def mistakes(command: Command, given: dict[str, Any], surface: Surface,
     params = {p.name: p for p in offered(command, surface)}
     names, words = leftovers(extra)
     found = [unknown(command, name, surface) for name in [*(n for n in given if n not in params), *names]]
-    found += [Mistake("extra_argument", f"unexpected word {_shown(w)}; it takes: "
-                      f"{', '.join(p.name for p in params.values())}") for w in words]
+    found += [_extra(w, list(params.values()), surface) for w in words]
     right: dict[str, Any] = {}
     for p in params.values():
         raw = given.get(p.name)
@@ -135,11 +145,14 @@ def again(command: Command, cmd: CommandLine, right: dict[str, Any], wrong: Coll
     return cmd(command.name, **args)
 
 
-def refusal(command: Command, mistake: Mistake, right: dict[str, Any], cmd: CommandLine) -> CommandError:
+def refusal(command: Command, mistake: Mistake, right: dict[str, Any], cmd: CommandLine,
+            moved: Sequence[tuple[str, str]] = ()) -> CommandError:
     """The usage error for `mistake`: the same code, message and Fix on every surface."""
     wrong = {mistake.param} if mistake.param else set()
+    for name, word in moved or ([mistake.meant] if mistake.meant else []):
+        right = {**right, name: (*right.get(name, ()), word)}  # the user's own words, where they belong
     way = fix(again(command, cmd, right, wrong), f"fill in {mistake.param}" if mistake.param
-              else "only the arguments it takes")
+              else f"the word after {mistake.meant[0]}" if mistake.meant else "only the arguments it takes")
     return CommandError(mistake.code, f"{command.name}: {mistake.what}", way, exit_code=EXIT_USAGE,
                         category="usage", source=("command", command.name))
 
@@ -151,5 +164,5 @@ def check(command: Command, given: dict[str, Any], cmd: CommandLine, surface: Su
     `extra`: the words a CLI line had that match no argument (unknown options, extra words)."""
     right, found = mistakes(command, given, surface, extra, actor)
     if found:
-        raise refusal(command, found[0], right, cmd)
+        raise refusal(command, found[0], right, cmd, [m.meant for m in found if m.meant])
     return right

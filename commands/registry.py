@@ -37,6 +37,7 @@ class Param:
     cli_only: bool = False  # reads a file or stdin: not offered as an MCP tool argument
     mcp_only: bool = False  # inline data that the CLI takes from a file instead
     person_only: bool = False  # a person's own act (trust's approving): no hint ever spells it
+    pairs: bool = False  # takes FIELD=VALUE words: a bare FIELD=VALUE word on the CLI was meant for it
 
 
     @property

@@ -42,7 +42,7 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
          "--add/--remove one value of a list field.",
          mutating=True, tool="edit_node", idempotent=True,
          params=(Param("node_id", "node id", positional=True, required=True),
-                 Param("set", "FIELD=VALUE", multiple=True),
+                 Param("set", "FIELD=VALUE", multiple=True, pairs=True),
                  Param("add", "LIST_FIELD=VALUE: append a value (tags, depends_on, docs, diagrams)", multiple=True),
                  Param("remove", "LIST_FIELD=VALUE: drop a value", multiple=True),
                  ACTING,

@@ -6,6 +6,7 @@ because all of them reach the handler through `arguments.check`.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,17 @@ def test_the_check_agrees_with_the_tool_schema():
                 except CommandError:
                     refused = True
                 assert refused == (not schema.is_valid(given)), (spec.name, p.name, sample)
+
+
+def test_a_field_value_word_without_set_gets_the_users_words_after_set_and_the_fix_runs(demo_plan):
+    """`edit T title=x` (the help says FIELD=VALUE): the Fix puts the user's own words after --set,
+    every one of them and nothing else, and running it does the edit."""
+    res = run_cli("edit", "SHOP-18", "priority=low", "title=Cart badge", "--json", cwd=demo_plan)
+    assert res.code == 2
+    code, message, way = answer(res.json)
+    assert code == "extra_argument" and "--set" in message
+    assert way == 'leafwise edit SHOP-18 --set priority=low --set "title=Cart badge"'
+    done = run_cli(*shlex.split(way)[1:], cwd=demo_plan)
+    assert done.code == 0, done.out
+    shown = run_cli("show", "SHOP-18", "--json", cwd=demo_plan).json["result"]
+    assert (shown["title"], shown.get("priority")) == ("Cart badge", "low")
