@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 from leafwise.commands.team import refs
+from leafwise.commands.team.records import records_locked
 from leafwise.commands.team.wire import ask
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.store import atomic, git, reader
@@ -144,6 +145,11 @@ def check_rewind(team, seen: str | None, folder: Path) -> None:
     """After a fetch: when the remote's tip does not descend from `seen` (the copy before the fetch),
     put the copy back at `seen` and record the rewind in `folder` (the clone's team folder); forget a
     rewind once the tip descends again."""
+    with records_locked(folder):  # another fetch of this clone records or forgets it at the same moment
+        _check_rewind(team, seen, folder)
+
+
+def _check_rewind(team, seen: str | None, folder: Path) -> None:
     path = folder / REWIND_FILE
     tip = last_seen(team)
     if seen is None or tip is None or tip == seen or descends(team.root, tip, seen):

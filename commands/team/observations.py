@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+from leafwise.commands.team.records import records_locked
 from leafwise.store import atomic, reader
 
 FILE = "observed.json"
@@ -38,8 +39,14 @@ def _load(folder: Path) -> dict[str, list]:
 
 def seen(folder: Path, copies: dict[str, str], now: float | None = None) -> None:
     """Record this fetch's sightings (in the clone's team folder): a SHA seen before keeps its first
-    sighting, a new one starts now."""
-    now = time.monotonic() if now is None else now
+    sighting, a new one starts now. Under the team folder's records lock: every fetch of every process
+    of the clone reads, changes and writes this file, and a writer that loaded it before another's
+    write would put a later first sighting back (a steal later than its TTL) or drop a ref's."""
+    with records_locked(folder):
+        _seen(folder, copies, time.monotonic() if now is None else now)
+
+
+def _seen(folder: Path, copies: dict[str, str], now: float) -> None:
     old = _load(folder)
     refs = {ref: (old[ref] if ref in old and old[ref][0] == sha else [sha, now]) for ref, sha in copies.items()}
     if refs == old:

@@ -1,5 +1,6 @@
-"""The lock of the team folder's records (rewound and retired claims, offline claims): any process of
-the clone reads one, changes it and writes it back, so two at once lost entries."""
+"""The lock of the team folder's records (rewound and retired claims, offline claims, the sightings in
+observed.json, branch mode's rewound.json): any process of the clone reads one, changes it and writes
+it back, so two at once lost entries. Not re-entrant (store.locks.hold): no holder calls another."""
 
 from __future__ import annotations
 

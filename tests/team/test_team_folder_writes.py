@@ -86,3 +86,32 @@ def test_team_status_lists_claims_in_id_order():
 
     seen = {n: protocol.Remote(n, sha(i), None, 0.0) for i, n in enumerate(["HX-10", "HX-6", "HX-21", "HX-9"])}
     assert [row.node_id for row in status.rows(seen)] == ["HX-6", "HX-9", "HX-10", "HX-21"]
+
+
+
+def test_fetches_recording_sightings_at_once_never_move_a_first_sighting(tmp_path):
+    """observed.json: each fetch of the clone loads the sightings, keeps a SHA's first one and writes
+    them back. A writer that loaded the file before another's first write puts its own, later, first
+    sighting over it: the steal a TTL after the first sighting then comes later, by the writers' gap,
+    and a clone whose agents fetch all the time could push it off again and again. Under the lock the
+    first sighting written stays: every fetcher reads back the one its own write kept."""
+    from leafwise.commands.team import observations
+
+    folder = tmp_path / "team"
+    folder.mkdir()
+    sides = 4
+    rounds = threading.Barrier(sides)
+    read_back: dict[int, set[float]] = {}
+
+    def fetcher(side: int):
+        def run() -> None:
+            for i in range(WRITES):
+                ref = f"refs/x/claims/T-{i}"
+                rounds.wait()  # every fetcher has the same copies this round: one new claim
+                observations.seen(folder, {ref: sha(i)}, now=float(side * 1000 + i))
+                read_back.setdefault(i, set()).add(observations.load(folder)[ref][1])
+        return run
+
+    race(*(fetcher(side) for side in range(sides)))
+    moved = {i: found for i, found in read_back.items() if len(found) > 1}
+    assert not moved, f"{len(moved)} of {WRITES} first sightings moved after a fetcher read them: {moved}"
