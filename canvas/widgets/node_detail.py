@@ -37,6 +37,7 @@ from leafwise.canvas.widgets.quiet import set_content, show
 from leafwise.canvas.widgets.team_mark import team_line
 from leafwise.canvas.widgets.verdict_text import verdict_content
 from leafwise.commands.core.readiness import unmet_dependencies
+from leafwise.commands.core.views import message_lines, messages
 from leafwise.commands.events import Event, phrase, read_all
 from leafwise.commands.domain.docs import read_docs
 from leafwise.commands.registry import Ctx
@@ -57,7 +58,8 @@ AGAIN = "|"  # in a link's option id, before the count of a node shown in a seco
 EXTRAS_DELAY = 0.12  # seconds the cursor rests before the journal and docs are read
 SHOWN_KEYS = {"id", "title", "parent", "release", "status", "assignee", "blocked_reason", "summary",
               "depends_on", "tags", "trigger", "cascade", "docs", "diagrams", "evidence", "created",
-              "updated", "decision", "blocked_since", "blocked_from", "description", "follows"}
+              "updated", "decision", "blocked_since", "blocked_from", "description", "follows", "decisions",
+              "comments"}
 
 
 
@@ -285,6 +287,8 @@ class NodeDetail(VerticalScroll):
         for key, value in node.data.items():
             if key not in SHOWN_KEYS and value not in (None, "", [], {}):
                 rows.append((key, Content(one_line(readable(value), 300))))
+        said = message_lines(messages(node))  # a person's words as the agent reads them (one home: views)
+        rows += [("said" if i == 0 else "", Content(one_line(line.strip(), 300))) for i, line in enumerate(said)]
         stamps = []
         for key in ("created", "updated"):
             if node.data.get(key):
