@@ -3,7 +3,9 @@ claims once (bounded: the last copy when the remote does not answer, said so), a
 this clone already moved to `done` but whose outcome this branch lacks (`complete` stopped between its
 two steps: the ref, then the YAML) is named with the exact call that writes the outcome.
 
-With no `settings.team` every function answers at once, without git.
+With no `settings.team` every function answers at once, without git. In a clone that never joined
+the team (`Team.joined`) nothing is fetched and no claim is read: the read answers from what is here, and
+says so (`session.unjoined_words`); a claim step there is refused (`session.not_joined`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def refresh(ctx: Ctx, plan: Plan) -> str | None:
         return None
     from leafwise.commands.team import session
 
-    return session.refreshed(team)
+    return session.refreshed(team) if team.joined else session.unjoined_words(ctx)
 
 
 def unfinished(ctx: Ctx, plan: Plan) -> list[tuple[str, str]]:
@@ -71,7 +73,7 @@ def merge_wait(ctx: Ctx, plan: Plan) -> tuple[list[str], NextAction | None]:
     silent past its TTL: that task is left, and the picker's Wait for its holder is the nearer step (a
     merge Wait there reads as "nothing left", and an agent stops beside a task its dead holder frees)."""
     team = _team(ctx, plan)
-    if team is None:
+    if team is None or not team.joined:
         return [], None
     from leafwise.commands.team import protocol, session
 
@@ -109,6 +111,8 @@ def claim_refusal(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Any:
         return None
     from leafwise.commands.team import protocol, session
 
+    if not team.joined:
+        return session.not_joined(ctx)  # start refuses there before anything else
     try:
         seen = protocol.snapshot(team, ids={node_id}).get(node_id)
     except session.git.GitError:
@@ -132,3 +136,29 @@ def cause_first(lines: list[str], cause: list[str]) -> list[str]:
     if not cause:
         return lines
     return [f"No task to hand out: {lead_reason('', cause)}", *cause[1:], *lines[1:]]
+
+
+CLAIM_STEPS = ("start", "heartbeat", "complete", "block", "unclaim", "team claim", "team sync", "team repair")
+
+
+def join_first(ctx: Ctx, outcome: Any) -> Any:
+    """A read's answer in a clone that never joined the team: when its hint is a claim step (which
+    `session.not_joined` refuses there), the hint is the join, naming the step it frees; every other
+    answer as it is. The runner passes every read's answer through it (`commands/runner.py`); without
+    `settings.team` it answers at once, importing nothing."""
+    from leafwise.commands.contract import Result, next_
+
+    plan = ctx.loaded_plan
+    hint = outcome.next_action if isinstance(outcome, Result) else None
+    if hint is None or not hint.command or plan is None or not plan.project.settings.get("team"):
+        return outcome
+    words = hint.command.split()
+    if not any(words[1:1 + len(step.split())] == step.split() for step in CLAIM_STEPS):
+        return outcome
+    from leafwise.commands.team import remote, session
+
+    if remote.settings_of(plan.project.settings) is None or remote.joined(plan.paths.repo):
+        return outcome
+    outcome.next_action = next_(session.join_line(ctx), f"this clone has not joined the team: {hint.command} is "
+                                                       "refused until a person joins it once")
+    return outcome

@@ -19,25 +19,31 @@ from leafwise.commands.contract import (
     placeholder,
     wait,
 )
-from leafwise.commands.registry import Ctx
+from leafwise.commands.registry import Ctx, command_line
 from leafwise.commands.team import doctor, protocol, remote, status
 from leafwise.commands.team.unreadable import UNREADABLE_WHY, unreadable_step
 from leafwise.commands.team.remote import DEFAULT_NAMESPACE, SETTING, Team, TeamError
 from leafwise.store import git
 
 
-def team_of(ctx: Ctx) -> Team:
+def team_of(ctx: Ctx, writes: bool = False) -> Team:
     """The plan's Team (knowing the plan's node ids: no other claim ref is read); a usage-level error
-    (Fix: team init) when team mode is off."""
+    (Fix: team init) when team mode is off; a command that `writes` claims (sync, repair) is refused in a
+    clone that never joined (`session.not_joined`)."""
     paths = ctx.paths()
     try:
-        return replace(remote.load_team(paths.repo), ids=frozenset(ctx.plan().nodes))
+        team = replace(remote.load_team(paths.repo), ids=frozenset(ctx.plan().nodes))
     except TeamError as exc:
         raise error_for(ctx, exc) from exc
     except git.GitError as exc:
         raise CommandError("team_setup", f"team mode needs a git clone: {exc}",
                            fix(ctx.cmd("team init"), "run it in a clone of the team's repository"),
                            category="refused") from exc
+    if writes and not team.joined:
+        from leafwise.commands.team.session import not_joined
+
+        raise not_joined(ctx)
+    return team
 
 
 def error_for(ctx: Ctx, exc: TeamError, team: Team | None = None, again: str | None = None) -> CommandError:
@@ -46,6 +52,10 @@ def error_for(ctx: Ctx, exc: TeamError, team: Team | None = None, again: str | N
                             wait(f"the remote {team.remote if team else ''} answers".replace("  ", " "),
                                  "remote unreachable", or_=again),
                             exit_code=EXIT_FAILURE, category="io", retryable=True)
+    if exc.kind == "not_joined":
+        from leafwise.commands.team.session import not_joined
+
+        return not_joined(ctx)
     if exc.kind == "refused":
         return CommandError("team_refused", f"{exc}; the fallback is {doctor.FALLBACK}",
                             fix(ctx.cmd("team doctor"), "probe the host step by step"), category="refused")
@@ -103,7 +113,7 @@ def init(ctx: Ctx, remote_name: str = "origin") -> Result:
                            fix(ctx.cmd("team init", remote=remote_name), "again once the host allows refs/leafwise/*"),
                            exit_code=EXIT_CONFLICT, category="refused", text=_step_lines(found))
     _write_setting(ctx, {"remote": remote_name, "namespace": DEFAULT_NAMESPACE, "mode": mode})
-    clone = remote.clone_id(paths.repo)
+    clone = remote.clone_id(paths.repo, create=True)
     where = f"{DEFAULT_NAMESPACE}/claims/<ID>" if mode == "refs" else \
         "<ID>.json on the branch leafwise/state (the host refuses custom refs: branch mode)"
     lines = [f"Team mode on: claims in {where} on {remote_name} ({clean(url, 200)})",
@@ -129,7 +139,7 @@ def _step_lines(found: doctor.Probe) -> list[str]:
 def join(ctx: Ctx) -> Result:
     """Join this clone: its id, and a first fetch of every claim."""
     team = team_of(ctx)
-    clone = remote.clone_id(team.root)
+    clone = remote.clone_id(team.root, create=True)
     try:
         copies = remote.fetch(team.root, team)
     except TeamError as exc:
@@ -151,7 +161,7 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         raise error_for(ctx, exc, team, ctx.cmd("team status", local=True)) from exc
     seen = protocol.snapshot(team, copies, set(ctx.plan().nodes))
     rows = status.rows(seen)
-    me = remote.clone_id(team.root)
+    me = remote.clone_id(team.root) if team.joined else None
     from leafwise.commands.team import session  # a done claim of this clone whose outcome this branch lacks
 
     unwritten = {state.node for state in session.unfinished(team, ctx.plan(), seen)}
@@ -164,6 +174,9 @@ def show_status(ctx: Ctx, fetch: bool = True) -> Result:
         lines.append(f"  {row.node_id:<12} {row.state:<9} {clean(row.agent, 40)}@{where}  {clean(row.branch, 60)}  "
                      f"unchanged {_age(row.age_seconds)}{stale}")
     hint = next_(ctx.cmd("next"), "the picker passes by what others hold")
+    if me is None:
+        lines.append("  this clone has not joined the team: its start, heartbeat, complete are refused until then")
+        hint = next_(command_line("team join", root=ctx.root), "a person joins this clone once")
     if any(row.state == "unreadable" for row in rows):
         lines.append(f"  unreadable: {UNREADABLE_WHY}")
         hint = unreadable_step(ctx)

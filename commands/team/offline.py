@@ -44,6 +44,10 @@ def _save(team: Team, items: dict[str, dict]) -> None:
 
 
 def remember(team: Team, node_id: str, agent: str, ttl_s: float, since: str) -> None:
+    if not team.joined:  # a claim kept to push later is a claim: refused in a clone that never joined
+        from leafwise.commands.team.session import not_joined
+
+        raise not_joined()
     with records_locked(remote.team_dir(team.root)):  # agents of this clone claim offline at once
         items = pending(team)
         items[node_id] = {"agent": agent, "ttl_s": ttl_s, "since": since}

@@ -133,7 +133,7 @@ def current(team: Team, node_id: str) -> tuple[str | None, ClaimState | None]:
 
 
 def mine(team: Team, state: ClaimState | None, agent: str) -> bool:
-    return state is not None and state.agent == agent and state.clone == clone_id(team.root)
+    return state is not None and state.agent == agent and team.joined and state.clone == clone_id(team.root)
 
 
 def rewound(team: Team) -> dict[str, dict[str, str]]:
@@ -186,7 +186,9 @@ def move(team: Team, node_id: str, agent: str, to: str, ttl_s: float | None = No
          since: str = "") -> Outcome:
     """Move my claim on `node_id` to state `to` ("held": a heartbeat; "done", "released", "blocked"),
     leased on the SHA this clone last saw. Another's claim moves only with `force` (a person's act);
-    a task with no claim yet gets one created in that state (a person completing untaken work)."""
+    a task with no claim yet gets one created in that state (a person completing untaken work). A clone
+    that never joined moves none (TeamError "not_joined", from its missing id)."""
+    clone_id(team.root)
     if node_id in rewound(team):  # repaired since, maybe (by another clone): look again first
         fetch(team.root, team)
     sha, now = current(team, node_id)

@@ -46,6 +46,11 @@ class Team:
         return self.paths.repo
 
     @property
+    def joined(self) -> bool:
+        """Whether this clone has joined the team (`team join`: its clone id): only then does it write claims."""
+        return joined(self.root)
+
+    @property
     def tracking_prefix(self) -> str:
         return f"{refs.COPIES}/{self.remote}/{self.namespace.removeprefix('refs/')}/"
 
@@ -192,10 +197,14 @@ def team_dir(root: Path) -> Path:
 
 
 _CLONES: dict[str, str] = {}
+NOT_JOINED = ("project.yaml turns team mode on, but this clone has not joined the team: claims are pushed to the "
+              "remote with the person's git credentials, so a person joins each clone once")
 
 
-def clone_id(root: Path, create: bool = True) -> str:
-    """This clone's id (`<host>-<random>`), made once and kept in the clone's git folder."""
+def clone_id(root: Path, create: bool = False) -> str:
+    """This clone's id (`<host>-<random>`), kept in the clone's git folder; made only by `team init` and
+    `team join` (`create`). Every claim a clone writes names it, so a clone without one (it never joined)
+    writes none: TeamError "not_joined", which `session.failed` answers with `Fix: leafwise team join`."""
     if str(root) not in _CLONES:
         _CLONES[str(root)] = _clone_id(root, create)
     return _CLONES[str(root)]
@@ -210,7 +219,7 @@ def _clone_id(root: Path, create: bool) -> str:
     except (OSError, ValueError):
         pass
     if not create:
-        raise TeamError("this clone has not joined the team", "setup")
+        raise TeamError(NOT_JOINED, "not_joined")
     host = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:20].strip("-") or "clone"
     made = f"{host}-{secrets.token_hex(3)}"
     try:
@@ -218,6 +227,15 @@ def _clone_id(root: Path, create: bool) -> str:
     except atomic.Exists:  # another process of this clone made it first: theirs
         return reader.read_text(path, reader.POINTER).strip()
     return made
+
+
+def joined(root: Path) -> bool:
+    """Whether this clone has its id (it ran `team join` or `team init`): reads answer either way."""
+    try:
+        clone_id(root)
+    except TeamError:
+        return False
+    return True
 
 
 _IDENTITY: dict[str, tuple[str, str]] = {}

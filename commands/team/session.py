@@ -24,19 +24,17 @@ _URLS: dict[tuple[str, str, tuple[int, int] | None], str] = {}  # (repo, remote,
 
 
 def team_mode(ctx: Any, plan: Plan) -> Team | None:
-    """The plan's Team when `settings.team` is set, else None (team mode off)."""
+    """The plan's Team when `settings.team` is set, else None (team mode off).
+
+    project.yaml comes with a clone or a pull request, so a clone may have team mode on without having
+    joined (`Team.joined`). It reads: the holds and the team's lines are empty there (no claim was ever
+    fetched into it; `holds`, `team_reads`), so `next`, `show`, `progress` answer from what is here. It
+    writes no claim: every write asks `fetched` first (start, unclaim), or names its clone in the claim
+    (`protocol.claim` / `move`: heartbeat, complete, block), or keeps it to push later
+    (`offline.remember`); each refuses with `not_joined`, exit 3 and `Fix: leafwise team join`."""
     found = remote.settings_of(plan.project.settings)
     if found is None:
         return None
-    try:  # project.yaml comes with a clone or a pull request: team mode pushes only once a person joined
-        remote.clone_id(plan.paths.repo, create=False)
-    except TeamError:
-        raise CommandError("team_not_joined", "project.yaml turns team mode on, but this clone has not joined the "
-                           "team: claims are pushed to the remote with the person's git credentials, so a person "
-                           "joins each clone once",
-                           wait(f"a person runs {command_line('team join', root=ctx.root)} in this clone",
-                                "team mode is a person's step"),
-                           exit_code=EXIT_CONFLICT, category="refused") from None
     try:  # a long-lived server (MCP, the canvas) sees `git remote set-url`: the key holds the config's stat
         config = (plan.paths.repo / ".git" / "config").stat()
         seen: tuple[int, int] | None = (config.st_mtime_ns, config.st_size)
@@ -56,6 +54,24 @@ def team_mode(ctx: Any, plan: Plan) -> Team | None:
                 frozenset(plan.nodes))
 
 
+def join_line(ctx: Any = None) -> str:
+    # a person's step: never carries the calling agent (an agent's `--agent` is no part of joining)
+    return command_line("team join", root=getattr(ctx, "root", None))
+
+
+def not_joined(ctx: Any = None) -> CommandError:
+    """The refusal of a claim step in a clone that never joined the team (the one wording)."""
+    return CommandError("team_not_joined", remote.NOT_JOINED,
+                        fix(join_line(ctx), "a person joins this clone to the team once, then the step goes on"),
+                        exit_code=EXIT_CONFLICT, category="refused")
+
+
+def unjoined_words(ctx: Any) -> str:
+    """What a read in a clone that never joined says of the claims (its last line names the join)."""
+    return (f"claims not read: this clone has not joined the team, so other clones' claims are not seen here "
+            f"and start, heartbeat, complete refuse until a person runs {join_line(ctx)}")
+
+
 def offline_line(ctx: Any, node_id: str | None, agent: str, ttl: float | None) -> str:
     """The call that claims in this clone only: `start … --offline` once `start` takes the flag, else
     `team claim …` (the same claim)."""
@@ -69,7 +85,9 @@ def offline_line(ctx: Any, node_id: str | None, agent: str, ttl: float | None) -
 
 def fetched(ctx: Any, team: Team, offline_line: str | None) -> dict[str, protocol.Remote]:
     """Fetch the claims, as a snapshot; a remote that does not answer is `Wait:` (with `Or:` the
-    offline form of the call, when it has one)."""
+    offline form of the call, when it has one). A clone that never joined is refused first (`not_joined`)."""
+    if not team.joined:
+        raise not_joined(ctx)
     try:
         return protocol.snapshot(team, remote.fetch(team.root, team))
     except TeamError as exc:
@@ -97,6 +115,8 @@ def failed(ctx: Any, team: Team, exc: TeamError, offline_line: str | None = None
         return CommandError("team_refused", f"{exc}; this host refuses custom refs",
                             fix(ctx.cmd("team doctor"), "name the refusal and the branch-mode fallback"),
                             category="refused", source=("plan", None))
+    if exc.kind == "not_joined":
+        return not_joined(ctx)
     if exc.kind == "setup":
         return CommandError("team_setup", str(exc), fix(ctx.cmd("team join"), "join this clone to the team"),
                             category="refused")
@@ -115,9 +135,12 @@ def holds(team: Team, now: datetime, seen: dict[str, protocol.Remote] | None = N
           ) -> tuple[dict[str, leases.Claim], set[str]]:
     """The remote's live claims as leases (an agent of another clone named `agent@clone`, each expiring
     when this machine may take it), and the tasks never to hand out (done or blocked in their ref):
-    the rule of `status.holds`, over this clone's copies (or the snapshot `seen`)."""
+    the rule of `status.holds`, over this clone's copies (or the snapshot `seen`). None in a clone that
+    never joined: it never fetched a claim, and a read answers from what is here."""
     from leafwise.commands.team import status
 
+    if not team.joined:
+        return {}, set()
     if seen is None:
         try:
             seen = protocol.snapshot(team)
@@ -132,6 +155,8 @@ def unfinished(team: Team, plan: Plan, seen: dict[str, protocol.Remote] | None =
     """This clone's `done` claims, made on this branch, whose task this branch does not hold closed: a
     `complete` stopped between moving the ref and writing the YAML (its holder's `complete` again
     writes the outcome)."""
+    if not team.joined:
+        return []  # no claim of its own
     seen = protocol.snapshot(team) if seen is None else seen
     me = remote.clone_id(team.root)
     mine = [item.state for item in seen.values() if item.state is not None and item.state.state == refs.TERMINAL

@@ -39,9 +39,10 @@ def claims(root: Path, fetch: bool) -> list[TeamClaim]:
     return rows(protocol.snapshot(team, copies), where(team.root))
 
 
-def where(root: Path) -> tuple[str, str]:
-    """This clone's id and the branch it is on: what makes a claim's outcome this branch's."""
-    return remote.clone_id(root), remote.branch(root)
+def where(root: Path) -> tuple[str, str] | None:
+    """This clone's id and the branch it is on: what makes a claim's outcome this branch's (None in a
+    clone that never joined: no claim is its own; following the team reads, it makes no id)."""
+    return (remote.clone_id(root), remote.branch(root)) if remote.joined(root) else None
 
 
 def rows(seen: dict[str, protocol.Remote], here: tuple[str, str] | None = None) -> list[TeamClaim]:

@@ -26,7 +26,7 @@ def sync(ctx: Ctx, grace_days: float = GRACE_DAYS) -> Result:
     """Fetch the claims, push this clone's offline claims create-only, close the parents owed their
     cascade (children finished in other clones, merged here), and delete the tombstones of
     tasks done in this branch for longer than `grace_days` (each delete leased on the SHA seen)."""
-    team = team_of(ctx)
+    team = team_of(ctx, writes=True)
     try:
         seen = protocol.snapshot(team, remote.fetch(team.root, team))
         pushed = offline.push_all(team, seen)
@@ -119,7 +119,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     """Re-create, create-only, every claim ref the remote lost whose copy parses as a claim of one of
     this plan's tasks, tombstones (done) first; drop every other lost copy (never pushed); and, in a
     person's call, delete the remote's claims that cannot be read (each leased on its SHA)."""
-    team = team_of(ctx)
+    team = team_of(ctx, writes=True)
     try:
         lost = missing(team)
         rewound = {} if team.mode == "branch" else _rewound_refs(team)
