@@ -89,8 +89,20 @@ def load_plan(paths: PlanPaths, *, use_cache: bool = True, stats: LoadStats | No
     try:
         return _load(paths, use_cache, stats if stats is not None else LoadStats())
     finally:
+        _settle()
         if enabled:
             gc.enable()
+
+
+def _settle() -> None:
+    """Move what the load made to the collector's oldest generation at once, unscanned.
+
+    The objects allocated while collection was off are all young: the first allocation after it is on
+    again would scan every one of them (a 25-30 ms pause of the next command step at 11,100 nodes),
+    and again on their way to the oldest generation. `freeze` then `unfreeze` splices the young lists
+    into the oldest one (no scan, no object left out of collection: nothing stays frozen)."""
+    gc.freeze()
+    gc.unfreeze()
 
 
 def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:

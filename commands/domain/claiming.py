@@ -184,9 +184,10 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
     another clone on the remote) is skipped. With the answer, the pick when there was nothing to claim
     (what a wait waits on)."""
     skipped: set[str] = set()
-    require_project(ctx, ctx.plan(), "start --next")  # before a fetch or a cascade writes anything
     with pick_lock(ctx):
-        team = _team(ctx, ctx.plan(fresh=True), offline, None, agent, ttl)
+        plan = ctx.plan(fresh=True)  # the one load: the picks below judge the plan as it is under the lock
+        require_project(ctx, plan, "start --next")  # before a fetch or a cascade writes anything
+        team = _team(ctx, plan, offline, None, agent, ttl)
         notes = team_reads.unfinished_notes(ctx, ctx.plan(), agent)[0] if team else []  # after the fetch
         owed = _close_owed(ctx, agent) if next else []
         notes = [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']} (every child is closed)"
