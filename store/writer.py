@@ -1,7 +1,8 @@
 """Writing plan files safely: locks, compare-and-swap, atomic replace, round-trip YAML.
 
 Every rewrite of a node file:
-1. takes the node's lock (an OS file lock, through filelock: released when the process dies),
+1. takes the node's lock (an OS file lock: flock(2) on POSIX, filelock's on Windows; `locks`),
+   released by the kernel when the process dies,
 2. re-reads the file and compares its content hash with what the caller read
    (a mismatch is a `Conflict`, never a silent overwrite),
 3. edits it with ruamel.yaml round-trip, so comments, key order, quoting and

@@ -72,12 +72,24 @@ def plan_problems(plan: Plan, files: PlanFiles, cmd: CommandLine) -> list[Proble
     problems = _file_problems(files, cmd) + _release_problems(plan, cmd)
     releases = plan.project.release_rank()
     links: dict[str, bool | UnsafePath] = {}  # many nodes share a doc: ask for each path once
-    for node in plan.nodes.values():
-        problems += _placement_problems(plan, releases, node, files, cmd)
-        problems += _dependency_problems(plan, node, files, cmd)
-        problems += _release_order_problems(plan, releases, node, files, cmd)
-        problems += _status_problems(plan, node, files, cmd)
-        problems += _link_problems(node, links, files, cmd)
+    nodes = plan.nodes
+    prefixes = (plan.project.id_prefix, *plan.project.former_prefixes)
+    blocked = Status.BLOCKED
+    for node in nodes.values():
+        # Each rule runs where it can find something (most nodes: none). The guards are the rules' own
+        # first conditions, so a node skipped by one gives what the rule gives it: nothing.
+        data = node.data
+        parent, release = data.get("parent"), data.get("release")
+        if (parent and parent not in nodes) or (release and release not in releases) \
+                or node.id.rsplit("-", 1)[0] not in prefixes:
+            problems += _placement_problems(plan, releases, node, files, cmd)
+        if data.get("depends_on"):
+            problems += _dependency_problems(plan, node, files, cmd)
+            problems += _release_order_problems(plan, releases, node, files, cmd)
+        if node.children or node.status == blocked:
+            problems += _status_problems(plan, node, files, cmd)
+        if data.get("docs") or data.get("diagrams"):
+            problems += _link_problems(node, links, files, cmd)
     problems += _hierarchy_cycles(plan, files, cmd)
     problems += _dependency_cycles(plan, files, cmd)
     problems += _untrusted(files.commands, cmd)
@@ -149,7 +161,8 @@ def _dependency_problems(plan: Plan, node: Node, files: PlanFiles, cmd: CommandL
         out.append(_p("duplicate_dependency", "warning", "depends_on lists the same node twice",
                       cmd("edit", node.id, set=[f"depends_on=[{', '.join(dict.fromkeys(deps))}]"]), node,
                       files.line_of(node, "depends_on")))
-    above = next((d for d in deps if d in {a.id for a in plan.ancestors(node.id)}), None)
+    ancestors = {a.id for a in plan.ancestors(node.id)}
+    above = next((d for d in deps if d in ancestors), None)
     if above is not None:  # the ancestor closes only after this node, which starts only after it: stuck
         out.append(_p("dependency_on_ancestor", "error",
                       f"depends on {above}, which contains it: neither can ever close",
@@ -249,15 +262,18 @@ def _list_value(key: str, values: Any, drop: str) -> str:
 
 def _hierarchy_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
     nodes = plan.nodes
+    parent_of = {nid: n.data.get("parent") or None for nid, n in nodes.items()}  # Node.parent, read once
     state: dict[str, int] = {}  # 1 = on the current walk, 2 = known acyclic
     out: list[Problem] = []
     for start in nodes:
+        if start in state:
+            continue  # walked already: the loop below would stop at once
         walk: list[str] = []
         cursor: str | None = start
         while cursor in nodes and state.get(cursor) is None:
             state[cursor] = 1
             walk.append(cursor)
-            cursor = nodes[cursor].parent
+            cursor = parent_of[cursor]
         if cursor in nodes and state.get(cursor) == 1:
             loop = walk[walk.index(cursor):]
             first = min(loop)
