@@ -91,6 +91,13 @@ def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:
     `start --next` (or `team sync`) closes their parents."""
     if not found:
         return [], None
+    merged = [s for s in found if getattr(s, "merged", "")]  # canvas --follow: closed on the default branch
+    if len(merged) == len(found):
+        there = plan_words(merged[0].merged, 80)
+        ids = ", ".join(s.node_id for s in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        return [f"  {len(found)} task(s) are done on {there}, not pulled here: {ids}"], \
+            wait(f"a person runs git pull here: {there} has {ids} done, their branches merged there (commit this "
+                 "clone's own changes first): what waits on them is free then", "merged, not pulled here")
     names = ", ".join(f"{s.node_id} ({plan_words(s.branch, 60)} in {plan_words(s.clone, 40)})" for s in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     line = (f"  {len(found)} task(s) are done in other clones' claims, on branches not merged here: "

@@ -123,11 +123,13 @@ UNREACHABLE_WORDS = ("could not read", "unable to access", "could not resolve", 
                      "network is unreachable", "not found")
 
 
-def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -> dict[str, str]:
+def fetch(root: Path, team: Team | None = None, deadline: float | None = None,
+          also: tuple[str, ...] = ()) -> dict[str, str]:
     """Fetch every ref of the team's namespace into this clone's remote-tracking copies (one protocol-v2
     request that names only that prefix); the copies, ref -> SHA, after it. TeamError when the remote
     does not answer. Refs the remote no longer has keep their copies (what `team repair` restores from), and
-    so does a ref a force-push rewound (rewinds.py; branch mode: branch.check_rewind)."""
+    so does a ref a force-push rewound (rewinds.py; branch mode: branch.check_rewind). `also`: more
+    refspecs in the same request (`canvas --follow`: the default branch, `upstream.py`)."""
     from leafwise.commands.team import observations
 
     team = team or load_team(root)
@@ -139,7 +141,7 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None) -
     before = None if branch_mode else team.copies()  # each claim ref's history only grows: checked below
     for wait_s in LOCAL_LOCK_RETRIES:
         answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
-                     deadline=FETCH_DEADLINE if deadline is None else deadline)
+                     *also, deadline=FETCH_DEADLINE if deadline is None else deadline)
         if answer.code == 0 or not local_lock(answer.text):
             break
         time.sleep(wait_s)  # another process of this clone updates the same copies: its fetch is ours

@@ -29,6 +29,16 @@ class TeamClaim:
     stale: bool = False  # held and silent here for longer than its TTL: another clone may take it
     ttl_seconds: float = 0.0
     here: bool = False  # made by this clone on the branch it is on now (its outcome is this branch's)
+    merged: str = ""  # canvas --follow: the default branch (`origin/main`) that has the task closed, not pulled here
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    """What one poll of `canvas --follow` brings: the claims, and the remote's default branch as
+    fetched with them (`upstream.Upstream`; None when the remote's HEAD names no branch)."""
+
+    claims: list[TeamClaim]
+    upstream: object | None
 
 
 def claims(root: Path, fetch: bool) -> list[TeamClaim]:
@@ -37,6 +47,16 @@ def claims(root: Path, fetch: bool) -> list[TeamClaim]:
     team = remote.load_team(root)
     copies = remote.fetch(team.root, team) if fetch else None
     return rows(protocol.snapshot(team, copies), where(team.root))
+
+
+def followed(root: Path, fetch: bool = True) -> Followed:
+    """`claims`, with the remote's default branch fetched in the same request (`upstream.py`): the
+    canvas's poll, so a person on any machine sees what was merged there."""
+    from leafwise.commands.team import upstream
+
+    team = remote.load_team(root)
+    copies = upstream.fetch(team)[0] if fetch else None
+    return Followed(rows(protocol.snapshot(team, copies), where(team.root)), upstream.read(team))
 
 
 def where(root: Path) -> tuple[str, str] | None:
