@@ -163,8 +163,11 @@ def assess(query: Query, by_concept: dict[str, list[Artifact]], stats: Stats, ha
     total = sum(weights.values())
     if not weights or total <= 0:
         return Assessment("none", 0.0, missing=["the title names nothing specific to look for"])
-    crux = _heaviest(weights, stats)
     absent = [c for c in query.concepts if stats.df.get(c, 0) == 0 and c not in CRUD]
+    # The crux is the rarest word the code names: a word it never names is rarest of all, and made the title
+    # `none` whatever named the rest ("Retry depending on the value the function returned").
+    named = {c: w for c, w in weights.items() if c not in absent}
+    crux = _heaviest(named or weights, stats)
     if crux in absent:
         return Assessment("none", 0.0, missing=[f"nothing in the code names {query.word(c)!r}" for c in
                                                 [crux] + [c for c in absent if c != crux]])
