@@ -83,10 +83,14 @@ def _check(root: Path, before: dict[str, str], after: dict[str, str], folder: Pa
     record, gone = recorded(folder), retired(folder)
     out = dict(after)
     changed = False
-    for ref, old in before.items():
+    for ref in sorted(before.keys() | record.keys()):
         new = after.get(ref)
         if new is None:
             continue
+        # A recorded rewind is judged against the commit seen, never against `before`: another process of
+        # this clone may have fetched between the fetch that found the rewind and its setting the copy
+        # back, so its `before` is the rewound commit, which would read as nothing moved and forget it.
+        old = record[ref]["seen"] if ref in record else before[ref]
         if new == old or descends(root, new, old):
             changed |= record.pop(ref, None) is not None
             continue

@@ -123,3 +123,22 @@ def _mktree(work: Path, blob: str) -> str:
 
     return subprocess.run(["git", "mktree"], cwd=work, input=f"100644 blob {blob}\tclaim.json\n".encode(),
                           capture_output=True, check=True).stdout.decode().strip()
+
+
+@pytest.mark.slow
+def test_a_fetch_that_read_its_copy_while_another_found_the_rewind_keeps_it(team):
+    """Two processes of one clone fetch at once: the first finds the rewind and sets the copy back; the
+    second read its copy before that (the rewound commit the first's fetch had written), so to it the
+    ref has not moved. It must not forget the rewind the first recorded, nor leave the copy there."""
+    from leafwise.commands.team import protocol, refs, remote
+
+    a, b, bare, person, chain = team
+    force_push(person, chain[0])
+    team_b = remote.load_team(b)
+    copy = refs.tracking_ref(team_b.remote, team_b.namespace, REF)
+    remote.fetch(b, team_b)  # the first: finds the rewind
+    assert "T-1" in protocol.rewound(team_b)
+    refs.set_local(b, copy, chain[0])  # the copy as the first's fetch left it, when the second read it
+    remote.fetch(b, team_b)  # the second: its `before` is the rewound commit
+    assert "T-1" in protocol.rewound(team_b), "the rewind was forgotten"
+    assert refs.local_refs(b, copy)[copy] == chain[-1], "the copy stays at the rewound commit"

@@ -66,12 +66,13 @@ def test_a_rewind_recorded_while_another_is_forgotten_stays_recorded(tmp_path):
 def test_agents_of_one_clone_claiming_offline_at_once_keep_every_claim_to_push(tmp_path):
     import subprocess
 
-    from leafwise.commands.team import offline
+    from leafwise.commands.team import offline, remote
     from leafwise.commands.team.remote import Team
     from leafwise.store.paths import PlanPaths
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     team = Team(PlanPaths(tmp_path), "origin", "file:///nowhere", "refs/leafwise", "refs")
+    remote.clone_id(tmp_path, create=True)  # a joined clone (one that never joined keeps no offline claim)
 
     def claim(side: str):
         return lambda: [offline.remember(team, f"T-{side}{i}", side, 600.0, "2026-01-01T00:00:00Z")
