@@ -65,3 +65,22 @@ def test_a_load_leaves_no_young_objects_to_scan(tmp_path: Path) -> None:
     assert len(plan.nodes) == 1500
     assert young < 700, young  # the next allocation would otherwise scan every object the load made
     assert gc.isenabled()
+
+
+def test_a_cli_process_exits_without_scanning_its_heap(tmp_path: Path) -> None:
+    """The console script's process freezes its heap at exit (the interpreter's last full collection
+    would scan the whole loaded plan); an exit hook registered before the command runs after that one."""
+    import subprocess
+    import sys
+
+    _plan(tmp_path)
+    probe = ("import atexit, gc, sys\n"
+             "atexit.register(lambda: print('frozen', gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))\n"
+             "from leafwise.commands.surfaces.entry import main\n"
+             "main(['start', '--next', '--agent', 'a'])\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "LEAFWISE_AGENT": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert "Started T-2" in proc.stdout
+    words = proc.stderr.split("frozen ", 1)[1].split()
+    assert int(words[0]) > 1000 and words[1] == "True"  # frozen at exit, collecting all along
