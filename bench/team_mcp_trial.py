@@ -5,9 +5,12 @@ races reach the server), clones in separate folders acting as machines, and agen
 `complete_task` until nothing is left to hand out. Then each clone commits its branch and pushes it, the
 first clone merges every branch into main (the key-wise node merge driver in play), `team sync`, and
 `validate`. Prints one JSON summary: tasks done, duplicates, refused steps, merge conflicts, validate.
+With `--follow`, a person follows the whole run in `canvas --follow` (the real app, headless) from a clone
+that never joined the team: what it saw of the claims, and whether origin/main's merge reached it.
 
     python bench/team_mcp_trial.py                      # 24 tasks, agents 1+2+2 in 3 clones
     python bench/team_mcp_trial.py --tasks 40 --agents 2,2 --seed 3
+    python bench/team_mcp_trial.py --follow             # and a person following in the canvas
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-from testkit.gitserver import git, set_hook, smart_http, team_clones  # noqa: E402
+from testkit.gitserver import clone, git, set_hook, smart_http, team_clones  # noqa: E402
 
 
 def leafwise(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -92,6 +95,49 @@ def done_in(work: Path, ref: str, tasks: int) -> set[str]:
     return out
 
 
+class Follower:
+    """A person in `canvas --follow` (the real app, headless) on a clone that never joined: it records
+    the most claims it showed at once, the toasts, and whether origin/main's merge reached it."""
+
+    def __init__(self, work: Path, base: Path) -> None:
+        from leafwise.canvas.app import make_canvas
+
+        self.app = make_canvas(work, watch=False, settings_path=base / "canvas-settings.json", follow=True, every=1.0)
+        self.most = 0
+        self._run: asyncio.Task | None = None
+        self._stop = asyncio.Event()
+
+    async def start(self) -> None:
+        ready = asyncio.Event()
+
+        async def run() -> None:
+            async with self.app.run_test(size=(160, 40)) as pilot:
+                ready.set()
+                while not self._stop.is_set():
+                    self.most = max(self.most, sum(1 for c in self.app.team_claims.values() if c.state == "held"))
+                    await pilot.pause(0.2)
+
+        self._run = asyncio.ensure_future(run())
+        await ready.wait()
+
+    async def stop(self, tasks: int) -> dict:
+        """Wait (up to 60 s) for the toast that origin/main has the tasks done, then close the canvas."""
+        app = self.app
+        said = lambda: [f"{n.title}: {n.message}" for n in app.notices if "moved" in n.title]  # noqa: E731
+        end = time.monotonic() + 60
+        while not said() and time.monotonic() < end:
+            await asyncio.sleep(0.3)
+        found = {"polls": app.team_polls, "error": app.team_error, "most_held_at_once": self.most,
+                 "done_claims_seen": sum(1 for c in app.team_claims.values() if c.state == "done"),
+                 "closed_on_main_open_here": len(app.team_upstream.closed_there(app.state.plan))
+                 if app.team_upstream is not None else None,
+                 "toasts": len(app.notices), "main_moved_toast": said()[:1]}
+        self._stop.set()
+        if self._run is not None:
+            await self._run
+        return found
+
+
 def pct(values: list[float], p: int) -> int:
     if not values:
         return 0
@@ -111,6 +157,9 @@ async def trial(args: argparse.Namespace) -> dict:
             git(work, "checkout", "-q", "-b", f"agents/clone-{c}")
             agents += [(f"a{c}{k}", work) for k in range(count)]
         log: list[dict] = []
+        follower = Follower(clone(f"{prefix}/plan.git", base / "person"), base) if args.follow else None
+        if follower is not None:
+            await follower.start()
         began = time.monotonic()
         await asyncio.gather(*(agent(name, work, random.Random(rng.random()), log) for name, work in agents))
         seconds = time.monotonic() - began
@@ -135,6 +184,8 @@ async def trial(args: argparse.Namespace) -> dict:
                            "said": (proc.stdout + proc.stderr).strip().splitlines()[-3:]})
             if proc.returncode:
                 git(lead, "merge", "--abort")
+        git(lead, "push", "-q", "origin", "main")
+        followed = await follower.stop(args.tasks) if follower is not None else None
         synced = leafwise(lead, "team", "sync")
         validated = leafwise(lead, "validate")
         claims = git(base / "plan.git", "for-each-ref", "--format=%(refname)", "refs/leafwise/claims/").split()
@@ -165,7 +216,7 @@ async def trial(args: argparse.Namespace) -> dict:
         "claim_refs": len(claims), "merges": merges,
         "team_sync": {"code": synced.returncode, "last": (synced.stdout or synced.stderr).strip().splitlines()[-1:]},
         "validate": {"code": validated.returncode, "out": (validated.stdout or validated.stderr).strip().splitlines()[-4:]},
-        "folder": str(base), "median_start_s": round(statistics.median([e["s"] for e in starts]), 3) if starts else None,
+        "follower": followed, "folder": str(base), "median_start_s": round(statistics.median([e["s"] for e in starts]), 3) if starts else None,
     }
 
 
@@ -174,6 +225,7 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=24)
     parser.add_argument("--agents", default="1,2,2", help="agents per clone, comma-separated (one clone each)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--follow", action="store_true", help="a person follows in canvas --follow (headless)")
     args = parser.parse_args()
     found = asyncio.run(trial(args))
     print(json.dumps(found, indent=1))
