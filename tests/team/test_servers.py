@@ -76,7 +76,7 @@ def test_doctor_names_the_branch_mode_fallback_on_a_refusing_host(tmp_path):
     assert "settings.team.mode: branch" in doctor.stderr
     start = run_cli_in_process("start", "--next", "--agent", "alice", cwd=work)
     # settings.team written into project.yaml (as a pull request could): no push until a person joins
-    assert start.code == 3 and "Wait: a person runs leafwise team join in this clone" in start.stderr
+    assert start.code == 3 and start.stderr.strip().endswith("Fix: leafwise team join"), start.stderr
 
 
 RACER = """
