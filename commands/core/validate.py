@@ -289,13 +289,15 @@ def _hierarchy_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
 def _dependency_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
     """Kahn's pass finds whether a cycle exists; networkx names them (error path only)."""
     nodes = plan.nodes
-    indegree = {nid: 0 for nid in nodes}
-    edges = [(n.id, d) for n in nodes.values() for d in n.depends_on if d in nodes]
+    edges = [(n.id, d) for n in nodes.values() if n.data.get("depends_on") for d in n.depends_on if d in nodes]
     if not edges:
         return []
+    # over the nodes that have an edge: one with none is on no cycle (Kahn's pass would just remove it)
+    indegree: dict[str, int] = {}
     out_edges: dict[str, list[str]] = {}
     for a, b in edges:
-        indegree[b] += 1
+        indegree.setdefault(a, 0)
+        indegree[b] = indegree.get(b, 0) + 1
         out_edges.setdefault(a, []).append(b)
     queue = [nid for nid, deg in indegree.items() if deg == 0]
     removed = 0
@@ -306,7 +308,7 @@ def _dependency_cycles(plan: Plan, files: PlanFiles, cmd) -> list[Problem]:
             indegree[b] -= 1
             if indegree[b] == 0:
                 queue.append(b)
-    if removed == len(nodes):
+    if removed == len(indegree):
         return []
     import networkx as nx  # only when a cycle exists
 

@@ -3,7 +3,7 @@ whole plan), and answers exactly what running every rule on every node answers.
 
 The reference below is the validator as it was before the guards: every per-node rule on every node,
 the dependency rule's ancestor set rebuilt per dependency, the parent-cycle walk reading
-`Node.parent`. Generated plans (real files, loaded by the real loader) carry every problem the rules
+`Node.parent`, Kahn's pass over every node. Generated plans (real files, loaded by the real loader) carry every problem the rules
 know: missing and looped parents, unknown releases, foreign prefixes, repeated, missing, ancestral
 and cyclic dependencies, later-release dependencies, blocked without a reason, done over open
 children, half-finished cascades, missing, present and unsafe docs.
@@ -70,6 +70,45 @@ def _reference_hierarchy_cycles(plan, files, cmd):
     return out
 
 
+def _reference_dependency_cycles(plan, files, cmd):
+    nodes = plan.nodes
+    indegree = {nid: 0 for nid in nodes}
+    edges = [(n.id, d) for n in nodes.values() for d in n.depends_on if d in nodes]
+    if not edges:
+        return []
+    out_edges: dict[str, list[str]] = {}
+    for a, b in edges:
+        indegree[b] += 1
+        out_edges.setdefault(a, []).append(b)
+    queue = [nid for nid, deg in indegree.items() if deg == 0]
+    removed = 0
+    while queue:
+        nid = queue.pop()
+        removed += 1
+        for b in out_edges.get(nid, ()):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                queue.append(b)
+    if removed == len(nodes):
+        return []
+    import networkx as nx
+
+    graph = nx.DiGraph(edges)
+    problems = []
+    for component in sorted((sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1
+                             or graph.has_edge(next(iter(c)), next(iter(c)))), key=lambda c: c[0]):
+        cycle = nx.find_cycle(graph.subgraph(component))
+        first = min(component)
+        node = nodes[first]
+        path = [a for a, _b in cycle] + [cycle[0][0]]
+        drop = next(b for a, b in cycle if a == first) if any(a == first for a, _ in cycle) else cycle[0][1]
+        keep = ", ".join(d for d in node.depends_on if d != drop)
+        problems.append(V._p("dependency_cycle", "error", f"dependency cycle: {' → '.join(path)}",
+                             cmd("edit", first, set=[f"depends_on=[{keep}]"]), node,
+                             files.line_of(node, "depends_on")))
+    return problems
+
+
 def reference(plan, files, cmd):
     problems = V._file_problems(files, cmd) + V._release_problems(plan, cmd)
     releases = plan.project.release_rank()
@@ -81,7 +120,7 @@ def reference(plan, files, cmd):
         problems += V._status_problems(plan, node, files, cmd)
         problems += V._link_problems(node, links, files, cmd)
     problems += _reference_hierarchy_cycles(plan, files, cmd)
-    problems += V._dependency_cycles(plan, files, cmd)
+    problems += _reference_dependency_cycles(plan, files, cmd)
     problems += V._untrusted(files.commands, cmd)
     return V._in_order(problems)
 
