@@ -169,3 +169,25 @@ def join_first(ctx: Ctx, outcome: Any) -> Any:
     outcome.next_action = next_(session.join_line(ctx), f"this clone has not joined the team: {hint.command} is "
                                                        "refused until a person joins it once")
     return outcome
+
+
+def finished_by_other(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Any:
+    """Team mode: `complete` by `agent` of a task this branch already holds done, whose claim (as this
+    clone last fetched it) is done by *another* holder: the refusal `complete` answers then (`session.lost`:
+    "complete refused: T-7 is done in a11@ci-3's claim"), as a CommandError; None when the claim is the
+    agent's own, there is none, or team mode is off. Two agents of one clone share the YAML: a stalled
+    holder whose task was taken and finished by the other would otherwise read "already done", a success
+    that hides that its work was superseded (seen in bench/team_mcp_trial.py --stall). For
+    `finishing.complete`, before its already-done answer."""
+    team = _team(ctx, plan)
+    if team is None or not team.joined or not agent:
+        return None
+    from leafwise.commands.team import protocol, refs, session
+
+    try:
+        sha, state = protocol.current(team, node_id)
+    except session.git.GitError:
+        return None
+    if sha is None or state is None or state.state != refs.TERMINAL or protocol.mine(team, state, agent):
+        return None
+    return session.lost(ctx, protocol.Outcome(False, node_id, sha, state, "done"), agent, "complete_task", "complete")
