@@ -11,6 +11,12 @@ that never joined the team: what it saw of the claims, and whether origin/main's
     python bench/team_mcp_trial.py                      # 24 tasks, agents 1+2+2 in 3 clones
     python bench/team_mcp_trial.py --tasks 40 --agents 2,2 --seed 3
     python bench/team_mcp_trial.py --follow             # and a person following in the canvas
+    python bench/team_mcp_trial.py --ttl 0.05 --stall   # 3 s leases; one agent stalls 3 leases holding a task
+
+`--stall`: the first agent of the second clone, holding its second task, goes silent for three leases
+(no heartbeat, as a frozen process) before it completes: another clone must take the task only after it
+saw the claim unchanged past the lease, and the staller's late finish must be refused. With a lease set,
+agents call `start_task` with `wait` (15 s) so the held tasks' end reaches them.
 """
 
 from __future__ import annotations
@@ -38,17 +44,21 @@ def leafwise(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
-async def agent(name: str, clone: Path, rng: random.Random, log: list[dict]) -> None:
-    """One agent: its own MCP server process in its clone, claiming and finishing until nothing is left."""
+async def agent(name: str, clone: Path, rng: random.Random, log: list[dict], ttl: float | None = None,
+                stall: bool = False) -> None:
+    """One agent: its own MCP server process in its clone, claiming and finishing until nothing is left
+    (`ttl`: its lease in minutes, and it waits for held work; `stall`: silent for 3 leases on its 2nd task)."""
     server = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(clone))
     with open(clone.parent / f"{name}.stderr", "w") as err:
         async with stdio_client(server, errlog=err) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
+                asks = {"next": True, "agent": name, **({"ttl": ttl, "wait": 15} if ttl else {})}
+                taken = 0
                 for _ in range(200):
                     began = time.monotonic()
-                    got = (await client.call_tool("start_task", {"next": True, "agent": name})).structured_content
+                    got = (await client.call_tool("start_task", asks)).structured_content
                     took = time.monotonic() - began
                     if got["status"] == "error":
                         log.append({"agent": name, "step": "start", "error": got["error"]["code"], "s": took,
@@ -63,6 +73,10 @@ async def agent(name: str, clone: Path, rng: random.Random, log: list[dict]) -> 
                                     "next": got["_next_action"]})
                         return
                     log.append({"agent": name, "step": "start", "id": task["id"], "s": took})
+                    taken += 1
+                    if stall and ttl and taken == 2:
+                        log.append({"agent": name, "step": "stall", "id": task["id"]})
+                        await asyncio.sleep(3 * ttl * 60)  # no heartbeat: silent past its lease
                     work = clone / "work"
                     work.mkdir(exist_ok=True)
                     (work / f"{task['id']}-{name}.txt").write_text(f"{task['id']} by {name}\n")  # the code
@@ -76,7 +90,10 @@ async def agent(name: str, clone: Path, rng: random.Random, log: list[dict]) -> 
                         log.append({"agent": name, "step": "complete", "id": task["id"], "error": done["error"]["code"],
                                     "s": took})
                     else:
-                        log.append({"agent": name, "step": "complete", "id": task["id"], "s": took})
+                        mutation = done.get("mutation") or {}
+                        log.append({"agent": name, "step": "complete", "id": task["id"], "s": took,
+                                    "applied": mutation.get("applied"), "reason": mutation.get("reason"),
+                                    "next": done["_next_action"]})
 
 
 def conflicted(work: Path) -> list[str]:
@@ -138,6 +155,18 @@ class Follower:
         return found
 
 
+def ref_steals(bare: Path, claims: list[str]) -> list[dict]:
+    """Every claim commit on the remote that took a task from a silent holder (its `stolen_from`)."""
+    found = []
+    for ref in claims:
+        for sha in git(bare, "log", "--format=%H", ref).split():
+            state = json.loads(git(bare, "cat-file", "blob", f"{sha}:claim.json"))
+            if state.get("stolen_from"):
+                found.append({"id": state["node"], "by": f"{state['agent']}@{state['clone']}",
+                              "from": state["stolen_from"]})
+    return found
+
+
 def pct(values: list[float], p: int) -> int:
     if not values:
         return 0
@@ -161,7 +190,9 @@ async def trial(args: argparse.Namespace) -> dict:
         if follower is not None:
             await follower.start()
         began = time.monotonic()
-        await asyncio.gather(*(agent(name, work, random.Random(rng.random()), log) for name, work in agents))
+        staller = f"a1{0}" if args.stall else None
+        await asyncio.gather(*(agent(name, work, random.Random(rng.random()), log, args.ttl, name == staller)
+                               for name, work in agents))
         seconds = time.monotonic() - began
 
         for c, work in enumerate(clones):
@@ -189,9 +220,12 @@ async def trial(args: argparse.Namespace) -> dict:
         synced = leafwise(lead, "team", "sync")
         validated = leafwise(lead, "validate")
         claims = git(base / "plan.git", "for-each-ref", "--format=%(refname)", "refs/leafwise/claims/").split()
+        steals = ref_steals(base / "plan.git", claims)
 
     starts = [e for e in log if e["step"] == "start" and "id" in e]
-    completes = [e for e in log if e["step"] == "complete" and "error" not in e]
+    completes = [e for e in log if e["step"] == "complete" and "error" not in e and e.get("applied") is not False]
+    unapplied = [{k: e[k] for k in ("agent", "id", "reason")} for e in log
+                 if e["step"] == "complete" and e.get("applied") is False]
     by_task: dict[str, list[str]] = {}
     for e in completes:
         by_task.setdefault(e["id"], []).append(e["agent"])
@@ -207,6 +241,9 @@ async def trial(args: argparse.Namespace) -> dict:
         "done_in_two_branches": in_two,
         "started_twice": sorted(t for t in {e["id"] for e in starts} if sum(e["id"] == t for e in starts) > 1),
         "refused": [e for e in log if "error" in e],
+        "stalled": [e["id"] for e in log if e["step"] == "stall"],
+        "completes_not_applied": unapplied,
+        "steals": steals,
         "stops": [{"agent": e["agent"], "reason": e["reason"], "next": e["next"]["marker"],
                    "line": e["next"].get("condition") or e["next"].get("command")} for e in log if e["step"] == "stop"],
         "per_agent": {name: sum(1 for e in completes if e["agent"] == name) for name, _ in agents},
@@ -226,6 +263,8 @@ def main() -> int:
     parser.add_argument("--agents", default="1,2,2", help="agents per clone, comma-separated (one clone each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--follow", action="store_true", help="a person follows in canvas --follow (headless)")
+    parser.add_argument("--ttl", type=float, default=None, help="each agent's lease in minutes (0.05: 3 s)")
+    parser.add_argument("--stall", action="store_true", help="one agent goes silent 3 leases holding a task")
     args = parser.parse_args()
     found = asyncio.run(trial(args))
     print(json.dumps(found, indent=1))
