@@ -18,6 +18,7 @@ from leafwise.commands.team import refs, remote
 from leafwise.commands.team.remote import Team, TeamError
 from leafwise.store import CLOSED, Plan, git
 from leafwise.store.ids import id_order
+from leafwise.store.paths import check_id
 from leafwise.store.reader import NODE
 from leafwise.store.safe_yaml import MAX_NODE_BYTES, load_yaml
 
@@ -98,11 +99,21 @@ def statuses(root: Path, sha: str, nodes: Path) -> dict[str, str]:
         listed = git.run_git(root, "ls-tree", "-z", "--name-only", sha, "--", folder + "/", deadline=10)
     except git.GitError:
         return {}
-    names = [n.decode("utf-8", "replace") for n in listed.split(b"\0") if n.endswith(b".yaml")][:MAX_NODES]
+    # a name is untrusted: only `<node id>.yaml` (no newline can reach the batch query, which is line-based)
+    names = [n for n in (raw.decode("utf-8", "replace") for raw in listed.split(b"\0"))
+             if n.endswith(".yaml") and _is_id(n.rpartition("/")[2].removesuffix(".yaml"))][:MAX_NODES]
     found: dict[str, str] = {}
     for start in range(0, len(names), BATCH):
         found.update(_batch(root, sha, names[start:start + BATCH]))
     return found
+
+
+def _is_id(text: str) -> bool:
+    try:
+        check_id(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _batch(root: Path, sha: str, names: list[str]) -> dict[str, str]:
