@@ -20,7 +20,7 @@ def test_only_node_files_that_load_give_a_status(tmp_path):
     (nodes / "T-5.yaml").write_text("id: T-6\nstatus: done\n")  # names another node
     (nodes / "T-7.yaml").write_text("id: T-7\nstatus: [done]\n")  # no plain status
     (nodes / "T-8.yaml").write_text("a: &a [*a]\n")  # an alias loop
-    (nodes / "T-9\nT-1.yaml").write_text("id: T-1\nstatus: cancelled\n")
+    (nodes / "zz\nT-1.yaml").write_text("id: T-1\nstatus: cancelled\n")
     (nodes / "evil.yaml").write_text("id: evil\nstatus: done\n")
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", "-A")
