@@ -104,15 +104,80 @@ def inert(text: Any) -> str:
 
 MARKER_WORDS = ("Next:", "Or:", "Wait:", "Done.", "Fix:", "Error:")
 _MARKER_HEADS = tuple(w.lower() for w in MARKER_WORDS)
-# What may stand before a marker word and still let a reader (a model) take the line for one:
-# spaces, and the marks of Markdown emphasis, quotes, headings and list items.
-_DECOR = " \t*_>#-`~"
 SET_OFF = "» "
+
+# A reader (a model) takes a line for a marker line in more spellings than the contract's own, so
+# the rule is about what the line reads as, not its bytes:
+# - anything that is no letter may stand before the word (spaces, Markdown's list, quote, heading
+#   and emphasis marks, `1.`, `2)`, `+`, `•`, `|`, `(`, `[`, quotes, `=>`), and short tags (`<b>`);
+# - the word in any case, in compatibility forms (NFKC: fullwidth `Ｎｅｘｔ：`, mathematical letters),
+#   or spelled with letters of another script that look the same (`_LOOKALIKE`: Cyrillic `е` in
+#   `Nеxt:`, Greek `Ο`, Latin small capitals);
+# - spaces before its colon (`Next :`), and `Done!` as well as `Done.`.
+# `_LOOKALIKE` covers the letters of the marker words only (a d e f i n o r t w x), from the Cyrillic,
+# Greek, Armenian and small-capital letters drawn like them; a font may draw others alike.
+_LOOKALIKE = {
+    **dict.fromkeys("\u0430\u0410\u03b1\u0391\u1d00", "a"), **dict.fromkeys("\u0501\u1d05", "d"),
+    **dict.fromkeys("\u0435\u0415\u0395\u1d07\u03b5", "e"), **dict.fromkeys("\ua730", "f"),
+    **dict.fromkeys("\u0456\u0406\u03b9\u0399\u0131\u04cf\u04c0\u026a", "i"),
+    **dict.fromkeys("\u039d\u0274", "n"), **dict.fromkeys("\u043e\u041e\u03bf\u039f\u0585\u1d0f", "o"),
+    **dict.fromkeys("\u0433\u0280", "r"), **dict.fromkeys("\u0442\u0422\u03c4\u03a4\u1d1b", "t"),
+    **dict.fromkeys("\u051d\u051c\u1d21", "w"), **dict.fromkeys("\u0445\u0425\u03c7\u03a7", "x"),
+}
+_HEAD_ROOM = 64  # characters of a line's head (after its spaces) the rule reads: a marker stands first
+_TAGS = re.compile(r"<[^<>\n]{0,16}>")
+_MARKER_AT = re.compile(r"[^\W\d_]*")  # the first word: letters of any script
+
+
+def _fold(char: str) -> str:
+    """One character as the marker rule reads it: its look-alike Latin letter, or its NFKC form when
+    that is one character, lower case; else itself. One character for one, so positions stay."""
+    if char.isascii():
+        return char.lower()
+    if char in _LOOKALIKE:
+        return _LOOKALIKE[char]
+    form = unicodedata.normalize("NFKC", char)
+    if len(form) == 1:
+        char = form
+    if char in _LOOKALIKE:
+        return _LOOKALIKE[char]
+    low = char.lower()
+    return low if len(low) == 1 else char
+
+
+def folded(text: str) -> str:
+    """`text` as the marker rule reads it (`_fold`, character by character: same length)."""
+    return text.lower() if text.isascii() else "".join(map(_fold, text))
+
+
+def _head_word(text: str) -> tuple[str, str] | None:
+    """(the first word, what follows it) of a folded line's head, past what is no letter and short tags."""
+    at, end = 0, len(text)
+    while at < end:
+        char = text[at]
+        if char == "<" and (tag := _TAGS.match(text, at)):
+            at = tag.end()
+        elif char.isalpha():
+            word = _MARKER_AT.match(text, at)
+            assert word is not None
+            return word.group(), text[word.end():].lstrip()
+        else:
+            at += 1
+    return None
 
 
 def reads_as_marker(line: str) -> bool:
-    """Whether a line of shown text would read as one of the contract's marker lines."""
-    return line.lstrip().lstrip(_DECOR).lower().startswith(_MARKER_HEADS)
+    """Whether a line of shown text would read as one of the contract's marker lines (see above).
+    A line set off already (`» `) is not: that is how an inert one reads, so setting off is idempotent."""
+    if line.startswith(SET_OFF):
+        return False
+    found = _head_word(folded(line.lstrip()[:_HEAD_ROOM]))
+    if found is None:
+        return False
+    word, rest = found
+    if word == "done":
+        return rest[:1] in (".", "!")
+    return rest[:1] == ":" and word + ":" in _MARKER_HEADS
 
 
 def inert_line(line: Any) -> str:
@@ -149,15 +214,19 @@ _INSTRUCTION_HEADS = tuple(h for h in _MARKER_HEADS if h.endswith(":"))
 
 def defused(text: str, heads: tuple[str, ...] = _MARKER_HEADS) -> str:
     """`text` with each marker word that stands as a word of its own shown as `Next -`, `Fix -` …, so
-    text inside a marker line never reads as a second instruction in it."""
-    out, lowered = text, text.lower()
-    for head in heads:
-        at = lowered.find(head)
-        while at != -1:
-            if at == 0 or not out[at - 1].isalnum():  # a word of its own ("for:" is no "Or:")
-                out = out[:at + len(head) - 1] + " -" + out[at + len(head):]
-                lowered = out.lower()
-            at = lowered.find(head, at + len(head))
+    text inside a marker line never reads as a second instruction in it. The word is found as
+    `reads_as_marker` finds it (any case, fullwidth, look-alike letters, spaces before its colon)."""
+    allowed = set(heads) | ({"done!"} if "done." in heads else set())
+    words = "|".join(sorted({re.escape(h[:-1]) for h in allowed}))
+    stops = "".join(sorted({re.escape(h[-1]) for h in allowed}))
+    pattern = re.compile(rf"(?<![^\W_])({words})( *)([{stops}])")  # linear: a word, spaces, one stop
+    out, shift = text, 0
+    for m in pattern.finditer(folded(text)):
+        if m.group(1) + m.group(3) not in allowed:
+            continue
+        at, end = m.end(1) + shift, m.end() + shift  # the spaces and the colon (or stop) after the word
+        out = out[:at] + " -" + out[end:]
+        shift += 2 - (m.end() - m.end(1))
     return out
 
 
