@@ -186,16 +186,8 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
                            [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
                            [f"the evidence does not show {weighed.words[c]!r}" for c in weighed.weights
                             if c not in searched.evidence[0].covered])
-    elif searched.verdict == "partial" and (found.verdict == "none" or found.verdict == "partial"
-                                            and not _a_lead(found, weighed)):
-        # The entry-point search found nothing, or a partial that is no lead (one word of the title, the
-        # docs): the sources search's partial stands in when it is one ("Search bookmarks by keyword":
-        # an option `search` against the flag whose help says the whole title).
-        second = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
-                            [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
-                            [searched.missing or searched.reasons[-1]])
-        if found.verdict == "none" or _a_lead(second, weighed):
-            found = second
+    elif searched.verdict == "partial":
+        found = _searched_partial(found, searched, weighed)
     found = _opposite(found, weighed)
     change = transition.parse(node.title)
     judged = transition.judge(change, lambda part: weigh(part, "", stats).weights, rindex or RIndex.of(index),
@@ -219,6 +211,18 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
         **({"explain": _explain(query, weighed, meaning, by_entry_points, checks, searched, judged)}
            if explain else {}),
     }
+
+
+def _searched_partial(found: Assessment, searched: Retrieval, weighed: Weighed) -> Assessment:
+    """The entry-point search found nothing, or a partial that is no lead (one word of the title, the
+    docs): the sources search's partial stands in when it is one ("Search bookmarks by keyword": an
+    option `search` against the flag whose help says the whole title)."""
+    if not (found.verdict == "none" or found.verdict == "partial" and not _a_lead(found, weighed)):
+        return found
+    second = Assessment("partial", searched.confidence, [_hit_found(h) for h in searched.evidence],
+                        [f"{h.doc.kind} {h.doc.name} ({h.doc.path}:{h.doc.line})" for h in searched.evidence],
+                        [searched.missing or searched.reasons[-1]])
+    return second if found.verdict == "none" or _a_lead(second, weighed) else found
 
 
 def _opposite(found: Assessment, weighed: Weighed) -> Assessment:
