@@ -48,9 +48,9 @@ _RENO_SECTION = re.compile(r"^(features|fixes|upgrade|other|deprecations|prelude
 
 
 # Pages about developing the project, not about what it does: how to contribute, report a
-# vulnerability, release; issue and pull-request templates (round 5: "edit any notification
-# integration" was agreed by CONTRIBUTING.md's how-to-add-an-integration steps).; licence and notice texts say
-# what the project may be used for, never what it does.
+# vulnerability, release; issue and pull-request templates ("edit any notification integration" would
+# be agreed by CONTRIBUTING.md's how-to-add-an-integration steps); licence and notice texts say what
+# the project may be used for, never what it does.
 PROCESS_DOC = re.compile(r"^(contributing|code_of_conduct|security|hacking|development|developing|releasing|"
                          r"release|maintainers|maintaining|governance|support|pull_request_template|"
                          r"issue_template|agents|claude|license|licence|copying|notice|authors)(\.|$)", re.I)
