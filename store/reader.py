@@ -252,8 +252,18 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a plan file may hold")
 
 
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when it is not finite: `1e999` parses to
+    infinity without ever spelling `Infinity` (which `_no_constant` refuses)."""
+    value = float(text)
+    if value - value != 0:  # inf or nan
+        raise ValueError(f"{text[:40]} is not a finite number (a plan file holds none other)")
+    return value
+
+
 def load_json(raw: bytes | str, kind: Kind) -> Any:
-    """JSON text parsed within the kind's size and depth caps; NaN and Infinity refused.
+    """JSON text parsed within the kind's size and depth caps; NaN, Infinity and numbers too large to be
+    finite (`1e999`) refused.
 
     Python's json recurses (3,000 nested brackets raise RecursionError), so the depth is
     measured first, by a scan that does not recurse."""
@@ -267,7 +277,7 @@ def load_json(raw: bytes | str, kind: Kind) -> Any:
         raise Refused(f"the {kind.name} nests deeper than {kind.depth} levels", line, "too_deep",
                       "flatten it")
     try:
-        return json.loads(data, parse_constant=_no_constant)
+        return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
         raise Refused(f"the {kind.name} is not valid JSON: {str(exc)[:200]}", line, "json_error",
