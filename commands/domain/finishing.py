@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from leafwise.commands.contract import (
@@ -35,14 +36,25 @@ from leafwise.commands.domain.holds import (
 )
 from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.domain.owed_cascades import close_owed_in, owed
-from leafwise.commands.domain.work_tree import left_in_tree
 from leafwise.commands.domain.nodes import cascade_changes, change_list, get_node, patch, record, set_fields, write
-from leafwise.commands.domain.validation import require_valid_for
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node, Plan, Status
 from leafwise.store import claims as leases
 from leafwise.store.loader import read_node_file
 from leafwise.store.writer import locked, scalar_edits
+
+
+@contextmanager
+def left_in_tree(ctx: Ctx, node_id: str, agent: str | None) -> Iterator[None]:
+    """`work_tree.left_in_tree`, imported when a refusal comes: it brings git's runner (subprocess and
+    the rest) to every command that imports this module (`start` does), and only a refusal asks git."""
+    try:
+        yield
+    except CommandError:
+        from leafwise.commands.domain.work_tree import left_in_tree as naming
+
+        with naming(ctx, node_id, agent):
+            raise
 
 
 def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, force: bool = False) -> Result:
@@ -189,6 +201,8 @@ def _refuse_unfinished(ctx: Ctx, plan: Plan, node: Node, agent: str | None, forc
 def _warnings(ctx: Ctx, plan: Plan, node: Node, agent: str | None) -> list[dict[str, Any]]:
     """The plan's errors elsewhere and the open dependencies, as warnings; an agent finishing work
     out of order is refused (the dependency's outcome may change it), a person is not."""
+    from leafwise.commands.domain.validation import require_valid_for  # the validator: not on start's path
+
     node_id = node.id
     warnings = require_valid_for(ctx, plan, node, f"complete {node_id}")
     open_deps = readiness.unmet_dependencies(plan, node)

@@ -84,3 +84,27 @@ def test_a_cli_process_exits_without_scanning_its_heap(tmp_path: Path) -> None:
     assert "Started T-2" in proc.stdout
     words = proc.stderr.split("frozen ", 1)[1].split()
     assert int(words[0]) > 1000 and words[1] == "True"  # frozen at exit, collecting all along
+
+
+def test_start_imports_neither_the_validator_nor_git(tmp_path: Path) -> None:
+    """`start --next` never validates and asks git nothing unless a refusal names changed files: the
+    validator's modules and git's runner (subprocess) are imported by `complete` and a refusal only."""
+    import subprocess
+    import sys
+
+    _plan(tmp_path)
+    probe = ("import atexit, sys\n"
+             "names = ('leafwise.commands.domain.validation', 'leafwise.commands.plan_files', "
+             "'leafwise.commands.core.validate', 'leafwise.store.git', 'subprocess')\n"
+             "atexit.register(lambda: print('loaded', [n for n in names if n in sys.modules], file=sys.stderr))\n"
+             "from leafwise.commands.surfaces.entry import main\n"
+             "main(sys.argv[1:])\n")
+    env = {**__import__("os").environ, "LEAFWISE_AGENT": ""}
+    run = subprocess.run([sys.executable, "-c", probe, "start", "--next", "--agent", "a"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "loaded []" in run.stderr, run.stderr
+    done = subprocess.run([sys.executable, "-c", probe, "complete", "T-2", "--summary", "s", "--agent", "a"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "'leafwise.commands.core.validate'" in done.stderr  # complete still validates the plan
