@@ -219,9 +219,11 @@ class WorkCopy:
 # ------------------------------------------------------------------ measuring
 
 def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
-                before: list[str] | None = None, mutating: bool = False) -> None:
+                before: list[str] | None = None, mutating: bool = False, warm: bool = True) -> None:
     """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete).
-    An operation of issue 25's targets also times its floor (`python -c pass`) right before each run."""
+    An operation of issue 25's targets also times its floor (`python -c pass`) right before each run.
+    `warm=False`: no `next` between `before` and the timed run (the agent loop as it runs: the
+    timed command finds the files `before` wrote, parses them and updates the cache)."""
     paired = TARGETS.get(row.op, (None, 0))[0] == "python -c pass"
     for i in range(runs + 1):
         mark = time.time_ns() - 1
@@ -229,7 +231,7 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
             leafwise(before, work.root)
         if cold:
             work.drop_cache()
-        else:
+        elif warm:
             leafwise(["next", "--json"], work.root)  # a read leaves the cache valid
         floor = spawn([str(PYTHON), "-c", "pass"], work.root) if paired else None
         run = leafwise(args, work.root)
@@ -399,6 +401,9 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
         add("start --next", lambda r: measure_cli(r, work, ["start", "--next", "--agent", "a"], runs, mutating=True))
         add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
                                               before=["start", task, "--agent", "a"], mutating=True))
+        add("complete after start", lambda r: measure_cli(
+            r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
+            before=["start", task, "--agent", "a"], mutating=True, warm=False))
     add("mcp get_next_task", lambda r: measure_mcp(r, work))
     if canvas and size == CANVAS_SIZE and (not only or any("canvas".startswith(o) for o in only)):
         print(f"  {size:>4} canvas (bench/canvas_bench.py, a few minutes) ...", file=sys.stderr, flush=True)

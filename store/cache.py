@@ -141,54 +141,66 @@ def _mac(key: bytes, purpose: bytes, payload: bytes) -> bytes:
 
 def read_sealed(path: Path | None, purpose: str) -> Any:
     """The value a `write_sealed` of this machine put at `path` for `purpose`, or None (any problem)."""
+    return _read_sealed(path, purpose)[0]
+
+
+def _read_sealed(path: Path | None, purpose: str) -> tuple[Any, bytes | None]:
+    """(`read_sealed`'s value, the seal it passed: names those exact bytes), or (None, None)."""
     if path is None:
-        return None
+        return None, None
     key = machine_key()
     if key is None:
-        return None
+        return None, None
     from leafwise.store import reader
 
     try:
         data = reader.read_capped(path, reader.CACHE)
     except (OSError, ValueError):
-        return None
+        return None, None
     head = len(MAGIC) + MAC_BYTES
     if len(data) < head or data[:len(MAGIC)] != MAGIC:
-        return None
+        return None, None
     body = memoryview(data)[head:]
     import hmac
 
-    if not hmac.compare_digest(data[len(MAGIC):head], _mac(key, purpose.encode(), body)):
-        return None
+    seal = data[len(MAGIC):head]
+    if not hmac.compare_digest(seal, _mac(key, purpose.encode(), body)):
+        return None, None
     try:
-        return marshal.loads(body)  # sealed by this machine's key: bytes this Leafwise wrote
+        return marshal.loads(body), seal  # sealed by this machine's key: bytes this Leafwise wrote
     except (EOFError, ValueError, TypeError):
-        return None
+        return None, None
 
 
 def write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int | None = None) -> bool:
     """Seal and store `value` (marshal) at `path`, at once; nothing on any failure (a read-only
     cache folder, a link on the way, a value marshal cannot write, more than `limit` bytes); whether
     it was written (`limit`: the reader's cap on a cache file, less the seal, unless given)."""
+    return _write_sealed(path, purpose, value, limit=limit) is not None
+
+
+def _write_sealed(path: Path | None, purpose: str, value: Any, *, limit: int | None = None) -> bytes | None:
+    """`write_sealed`, answering the seal of what it wrote (None: nothing written)."""
     from leafwise.store import atomic, reader
 
     limit = reader.CACHE.cap - 64 if limit is None else min(limit, reader.CACHE.cap - 64)
     key = machine_key(create=True) if path is not None else None
     if key is None or path is None:
-        return False
+        return None
     try:
         body = marshal.dumps(value)
     except ValueError:
-        return False  # unmarshallable data is re-parsed next time
+        return None  # unmarshallable data is re-parsed next time
     if len(body) > limit:
-        return False
+        return None
+    seal = _mac(key, purpose.encode(), body)
     try:
         own_folder(path.parent)
         own_target(path)
-        atomic.replace(path, MAGIC + _mac(key, purpose.encode(), body) + body, mode=0o600, durable=False)
+        atomic.replace(path, MAGIC + seal + body, mode=0o600, durable=False)
     except OSError:
-        return False  # a read-only cache folder: everything still works, only slower
-    return True
+        return None  # a read-only cache folder: everything still works, only slower
+    return seal
 
 
 def own_folder(folder: Path) -> None:
@@ -217,36 +229,97 @@ def own_target(path: Path) -> None:
 
 
 class NodeCache:
-    def __init__(self, path: Path | None, purpose: str):
+    """The node cache: a base file of every entry and the saved index, and an overlay beside it of
+    the entries that changed since the base was written.
+
+    A write after a start or a complete (a few files changed, the index kept) stores the overlay
+    alone, a few kilobytes, instead of the whole base (3.4 MB at 11,100 nodes: 25 ms a command of
+    the agent loop). The overlay's seal covers the seal of the base it extends, so it is read only
+    over those exact bytes; over a base written since (by any process) it fails its seal and is
+    not read. An overlay past OVERLAY_MAX entries, or an index rebuilt, writes the base again (and
+    removes the overlay). Two writers at once: the last overlay wins and the entries it lacks are
+    parsed again on the next read (every entry is checked against its file's stat key before use,
+    whichever file it came from)."""
+
+    def __init__(self, path: Path | None, purpose: str, overlay: tuple[Path, str] | None = None):
         self.path = path
         self._purpose = purpose
+        self._overlay = overlay
         self._snapshot: Snapshot | None = None
+        self._base: dict[str, Entry] | None = None  # the base's entries as read, and its seal
+        self._seal: bytes | None = None
 
     def read(self) -> dict[str, Entry]:
-        payload = read_sealed(self.path, self._purpose)
+        payload, seal = _read_sealed(self.path, self._purpose)
         if not isinstance(payload, tuple) or len(payload) != 3 or payload[0] != cache_version() \
                 or not isinstance(payload[1], dict):
             return {}
         self._snapshot = payload[2] if isinstance(payload[2], dict) else None
-        return payload[1]
+        self._base, self._seal = payload[1], seal
+        changes = self._changes()
+        if not changes:
+            return payload[1]
+        entries = dict(payload[1])
+        for name, entry in changes.items():
+            if entry is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = entry
+        return entries
+
+    def _over(self) -> str:
+        """What the overlay's seal is for: its own purpose and the base it extends (by the base's seal),
+        so an overlay of another base fails its seal before anything of it is unmarshalled."""
+        assert self._overlay is not None and self._seal is not None
+        return f"{self._overlay[1]} over {self._seal.hex()}"
+
+    def _changes(self) -> dict[str, Entry | None] | None:
+        """The overlay's entries (None: the file is gone) when it extends the base just read."""
+        if self._overlay is None or self._seal is None:
+            return None
+        found = read_sealed(self._overlay[0], self._over())
+        if not isinstance(found, tuple) or len(found) != 2 or found[0] != cache_version() \
+                or not isinstance(found[1], dict):
+            return None
+        return found[1]
 
     def snapshot(self) -> Snapshot | None:
         """The index saved with the entries `read` returned (valid only if nothing changed)."""
         return self._snapshot
 
     def write(self, entries: dict[str, Entry], snapshot: Snapshot | None = None) -> None:
-        write_sealed(self.path, self._purpose, (cache_version(), entries, snapshot))
+        base = self._base
+        if base is not None and self._overlay is not None and snapshot is not None and snapshot is self._snapshot:
+            # the index read with the base still holds: only what differs from the base is new
+            changes: dict[str, Entry | None] = {n: e for n, e in entries.items() if base.get(n) is not e}
+            changes.update((n, None) for n in base.keys() - entries.keys())
+            if len(changes) <= OVERLAY_MAX and write_sealed(self._overlay[0], self._over(), (cache_version(), changes)):
+                return
+        seal = _write_sealed(self.path, self._purpose, (cache_version(), entries, snapshot))
+        if seal is not None:  # what this process wrote is the base now; an overlay of the old one goes
+            self._base, self._seal, self._snapshot = entries, seal, snapshot
+            if self._overlay is not None:
+                try:
+                    clear(self._overlay[0])
+                except OSError:
+                    pass  # left there, it fails its seal over the new base: never read
 
     def exists(self) -> bool:
         return self.path is not None and self.path.exists()
 
     def clear(self) -> bool:
+        if self._overlay is not None:
+            clear(self._overlay[0])
         return self.path is not None and clear(self.path)
+
+
+OVERLAY_NAME = "nodes.overlay.marshal"
+OVERLAY_MAX = 2000  # changed entries the overlay carries before the base is written again
 
 
 def node_cache(repo: Path) -> NodeCache:
     """The node cache of the plan in `repo` (its own folder in the person's cache folder)."""
-    return NodeCache(*cache_file(repo, CACHE_NAME))
+    return NodeCache(*cache_file(repo, CACHE_NAME), overlay=cache_file(repo, OVERLAY_NAME))
 
 
 def clear(path: Path) -> bool:
