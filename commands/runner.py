@@ -80,6 +80,10 @@ def execute(command: Command, ctx: Ctx, arguments: dict[str, Any], surface: Surf
     try:
         arguments = _upper_ids(check(command, arguments, ctx.cmd, surface, extra, ctx.actor))
         outcome: Result | CommandError = command.handler(ctx, **arguments)
+        if not command.mutating and (plan := ctx.loaded_plan) is not None and plan.project.settings.get("team"):
+            from leafwise.commands.domain.team_reads import join_first  # a clone that never joined: the join
+
+            outcome = join_first(ctx, outcome)
     except CommandError as exc:
         outcome = exc
     except TooLarge as exc:

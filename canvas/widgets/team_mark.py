@@ -61,4 +61,6 @@ def team_line(claim: TeamClaim | None, since: datetime | None = None) -> str:
     words = f"{holder(claim)} · {claim.state} on {one_line(claim.branch, 80) or 'no branch'}"
     if claim.stale:
         words += " · silent past its TTL (another clone may take it)"
+    if claim.merged:
+        words += f" · merged on {one_line(claim.merged, 80)}: git pull here"
     return words + seen

@@ -102,7 +102,7 @@ def _next_once(ctx: Ctx, agent: str | None, explain: bool) -> tuple[Result, Pick
     for item in chosen.passed:
         lines.append(f"  passed over {item['id']} “{clean(item['title'])}”: {clean(item['why'])}")
     if team:
-        result["claims"] = "last copy" if stale else "fetched"
+        result["claims"] = team_reads.claims_read(ctx, plan, stale)
         lines += [f"  {stale}"] if stale else []
         notes, own, ids = team_reads.unfinished_notes(ctx, plan, agent)
         lines += notes

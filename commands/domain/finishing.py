@@ -70,6 +70,8 @@ def complete(ctx: Ctx, node_id: str, summary: str, agent: str | None = None, for
                                "say what was done"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
     if node.status == Status.DONE:
+        if (refused := team_reads.finished_by_other(ctx, plan, node_id, agent)) is not None:
+            raise refused  # team mode: done here by another holder, whose claim took it from this agent
         return _already_done(ctx, plan, node_id, agent)
     forced_line = ctx.cmd("complete", node_id, summary=summary, force=True)
     with left_in_tree(ctx, node_id, agent):

@@ -37,6 +37,15 @@ def refresh(ctx: Ctx, plan: Plan) -> str | None:
     return session.refreshed(team) if team.joined else session.unjoined_words(ctx)
 
 
+def claims_read(ctx: Ctx, plan: Plan, stale: str | None) -> str:
+    """What a read's `claims` field says it read: "fetched", this clone's "last copy" (the remote did not
+    answer), or "not read" in a clone that never joined (it reads no claim at all)."""
+    team = _team(ctx, plan)
+    if team is not None and not team.joined:
+        return "not read"
+    return "last copy" if stale else "fetched"
+
+
 def unfinished(ctx: Ctx, plan: Plan) -> list[tuple[str, str]]:
     """(node id, agent) of this clone's `done` claims whose outcome this branch does not hold."""
     team = _team(ctx, plan)

@@ -65,6 +65,9 @@ async def test_a_merge_on_origin_main_shows_in_a_canvas_following_from_another_c
         await until(pilot, lambda: bar(app).startswith("Wait: a person runs git pull here: “origin/main” has T-1, T-2"),
                     what="the pull Wait once merged there")
         assert app.team_claims["T-1"].merged == "origin/main"
+        app.screen.reveal("T-1")
+        await until(pilot, lambda: "merged on origin/main: git pull here" in fields(app),
+                    what="the detail pane's team line says where it is merged")
         polls = app.team_polls
         await until(pilot, lambda: app.team_polls >= polls + 2, what="two more polls")
         assert len([n for n in notices(app) if n.startswith("origin/main moved")]) == 1  # said once
@@ -76,3 +79,7 @@ async def test_a_merge_on_origin_main_shows_in_a_canvas_following_from_another_c
         await until(pilot, lambda: app.team_upstream.closed_there(app.state.plan) == [],
                     what="nothing closed there and open here after the pull")
         await until(pilot, lambda: "git pull" not in bar(app), what="the bar after the pull")
+
+
+def fields(app) -> str:
+    return str(app.screen.query_one("#detail-fields").render())

@@ -6,6 +6,8 @@ id behind the person's back (which joined it silently). Real CLI processes, a re
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -47,6 +49,8 @@ def test_reads_answer_in_a_clone_that_never_joined_and_make_no_clone_id(unjoined
         assert res.code == 0, (args, res.stdout, res.stderr)
     said = gitserver.leafwise("next", cwd=other)
     assert "this clone has not joined the team" in said.stdout and JOIN in said.stdout
+    as_json = gitserver.leafwise("next", "--json", cwd=other)
+    assert json.loads(as_json.stdout)["result"]["claims"] == "not read"  # not "last copy": none was read
     status = gitserver.leafwise("team", "status", cwd=other)  # a person looking at the remote's claims
     assert status.code == 0, status.stdout + status.stderr
     assert "T-1" in status.stdout and "alice@" in status.stdout
@@ -95,8 +99,6 @@ def test_a_reads_next_action_that_is_a_claim_step_names_the_join(unjoined):
     assert answer(first, "next").next_action.command.startswith("leafwise start")  # joined: as it is
 
 
-@pytest.mark.xfail(strict=True, reason="needs the runner hook: commands/runner.py passes a read's Result "
-                   "through team_reads.join_first (h23's report)")
 def test_the_cli_reads_last_line_names_the_join(unjoined):
     bare, first, other = unjoined
     for args in (("next",), ("progress",), ("show", "T-1")):
