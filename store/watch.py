@@ -206,11 +206,19 @@ class ChangeWait:
     DEBOUNCE_MS = 100  # a burst of writes (lease, node, journal) is one wake-up, at most this late
     STEP_MS = 20  # how soon after the last write of a burst the waiter wakes
 
+    POLL_MS = 300  # the fallback's stat walk: when the kernel gives no watch (inotify's instance limit)
+
     def __init__(self, paths: PlanPaths):
         from watchfiles.main import RustNotify  # imported here: only a waiting call needs it
 
         self.paths = paths
-        self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
+        where = [os.fspath(paths.dir)]
+        try:
+            self._notify = RustNotify(where, False, False, self.POLL_MS, True, False)
+            self.polling = False
+        except RuntimeError:  # "Too many open files": watchfiles' own polling watcher, not an answer now
+            self._notify = RustNotify(where, False, True, self.POLL_MS, True, False)
+            self.polling = True
 
     def wait(self, seconds: float, stop: Any = None) -> PlanChanges | None:
         """The first batch of relevant changes within `seconds`; None when the time ran out or

@@ -74,7 +74,7 @@ def until_work(ctx: Ctx, seconds: float, attempt: Attempt) -> Result:
     stop = _STOP.get()
     try:
         watch = ChangeWait(ctx.paths())  # before the first attempt: no write after it goes unseen
-    except (OSError, RuntimeError):  # no watch possible (inotify limits, permissions): answer now
+    except (OSError, RuntimeError):  # not even a polling watch (the folder unreadable): answer now
         return attempt()[0]
     slept = False
     with watch:
