@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable
 
-from leafwise.store import atomic
+from leafwise.store import atomic, polling
 from leafwise.store.ids import ID_PATTERN
 from leafwise.store.paths import PlanPaths
 
@@ -108,9 +108,22 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
     def keep(_change: Any, path: str) -> bool:
         return relevant(base, path)
 
-    async for batch in awatch(base, watch_filter=keep, debounce=debounce_ms, step=step_ms,
-                              stop_event=stop_event):
-        changes = classify(paths, (path for _change, path in batch))
+    try:
+        async for batch in awatch(base, watch_filter=keep, debounce=debounce_ms, step=step_ms,
+                                  stop_event=stop_event):
+            changes = classify(paths, (path for _change, path in batch))
+            if changes:
+                yield changes
+        return
+    except RuntimeError:  # no inotify instance left for this user: a stat walk (store/polling.py) instead
+        pass
+    import asyncio
+
+    before = await asyncio.to_thread(polling.snapshot, base, IGNORED_DIRS)
+    while not (stop_event is not None and stop_event.is_set()):
+        await asyncio.sleep(polling.POLL_SECONDS)
+        now = await asyncio.to_thread(polling.snapshot, base, IGNORED_DIRS)
+        changes, before = classify(paths, polling.moved(before, now)), now
         if changes:
             yield changes
 
@@ -146,11 +159,15 @@ class PlanWatcher:
         self._ticks = 0
         base, fence = paths.dir, os.fspath(self._fence)
         self._gone = {os.fspath(base), os.fspath(paths.nodes)}  # an event on these: the watch is lost
+        self._polled: polling.Snapshot | None = None
         self._events = watch(base, self._fence.parent,
                              watch_filter=lambda _c, path: path == fence or path in self._gone
                              or relevant(base, path), debounce=50, step=1, rust_timeout=1,
                              yield_on_timeout=True, raise_interrupt=False)
-        next(self._events)  # starts the watch: every write from here on is queued
+        try:
+            next(self._events)  # starts the watch: every write from here on is queued
+        except RuntimeError:  # no inotify instance left: each call compares a stat walk instead
+            self._polled = polling.snapshot(base, IGNORED_DIRS)
 
     @property
     def fence(self) -> Path:
@@ -162,6 +179,11 @@ class PlanWatcher:
         out = PlanChanges()
         if self.lost or _identity(self.paths) != self._identity:
             self.lost = True
+            return out
+        if self._polled is not None:  # synchronous: every write finished before the call is in the walk
+            now = polling.snapshot(self.paths.dir, IGNORED_DIRS)
+            out.merge(classify(self.paths, polling.moved(self._polled, now)))
+            self._polled = now
             return out
         fence = os.fspath(self._fence)
         try:
@@ -206,25 +228,27 @@ class ChangeWait:
     DEBOUNCE_MS = 100  # a burst of writes (lease, node, journal) is one wake-up, at most this late
     STEP_MS = 20  # how soon after the last write of a burst the waiter wakes
 
-    POLL_MS = 300  # the fallback's stat walk: when the kernel gives no watch (inotify's instance limit)
-
     def __init__(self, paths: PlanPaths):
         from watchfiles.main import RustNotify  # imported here: only a waiting call needs it
 
         self.paths = paths
-        where = [os.fspath(paths.dir)]
+        self._polled: polling.Snapshot | None = None
         try:
-            self._notify = RustNotify(where, False, False, self.POLL_MS, True, False)
-            self.polling = False
-        except RuntimeError:  # "Too many open files": watchfiles' own polling watcher, not an answer now
-            self._notify = RustNotify(where, False, True, self.POLL_MS, True, False)
-            self.polling = True
+            self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
+        except RuntimeError:  # "Too many open files": no inotify instance left for this user
+            self._notify = None
+            self._polled = polling.snapshot(paths.dir, IGNORED_DIRS)
 
     def wait(self, seconds: float, stop: Any = None) -> PlanChanges | None:
         """The first batch of relevant changes within `seconds`; None when the time ran out or
         `stop` (anything with `is_set()`) was set first. Ctrl-C raises KeyboardInterrupt."""
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
+            if self._notify is None:
+                changes = self._poll(left, stop)
+                if changes is None or changes:
+                    return changes
+                continue
             raw = self._notify.watch(self.DEBOUNCE_MS, self.STEP_MS, max(1, math.ceil(left * 1000)), stop)
             if raw == "signal":
                 raise KeyboardInterrupt
@@ -235,8 +259,19 @@ class ChangeWait:
                 return changes
         return None
 
+    def _poll(self, left: float, stop: Any) -> PlanChanges | None:
+        """One stat walk after a short sleep (store/polling.py): what moved, or None when stopped."""
+        time.sleep(min(left, polling.POLL_SECONDS))
+        if stop is not None and stop.is_set():
+            return None
+        now = polling.snapshot(self.paths.dir, IGNORED_DIRS)
+        changes = classify(self.paths, polling.moved(self._polled or {}, now))
+        self._polled = now
+        return changes
+
     def close(self) -> None:
-        self._notify.close()
+        if self._notify is not None:
+            self._notify.close()
 
     def __enter__(self) -> ChangeWait:
         return self
