@@ -189,7 +189,7 @@ def _start_next(ctx: Ctx, agent: str, ttl: float | None, offline: bool = False) 
         require_project(ctx, plan, "start --next")  # before a fetch or a cascade writes anything
         team = _team(ctx, plan, offline, None, agent, ttl)
         notes = team_reads.unfinished_notes(ctx, ctx.plan(), agent)[0] if team else []  # after the fetch
-        owed = _close_owed(ctx, agent) if next else []
+        owed = _close_owed(ctx, agent)
         notes = [f"  cascade: {c['id']} “{clean(c['title'])}” {c['from']} → {c['to']} (every child is closed)"
                  for c in owed] + notes
         for attempt in range(50):
