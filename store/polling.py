@@ -6,13 +6,15 @@ watcher compares modification times to the second and misses a second write with
 it is no stand-in. This walk compares each file's (inode, mtime in ns, size): an atomic replace
 (every Leafwise write) gets a new inode, and an editor's write in place a new mtime. The walk skips
 the folders `watch.relevant` ignores and stops at `MAX_FILES` (a planted folder of millions of
-files costs one bounded walk a poll, not an unbounded one).
+files costs one bounded walk a poll, not an unbounded one): `reader.walk`, the one walk of plan folders.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from leafwise.store import reader
 
 POLL_SECONDS = 0.25  # how often a waiter without inotify looks: the wake-up is at most this late
 MAX_FILES = 200_000
@@ -21,25 +23,17 @@ Snapshot = dict[str, tuple[int, int, int]]
 
 
 def snapshot(base: Path, skip: frozenset[str]) -> Snapshot:
-    """(inode, mtime_ns, size) of each file under `base`, by absolute path; folders named in `skip`
-    (and symbolic links to folders) are not entered."""
+    """(inode, mtime_ns, size) of each file under `base`, by absolute path, through the one bounded
+    walk (store/reader.py: no link followed, folders named in `skip` left out)."""
     found: Snapshot = {}
-    folders = [os.fspath(base)]
-    while folders and len(found) < MAX_FILES:
+    top = os.fspath(base)
+    for rel in reader.walk(top, skip, limit=MAX_FILES):
+        path = os.path.join(top, rel)
         try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:  # removed meanwhile, unreadable: nothing to compare there
+            st = os.lstat(path)
+        except OSError:  # removed meanwhile
             continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in skip:
-                        folders.append(entry.path)
-                    continue
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            found[entry.path] = (st.st_ino, st.st_mtime_ns, st.st_size)
+        found[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
     return found
 
 

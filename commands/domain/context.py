@@ -12,13 +12,18 @@ from leafwise.commands.core.views import task_view
 from leafwise.commands.domain.holds import live_claims, pick_for
 from leafwise.commands.domain.messages import carry_pick
 from leafwise.commands.registry import Ctx
-from leafwise.store import CLOSED, STATUSES, Plan, Status
+from leafwise.store import CLOSED, STATUSES, Plan, Status, reader
+
+
+MAX_FILES = 1_000  # docs and diagrams listed: a planted folder of thousands (or 1,000 levels deep) is cut
 
 
 def _files(folder, base) -> list[str]:
+    """The files under `folder` as paths from `base`, through the one bounded walk (store/reader.py)."""
     if not folder.is_dir():
         return []
-    return sorted(str(p.relative_to(base)) for p in folder.rglob("*") if p.is_file())
+    prefix = folder.relative_to(base).as_posix()
+    return sorted(f"{prefix}/{rel}" for rel in reader.walk(folder, limit=MAX_FILES))
 
 
 def context(ctx: Ctx, agent: str | None = None, limit: int = 300) -> Result:

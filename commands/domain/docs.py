@@ -30,6 +30,8 @@ from leafwise.store.paths import PLAN_DIR, UnsafePath
 from leafwise.store.writer import write_text
 
 MAX_DOC_CHARS = 200_000
+MAX_DOCS = 20  # distinct docs and diagrams one answer reads (the node's own first, then its ancestors')
+MAX_TOTAL_CHARS = 4 * MAX_DOC_CHARS
 
 
 def _read(plan: Plan, kind: str, rel: str, origin: str | None) -> dict[str, Any]:
@@ -52,9 +54,23 @@ def read_docs(ctx: Ctx, node_id: str) -> list[dict[str, Any]]:
     ancestors' docs, nearest ancestor first (`from` names the ancestor): docs flow down."""
     plan = ctx.plan()
     node = get_node(ctx, node_id, plan)
-    out = [_read(plan, kind, rel, None) for kind, rels in (("doc", node.docs), ("diagram", node.diagrams))
-           for rel in rels]
-    out += [_read(plan, "doc", item["path"], item["from"]) for item in inherited_docs(plan, node)]
+    wanted = [(kind, rel, None) for kind, rels in (("doc", node.docs), ("diagram", node.diagrams)) for rel in rels]
+    wanted += [("doc", item["path"], item["from"]) for item in inherited_docs(plan, node)]
+    unique = list(dict.fromkeys((kind, rel) for kind, rel, _ in wanted))  # a link listed twice is one doc
+    origin = {(kind, rel): source for kind, rel, source in reversed(wanted)}  # where each was first linked
+    out: list[dict[str, Any]] = []
+    total = 0
+    for at, key in enumerate(unique):
+        if len(out) >= MAX_DOCS or total >= MAX_TOTAL_CHARS:  # a node file can link thousands (planted)
+            left = len(unique) - at
+            out.append({"kind": key[0], "path": key[1], "text": "", "missing": True, "from": origin[key],
+                        "note": f"not read, with {left - 1} more: one answer reads at most {MAX_DOCS} docs and "
+                                f"{MAX_TOTAL_CHARS:,} characters" if left > 1 else
+                                f"not read: one answer reads at most {MAX_DOCS} docs and {MAX_TOTAL_CHARS:,} characters"})
+            break
+        item = _read(plan, key[0], key[1], origin[key])
+        total += len(item["text"])
+        out.append(item)
     return out
 
 
