@@ -82,6 +82,8 @@ class FollowTeam:
         self.team_polls = 0  # polls answered, good or not (tests wait on it)
         self.team_upstream: Any = None  # the remote's default branch as the last poll fetched it
         self.upstream_said: frozenset[str] = frozenset()  # the tasks closed there, open here, last said
+        self.upstream_added_said: frozenset[str] = frozenset()  # the open tasks there this clone lacks, last said
+        self.upstream_sha: str | None = None
         self._polling = False
 
     def _start_following(self) -> None:
@@ -158,6 +160,18 @@ class FollowTeam:
                         "git pull here to see them (commit this clone's own changes first).",
                         title=f"{there} moved", timeout=15)
         self.upstream_said = frozenset(closed)
+        added = upstream.open_there(state.plan)
+        if set(added) - self.upstream_added_said:  # work added there that this clone lacks
+            named = ", ".join(added[:SHOWN_IDS]) + (f" and {len(added) - SHOWN_IDS} more"
+                                                    if len(added) > SHOWN_IDS else "")
+            there = one_line(upstream.name, 80)
+            self.notify(f"{there} has {len(added)} open task(s) this clone lacks: {named}.\n"
+                        "git pull here to see them (commit this clone's own changes first).",
+                        title=f"{there} moved", timeout=15)
+        self.upstream_added_said = frozenset(added)
+        if upstream.sha != self.upstream_sha:  # the Next bar reads the default branch too
+            self.upstream_sha = upstream.sha
+            self.plan_updated.publish(PlanUpdate(Delta(), claims=True))
         return set(closed)
 
     def _claims_moved(self, ids: set[str]) -> None:

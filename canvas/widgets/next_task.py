@@ -12,7 +12,7 @@ from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.canvas.widgets.team_mark import with_team
 from leafwise.commands.core.hints import pick_hint
 from leafwise.commands.core.picker import pick
-from leafwise.commands.domain.team_reads import merge_wait_for
+from leafwise.commands.domain.team_reads import added_there_wait, merge_wait_for
 from leafwise.commands.registry import command_line
 from leafwise.commands.team.status import merge_waiting
 from leafwise.commands.text import one_line, path_line
@@ -55,6 +55,9 @@ class NextTaskBar(Static):
         else:  # nothing left but tasks done on other clones' branches, none held: the Wait `next` gives
             action = merge_wait_for(merge_waiting(team.values(), state.plan))[1] \
                 or pick_hint(command_line, chosen, None)  # type: ignore[arg-type]
+            upstream = getattr(self.app, "team_upstream", None)  # canvas --follow: the default branch
+            if action.marker == "done" and upstream is not None and (added := upstream.open_there(state.plan)):
+                action = added_there_wait(upstream.name, added)
             if action.marker == "done":
                 first = Content.assemble(("Done. ", "bold $status-done"), (one_line(chosen.reason), "$text-muted"))
             elif action.marker == "wait":

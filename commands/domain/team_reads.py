@@ -117,6 +117,14 @@ def merge_wait_for(found: list[Any]) -> tuple[list[str], NextAction | None]:
                         "what waits on them is free then", "done in another clone, not merged here")
 
 
+def added_there_wait(there: str, ids: list[str]) -> NextAction:
+    """canvas --follow with nothing left here while the default branch has open work this clone lacks:
+    the pull, not `Done.` (the plan here is behind the team's)."""
+    named = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return wait(f"a person runs git pull here: {plan_words(there, 80)} has {named} open, which this clone "
+                "lacks (commit this clone's own changes first)", "added on the default branch, not pulled here")
+
+
 def claim_refusal(ctx: Ctx, plan: Plan, node_id: str, agent: str | None) -> Any:
     """Team mode: the refusal `start` answers for `node_id` from its claim ref as this clone last fetched
     it (`protocol.refusal`, start's own rule, in start's own words: done or blocked in a claim, unreadable,

@@ -44,6 +44,11 @@ class Upstream:
         return sorted((nid for nid, status in self.statuses.items() if status in CLOSED and nid in nodes
                        and nodes[nid].status not in CLOSED), key=id_order)
 
+    def open_there(self, plan: Plan) -> list[str]:
+        """Open tasks on the default branch that `plan` lacks: added there, not pulled here. By id."""
+        return sorted((nid for nid, status in self.statuses.items() if status not in CLOSED
+                       and nid not in plan.nodes), key=id_order)
+
 
 def copy_ref(team: Team) -> str:
     return f"{refs.COPIES}/{team.remote}/HEAD"

@@ -83,3 +83,30 @@ async def test_a_merge_on_origin_main_shows_in_a_canvas_following_from_another_c
 
 def fields(app) -> str:
     return str(app.screen.query_one("#detail-fields").render())
+
+
+async def test_work_added_on_origin_main_is_a_pull_wait_not_done(team, tmp_path):
+    """Every task here closed, and another clone pushes a new task to origin/main: the bar says to pull
+    (the plan here is behind the team's), never `Done.`, and a toast names the task once."""
+    person, agent, bare = team
+    finish_on_a_branch(agent, "T-1", "T-2")
+    gitserver.git(agent, "checkout", "-q", "main")
+    gitserver.git(agent, "merge", "-q", "--no-edit", "work")
+    gitserver.git(agent, "push", "-q", "origin", "main")
+    gitserver.git(person, "pull", "-q", "--ff-only", "origin", "main")  # the person is level: all done
+    app = canvas(person, tmp_path, watch=True, follow=True, every=0.3)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(app, pilot)
+        await until(pilot, lambda: bar(app).startswith("Done."), what="Done while level", timeout=30)
+        added = gitserver.leafwise("add", "Migration guide", "--force", "--json", cwd=agent)
+        assert added.code == 0, added.stdout + added.stderr
+        new_id = added.json["result"]["node"]["id"]
+        gitserver.git(agent, "add", "-A")
+        gitserver.git(agent, "commit", "-q", "-m", "a new task")
+        gitserver.git(agent, "push", "-q", "origin", "main")
+        await until(pilot, lambda: bar(app).startswith("Wait: a person runs git pull here"),
+                    what="the pull Wait for work added there", timeout=30)
+        assert new_id in bar(app) and "Done." not in bar(app)
+        await until(pilot, lambda: any(new_id in n and "lacks" in n for n in notices(app)), what="the toast")
+        gitserver.git(person, "pull", "-q", "--ff-only", "origin", "main")
+        await until(pilot, lambda: bar(app).startswith("Next ▸"), what="the new task once pulled", timeout=30)
