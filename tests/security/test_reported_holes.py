@@ -1,6 +1,8 @@
 """Holes found by the session-16 attack (helper h22, /work/helpers/h22.md) whose gateway is in another
-owner's file: each reproduction is a strict xfail here, naming the change that closes it, so the fix
-turns it into a pass (and the marker must then go).
+owner's file: each reproduction is a strict xfail here while open, naming the change that closes it;
+once fixed the marker goes and the reproduction stays as a test. Fixed in 0af8bec: the doc linked
+hundreds of times (commands/domain/docs.py read_docs) and the deep docs folder (context.py walks with
+reader.walk).
 """
 
 from __future__ import annotations
@@ -20,9 +22,6 @@ NODES = [{"id": "T-1", "title": "Epic", "status": "draft", "release": "R1"},
 
 
 @pytest.mark.slow  # a gigabyte of reading before the fix
-@pytest.mark.xfail(strict=True, reason="commands/domain/docs.py read_docs reads every linked doc and diagram, "
-                   "duplicates included, with no count or total cap: dedupe the paths and read at most a bounded "
-                   "number (e.g. 20) and total (e.g. 4 x MAX_DOC_CHARS), naming what was left out")
 def test_one_doc_linked_hundreds_of_times_costs_one_read(tmp_path):
     """A 190 KB doc and diagram each linked 300 times from one node (an 8 KB node file; 256 KiB holds
     ~20,000 links): `leafwise doc` took 1 GB and 5 CPU s, MCP get_doc over 60 s and 2 GB, the canvas
@@ -41,9 +40,6 @@ def test_one_doc_linked_hundreds_of_times_costs_one_read(tmp_path):
     assert peak_kib < 300 * 1024 and cpu < 5, f"{peak_kib // 1024} MB, {cpu:.1f} CPU s"
 
 
-@pytest.mark.xfail(strict=True, reason="commands/domain/context.py _files walks docs/ and diagrams/ with "
-                   "Path.rglob (a recursive generator, unbounded in depth and count): use store/reader.py walk "
-                   "(an explicit stack, a limit), e.g. sorted(reader.walk(folder, limit=201))[:200]")
 def test_context_answers_on_a_deeply_nested_docs_folder(tmp_path):
     """A folder 1,100 levels deep under .leafwise/docs/ (committed and cloned like any other):
     `context` and MCP get_project_context answered internal_error (RecursionError)."""
