@@ -42,6 +42,14 @@ def _call_name(call: ast.Call) -> str | None:
             return f"{owner}.{func.attr}"
         if func.attr == "open" and owner not in ("os", "webbrowser"):  # path.open(): a read or write
             return ".open"
+        # a recursive walk that is not the reader's (an explicit stack, no link entered, a limit):
+        # pathlib's rglob recurses in Python frames (a folder 1,100 deep raised RecursionError in
+        # `context`) and has no limit; Path.walk and glob's `**` are the same walk
+        if func.attr in ("rglob", "walk") and owner != "os":
+            return f".{func.attr}"
+        if func.attr in ("glob", "iglob") and (any(k.arg == "recursive" for k in call.keywords) or any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and "**" in a.value for a in call.args)):
+            return f".{func.attr}(**)"
     return None
 
 
@@ -80,7 +88,10 @@ def test_the_store_and_reconcile_have_no_exception():
 
 def test_the_scan_sees_each_kind_of_read():
     code = ("open('x')\nPath('x').read_text()\np.read_bytes()\nos.walk('.')\njson.loads(b)\n"
-            "json.load(fh)\np.open('rb')\ngzip.open('x')\n")
+            "json.load(fh)\np.open('rb')\ngzip.open('x')\nfolder.rglob('*')\np.walk()\n"
+            "glob.glob('a/**/*.md', recursive=True)\nfolder.glob('**/*.yaml')\n")
     names = [_call_name(n) for n in walked(code) if isinstance(n, ast.Call)]
     assert {"open", ".read_text", ".read_bytes", "os.walk", "json.loads", "json.load", ".open",
-            "gzip.open"} <= set(names)
+            "gzip.open", ".rglob", ".walk", ".glob(**)"} <= set(names)
+    plain = "reader.walk(root)\nfolder.glob('*.yaml')\n"
+    assert [_call_name(n) for n in walked(plain) if isinstance(n, ast.Call)] == [None, None]
