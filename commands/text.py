@@ -325,7 +325,9 @@ def json_text(value: Any) -> str:
 
     `json.dumps` escapes C0 controls itself; every other hidden character (C1, DEL, bidi, zero-width,
     tag characters) is written as a `\\uXXXX` escape too, so `json.loads` gives the value exactly
-    while no raw 0x9b CSI or U+202E reaches the terminal. Only string contents can hold them.
+    while no raw 0x9b CSI or U+202E reaches the terminal. Only string contents can hold them. A lone
+    surrogate (a file name's undecodable byte) is written as its `\\udcXX` escape, so it round-trips;
+    where the JSON must be UTF-8 text itself (an MCP answer) `unicode_text` shows it instead.
     """
     def escape(match: re.Match[str]) -> str:
         code = ord(match.group())
@@ -335,6 +337,23 @@ def json_text(value: Any) -> str:
         return f"\\u{code:04x}"
 
     return HIDDEN.sub(escape, json.dumps(value, ensure_ascii=False, default=str))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unicode_text(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, strings) with every lone surrogate in a string or key shown in
+    its visible form (`<U+DCFF>`): a file name with an undecodable byte (`P1-9\\xff.yaml`, listed by
+    the OS as `P1-9\\udcff.yaml`) cannot be encoded as UTF-8, so an answer holding it raw cannot be
+    sent at all (the MCP SDK's writer raised and the server ended). Everything else stays exact."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(_visible, value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {unicode_text(k): unicode_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [unicode_text(v) for v in value]
+    return value
 
 
 def quote(text: Any) -> str:
