@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 # Which characters are hidden, from the Unicode database (`unicodedata`) rather than a hand list:
@@ -111,12 +112,12 @@ SET_OFF = "» "
 # - anything that is no letter may stand before the word (spaces, Markdown's list, quote, heading
 #   and emphasis marks, `1.`, `2)`, `+`, `•`, `|`, `(`, `[`, quotes, `=>`), and short tags (`<b>`);
 # - the word in any case, in compatibility forms (NFKC: fullwidth `Ｎｅｘｔ：`, mathematical letters),
-#   or spelled with letters of another script that look the same (`_LOOKALIKE`: Cyrillic `е` in
+#   or spelled with letters of another script that look the same (`LOOKALIKE`: Cyrillic `е` in
 #   `Nеxt:`, Greek `Ο`, Latin small capitals);
 # - spaces before its colon (`Next :`), and `Done!` as well as `Done.`.
-# `_LOOKALIKE` covers the letters of the marker words only (a d e f i n o r t w x), from the Cyrillic,
+# `LOOKALIKE` covers the letters of the marker words only (a d e f i n o r t w x), from the Cyrillic,
 # Greek, Armenian and small-capital letters drawn like them; a font may draw others alike.
-_LOOKALIKE = {
+LOOKALIKE = {
     **dict.fromkeys("\u0430\u0410\u03b1\u0391\u1d00", "a"), **dict.fromkeys("\u0501\u1d05", "d"),
     **dict.fromkeys("\u0435\u0415\u0395\u1d07\u03b5", "e"), **dict.fromkeys("\ua730", "f"),
     **dict.fromkeys("\u0456\u0406\u03b9\u0399\u0131\u04cf\u04c0\u026a", "i"),
@@ -134,13 +135,13 @@ def _fold(char: str) -> str:
     that is one character, lower case; else itself. One character for one, so positions stay."""
     if char.isascii():
         return char.lower()
-    if char in _LOOKALIKE:
-        return _LOOKALIKE[char]
+    if char in LOOKALIKE:
+        return LOOKALIKE[char]
     form = unicodedata.normalize("NFKC", char)
     if len(form) == 1:
         char = form
-    if char in _LOOKALIKE:
-        return _LOOKALIKE[char]
+    if char in LOOKALIKE:
+        return LOOKALIKE[char]
     low = char.lower()
     return low if len(low) == 1 else char
 
@@ -212,14 +213,22 @@ def plan_words(text: Any, limit: int = 120) -> str:
 _INSTRUCTION_HEADS = tuple(h for h in _MARKER_HEADS if h.endswith(":"))
 
 
+@lru_cache(maxsize=8)
+def defusing_pattern(heads: tuple[str, ...] = _MARKER_HEADS) -> re.Pattern[str]:
+    """What `defused` looks for: one of the marker words of `heads`, spaces, its stop (linear: a word,
+    spaces, one character)."""
+    allowed = set(heads) | ({"done!"} if "done." in heads else set())
+    words = "|".join(sorted({re.escape(h[:-1]) for h in allowed}))
+    stops = "".join(sorted({re.escape(h[-1]) for h in allowed}))
+    return re.compile(rf"(?<![^\W_])({words})( *)([{stops}])")
+
+
 def defused(text: str, heads: tuple[str, ...] = _MARKER_HEADS) -> str:
     """`text` with each marker word that stands as a word of its own shown as `Next -`, `Fix -` …, so
     text inside a marker line never reads as a second instruction in it. The word is found as
     `reads_as_marker` finds it (any case, fullwidth, look-alike letters, spaces before its colon)."""
     allowed = set(heads) | ({"done!"} if "done." in heads else set())
-    words = "|".join(sorted({re.escape(h[:-1]) for h in allowed}))
-    stops = "".join(sorted({re.escape(h[-1]) for h in allowed}))
-    pattern = re.compile(rf"(?<![^\W_])({words})( *)([{stops}])")  # linear: a word, spaces, one stop
+    pattern = defusing_pattern(heads)
     out, shift = text, 0
     for m in pattern.finditer(folded(text)):
         if m.group(1) + m.group(3) not in allowed:

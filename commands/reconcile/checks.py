@@ -28,12 +28,17 @@ from typing import Any
 from leafwise.commands.reconcile.artifacts import Index
 from leafwise.store import git, linear
 from leafwise.store.globs import matches
-from leafwise.store.ids import find_ids
+from leafwise.store.ids import ID_TEXT, find_ids
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
 COMMAND_TIMEOUT = 120
 _PARAM = linear.compile(r"\{[^}]*\}|<[^>]*>|:\w+|\[[^\]]*\]")
 CLOSING_WORDS = r"(?:close[sd]?|closing|fix(?:e[sd])?|resolve[sd]?|complete[sd]?|implement(?:s|ed)?|done|ship(?:s|ped)?|finish(?:es|ed)?)"
+# "closes T-12", "T-12 done": a closing word and an id at most 3 non-word characters apart, either way
+# round, found in one pass over a message (an id's case as the message spells it: compared upper-case).
+CLOSING = rf"{CLOSING_WORDS}\W{{1,3}}({ID_TEXT})\b|\b({ID_TEXT})(?=\W{{1,3}}{CLOSING_WORDS}\b)"  # the word after an id
+# stays unread: "T-1 closes T-2" closes both
+MAX_IDS_PER_MESSAGE = 200  # a message naming thousands of ids (planted) links the first 200
 DEFINES = r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)\s+{name}\b"
 
 
@@ -175,8 +180,8 @@ def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
             continue
         sha, subject, body = parts[0].strip(), parts[1], parts[2]
         message = f"{subject}\n{body}"
-        for node_id in set(find_ids(message)):
-            closing = re.search(rf"{CLOSING_WORDS}\W{{1,3}}{re.escape(node_id)}\b|\b{re.escape(node_id)}\W{{1,3}}{CLOSING_WORDS}\b",
-                                message, re.I)
-            found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], bool(closing)))
+        closed = {m.group(1) or m.group(2) for m in re.finditer(CLOSING, message, re.I)}  # one pass
+        closed = {node_id.upper() for node_id in closed}
+        for node_id in list(dict.fromkeys(find_ids(message)))[:MAX_IDS_PER_MESSAGE]:
+            found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], node_id.upper() in closed))
     return found

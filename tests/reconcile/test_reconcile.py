@@ -196,6 +196,19 @@ def test_a_commit_that_closes_a_node_is_evidence(tmp_path):
     assert [n.id for n in closed_by_commits(load_plan(PlanPaths(tmp_path)))] == ["T-1"]  # progress's cheap check
 
 
+def test_each_closing_phrase_of_a_message_closes_its_id_in_one_pass(tmp_path):
+    """"T-1 closes T-2" closes both (the word after an id stays unread for the next), any case of the id;
+    an id merely named does not close."""
+    from leafwise.commands.reconcile.checks import commits_by_node
+
+    write_plan(tmp_path, [node(f"T-{i}", f"Task {i}", release="R1") for i in range(1, 5)])
+    commit_all(tmp_path, "plan")
+    (tmp_path / "notes.txt").write_text("x\n")
+    commit_all(tmp_path, "T-1 closes t-2, see T-3\n\nT-4 (done)")
+    closes = {nid: commits[0].closes for nid, commits in commits_by_node(tmp_path).items() if nid != "T-0"}
+    assert {k: v for k, v in closes.items() if k in ("T-1", "T-3", "T-4")} == {"T-1": True, "T-3": False, "T-4": True}
+
+
 def test_express_and_react_need_the_ui_too(tmp_path):
     files(tmp_path, {
         "server/app.js": "const app = express();\napp.use('/api/tasks', require('./routes/tasks'));\n",

@@ -50,7 +50,7 @@ _CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub
 _FLAGS = {"M", "I", "S", "MULTILINE", "IGNORECASE", "DOTALL"}
 # Calls inside functions whose pattern is built at run time, each from constants and `re.escape` of an
 # id or a name Leafwise checked (never free text), by file.
-BUILT = {"checks.py": 2, "python_source.py": 1, "match.py": 1}
+BUILT = {"checks.py": 1, "text.py": 1, "python_source.py": 1, "match.py": 1}
 
 
 class _Anchored:
@@ -103,10 +103,11 @@ def _inline_patterns() -> tuple[list[tuple[str, object]], dict[str, int]]:
 
 def _built_examples() -> list[tuple[str, object]]:
     """The patterns BUILT names, as they are built for a typical name and id."""
-    from leafwise.commands.reconcile.checks import CLOSING_WORDS, DEFINES
+    from leafwise.commands.reconcile.checks import DEFINES
+    from leafwise.commands.text import defusing_pattern
 
     return [("checks.defines", re.compile(DEFINES.format(name=re.escape("parse_args")))),
-            ("checks.closing", re.compile(rf"{CLOSING_WORDS}\W{{1,3}}T\-12\b|\bT\-12\W{{1,3}}{CLOSING_WORDS}\b", re.I)),
+            ("text.defusing", defusing_pattern()),
             ("python_source.assigned", re.compile(r"""^[ \t]*["']?VERSION["']?[ \t]*=""", re.M))]
 
 

@@ -20,14 +20,14 @@ import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from leafwise.commands.surfaces.mcp_server import build_server
-from leafwise.commands.text import MARKER_WORDS, _LOOKALIKE, defused, error_words, folded, inert_line, plan_words
+from leafwise.commands.text import MARKER_WORDS, LOOKALIKE, defused, error_words, folded, inert_line, plan_words
 from mcp import Client
 from testkit import run_cli, write_plan
 
 DECORATIONS = ("", "  ", "1. ", "12) ", "+ ", "- ", "* ", "• ", "| ", "(", "[", '"', "“", "'", "<b>", "<em>", "=> ",
                "> ", "**", "## ", "-> ", "· ", "\u3000", "\u00a0", "✓ ", "1.2. ", "[ ] ", "`")
 LOOK = {}
-for _char, _latin in _LOOKALIKE.items():
+for _char, _latin in LOOKALIKE.items():
     LOOK.setdefault(_latin, []).append(_char)
 INSTRUCTIONS = [w for w in MARKER_WORDS if w.endswith(":")]
 

@@ -83,10 +83,6 @@ def _remove_chain(top: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="commands/reconcile/checks.py commits_by_node runs one regex over the "
-                   "whole message per id found in it (ids x length): find the closing phrases in one pass "
-                   "(CLOSING_WORDS \\W{1,3} ID | ID \\W{1,3} CLOSING_WORDS with the generic id pattern) and "
-                   "cap the ids taken from one message")
 def test_a_commit_naming_thousands_of_ids_costs_reconcile_little(tmp_path):
     """Three commits (each touching a file), each message the ids P1-1 … P1-40000 (349 KB): reconcile
     always ended at its 60 s deadline; one such message alone takes over 10 minutes. The cost is ids x
