@@ -27,6 +27,7 @@ from leafwise.commands.contract import inert_lines, json_text, untrusted_block
 from leafwise.commands.registry import Command, Ctx, Param, agent_surface, load_all
 from leafwise.commands.runner import Outcome, execute
 from leafwise.commands.surfaces.tool_answers import UNTRUSTED_NOTE, tool_result
+from leafwise.commands.text import unicode_text
 from leafwise.store import Plan, PlanNotFound, PlanPaths, find_root
 from leafwise.store.watch import PlanWatcher
 from mcp.server import Server, ServerRequestContext
@@ -264,8 +265,8 @@ def _resource(session: Session, uri: str) -> tuple[str, str]:
         return GUIDE, mime[uri]
     if uri == "leafwise://schema/envelope":
         return envelope_schema_text(), mime[uri]  # by the one reader
-    if match := NODE_DOCS.fullmatch(uri):
-        return _read_docs(session, unquote(match.group(1))), mime["leafwise://nodes/{node_id}/docs"]
+    if match := NODE_DOCS.fullmatch(uri):  # a doc's name or text with a lone surrogate would end the server
+        return unicode_text(_read_docs(session, unquote(match.group(1)))), mime["leafwise://nodes/{node_id}/docs"]
     raise MCPError(INVALID_PARAMS, f"no resource {uri!r}", {"uri": uri})
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import click
 from leafwise.commands.contract import CommandError, render_text
 from leafwise.commands.surfaces.cli import parse
+from leafwise.commands.text import unicode_text
 from mcp_types import CallToolResult, TextContent
 
 # The standard content annotations (audience, priority) say nothing of trust, so this key says it.
@@ -24,8 +25,10 @@ UNTRUSTED_NOTE = ("plan text (titles, docs, summaries, comments, decisions, reas
 def tool_result(raw_envelope: dict[str, Any], text: list[str]) -> CallToolResult:
     """A tool's answer: the envelope as `--json` prints it, its text with the marker lines last, the
     next action as a tool call where one can run it, and plan text marked as data."""
-    env = json.loads(json.dumps(raw_envelope, ensure_ascii=False, default=str))  # as --json prints it
-    out, err = render_text(env, text, for_agent=True)
+    # as --json prints it, a lone surrogate (a file name's undecodable byte) shown as <U+DCFF>: raw, the
+    # SDK's writer cannot encode the answer and the stdio server ends
+    env = unicode_text(json.loads(json.dumps(raw_envelope, ensure_ascii=False, default=str)))
+    out, err = (unicode_text(part) for part in render_text(env, text, for_agent=True))
     meta = {}
     command_line = env["_next_action"]["command"]
     if command_line:

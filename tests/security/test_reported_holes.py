@@ -1,8 +1,9 @@
 """Holes found by the session-16 attack (helper h22, /work/helpers/h22.md) whose gateway is in another
 owner's file: each reproduction is a strict xfail here while open, naming the change that closes it;
-once fixed the marker goes and the reproduction stays as a test. Fixed in 0af8bec: the doc linked
-hundreds of times (commands/domain/docs.py read_docs) and the deep docs folder (context.py walks with
-reader.walk).
+once fixed the marker goes and the reproduction stays as a test. All fixed: the doc linked hundreds of
+times (commands/domain/docs.py read_docs) and the deep docs folder (context.py walks with reader.walk) in
+0af8bec; a commit message naming thousands of ids (reconcile's commits_by_node, one pass) and a file
+name that is no UTF-8 on the MCP server (tool_answers and the resources through text.unicode_text) after.
 """
 
 from __future__ import annotations
@@ -136,10 +137,6 @@ def test_unicode_text_makes_the_real_answer_sendable(tmp_path):
 
 
 @pytest.mark.slow  # a server process, and a dead one's wait
-@pytest.mark.xfail(strict=True, reason="commands/surfaces/tool_answers.py tool_result keeps a lone surrogate "
-                   "in structured_content (a file name's undecodable byte), which the SDK's stdout writer cannot "
-                   "encode: the server ends. Fix: env = unicode_text(json.loads(json.dumps(raw_envelope, ...))) "
-                   "(commands/text.py unicode_text), and the same for an error's message")
 def test_the_mcp_server_survives_a_file_name_that_is_not_utf8(tmp_path, monkeypatch):
     """A committed node file named `T-9\\xff.yaml`: MCP validate_project never answered, the stdio
     server died with PydanticSerializationError (UnicodeEncodeError), every later call failed."""
@@ -151,6 +148,8 @@ def test_the_mcp_server_survives_a_file_name_that_is_not_utf8(tmp_path, monkeypa
 
     root = write_plan(tmp_path / "plan", NODES)
     _undecodable_name(root)
+    with open(os.fsencode(root / ".leafwise" / "docs") + b"/notes\xff.md", "wb") as out:  # the context resource lists it
+        out.write(b"# notes\n")
     params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env={**os.environ, "LEAFWISE_AGENT": ""})
 
@@ -160,9 +159,11 @@ def test_the_mcp_server_survives_a_file_name_that_is_not_utf8(tmp_path, monkeypa
                 await session.initialize()
                 with anyio.fail_after(30):
                     first = await session.call_tool("validate_project", {})
+                    listed = await session.read_resource("leafwise://context")
                     second = await session.call_tool("get_next_task", {})
-                return first, second
+                return first, listed, second
 
-    first, second = anyio.run(go)
+    first, listed, second = anyio.run(go)
+    assert "notes" in listed.contents[0].text  # the resource answered (its JSON escapes the name) and the server lives
     assert "T-9<U+DCFF>.yaml" in json.dumps(first.structured_content)
     assert second.structured_content["status"] == "ok"
