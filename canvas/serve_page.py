@@ -4,7 +4,9 @@ A served canvas shows the serving machine's checkout, which nobody may have pull
 person watching it could take a stale plan for the team's. So the page's top line names the checkout's
 branch and how many commits its upstream, as last fetched, is ahead (and when that fetch was), and
 whether the claims are the team's live ones (`--follow`) or the checkout's. It is read again every
-minute. It is what git knows here: Leafwise never fetches the branch for the page.
+minute. Without `--follow` it is what git knows here (Leafwise never fetches the branch for the page);
+with it, the default branch as the follow's own poll fetched it (commands/team/upstream.py), so the
+line and the canvas's toasts say the same.
 
 The page is our own (textual-serve's template loads its font from fonts.googleapis.com); it names no
 host or port, so a forwarded port serves it too.
@@ -80,17 +82,40 @@ def checkout_note(repo: Path, follow: bool) -> tuple[str, bool]:
         branch = _git(repo, "rev-parse", "--abbrev-ref", "HEAD")
     except git.GitError:
         return "This machine's files (not a git checkout)." + claims, False
+    followed = _followed(repo) if follow else None
     try:
-        upstream = _git(repo, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
-        ahead = len(_git(repo, "log", "--format=%h", f"-n{AHEAD_LIMIT}", "HEAD..@{upstream}").split())
+        if followed is not None:  # the default branch as --follow's own poll fetched it (every few seconds)
+            ref, upstream = followed
+            fetched = "by --follow's last poll"
+        else:
+            ref = "@{upstream}"
+            upstream = _git(repo, "rev-parse", "--abbrev-ref", "--symbolic-full-name", ref)
+            fetched = _fetched(repo, upstream)
+        ahead = len(_git(repo, "log", "--format=%h", f"-n{AHEAD_LIMIT}", f"HEAD..{ref}").split())
     except git.GitError:
         return f"This machine's checkout of {branch} (no upstream branch to compare with)." + claims, False
-    fetched = _fetched(repo, upstream)
     shown = f"{AHEAD_LIMIT}+" if ahead >= AHEAD_LIMIT else str(ahead)
     if not ahead:
         return f"This machine's checkout of {branch}: level with {upstream} as last fetched ({fetched})." + claims, False
     return (f"This machine's checkout of {branch}: {upstream} as last fetched ({fetched}) is {shown} commit(s) "
             "ahead; git pull on this machine to show them." + claims), True
+
+
+def _followed(repo: Path) -> tuple[str, str] | None:
+    """(the ref, its name as a person says it: `origin/main`) of the remote's default branch as
+    `--follow` fetches it with the claims (commands/team/upstream.py), or None before its first poll."""
+    try:
+        found = _git(repo, "rev-parse", "--symbolic-full-name", "--glob=refs/remotes-leafwise/*/HEAD").split(" ")[0]
+    except git.GitError:
+        return None
+    if found.count("/") != 3:  # no poll yet (or a name with a slash in it: not a remote's)
+        return None
+    remote = found.split("/")[2]
+    try:
+        name = _git(repo, "rev-parse", "--abbrev-ref", f"refs/remotes/{remote}/HEAD")
+    except git.GitError:
+        name = f"{remote}/HEAD"
+    return found, name
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -55,3 +55,25 @@ async def test_a_checkout_without_upstream_says_so(tmp_path):
     _, first = gitserver.joined_pair(tmp_path, NODES, TEAM_PROJECT)
     gitserver.git(first, "checkout", "-qb", "local-only")
     assert "checkout of local-only (no upstream branch to compare with)" in await page_note(first, follow=False)
+
+
+async def test_with_follow_the_line_reads_the_default_branch_as_the_follow_fetched_it(tmp_path):
+    """`serve --follow`: the line compares the checkout with the default branch as the follow's own poll
+    fetched it (refs/remotes-leafwise/<remote>/HEAD), the same commit the canvas's toasts count, not the
+    person's `origin/main`, which only their own fetch moves (seen in a trial: "level with origin/main"
+    above a toast saying this clone lacks 5 commits)."""
+    from leafwise.commands.team import status
+
+    other, first = gitserver.joined_pair(tmp_path, NODES, TEAM_PROJECT)
+    gitserver.git(tmp_path / "origin.git", "symbolic-ref", "HEAD", "refs/heads/main")  # its default branch
+    gitserver.git(first, "remote", "set-head", "origin", "main")  # as `git clone` sets it
+    for n in range(2):
+        (other / f"f{n}.txt").write_text(f"{n}\n")
+        gitserver.git(other, "add", "-A")
+        gitserver.git(other, "commit", "-qm", f"work {n}")
+    gitserver.git(other, "push", "-q", "origin", "main")
+    assert "level with origin/main" in await page_note(first, follow=True)  # no poll yet: what git knows
+    status.followed(first.resolve(), fetch=True)  # one poll of canvas --follow (claims and the default branch)
+    note = await page_note(first, follow=True)
+    assert "origin/main as last fetched (by --follow's last poll) is 2 commit(s) ahead" in note, note
+    assert "level with origin/main" in await page_note(first, follow=False)  # without --follow: git's own
