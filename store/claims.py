@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from leafwise.store import atomic, reader, values
-from leafwise.store.ids import agent_problem
+from leafwise.store.ids import agent_problem, is_node_id
 from leafwise.store.paths import PlanPaths, check_id
 from leafwise.store.timestamps import parse, to_text
 
@@ -94,18 +94,11 @@ def read_all(paths: PlanPaths) -> dict[str, Claim]:
         return claims
     for name in names:
         if name.endswith(".json") and not name.startswith("."):
-            claim = read(paths, name[:-5]) if _is_id(name[:-5]) else None
+            claim = read(paths, name[:-5]) if is_node_id(name[:-5]) else None
             if claim is not None:
                 claims[claim.node] = claim
     return claims
 
-
-def _is_id(stem: str) -> bool:
-    try:
-        check_id(stem)
-        return True
-    except ValueError:
-        return False
 
 
 def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes: float,

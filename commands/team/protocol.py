@@ -19,7 +19,7 @@ from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import observations, refs, rewinds
 from leafwise.commands.team.refs import ClaimState, Verdict
 from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
-from leafwise.store.paths import check_id
+from leafwise.store.ids import is_node_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def snapshot(team: Team, copies: dict[str, str] | None = None, ids: Collection[s
         copies = team.copies()
     prefix = team.tracking_prefix + "claims/"
     by_node = {ref[len(prefix):]: sha for ref, sha in copies.items() if ref.startswith(prefix)
-               and (ref[len(prefix):] in ids if ids is not None else _is_id(ref[len(prefix):]))}
+               and (ref[len(prefix):] in ids if ids is not None else is_node_id(ref[len(prefix):]))}
     if ids is None and team.ids is not None:
         by_node = {node: sha for node, sha in by_node.items() if node in team.ids}
     # a ref name from the remote is untrusted: only node ids (of this plan, when known)
@@ -69,13 +69,6 @@ def snapshot(team: Team, copies: dict[str, str] | None = None, ids: Collection[s
                          observations.unchanged_for(folder, prefix + node, sha, sightings=sightings))
             for node, sha in by_node.items()}
 
-
-def _is_id(text: str) -> bool:
-    try:
-        check_id(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _ref(team: Team, node_id: str) -> tuple[str, str]:

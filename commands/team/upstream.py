@@ -17,8 +17,7 @@ from pathlib import Path
 from leafwise.commands.team import refs, remote
 from leafwise.commands.team.remote import Team, TeamError
 from leafwise.store import CLOSED, Plan, git
-from leafwise.store.ids import id_order
-from leafwise.store.paths import check_id
+from leafwise.store.ids import id_order, is_node_id
 from leafwise.store.reader import NODE
 from leafwise.store.safe_yaml import MAX_NODE_BYTES, load_yaml
 
@@ -106,19 +105,12 @@ def statuses(root: Path, sha: str, nodes: Path) -> dict[str, str]:
         return {}
     # a name is untrusted: only `<node id>.yaml` (no newline can reach the batch query, which is line-based)
     names = [n for n in (raw.decode("utf-8", "replace") for raw in listed.split(b"\0"))
-             if n.endswith(".yaml") and _is_id(n.rpartition("/")[2].removesuffix(".yaml"))][:MAX_NODES]
+             if n.endswith(".yaml") and is_node_id(n.rpartition("/")[2].removesuffix(".yaml"))][:MAX_NODES]
     found: dict[str, str] = {}
     for start in range(0, len(names), BATCH):
         found.update(_batch(root, sha, names[start:start + BATCH]))
     return found
 
-
-def _is_id(text: str) -> bool:
-    try:
-        check_id(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _batch(root: Path, sha: str, names: list[str]) -> dict[str, str]:
