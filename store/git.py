@@ -70,8 +70,14 @@ GLOBAL_OPTIONS = ("--no-pager", "--literal-pathspecs", "--no-optional-locks")
 # or `--textconv`: the verify loop's quotes are checked against the file as committed).
 SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config", "cat-file", "ls-tree"})
 DIFF_OPTIONS = {"log": ("--no-ext-diff", "--no-textconv")}
-# Options that would run a filter or textconv command from the repository's attributes.
-REFUSED_OPTIONS = ("--filters", "--textconv", "--path")
+# The options the read-only subcommands are called with, and no other (an allow-list, as
+# REMOTE_OPTIONS is for the network entry): an option git reads that runs a filter or textconv
+# (`cat-file --filters`), writes a file (`log --output=FILE`) or names a program is never one of them,
+# however a value that reached an option's place was spelled or abbreviated. `-n<digits>` too; after a
+# `--` every word is a path.
+OPTIONS = frozenset({"--abbrev-ref", "--absolute-git-dir", "--show-toplevel", "--exclude-standard", "--format", "--get", "--get-regexp", "--git-common-dir",
+                     "--glob", "--max-parents", "--modified", "--name-only", "--others", "--replace-all", "--stage",
+                     "--symbolic-full-name", "--verify", "-c", "-co", "-i", "-n", "-o", "-q", "-r", "-u", "-z"})
 # The caller's GIT_* variables that survive: where the person's own config files are.
 KEPT_ENV = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
 SET_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1",
@@ -150,10 +156,15 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     return repo
 
 
-def _refused(arg: str) -> bool:
-    """Whether `arg` names a refused option, abbreviated too (git takes `--filt` for `--filters`)."""
-    name = arg.partition("=")[0]
-    return name.startswith("--") and len(name) > 2 and any(option.startswith(name) for option in REFUSED_OPTIONS)
+def _refused(args: tuple[str, ...]) -> str | None:
+    """The first option in `args` that is not one of OPTIONS (before a `--`), else None."""
+    for arg in args:
+        if arg == "--":
+            return None
+        if arg.startswith("-") and arg.partition("=")[0] not in OPTIONS \
+                and not (arg.startswith("-n") and arg[2:].isdigit()):
+            return arg
+    return None
 
 
 def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
@@ -165,8 +176,8 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
     """
     if subcommand not in SUBCOMMANDS:
         raise ValueError(f"git {subcommand} is not one the runner allows (store/git.py SUBCOMMANDS)")
-    if any(_refused(arg) for arg in args):
-        raise ValueError(f"git {subcommand}: an option that runs a filter (store/git.py REFUSED_OPTIONS)")
+    if (refused := _refused(args)) is not None:
+        raise ValueError(f"git {subcommand}: {refused[:40]!r} is not an option the runner allows (store/git.py OPTIONS)")
     end = time.monotonic() + deadline  # one deadline for finding the repository and the call
     repo = pin(root, deadline)
     argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,

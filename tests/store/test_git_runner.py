@@ -121,7 +121,7 @@ def test_cat_file_never_runs_a_filter(tmp_path, option):
 
     (tmp_path / ".leafwise").mkdir()
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    with pytest.raises(ValueError, match="REFUSED_OPTIONS"):
+    with pytest.raises(ValueError, match="store/git.py OPTIONS"):
         run_git(tmp_path, "cat-file", option, "HEAD:a.txt")
 
 
@@ -134,8 +134,34 @@ def test_cat_file_refuses_a_refused_option_abbreviated(tmp_path_factory, option,
     root = tmp_path_factory.mktemp("repo")
     (root / ".leafwise").mkdir()
     abbreviated = option[: max(3, len(option) - cut)] + value
-    with pytest.raises(ValueError, match="REFUSED_OPTIONS"):
+    with pytest.raises(ValueError, match="store/git.py OPTIONS"):
         run_git(root, "cat-file", abbreviated, "HEAD:a.txt")
+
+
+@settings(max_examples=150, deadline=None)
+@given(word=st.text(st.sampled_from("-abcdefghijklmnopqrstuvwxyz=/ 0123456789"), min_size=1, max_size=23)
+       .map(lambda w: "-" + w))
+def test_the_read_only_runner_takes_only_the_options_it_names(tmp_path_factory, word):
+    """Any word in an option's place that is not one of OPTIONS (`log --output=FILE`, which writes a
+    file; `--exec=…`; an abbreviation git would accept) is refused before git starts; after `--` a
+    word is a path, whatever its spelling."""
+    from leafwise.store.git import OPTIONS, GitError, run_git
+
+    root = tmp_path_factory.mktemp("repo")
+    (root / ".leafwise").mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    name = word.partition("=")[0]
+    if name in OPTIONS or (word.startswith("-n") and word[2:].isdigit()) or word == "--":
+        return
+    with pytest.raises(ValueError, match="store/git.py OPTIONS"):
+        run_git(root, "log", word, "-n1")
+    with pytest.raises(GitError):  # a path, not an option: git only says there is no commit yet
+        run_git(root, "log", "-n1", "--", word)
+    for written in ("--output=" + str(root / "x"), "--outp=x", "-o" + str(root / "y")):
+        if written.partition("=")[0] not in OPTIONS:
+            with pytest.raises(ValueError):
+                run_git(root, "log", written)
+    assert not (root / "x").exists() and not (root / "y").exists()
 
 
 @pytest.mark.parametrize("option", ["--upload-pack=touch x", "--upload-pa=touch x", "--upl=x", "-u", "-utouch",
