@@ -8,15 +8,11 @@ from __future__ import annotations
 from collections import Counter
 
 from testkit import node, write_plan
-from testkit.repos import commit_all, reconcile, write_files
+from testkit.repos import FILLER, commit_all, reconcile, write_files
 
 from leafwise.commands.reconcile.match import Stats, weigh
 from leafwise.commands.reconcile.text import identifier_concepts
 
-# A real package names more than a handful of things: enough that "timestamp" is not its background.
-FILLER = "".join(f"def {verb}_{w}(value):\n    return value\n\n\n" for verb in ("format", "parse", "render", "check")
-                 for w in ("title", "author", "date", "footer", "header", "link", "image", "quote", "table", "price",
-                           "colour", "width", "height", "margin", "border", "shadow", "font", "size", "gram", "cup"))
 LOGGER = {
     "logkit/format.py": FILLER,
     "logkit/time.py": (

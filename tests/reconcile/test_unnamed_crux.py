@@ -7,11 +7,8 @@ repositories through the real CLI."""
 from __future__ import annotations
 
 from testkit import node, write_plan
-from testkit.repos import commit_all, reconcile, write_files
+from testkit.repos import FILLER, commit_all, reconcile, write_files
 
-FILLER = "".join(f"def {verb}_{w}(value):\n    return value\n\n\n" for verb in ("format", "parse", "render", "check")
-                 for w in ("title", "author", "date", "footer", "header", "link", "image", "quote", "table", "price",
-                           "colour", "width", "height", "margin", "border", "shadow", "font", "size", "gram", "cup"))
 RETRY = {
     "retrykit/util.py": FILLER,
     "retrykit/retry.py": (

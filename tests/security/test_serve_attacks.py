@@ -142,15 +142,20 @@ async def answers_ping(tab: aiohttp.ClientWebSocketResponse) -> bool:
     return False
 
 
+async def painted_tab(client, served, cookie: str):
+    """A tab's websocket, opened as the page opens it, once its canvas has sent its first frame."""
+    tab = await client.ws_connect(f"ws://{served.host}{served.guard.prefix}ws?width=80&height=24",
+                                  headers={"Cookie": cookie, "Origin": f"http://{served.host}"}, max_msg_size=0)
+    first = await asyncio.wait_for(tab.receive(), PAINT)
+    assert first.type == aiohttp.WSMsgType.BINARY, first
+    return tab
+
+
 @pytest.mark.slow  # a tab's canvas
 async def test_a_tabs_json_flood_costs_the_server_little_and_the_tab_still_answers(served):
     cookie = await cookie_of(served)
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-        tab = await client.ws_connect(f"ws://{served.host}{served.guard.prefix}ws?width=80&height=24",
-                                      headers={"Cookie": cookie, "Origin": f"http://{served.host}"},
-                                      max_msg_size=0)
-        first = await asyncio.wait_for(tab.receive(), PAINT)
-        assert first.type == aiohttp.WSMsgType.BINARY, first
+        tab = await painted_tab(client, served, cookie)
         start, began = cpu(), time.monotonic()
         for payload in (WIDE, DEEP) * 20:  # 10 MB of brackets: about 12 s of the server's loop, read one by one
             await tab.send_str(payload)
@@ -168,11 +173,7 @@ async def test_a_tab_open_past_the_deadline_keeps_its_canvas(tmp_path, monkeypat
     async for served in site(write_plan(tmp_path / "plan", NODES)):
         cookie = await cookie_of(served)
         async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
-            tab = await client.ws_connect(f"ws://{served.host}{served.guard.prefix}ws?width=80&height=24",
-                                          headers={"Cookie": cookie, "Origin": f"http://{served.host}"},
-                                          max_msg_size=0)
-            first = await asyncio.wait_for(tab.receive(), PAINT)
-            assert first.type == aiohttp.WSMsgType.BINARY, first
+            tab = await painted_tab(client, served, cookie)
             await asyncio.sleep(4)  # four deadlines, the tab sending nothing
             assert await answers_ping(tab), "a quiet tab was cut"
             await tab.close()

@@ -10,6 +10,13 @@ from typing import Any
 from testkit import run_cli
 
 
+# A real package names more than a handful of things: enough that a title's word ("timestamp") is not
+# its background. Eighty small functions over common words, for a repository's filler module.
+FILLER = "".join(f"def {verb}_{w}(value):\n    return value\n\n\n" for verb in ("format", "parse", "render", "check")
+                 for w in ("title", "author", "date", "footer", "header", "link", "image", "quote", "table", "price",
+                           "colour", "width", "height", "margin", "border", "shadow", "font", "size", "gram", "cup"))
+
+
 def write_files(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
