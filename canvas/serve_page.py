@@ -103,19 +103,17 @@ def checkout_note(repo: Path, follow: bool) -> tuple[str, bool]:
 
 def _followed(repo: Path) -> tuple[str, str] | None:
     """(the ref, its name as a person says it: `origin/main`) of the remote's default branch as
-    `--follow` fetches it with the claims (commands/team/upstream.py), or None before its first poll."""
+    `--follow` fetches it with the claims (commands/team/upstream.py names both), or None before its
+    first poll or without team mode."""
+    from leafwise.commands.team import remote, upstream
+
     try:
-        found = _git(repo, "rev-parse", "--symbolic-full-name", "--glob=refs/remotes-leafwise/*/HEAD").split(" ")[0]
-    except git.GitError:
+        team = remote.load_team(repo)
+        ref = upstream.copy_ref(team)
+        _git(repo, "rev-parse", "--verify", "-q", ref)
+    except (remote.TeamError, git.GitError):
         return None
-    if found.count("/") != 3:  # no poll yet (or a name with a slash in it: not a remote's)
-        return None
-    remote = found.split("/")[2]
-    try:
-        name = _git(repo, "rev-parse", "--abbrev-ref", f"refs/remotes/{remote}/HEAD")
-    except git.GitError:
-        name = f"{remote}/HEAD"
-    return found, name
+    return ref, upstream.name(team)
 
 
 def _git(repo: Path, *args: str) -> str:
