@@ -31,6 +31,16 @@ class TooLarge(SchemaError, UnsafePath):
 
 
 _LOADER = None
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _key_kind(key_node) -> str:
+    """What a mapping key that is no text is, in a person's words: `a number (1)`, `a list`."""
+    tag = str(getattr(key_node, "tag", "")).rsplit(":", 1)[-1]
+    word = {"int": "a number", "float": "a number", "bool": "true/false", "null": "null",
+            "seq": "a list", "map": "a mapping"}.get(tag, f"a {tag[:20]} value")
+    value = getattr(key_node, "value", None)
+    return f"{word} ({value[:20]!r})" if isinstance(value, str) else word
 
 
 def _loader():
@@ -55,6 +65,14 @@ def _loader():
                         raise yaml.constructor.ConstructorError(
                             "while constructing a mapping", node.start_mark,
                             "merge keys (<<) are not allowed in a plan file (write the keys out)",
+                            key_node.start_mark)
+                    if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
+                        # `1:`, `true:`, `null:`, `[a]:` … : no reader takes such a key for a field, Python
+                        # takes `1` and `true` for one key (a silent last-wins), and every reader that
+                        # writes `key + ":"` or formats it fails on it; keys are text, as JSON's are
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", node.start_mark,
+                            f"a key must be text, not {_key_kind(key_node)} (quote the key)",
                             key_node.start_mark)
                     if isinstance(key_node, yaml.ScalarNode):
                         key = (key_node.tag, key_node.value)
