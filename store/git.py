@@ -12,8 +12,8 @@ So the runner:
   the work tree; every later call names both (`--git-dir`, `--work-tree`) and runs in the work tree;
 - passes command-line config, which outranks every config file, turning off what config can make
   git run, and `--no-ext-diff --no-textconv` to the subcommands that take them;
-- runs only the read-only subcommands in `SUBCOMMANDS` (none of them reads file contents through
-  a filter driver or runs a hook);
+- runs only the read-only subcommands in `SUBCOMMANDS` (none runs a hook; the one call that reads
+  work-tree files' content, `ls-files --modified`, runs with every filter driver emptied: `READS_CONTENT`);
 - keeps none of the caller's `GIT_*` variables but those naming the person's own config files (a
   git hook's `GIT_DIR` or `GIT_INDEX_FILE` would point git elsewhere);
 - closes stdin, kills the process group at the deadline and stops reading past a byte cap.
@@ -180,14 +180,54 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
         raise ValueError(f"git {subcommand}: {refused[:40]!r} is not an option the runner allows (store/git.py OPTIONS)")
     end = time.monotonic() + deadline  # one deadline for finding the repository and the call
     repo = pin(root, deadline)
-    argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
-                 *DIFF_OPTIONS.get(subcommand, ()), *args)
-    return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit)
+    pinned = (f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}")
+    env = None
+    if subcommand in READS_CONTENT and READS_CONTENT[subcommand] & set(args[:args.index("--")] if "--" in args
+                                                                       else args):
+        env = _without_filters(_filter_drivers(pinned, repo.work_tree, end))
+    argv = _argv(*pinned, subcommand, *DIFF_OPTIONS.get(subcommand, ()), *args)
+    return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, env)
 
 
-def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int) -> bytes:
+# The calls that read work-tree files' content, and so run the filter driver (`clean`, `process`) a
+# `.gitattributes` line names for a file (`* filter=lfs`): `ls-files --modified` hashes a file whose
+# stat data changed through it. A clone's author writes `.gitattributes`, and the person's own config
+# defines the drivers (git-lfs, git-crypt, nbstripout …), so the attacker chooses which of the person's
+# programs run on which of their files. For these calls every driver git's config names is emptied.
+READS_CONTENT = {"ls-files": frozenset({"--modified"})}
+
+
+def _filter_drivers(pinned: tuple[str, ...], cwd: Path, end: float) -> list[str]:
+    """The filter drivers any config file in force names (`filter.<name>.*`), by name."""
+    argv = _argv(*pinned, "config", "-z", "--get-regexp", r"^filter\.")
+    code, out, _err = _spawned(argv, cwd, max(0.0, end - time.monotonic()), 1024 * 1024)
+    if code not in (0, 1):  # 1: none set
+        raise GitError(f"git config failed (exit {code}) listing the filter drivers", code)
+    names = []
+    for entry in out.split(b"\0"):
+        key = entry.partition(b"\n")[0].decode("utf-8", "surrogateescape")
+        name = key[len("filter."):].rpartition(".")[0]
+        if key.startswith("filter.") and name and name not in names:
+            names.append(name)
+    return names
+
+
+def _without_filters(drivers: list[str]) -> dict[str, str]:
+    """The runner's environment with each driver's commands emptied and none required, as command-line
+    config (`GIT_CONFIG_COUNT`: a driver's name may hold `=` or spaces, which `-c` cannot spell)."""
+    env = environment()
+    settings = [(f"filter.{name}.{key}", value) for name in drivers
+                for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))]
+    for i, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    env["GIT_CONFIG_COUNT"] = str(len(settings))
+    return env
+
+
+def _spawn(argv: list[str], cwd: Path, deadline: float, limit: int, env: dict[str, str] | None = None) -> bytes:
     """Run git in its own process group: stdin closed, stdout up to `limit`, killed at `deadline`."""
-    code, out, err = _spawned(argv, cwd, deadline, limit)
+    code, out, err = _spawned(argv, cwd, deadline, limit, env=env)
     if code != 0:
         name = next((a for a in argv[1:] if a in SUBCOMMANDS), "git")
         first = err.decode("utf-8", "replace").strip().splitlines()[:1]
