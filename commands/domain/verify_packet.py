@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.domain.verify_quotes import CODE_EXT
 from leafwise.commands.reconcile import docs_names, passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
@@ -237,15 +238,19 @@ def _file_kind(rel: str) -> str:
     return kind if kind in ("code", "test", "docs") else "code"
 
 
-def _few_passages(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:
+def few_passages(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, Artifact, list[str]]]:
     """At most PASSAGES passages, each in a file no better document of the ranking holds: lines found by
-    their words fill a gap the index leaves, they do not crowd out what it names."""
+    their words fill a gap the index leaves, they do not crowd out what it names. Passages of code in a
+    language no scanner reads (Rust, PHP, Java …) are that file's only documents: they compete as any
+    document does."""
     out, seen, passages_left = [], set(), PASSAGES
     for item in ranked:
-        if item[1].kind == "passage":
+        if item[1].kind == "passage" and not passages.is_unscanned_code(item[1].path, CODE_EXT):
             if passages_left <= 0 or item[1].path in seen or _is_test_file(item[1].path):
                 continue  # a test file's tests are in the index by name
             passages_left -= 1
+        elif item[1].kind == "passage" and _is_test_file(item[1].path):
+            continue
         seen.add(item[1].path)
         out.append(item)
     return out
@@ -276,7 +281,7 @@ def _pick(ranked: list[tuple[float, Artifact, list[str]]]) -> list[tuple[float, 
     chosen: list[tuple[float, Artifact, list[str]]] = []
     files: dict[str, int] = {}
     taken = {k: 0 for k in QUOTAS}
-    ranked = _few_passages(ranked)
+    ranked = few_passages(ranked)
     for item in ranked:  # the entry points first: the route or command that does it is where to start reading
         if item[1].kind in ENTRY_KINDS and item[1].path not in files and len(chosen) < ENTRY_PLACES:
             chosen.append(item)
@@ -395,13 +400,15 @@ def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex
     by_path = {art.path: cov for cov, art, _named in modules}
     covers: dict[int, float] = {}  # what each document names of the title, before the file's factor
     ranked = []
-    for i, (s, named) in _scores(weights, expansions, rindex).items():
+    scores = _scores(weights, expansions, rindex)
+    for i, (s, named) in scores.items():
         if s >= FILL_SCORE:
             covers[id(rindex.docs[i])] = s
             ranked.append((round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named,
                            len(rindex.keys[i])))
     ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= FILL_SCORE]
-    found = passages.search(index, _probes(weighed), weights, key, FILL_SCORE / PASSAGE, _bodies(index, rindex))
+    found = passages.search(index, _probes(weighed), weights, key, FILL_SCORE / PASSAGE, _bodies(index, rindex),
+                            CODE_EXT)
     for s, art, named in found:
         covers[id(art)] = s
         ranked.append((round(s * PASSAGE * _place_factor(art.path, by_path), 3), art, named, len(art.words)))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from os.path import commonprefix
 from pathlib import Path
 
+from leafwise.commands.reconcile import documents, scan
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
 from leafwise.store import reader
@@ -35,9 +36,12 @@ MAX_EXACT = 400  # windows split into words per search
 # Files in no scanned language whose text says how the project runs: configuration, build and deploy
 # scripts, stylesheets, SQL.
 CONFIG_EXT = frozenset({".yml", ".yaml", ".toml", ".conf", ".ini", ".cfg", ".sh", ".bash", ".zsh", ".css", ".scss",
-                        ".less", ".sql", ".env", ".properties", ".tf", ".nginx"})
+                        ".less", ".sql", ".env", ".properties", ".tf", ".nginx",
+                        ".prisma", ".graphql", ".gql", ".proto"})  # data schemas: a stored setting is a feature too
 CONFIG_NAMES = frozenset({"dockerfile", "makefile", "procfile", "justfile", "caddyfile", "containerfile"})
 TEXT = reader.Kind("passage source", reader.CODE.cap)
+# Suffixes a scanner of the index reads: a file of these that the index does not hold was left out on purpose.
+SCANNED = scan.PY_EXT | scan.JS_EXT | scan.OTHER_EXT
 
 
 @dataclass(slots=True)
@@ -63,7 +67,7 @@ class _File:
         return self.text[a:b]
 
 
-_corpus: tuple[weakref.ref, list[_File]] | None = None
+_corpus: tuple[weakref.ref, list[_File], frozenset[str]] | None = None
 
 
 def is_test(rel: str) -> bool:
@@ -72,11 +76,25 @@ def is_test(rel: str) -> bool:
     return Source(rel, "").is_test or name.endswith("_spec.rb") or bool({"spec", "specs"} & set(folder.split("/")))
 
 
+def _tooling(folder: str) -> bool:
+    """A folder whose name starts with a dot holds the tooling around the project (CI, an editor's)."""
+    return any(part.startswith(".") for part in folder.split("/"))
+
+
+def is_unscanned_code(rel: str, code_ext: frozenset[str]) -> bool:
+    """Source code in a language no scanner of the index reads (Rust, PHP, Java, C …: `code_ext` is the
+    quote check's list of code suffixes): its passages are the only documents the file gives."""
+    folder, _, name = rel.rpartition("/")
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in code_ext and name[dot:].lower() not in SCANNED \
+        and not _tooling(folder) and not is_config(rel) and documents.kind_of(rel) is None  # a template is a document
+
+
 def is_config(rel: str) -> bool:
     """A configuration, build or deploy file of the project (not a CI workflow or an editor's: a folder
     whose name starts with a dot holds the tooling around the project)."""
     folder, _, name = rel.rpartition("/")
-    if any(part.startswith(".") for part in folder.split("/")):
+    if _tooling(folder):
         return False
     name = name.lower()
     dot = name.rfind(".")
@@ -84,11 +102,12 @@ def is_config(rel: str) -> bool:
         or (dot == 0 and name[dot:] in CONFIG_EXT)
 
 
-def corpus(index: Index) -> list[_File]:
-    """The texts passages come from: the index's sources and the repository's configuration files (read
-    once per index, through the one reader)."""
+def corpus(index: Index, code_ext: frozenset[str] = frozenset()) -> list[_File]:
+    """The texts passages come from: the index's sources, the repository's configuration files and its code
+    in languages no scanner reads (`code_ext`: see `is_unscanned_code`), read once per index through the one
+    reader, at most MAX_FILES of them."""
     global _corpus
-    if _corpus is not None and _corpus[0]() is index:
+    if _corpus is not None and _corpus[0]() is index and _corpus[2] == code_ext:
         return _corpus[1]
     files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items()) if not is_test(rel)]
     root = Path(index.root)
@@ -96,7 +115,7 @@ def corpus(index: Index) -> list[_File]:
     for rel in index.files:
         if read >= MAX_FILES:
             break
-        if rel in index.texts or not is_config(rel) or is_test(rel):
+        if rel in index.texts or is_test(rel) or not (is_config(rel) or is_unscanned_code(rel, code_ext)):
             continue
         try:
             data = reader.read_bytes(root / rel, TEXT, under=root)
@@ -105,7 +124,7 @@ def corpus(index: Index) -> list[_File]:
         read += 1
         if len(data) <= TEXT.cap:
             files.append(_File(rel, reader.decode(data).lower()))
-    _corpus = (weakref.ref(index), files)
+    _corpus = (weakref.ref(index), files, code_ext)
     return files
 
 
@@ -117,15 +136,16 @@ def probe(word: str, k: str) -> str | None:
 
 
 def search(index: Index, probes: dict[str, list[tuple[str, str, float]]], weights: dict[str, float],
-           key_of, floor: float, covered: dict[str, list[tuple[int, int]]]
+           key_of, floor: float, covered: dict[str, list[tuple[int, int]]], code_ext: frozenset[str] = frozenset()
            ) -> list[tuple[float, Artifact, list[str]]]:
     """Passages naming the title's words: (score, passage, the concepts it names), best first.
 
     `probes`: concept -> [(substring, matching key, how much it counts)]; `key_of`: a word's matching key;
     `floor`: the least share of the title a passage must name; `covered`: per file, the sorted, disjoint
-    line spans the index's own documents hold (function bodies), which passages leave out."""
+    line spans the index's own documents hold (function bodies), which passages leave out; `code_ext`: the
+    suffixes of code, whose files in no scanned language are searched too."""
     total = sum(weights.values()) or 1.0
-    windows = heapq.nlargest(MAX_EXACT, _windows(corpus(index), probes, weights, total, floor, covered),
+    windows = heapq.nlargest(MAX_EXACT, _windows(corpus(index, code_ext), probes, weights, total, floor, covered),
                              key=lambda w: w[0])
     out: list[tuple[float, Artifact, list[str]]] = []
     for _pre, f, start in windows:
