@@ -365,9 +365,20 @@ def unicode_text(value: Any) -> Any:
     return value
 
 
+QUOTE_LIMIT = 4096  # characters of one value in a hint's command line
+
+
 def quote(text: Any) -> str:
-    """Shell-quote a value for a command line shown to the agent (made one line by `clean`)."""
-    value = clean(text)
+    """Shell-quote a value for a command line shown to the agent (made one line by `clean`).
+
+    Never cut: a hint is run as given, and a cut value is another value (a `docs=[…]` list losing
+    its tail and gaining a `…` entry, a `--root` naming a folder that does not exist, `rm` of a name
+    that is not the file's). A value over `QUOTE_LIMIT` is a placeholder naming its length instead,
+    which nobody mistakes for the value.
+    """
+    value = clean(text, None)
+    if len(value) > QUOTE_LIMIT:
+        value = f"<the value of {len(value):,} characters>"
     if value and re.fullmatch(r"[A-Za-z0-9_./:@=+-]+", value):
         return value
     if not any(c in value for c in '$`!\\"'):
