@@ -18,12 +18,13 @@ from datetime import datetime, timedelta
 from leafwise.store import atomic, reader, values
 from leafwise.store.ids import agent_problem, is_node_id
 from leafwise.store.paths import PlanPaths, check_id
-from leafwise.store.timestamps import parse, to_text
+from leafwise.store.timestamps import parse, to_text, utc_now
 
 DEFAULT_TTL_MINUTES = 60
 MAX_TTL_MINUTES = 7 * 24 * 60  # a lease longer than a week is a mistake, not a plan
 TTL_SETTING = "claim_ttl_minutes"  # project.yaml settings: the plan's default lease length
 MAX_AGENT_CHARS = 1000  # an agent's name, as a claim file may hold it
+MAX_CLOCK_AHEAD = timedelta(days=1)  # how far a claim's heartbeat may be ahead of this machine's clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +77,14 @@ def from_data(data: object, node_id: str) -> Claim:
         parse_time(moment)  # a planted or naive time would break every comparison with the clock
     if agent_problem(claim.agent):  # the name goes into hints: the one rule of an agent's name
         raise ValueError(f"the claim file of {node_id}: {agent_problem(claim.agent)}")
+    # A heartbeat from the future is no sign of life: a planted "heartbeat: 9999-12-24" with the week's
+    # cap below counted from it held the task until the year 9999 (doctor: "no expired claims").
+    # A day of clock difference between machines is allowed.
+    if parse_time(claim.heartbeat) > utc_now() + MAX_CLOCK_AHEAD:
+        raise ValueError(f"the claim file of {node_id}: its heartbeat {claim.heartbeat[:40]!r} is in the future")
     if parse_time(claim.expires) - parse_time(claim.heartbeat) > timedelta(minutes=MAX_TTL_MINUTES):
         # a planted "expires: 9999-12-31" would hold the task forever: no lease outlives a week of silence
-        try:
-            capped = parse_time(claim.heartbeat) + timedelta(minutes=MAX_TTL_MINUTES)
-        except OverflowError:  # a heartbeat in the year 9999: a week later is no date
-            raise ValueError(f"the claim file of {node_id}: its heartbeat {claim.heartbeat[:40]!r} is no real time") from None
+        capped = parse_time(claim.heartbeat) + timedelta(minutes=MAX_TTL_MINUTES)
         claim = Claim(claim.node, claim.agent, claim.since, claim.heartbeat, to_text(capped))
     return claim
 
