@@ -9,6 +9,7 @@ The CLI (through `contract`, which re-exports these names), the handlers and the
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from functools import lru_cache
@@ -336,7 +337,8 @@ def json_text(value: Any) -> str:
     tag characters) is written as a `\\uXXXX` escape too, so `json.loads` gives the value exactly
     while no raw 0x9b CSI or U+202E reaches the terminal. Only string contents can hold them. A lone
     surrogate (a file name's undecodable byte) is written as its `\\udcXX` escape, so it round-trips;
-    where the JSON must be UTF-8 text itself (an MCP answer) `unicode_text` shows it instead.
+    where the JSON must be UTF-8 text itself (an MCP answer) `unicode_text` shows it instead. A
+    non-finite number (a node file's `.nan`) is null (`finite`): JSON has no spelling for it.
     """
     def escape(match: re.Match[str]) -> str:
         code = ord(match.group())
@@ -345,7 +347,25 @@ def json_text(value: Any) -> str:
             return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
         return f"\\u{code:04x}"
 
-    return HIDDEN.sub(escape, json.dumps(value, ensure_ascii=False, default=str))
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:  # a non-finite number (a planted `summary: .nan`), which JSON has no spelling for
+        text = json.dumps(finite(value), ensure_ascii=False, default=str, allow_nan=False)
+    return HIDDEN.sub(escape, text)
+
+
+def finite(value: Any) -> Any:
+    """A JSON-like value with every non-finite number (`NaN`, `Infinity`: a node file's `.nan`, `.inf`)
+    as null, as the MCP SDK writes them: `json.dumps` spells them `NaN` and `Infinity`, which no strict
+    JSON parser takes (JavaScript's `JSON.parse`, jq, serde_json), so one planted value made a whole
+    `--json` answer unreadable to the agent that asked."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
