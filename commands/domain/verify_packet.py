@@ -58,6 +58,29 @@ _FORMS = ("hide hidden hid", "send sent", "write written wrote", "choose chosen 
           "feed fed", "fly flown flew", "ride ridden rode", "rise risen rose", "shake shaken",
           "forbid forbidden", "weave woven", "dig dug", "light lit")
 IRREGULAR = {w: frozenset(line.split()) - {w} for line in _FORMS for w in line.split()}
+# Words a product owner and the code use for one thing, which WordNet's first senses do not relate (each line a
+# group, every word related to every other): general software vocabulary, not one repository's names.
+_GROUPS = ("language locale i18n translation translate", "hide redact mask censor conceal", "remember memory",
+           "voice speech audio", "aloud speech", "twice duplicate", "again duplicate", "nested parent subfolder",
+           "semantic embedding vector", "phone mobile", "overall total", "member participant",
+           "resume continue", "podcast enclosure episode", "picture image photo avatar", "password credential secret",
+           "schedule cron", "theme dark", "speed rate", "abort cancel", "remove delete", "upload attachment",
+           "download export", "notification notify alert", "copy archive snapshot", "bulk batch", "tag label",
+           "folder directory", "shortcut hotkey keybinding", "sign signin login", "account user profile",
+           "permission role access", "trash bin", "draft unpublished", "star favorite favourite bookmark",
+           "feed rss atom", "mail email smtp", "chart graph plot", "pin sticky", "expire expiry expiration",
+           "limit quota throttle", "prompt ask question", "dashboard overview", "reply answer response")
+SYNONYMS: dict[str, frozenset[str]] = {}
+for _line in _GROUPS:
+    for _w in _line.split():
+        SYNONYMS[_w] = SYNONYMS.get(_w, frozenset()) | (frozenset(_line.split()) - {_w})
+
+
+def _synonyms(word: str, c: str) -> frozenset[str]:
+    """The words `SYNONYMS` relates to a title word (as written, its concept, without a plural's s/es)."""
+    w = word.lower()
+    forms = {w, c, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w}
+    return frozenset().union(*(SYNONYMS.get(f, frozenset()) for f in forms))
 BOUNDARY_KINDS = frozenset({"definition", "symbol", "route", "cli", "test", "model", "component", "page", "option",
                             "flag", "field"})
 
@@ -137,7 +160,29 @@ def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
             found.setdefault(key(w), LEX)
         for w in IRREGULAR.get(weighed.words.get(c, c).lower(), frozenset()) | IRREGULAR.get(c, frozenset()):
             found.setdefault(key(w), SOFT)
+        for w in _synonyms(weighed.words.get(c, c), c):
+            found.setdefault(key(w), SOFT)
         out[c] = [(kk, f) for kk, f in found.items() if kk in rindex.by_key]
+    return out
+
+
+def _acronyms(title: str, weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
+    """Title concept -> (matching key, factor) for the initials of 3 or 4 consecutive title words that the
+    index names as a word ("single sign on" -> `sso`, "text to speech" -> `tts`), to each concept of the run."""
+    from leafwise.commands.reconcile.text import STOP, concept, split_identifier
+
+    words = [w.lower() for w in split_identifier(title) if w.isalpha()]
+    out: dict[str, list[tuple[str, float]]] = {}
+    for n in (3, 4):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            k = "".join(w[0] for w in run)
+            if run[0] in STOP or key(k) != k or k not in rindex.by_key:
+                continue  # "at a chosen" is no acronym; a stem is no acronym either
+            for w in run:
+                c = concept(w)
+                if c in weighed.weights:
+                    out.setdefault(c, []).append((k, SOFT))
     return out
 
 
@@ -150,6 +195,7 @@ def _probes(weighed) -> dict[str, list[tuple[str, str, float]]]:
         forms = [(w, 1.0) for w in (c, word)] + [(w, SOFT) for w in weighed.soft.get(c, ())]
         forms += [(w, LEX) for w in weighed.lexical.get(c, ())]
         forms += [(w, SOFT) for w in IRREGULAR.get(word.lower(), frozenset()) | IRREGULAR.get(c, frozenset())]
+        forms += [(w, SOFT) for w in _synonyms(word, c)]
         found: dict[str, tuple[str, float]] = {}
         for w, factor in forms:
             k = key(w)
@@ -388,12 +434,14 @@ def ranked_places(node: Node, index: Index, stats: Stats, rindex: RIndex
                   ) -> list[tuple[float, Artifact, list[str]]]:
     """Every document the title's words reach, best first: (score, document, the concepts it names)."""
     weighed, weights = _weighed(node, stats)
-    return _ranked(weighed, weights, index, rindex)[0] if weights else []
+    return _ranked(weighed, weights, index, rindex, node.title)[0] if weights else []
 
 
-def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex
+def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex, title: str = ""
             ) -> tuple[list[tuple[float, Artifact, list[str]]], dict[int, float], str | None]:
     expansions = _expansions(weighed, rindex)
+    for c, more in _acronyms(title, weighed, rindex).items():
+        expansions.setdefault(c, []).extend(more)
     present = [c for c in weights if expansions.get(c)]
     head = max(present, key=lambda c: (weights[c], c)) if present else None
     modules = _modules(index, weights)
@@ -422,7 +470,7 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
     weighed, weights = _weighed(node, stats)
     if not weights:
         return Packet([], 0, None)
-    ranked, covers, head = _ranked(weighed, weights, index, rindex)
+    ranked, covers, head = _ranked(weighed, weights, index, rindex, node.title)
     commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
     chosen = _fill(_pick([t for t in ranked if t[0] >= MIN_SCORE]), ranked)[:MAX_PLACES - len(commits[:1])]
     texts = _Texts(index)
