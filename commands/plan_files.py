@@ -22,7 +22,32 @@ __all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan
 
 def find_problems(plan: Plan, cmd: CommandLine = command_line) -> list[Problem]:
     """All problems of the plan (`core.validate.plan_problems`), with what the disk says; an
-    interrupted import first (the other problems may be its half-written files)."""
+    interrupted import first (the other problems may be its half-written files).
+
+    Kept for a plan a long-lived server vouches for (`readiness.kept`: its files unchanged since), per
+    caller (the fixes carry its agent) and per state of the person's approvals, which live outside
+    the plan. Not for a plan with a file that does not load: that one asks git for merge conflicts."""
+    if not plan.problems:
+        from leafwise.commands.core.readiness import kept
+        from leafwise.store import trust
+
+        key = f"problems {cmd('next')} {_approvals(trust.store_path())}"
+        found = kept(plan, key, lambda p: _find_problems(p, cmd))
+        if found is not None:
+            return list(found)
+    return _find_problems(plan, cmd)
+
+
+def _approvals(path: Path) -> tuple[int, int, int, int] | None:
+    """The approvals file as it is now (it is replaced whole on every change: a new inode)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _find_problems(plan: Plan, cmd: CommandLine) -> list[Problem]:
     from leafwise.commands.adoption.interrupted import problems as interrupted_import
 
     return interrupted_import(plan.paths, cmd("repair")) + plan_problems(plan, plan_files(plan, cmd), cmd)

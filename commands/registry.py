@@ -339,6 +339,9 @@ class Ctx:
     client: str | None = None  # an agent's surface's client (MCP: "mcp:<its name>"): who acts when no agent is named
     caller: str | None = None  # the agent this call's answer is for (set by the registry); None: a person
     clock: Callable[[], datetime] = utc_now
+    # where a fresh plan comes from: None, the loader; a long-lived surface passes its warm plan, kept
+    # in step with the files by a watcher (store/live_plan.py)
+    source: Callable[[], Plan] | None = None
     _paths: PlanPaths | None = None
     _plan: Plan | None = None
 
@@ -359,7 +362,7 @@ class Ctx:
 
     def plan(self, *, fresh: bool = False) -> Plan:
         if self._plan is None or fresh:
-            self._plan = load_plan(self.paths())
+            self._plan = self.source() if self.source is not None else load_plan(self.paths())
         return self._plan
 
     def forget(self) -> None:

@@ -168,9 +168,14 @@ def _load(paths: PlanPaths, use_cache: bool, stats: LoadStats) -> Plan:
 def _same_place(old: Entry, new: Entry) -> bool:
     """Whether a changed file keeps its node where `index` put it: the same id, parent, release and
     title (what children lists, depths, inherited releases and sibling order are made of)."""
-    a, b = old[1], new[1]
-    if old[3] or new[3] or not isinstance(a, dict) or not isinstance(b, dict):
+    if old[3] or new[3] or not isinstance(old[1], dict) or not isinstance(new[1], dict):
         return False
+    return same_place(old[1], new[1])
+
+
+def same_place(a: dict, b: dict) -> bool:
+    """Whether two readings of a node file put the node in the same place in the index (also the
+    rule of a warm plan's in-place update, `store/live_plan.py`)."""
     return all(a.get(k) == b.get(k) for k in ("id", "parent", "release", "title"))
 
 

@@ -46,4 +46,7 @@ def own_config_dir(tmp_path_factory, monkeypatch) -> Path:
     folder = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("LEAFWISE_CONFIG_DIR", str(folder))
     monkeypatch.setenv("LEAFWISE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    # No loop server behind the CLI calls of a test: each would start one per plan folder; the server's
+    # own tests (tests/commands/test_loop_server.py) turn it on and compare it with a call's own run.
+    monkeypatch.setenv("LEAFWISE_SERVER", "0")
     return folder

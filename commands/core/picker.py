@@ -161,6 +161,11 @@ def _prepared(plan: Plan) -> Prepared | None:
     return kept(plan, "pick order", Prepared.of)
 
 
+def prepare(plan: Plan) -> None:
+    """Derive the pick order of a vouched-for plan now, ahead of the call that needs it."""
+    _prepared(plan)
+
+
 @dataclass(slots=True)
 class Prepared:
     """What a pick derives from the plan alone, in pick order; a pick then only applies the holds.

@@ -111,6 +111,19 @@ def unchanged_plan(plan: Plan, memo: dict[str, Any]) -> Iterator[None]:
         _VOUCHED.reset(token)
 
 
+def vouch(plan: Plan, memo: dict[str, Any]) -> None:
+    """`unchanged_plan` for the rest of the current context: the loop server runs each call in a
+    context of its own (`contextvars.copy_context`), so the vouching ends with the call."""
+    _VOUCHED.set((plan, memo))
+
+
+def changed(plan: Plan) -> None:
+    """`plan` was patched (`commands/domain/nodes.patch`): nothing derived before holds for it."""
+    vouched = _VOUCHED.get()
+    if vouched is not None and vouched[0] is plan:
+        _VOUCHED.set(None)
+
+
 def kept(plan: Plan, name: str, derive: Callable[[Plan], T]) -> T | None:
     """`derive(plan)`, kept under `name` while `plan` is vouched for (`unchanged_plan`); None when
     it is not (derive it yourself)."""

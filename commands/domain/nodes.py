@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from leafwise.commands.contract import (
@@ -175,10 +176,15 @@ def move_status(ctx: Ctx, node: Node, from_status: Status, to_status: Status) ->
 
 
 def patch(plan: Plan, node_id: str, values: dict[str, Any]) -> None:
-    """Keep the in-memory plan in step with what was written (for the follow-up pick)."""
+    """Keep the in-memory plan in step with what was written (for the follow-up pick): the node is
+    replaced by a patched copy, never changed in place, so a warm plan a long-lived surface shares
+    between calls (store/live_plan.py) stays what the files said."""
+    from leafwise.commands.core.readiness import changed
+
     node = plan.nodes[node_id]
-    node.data.update(values)
-    node.status = Status(node.data["status"])
+    data = {**node.data, **values}
+    plan.nodes[node_id] = replace(node, data=data, status=Status(data["status"]))
+    changed(plan)
 
 
 def set_after_add(ctx: Ctx, node_id: str, values: dict[str, Any], actor: str | None = None) -> list[dict[str, Any]]:

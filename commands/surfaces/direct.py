@@ -51,17 +51,21 @@ def emit(env: dict[str, Any], body: list[str], *, as_json: bool, bare: str | Non
         echo(err, nl=False, err=True)
 
 
+def plain_text(message: str, nl: bool = True) -> str:
+    """What click.echo writes of a str to a stream that is no terminal: ANSI codes stripped."""
+    return _ANSI.sub("", message + "\n" if nl else message)
+
+
 def plain_echo(message: str, nl: bool = True, err: bool = False) -> None:
-    """click.echo of a str to a stream that is no terminal (the only streams `read` accepts): ANSI
-    codes stripped, written, flushed."""
-    out = message + "\n" if nl else message
+    """click.echo of a str to a stream that is no terminal (the only streams `read` accepts): written, flushed."""
+    out = plain_text(message, nl)
     stream = sys.stderr if err else sys.stdout
     if out:
-        stream.write(_ANSI.sub("", out))
+        stream.write(out)
     stream.flush()
 
 
-def _plain_streams() -> bool:
+def plain_streams() -> bool:
     """Both streams there, no terminal (click.echo keeps colours for one) and UTF-8 (click rewraps an
     ASCII stream)."""
     for stream in (sys.stdout, sys.stderr):
@@ -75,10 +79,12 @@ def _plain_streams() -> bool:
     return True
 
 
-def read(words: list[str]) -> tuple[Any, dict[str, Any], str | None, bool] | None:
+def read(words: list[str], served: frozenset[str] = DIRECT, *, streams: bool = True
+         ) -> tuple[Any, dict[str, Any], str | None, bool] | None:
     """(the registry command, the values the line gave as click gives them, --root, --json) of a plain
-    line of a DIRECT command; None for any other line (click reads it)."""
-    if not words or words[0] not in DIRECT or not _plain_streams():
+    line of a `served` command (the loop server serves more than DIRECT, and checked its client's
+    streams itself: `streams=False`); None for any other line (click reads it)."""
+    if not words or words[0] not in served or (streams and not plain_streams()):
         return None
     from leafwise.commands.registry import REGISTRY, load_word
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
+LOOP = frozenset({"next", "start", "complete", "heartbeat"})  # loop_client.LOOP: lines a loop server answers
 REMEMBERED = frozenset({"next"})  # read-only commands whose whole answer is the plan's files
 SWITCH = "LEAFWISE_MEMO"
 HORIZON_NS = 3600 * 10**9  # the longest an answer is replayed without being computed again
@@ -30,6 +31,8 @@ def rememberable(words: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in LOOP:
+        _served(words)
     if not rememberable(words):
         from leafwise.commands.surfaces import direct
 
@@ -48,6 +51,26 @@ def main(argv: list[str] | None = None) -> None:
         _write(2, err)
         sys.exit(code)
     sys.exit(_computed(words, key))
+
+
+def _served(words: list[str]) -> None:
+    """Answer a loop line through its loop server and exit; with no server there, start one for the
+    calls after this one and return (this call runs itself)."""
+    from leafwise.commands.surfaces import loop_client
+
+    if not loop_client.wanted(words):
+        return
+    path = loop_client.address(words)
+    if path is None:
+        return
+    answer = loop_client.call(path, words)
+    if answer is None:
+        loop_client.start(path, words)
+        return
+    code, out, err = answer
+    _write(1, out)
+    _write(2, err)
+    sys.exit(code)
 
 
 def _computed(words: list[str], key: str) -> int:

@@ -24,6 +24,8 @@ NOT_GIT = {
     "canvas/demo/agent.py": "the demo agent's steps: this Python running the leafwise CLI",
     "commands/reconcile/worker.py": "reconcile's scan: this Python running leafwise.commands.reconcile.worker in "
                                     "its own session, its group killed at the deadline",
+    "commands/surfaces/loop_client.py": "the loop server: this Python running leafwise.commands.surfaces.loop_server "
+                                        "in its own session, in the caller's folder and environment",
 }
 PROCESS_MODULES = frozenset({"subprocess", "pty", "asyncio.subprocess"})
 # Calls that start a program, by module.
