@@ -60,6 +60,8 @@ BUDGET: dict[str, tuple[float, float | None]] = {
     "next warm": (0.2, RSS_BUDGET_MB), "next cold": (1.0, RSS_BUDGET_MB),
     "validate": (0.5, None), "progress": (0.4, None), "show": (0.3, None),
     "start": (0.3, None), "start --next": (0.3, None), "complete": (0.3, None), "context": (None, None),
+    "next warm, own process": (0.2, RSS_BUDGET_MB), "start --next, own process": (0.3, None),
+    "complete, own process": (0.3, None),
     "mcp get_next_task": (0.020, None),
     "canvas first screen": (1.5, None), "canvas write→screen p95": (0.100, None),
     "canvas filter keystroke": (0.050, None),
@@ -113,8 +115,19 @@ class Row:
 
 # ------------------------------------------------------------------ processes
 
-def clean_env() -> dict[str, str]:
-    """The caller's environment, minus plan overrides, with byte-code caching on.
+_RUNTIME: list[Path] = []
+
+
+def runtime_dir() -> Path:
+    """The children's runtime folder (XDG_RUNTIME_DIR): where their loop servers' sockets are."""
+    if not _RUNTIME:
+        _RUNTIME.append(Path(tempfile.mkdtemp(prefix="lwbench", dir="/tmp")))
+    return _RUNTIME[0]
+
+
+def clean_env(served: bool = False) -> dict[str, str]:
+    """The caller's environment, minus plan overrides, with byte-code caching on; the loop server
+    (commands/surfaces/loop_server.py) on for `served` calls, off for the others.
 
     An installed package runs from compiled byte-code; a shell with
     PYTHONDONTWRITEBYTECODE would instead recompile every module on every call
@@ -125,7 +138,36 @@ def clean_env() -> dict[str, str]:
     env["PYTHONPYCACHEPREFIX"] = str(PLANS / "pycache")
     env["LEAFWISE_AGENT"] = ""
     env["LEAFWISE_CACHE_DIR"] = str(CACHE)  # the node cache and remembered answers: dropped for "next cold"
+    env["LEAFWISE_SERVER"] = "1" if served else "0"
+    env["XDG_RUNTIME_DIR"] = str(runtime_dir())
     return env
+
+
+def servers() -> list[int]:
+    """The children's live loop servers (each writes its pid into its lock file)."""
+    pids = []
+    for lock in (runtime_dir() / "leafwise").glob("*.lock"):
+        text = lock.read_text()
+        if text.isdigit() and Path(f"/proc/{text}").exists() and lock.with_suffix(".sock").exists():
+            pids.append(int(text))
+    return pids
+
+
+def ready_server(work: "WorkCopy") -> None:
+    """Start the work copy's loop server (a first served call) and wait until it listens."""
+    leafwise(["next", "--json"], work.root, served=True)
+    deadline = time.monotonic() + 60
+    while not servers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    leafwise(["next", "--json"], work.root, served=True)
+
+
+def stop_servers() -> None:
+    for pid in servers():
+        try:
+            os.kill(pid, 15)
+        except ProcessLookupError:
+            pass
 
 
 # Runs one command in a fresh small process and reports its child's wall time,
@@ -162,17 +204,17 @@ class Run(NamedTuple):
         row.rss_mb.append(self.rss)
 
 
-def spawn(argv: list[str], cwd: Path) -> Run:
+def spawn(argv: list[str], cwd: Path, served: bool = False) -> Run:
     """One fresh child process, measured."""
     with tempfile.NamedTemporaryFile() as out:
-        report = subprocess.run([str(PYTHON), "-c", WRAPPER, out.name, *argv], cwd=cwd, env=clean_env(),
+        report = subprocess.run([str(PYTHON), "-c", WRAPPER, out.name, *argv], cwd=cwd, env=clean_env(served),
                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True).stdout
         wall, rss_kb, code, cpu = report.split()
         return Run(float(wall), float(cpu), int(rss_kb) / 1024, int(code), Path(out.name).read_bytes())
 
 
-def leafwise(args: list[str], cwd: Path) -> Run:
-    return spawn([str(LEAFWISE), *args], cwd)
+def leafwise(args: list[str], cwd: Path, served: bool = False) -> Run:
+    return spawn([str(LEAFWISE), *args], cwd, served)
 
 
 # ------------------------------------------------------------------ plans
@@ -219,22 +261,26 @@ class WorkCopy:
 # ------------------------------------------------------------------ measuring
 
 def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
-                before: list[str] | None = None, mutating: bool = False, warm: bool = True) -> None:
+                before: list[str] | None = None, mutating: bool = False, warm: bool = True,
+                served: bool = False) -> None:
     """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete).
     An operation of issue 25's targets also times its floor (`python -c pass`) right before each run.
     `warm=False`: no `next` between `before` and the timed run (the agent loop as it runs: the
-    timed command finds the files `before` wrote, parses them and updates the cache)."""
+    timed command finds the files `before` wrote, parses them and updates the cache).
+    `served`: every call with the loop server on, the server started and listening first."""
     paired = TARGETS.get(row.op, (None, 0))[0] == "python -c pass"
+    if served:
+        ready_server(work)
     for i in range(runs + 1):
         mark = time.time_ns() - 1
         if before:
-            leafwise(before, work.root)
+            leafwise(before, work.root, served)
         if cold:
             work.drop_cache()
         elif warm:
-            leafwise(["next", "--json"], work.root)  # a read leaves the cache valid
+            leafwise(["next", "--json"], work.root, served)  # a read leaves the cache valid
         floor = spawn([str(PYTHON), "-c", "pass"], work.root) if paired else None
-        run = leafwise(args, work.root)
+        run = leafwise(args, work.root, served)
         if mutating:
             work.restore(mark)
         if run.code != 0:
@@ -390,20 +436,28 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
         r, [str(PYTHON), "-c", "import leafwise.commands.surfaces.cli as c; c.build()"], runs, work.root))
     first = leafwise(["next", "--json"], work.root)
     task = json.loads(first.out)["result"]["task"]["id"] if first.code == 0 else None
-    add("next warm", lambda r: measure_cli(r, work, ["next", "--json"], runs))
+    add("next warm", lambda r: measure_cli(r, work, ["next", "--json"], runs, served=True))
+    add("next warm, own process", lambda r: measure_cli(r, work, ["next", "--json"], runs))
     add("next cold", lambda r: measure_cli(r, work, ["next", "--json"], runs, cold=True))
     add("validate", lambda r: measure_cli(r, work, ["validate", "--json"], runs))
     add("progress", lambda r: measure_cli(r, work, ["progress", "--json"], runs))
     add("context", lambda r: measure_cli(r, work, ["context", "--json"], runs))
     if task:
         add("show", lambda r: measure_cli(r, work, ["show", task], runs))
-        add("start", lambda r: measure_cli(r, work, ["start", task, "--agent", "a"], runs, mutating=True))
-        add("start --next", lambda r: measure_cli(r, work, ["start", "--next", "--agent", "a"], runs, mutating=True))
-        add("complete", lambda r: measure_cli(r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
-                                              before=["start", task, "--agent", "a"], mutating=True))
+        add("start", lambda r: measure_cli(r, work, ["start", task, "--agent", "a"], runs, mutating=True,
+                                           served=True))
+        add("start --next", lambda r: measure_cli(r, work, ["start", "--next", "--agent", "a"], runs, mutating=True,
+                                                  served=True))
+        add("start --next, own process", lambda r: measure_cli(r, work, ["start", "--next", "--agent", "a"], runs,
+                                                               mutating=True))
+        complete = ["complete", task, "--summary", "s", "--agent", "a"]
+        add("complete", lambda r: measure_cli(r, work, complete, runs, before=["start", task, "--agent", "a"],
+                                              mutating=True, served=True))
+        add("complete, own process", lambda r: measure_cli(r, work, complete, runs,
+                                                           before=["start", task, "--agent", "a"], mutating=True))
         add("complete after start", lambda r: measure_cli(
-            r, work, ["complete", task, "--summary", "s", "--agent", "a"], runs,
-            before=["start", task, "--agent", "a"], mutating=True, warm=False))
+            r, work, complete, runs, before=["start", task, "--agent", "a"], mutating=True, warm=False, served=True))
+    stop_servers()
     add("mcp get_next_task", lambda r: measure_mcp(r, work))
     if canvas and size == CANVAS_SIZE and (not only or any("canvas".startswith(o) for o in only)):
         print(f"  {size:>4} canvas (bench/canvas_bench.py, a few minutes) ...", file=sys.stderr, flush=True)

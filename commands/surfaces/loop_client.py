@@ -17,7 +17,6 @@ Only this module is imported by a call the server answers: nothing of the CLI.
 from __future__ import annotations
 
 import os
-import socket
 import struct
 import sys
 
@@ -117,7 +116,9 @@ def parse(raw: bytes) -> tuple[list[str], list[str]] | None:
         return None
 
 
-def peer_uid(sock: socket.socket) -> int:
+def peer_uid(sock: "socket.socket") -> int:
+    import socket
+
     pid_uid_gid = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     return struct.unpack("3i", pid_uid_gid)[1]
 
@@ -125,6 +126,8 @@ def peer_uid(sock: socket.socket) -> int:
 def call(path: str, words: list[str]) -> tuple[int, bytes, bytes] | None:
     """The server's answer to `words`: (exit code, stdout, stderr); None when no server took the
     line (none there, or it answered NOT_MINE): the caller runs it itself."""
+    import socket  # here: a call with the server off never pays for it
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         try:
@@ -155,7 +158,7 @@ def call(path: str, words: list[str]) -> tuple[int, bytes, bytes] | None:
         sock.close()
 
 
-def _exactly(sock: socket.socket, size: int) -> bytes:
+def _exactly(sock: "socket.socket", size: int) -> bytes:
     parts: list[bytes] = []
     while size:
         chunk = sock.recv(min(size, 1 << 20))

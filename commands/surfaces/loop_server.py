@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import select
 import signal
 import socket
 import sys
@@ -133,7 +134,7 @@ class Server:
                 continue
             with conn:
                 contextvars.copy_context().run(self._one, conn)
-            if not self.done:
+            if not self.done and not select.select([listener], [], [], 0)[0]:  # a waiting call goes first
                 contextvars.copy_context().run(self.settle)
             idle_since = time.monotonic()
 
