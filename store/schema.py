@@ -53,8 +53,9 @@ def priority_rank(value: object) -> int:
 
 
 def marked_priority(value: object) -> str | None:
-    """The priority a listing shows beside a node: high or low; normal, unset or unknown shows nothing."""
-    return value if value in PRIORITY_RANK and value != DEFAULT_PRIORITY else None
+    """The priority a listing shows beside a node: high or low; normal, unset or unknown shows nothing
+    (a planted `priority: [high]` too: the lax field keeps any value, and a list is no key of a dict)."""
+    return value if isinstance(value, str) and value in PRIORITY_RANK and value != DEFAULT_PRIORITY else None
 
 
 Kind = Literal["id", "text", "value", "status", "choice", "texts", "list", "mapping", "timestamp"]
