@@ -46,7 +46,7 @@ def make_plan(root: Path, tasks: int) -> list[str]:
     return ids
 
 
-def worker(root: str, agent: str, cli: bool) -> dict[str, Any]:
+def worker(root: str, agent: str, cli: bool, console: bool = False) -> dict[str, Any]:
     """One agent's loop until the picker answers Done."""
     from leafwise.commands.registry import REGISTRY, Ctx, load_all
     from leafwise.commands.runner import execute
@@ -54,8 +54,11 @@ def worker(root: str, agent: str, cli: bool) -> dict[str, Any]:
     load_all()
 
     def run(name: str, **args: Any) -> tuple[int, dict[str, Any]]:
-        if cli:
-            argv = [sys.executable, "-m", "leafwise.commands.surfaces.cli", *name.split(), "--json", "--root", root]
+        if cli or console:
+            # --console: the console script, so a loop line may be answered by the loop server
+            program = [str(Path(sys.executable).with_name("leafwise"))] if console else \
+                [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+            argv = [*program, *name.split(), "--json", "--root", root]
             for key, value in args.items():
                 argv += [value] if key == "node_id" else [f"--{key}"] if value is True else [f"--{key}", str(value)]
             proc = subprocess.run(argv, capture_output=True, text=True)
@@ -122,14 +125,18 @@ def check(root: Path, task_ids: list[str], epics: int) -> list[str]:
     return wrong
 
 
-def run_once(agents: int, tasks: int, cli: bool) -> dict[str, Any]:
+def run_once(agents: int, tasks: int, cli: bool, console: str | None = None) -> dict[str, Any]:
+    """`console`: "served" (every agent's loop through the loop server), "mixed" (every other agent's
+    in its own processes, LEAFWISE_SERVER=0), or None."""
     with tempfile.TemporaryDirectory(prefix="leafwise-stress-") as tmp:
         root = Path(tmp)
         task_ids = make_plan(root, tasks)
         env = {**os.environ, "LEAFWISE_AGENT": ""}
         began = time.perf_counter()
         procs = [subprocess.Popen([sys.executable, __file__, "--worker", str(root), f"agent-{i}"]
-                                  + (["--cli"] if cli else []), stdout=subprocess.PIPE, text=True, env=env)
+                                  + (["--cli"] if cli else []) + (["--console", console] if console else []),
+                                  stdout=subprocess.PIPE, text=True,
+                                  env={**env, "LEAFWISE_SERVER": "0" if console == "mixed" and i % 2 else "1"})
                  for i in range(agents)]
         reports = [json.loads(p.communicate()[0]) for p in procs]
         seconds = time.perf_counter() - began
@@ -146,13 +153,16 @@ def main() -> int:
     parser.add_argument("--agents", type=int, nargs="*", default=[1, 2, 4, 8, 16])
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--cli", action="store_true", help="every command as a real leafwise subprocess")
+    parser.add_argument("--console", choices=["served", "mixed"],
+                        help="every command through the console script: all agents' loops through the loop "
+                             "server, or every other agent's in its own processes")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--worker", nargs=2, metavar=("ROOT", "AGENT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(*args.worker, cli=args.cli)))
+        print(json.dumps(worker(*args.worker, cli=args.cli, console=bool(args.console))))
         return 0
-    rows = [run_once(n, args.tasks, args.cli) for n in args.agents]
+    rows = [run_once(n, args.tasks, args.cli, args.console) for n in args.agents]
     if args.json:
         print(json.dumps(rows, indent=1))
     else:

@@ -36,7 +36,7 @@ SUN_PATH = 104  # the shortest sockaddr_un path limit (macOS; Linux allows 108)
 
 def wanted(words: list[str]) -> bool:
     """A loop command's line, not waiting and without help, printing to files or pipes, server on."""
-    if not words or words[0] not in LOOP or os.environ.get(SWITCH, "1") == "0":
+    if not words or words[0] not in LOOP or os.environ.get(SWITCH, "1") == "0" or os.name != "posix":
         return False
     if any(w in ("-h", "--help") or w == "--wait" or w.startswith("--wait=") for w in words):
         return False
@@ -169,8 +169,20 @@ def _exactly(sock: "socket.socket", size: int) -> bytes:
     return b"".join(parts)
 
 
+RESTART_SECONDS = 10  # a server started (or failed to start) this recently: no other is started
+
+
 def start(path: str, words: list[str]) -> None:
-    """Start a server for this call's setting in the background (it exits on its own when idle)."""
+    """Start a server for this call's setting in the background (it exits on its own when idle);
+    not while one started in the last RESTART_SECONDS may still be loading the plan, or could not
+    (a plan it cannot serve must not cost every call a process)."""
+    import time
+
+    try:
+        if time.time() - os.stat(path[:-5] + ".lock").st_mtime < RESTART_SECONDS:
+            return
+    except OSError:
+        pass
     import subprocess
 
     argv = [sys.executable, "-m", "leafwise.commands.surfaces.loop_server", path]

@@ -84,6 +84,9 @@ class Server:
         def echo(message: str, nl: bool = True, err: bool = False) -> None:
             streams[1 if err else 0].append(plain_text(message, nl))
 
+        from leafwise.store import git
+
+        git.forget()  # a person's name is read again, as their own call would (they may have changed it)
         self.last_agent = given.get("agent")
         ctx = Ctx(root=root, source=self._vouched)
         ctx.use_paths(self.paths)
@@ -116,11 +119,14 @@ class Server:
         from leafwise.commands.plan_files import find_problems
         from leafwise.commands.registry import Ctx
 
-        plan = self._vouched()
-        picker.prepare(plan)
-        ctx = Ctx(root=self.root)
-        ctx.caller = ctx.answers(self.last_agent)
-        find_problems(plan, ctx.cmd)
+        try:
+            plan = self._vouched()
+            picker.prepare(plan)
+            ctx = Ctx(root=self.root)
+            ctx.caller = ctx.answers(self.last_agent)
+            find_problems(plan, ctx.cmd)
+        except Exception:  # noqa: BLE001 - a plan it cannot derive from: the next call derives (and answers) itself
+            self.live.drop()
 
     def serve(self, listener: socket.socket) -> None:
         idle_since, idle = time.monotonic(), idle_seconds()
@@ -221,9 +227,9 @@ def main(argv: list[str]) -> int:
     os.write(lock, str(os.getpid()).encode())  # who serves this address (tests, a person's `kill`)
     try:
         server = Server(path, root)
+        _warm(server)
     except Exception:  # noqa: BLE001 - no plan, no watch: no server, every call runs itself
         return 0
-    _warm(server)
     try:
         os.unlink(path)  # a dead server's socket (the lock says none is alive)
     except FileNotFoundError:
