@@ -63,7 +63,7 @@ IRREGULAR = {w: frozenset(line.split()) - {w} for line in _FORMS for w in line.s
 _GROUPS = ("language locale i18n translation translate", "hide redact mask censor conceal", "remember memory",
            "voice speech audio", "aloud speech", "twice duplicate", "again duplicate", "nested parent subfolder",
            "semantic embedding vector", "phone mobile", "overall total", "member participant",
-           "resume continue", "podcast enclosure episode", "picture image photo avatar", "password credential secret",
+           "podcast enclosure episode", "picture image photo avatar", "password credential secret",
            "schedule cron", "theme dark", "speed rate", "abort cancel", "remove delete", "upload attachment",
            "download export", "notification notify alert", "copy archive snapshot", "bulk batch", "tag label",
            "folder directory", "shortcut hotkey keybinding", "sign signin login", "account user profile",
@@ -166,6 +166,9 @@ def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+CONJUNCTIONS = frozenset({"and", "or", "nor", "but"})
+
+
 def _acronyms(title: str, weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
     """Title concept -> (matching key, factor) for the initials of 3 or 4 consecutive title words that the
     index names as a word ("single sign on" -> `sso`, "text to speech" -> `tts`), to each concept of the run."""
@@ -177,8 +180,8 @@ def _acronyms(title: str, weighed, rindex: RIndex) -> dict[str, list[tuple[str, 
         for i in range(len(words) - n + 1):
             run = words[i:i + n]
             k = "".join(w[0] for w in run)
-            if run[0] in STOP or key(k) != k or k not in rindex.by_key:
-                continue  # "at a chosen" is no acronym; a stem is no acronym either
+            if run[0] in STOP or CONJUNCTIONS.intersection(run) or key(k) != k or k not in rindex.by_key:
+                continue  # "at a chosen" is no acronym, nor "pause and resume" (two things), nor a stem
             for w in run:
                 c = concept(w)
                 if c in weighed.weights:

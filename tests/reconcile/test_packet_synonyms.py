@@ -1,6 +1,7 @@
 """The verify packet reaches code named by a word the title does not use: a word of software's common
 vocabulary for the same thing ("hide" ~ redact, "language" ~ locale) and the initials of consecutive title words
-("single sign on" ~ `sso`), through the real CLI on a small repository."""
+("single sign on" ~ `sso`, but not "pause and resume" ~ `par`: a conjunction joins two things), through the real
+CLI on a small repository."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ CODE = {
     "internal/web/home.go": "package web\n\nfunc HomePage() string {\n\treturn \"home\"\n}\n",
     "src/components/locale-switcher.tsx": "export function LocaleSwitcher() {\n  return <select name=\"locale\" />\n}\n",
     "src/components/header.tsx": "export function Header() {\n  return <h1>App</h1>\n}\n",
+    "internal/web/par.go": "package web\n\nfunc ParValue(x int) int {\n\treturn x\n}\n",
+    "internal/web/poller.go": "package web\n\nfunc PausePolling() {}\n\nfunc ResumePolling() {}\n",
 }
 
 
@@ -48,9 +51,12 @@ def test_synonyms_and_initials_reach_the_code(tmp_path: Path):
     git(root, "commit", "-q", "-m", "app")
     write_plan(root, [node("T-1", "Hide passwords in what gets logged", release="R1"),
                       node("T-2", "Log in through single sign on", release="R1"),
-                      node("T-3", "Use the app in my own language", release="R1")])
+                      node("T-3", "Use the app in my own language", release="R1"),
+                      node("T-4", "Pause and resume the polling", release="R1")])
     assert "lib/redaction.js" in paths(root, "T-1")
     assert "internal/web/sso.go" in paths(root, "T-2")
     assert "src/components/locale-switcher.tsx" in paths(root, "T-3")
+    pausing = paths(root, "T-4")  # "pause and resume" names two things: `par` is no acronym of it
+    assert "internal/web/poller.go" in pausing and "internal/web/par.go" not in pausing, pausing
     from leafwise.commands.domain import verify_packet
     assert verify_packet.SYNONYMS["hide"] >= {"redact", "mask"} and "hide" in verify_packet.SYNONYMS["redact"]
