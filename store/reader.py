@@ -277,7 +277,14 @@ def load_json(raw: bytes | str, kind: Kind) -> Any:
         raise Refused(f"the {kind.name} nests deeper than {kind.depth} levels", line, "too_deep",
                       "flatten it")
     try:
-        return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+        # UTF-8 only (a leading BOM allowed): `json.loads` of bytes also takes UTF-16 and UTF-32, which
+        # git and every review tool show as a binary file, so a planted claim or verdict went unseen
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Refused(f"the {kind.name} is not UTF-8 text (byte {exc.start})", data[:exc.start].count(b"\n") + 1,
+                      "not_utf8", "save the file as UTF-8") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
         raise Refused(f"the {kind.name} is not valid JSON: {str(exc)[:200]}", line, "json_error",

@@ -141,8 +141,18 @@ def screen(raw: bytes) -> None:
         return  # the real parse reports it, with its line
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def safe_load(raw: bytes) -> Any:
-    """Parse one plan file's bytes: screened first, then the safe loader."""
+    """Parse one plan file's bytes: screened first, then the safe loader.
+
+    UTF-8 only: PyYAML also reads bytes that open with a UTF-16 byte order mark, which git and every
+    review tool show as a binary file ("Bin 0 -> 136 bytes"), so a pull request could add or change a
+    node nobody reviewing it could read. (Any other byte that is no UTF-8 PyYAML refuses itself.)"""
+    if raw[:2] in _UTF16_BOMS:
+        raise Refused("the file is UTF-16 text, not UTF-8 (git and reviews show it as binary)", 1, "not_utf8",
+                      "save the file as UTF-8")
     screen(raw)
     return _construct(raw)
 
