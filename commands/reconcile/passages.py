@@ -90,6 +90,26 @@ def is_unscanned_code(rel: str, code_ext: frozenset[str]) -> bool:
         and not _tooling(folder) and not is_config(rel) and documents.kind_of(rel) is None  # a template is a document
 
 
+def _other_locale(part: str) -> bool:
+    """A locale code with its region or script, not English: `fr_FR`, `pt-BR`, `sr_Latn_RS`, `de_DE_du` (not
+    `en_US`, not `js`, not `my_app`)."""
+    tokens = part.replace("-", "_").split("_")
+    if len(tokens) < 2 or not (2 <= len(tokens[0]) <= 3 and tokens[0].isalpha() and tokens[0].islower()):
+        return False
+    if tokens[0] == "en" or not all(t.isalpha() and 2 <= len(t) <= 4 for t in tokens[1:]):
+        return False
+    return any(t.isupper() or (len(t) == 4 and t.istitle()) for t in tokens[1:])
+
+
+def is_translation(rel: str) -> bool:
+    """A catalogue of another language's UI text (`app/Locale/fr_FR/translations.php`, `i18n/de_DE.php`): the same
+    strings as every other language's, so the index keeps only the English one and passages none."""
+    parts = rel.split("/")
+    name = parts[-1]
+    stem = name[:name.find(".")] if "." in name else name
+    return any(_other_locale(part) for part in parts[:-1]) or _other_locale(stem)
+
+
 def is_config(rel: str) -> bool:
     """A configuration, build or deploy file of the project (not a CI workflow or an editor's: a folder
     whose name starts with a dot holds the tooling around the project)."""
@@ -109,21 +129,26 @@ def corpus(index: Index, code_ext: frozenset[str] = frozenset()) -> list[_File]:
     global _corpus
     if _corpus is not None and _corpus[0]() is index and _corpus[2] == code_ext:
         return _corpus[1]
-    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items()) if not is_test(rel)]
+    files = [_File(rel, text.lower()) for rel, text in sorted(index.texts.items())
+             if not is_test(rel) and not is_translation(rel) and not scan.minified(rel, text)]
     root = Path(index.root)
     read = 0
     for rel in index.files:
         if read >= MAX_FILES:
             break
-        if rel in index.texts or is_test(rel) or not (is_config(rel) or is_unscanned_code(rel, code_ext)):
+        if rel in index.texts or is_test(rel) or is_translation(rel) \
+                or not (is_config(rel) or is_unscanned_code(rel, code_ext)):
             continue
         try:
             data = reader.read_bytes(root / rel, TEXT, under=root)
         except (OSError, ValueError):  # gone, a link, not a file (reader.Refused)
             continue
         read += 1
-        if len(data) <= TEXT.cap:
-            files.append(_File(rel, reader.decode(data).lower()))
+        if len(data) > TEXT.cap:
+            continue
+        text = reader.decode(data)
+        if not scan.minified(rel, text) and not rel.endswith(".min.css"):  # a bundle names everything once
+            files.append(_File(rel, text.lower()))
     _corpus = (weakref.ref(index), files, code_ext)
     return files
 

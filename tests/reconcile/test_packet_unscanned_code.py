@@ -1,7 +1,8 @@
 """Code in a language no scanner of reconcile's index reads (Rust, PHP, Java …) reaches the verify packet as
 passages through the real CLI, each such file competing as a document does (not held to the one passage a
 configuration file may take), and a data schema (`schema.prisma`) is searched as a configuration file is; a
-template stays the document the index makes of it, and a test file or a dot-folder's code stays out."""
+template stays the document the index makes of it, and a test file, a dot-folder's code, another language's
+catalogue of UI strings (`app/Locale/fr_FR/translations.php`) and a minified bundle stay out."""
 
 from __future__ import annotations
 
@@ -68,6 +69,12 @@ CODE = {
     "templates/runs.html": "<h1>Warmup runs</h1>\n<p>The warmup runs before the benchmark.</p>\n",
     "tests/integration_tests.rs": "#[test]\nfn warmup_runs_before_benchmark() {\n    // warmup runs warmup\n}\n",
     ".cargo/tools/warmup.rs": "fn warmup_runs_before_benchmark_warmup() {}\n",
+    # another language's catalogue of the UI's strings, and a bundle: the same words again, no feature
+    "app/Locale/fr_FR/translations.php": "<?php\nreturn array(\n  'Warmup runs before the benchmark' => "
+                                         "'Tours de chauffe avant le benchmark',\n);\n",
+    "app/Locale/sr_Latn_RS/translations.php": "<?php\nreturn array(\n  'Warmup runs before the benchmark' => "
+                                              "'Zagrevanje pre benchmarka',\n);\n",
+    "assets/js/app.min.js": "var a=function(){return 'warmup runs before the benchmark'};" * 120 + "\n",
 }
 
 
@@ -104,6 +111,7 @@ def test_rust_code_reaches_the_packet_file_by_file(tmp_path: Path):
     cli = next(p for p in warmup if p["path"] == "src/cli.rs")
     assert cli["kind"] == "code" and cli["start"] <= 7 <= cli["end"] and "warmup" in cli["snippet"], cli
     assert "tests/integration_tests.rs" not in paths and ".cargo/tools/warmup.rs" not in paths, paths
+    assert not [p for p in paths if "/Locale/" in p or p.endswith(".min.js")], paths
     template = [p for p in warmup if p["path"] == "templates/runs.html"]
     assert all(not p["why"].startswith("passage") for p in template), template  # the index's own document
     export = [p["path"] for p in places(root, "T-2")]
