@@ -22,14 +22,16 @@ import sys
 
 SWITCH = "LEAFWISE_SERVER"
 LOOP = frozenset({"next", "start", "complete", "heartbeat"})  # the commands the server answers
-NOT_MINE = -1000  # the server's answer to a line it does not take: the caller runs it itself
+NOT_MINE = b"-"  # the server's first byte for a line it does not take: the caller runs it itself
+TAKEN = b"+"  # its first byte for a line it runs: from here on the line may have run
 # set by a shell or a terminal on its own, never read by Leafwise: a change must not start a server
 VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID",
                       "TMUX_PANE", "STY", "SSH_TTY", "PS1", "PS2", "PROMPT_COMMAND", "HISTFILE"})
-HEADER = struct.Struct("!iII")  # exit code, bytes of stdout, bytes of stderr
+HEADER = struct.Struct("!iII")  # after TAKEN: exit code, bytes of stdout, bytes of stderr
 REQUEST_BYTES = 1 << 20
-# A request: this tag, the two streams' error handlers, then the words, each ended by a NUL (no
-# argument can hold one); UTF-8 with surrogateescape, as the words came from the OS.
+# A request: this tag, the two streams' error handlers, the umask in octal, then the words, each
+# ended by a NUL (no argument can hold one); UTF-8 with surrogateescape, as the words came from the
+# OS. The caller then shuts its side: the request is what came before the end of the stream.
 TAG = b"leafwise-loop-1"
 SUN_PATH = 104  # the shortest sockaddr_un path limit (macOS; Linux allows 108)
 
@@ -40,7 +42,21 @@ def wanted(words: list[str]) -> bool:
         return False
     if any(w in ("-h", "--help") or w == "--wait" or w.startswith("--wait=") for w in words):
         return False
-    return not (os.isatty(1) or os.isatty(2))
+    return not (os.isatty(1) or os.isatty(2)) and utf8_streams()
+
+
+def utf8_streams() -> bool:
+    """Both streams UTF-8, as the server writes its answers (`direct.plain_streams`' rule: a call's
+    own process writes another encoding's bytes, or click rewraps the stream)."""
+    import codecs  # loaded by the interpreter at startup: free
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if codecs.lookup(stream.encoding).name != "utf-8":
+                return False
+        except (AttributeError, LookupError, TypeError):
+            return False
+    return True
 
 
 def root_word(words: list[str]) -> str | None:
@@ -97,23 +113,34 @@ def address(words: list[str]) -> str | None:
     return path if len(path.encode()) < SUN_PATH else None  # a socket's path has a length limit
 
 
-def request(words: list[str], errors: tuple[str, str]) -> bytes:
-    return b"\0".join([TAG, *(e.encode() for e in errors), *(w.encode("utf-8", "surrogateescape") for w in words)]) \
-        + b"\0\n"
+def request(words: list[str], errors: tuple[str, str], umask: int) -> bytes:
+    return b"\0".join([TAG, *(e.encode() for e in errors), b"%o" % umask,
+                       *(w.encode("utf-8", "surrogateescape") for w in words)]) + b"\0\n"
 
 
-def parse(raw: bytes) -> tuple[list[str], list[str]] | None:
-    """(words, error handlers) of a request; None for anything else."""
+def parse(raw: bytes) -> tuple[list[str], list[str], int] | None:
+    """(words, error handlers, umask) of a whole request (the caller shut its side after it); None
+    for anything else."""
     if not raw.endswith(b"\0\n"):
         return None
     parts = raw[:-2].split(b"\0")
-    if len(parts) < 4 or parts[0] != TAG:
+    if len(parts) < 5 or parts[0] != TAG:
         return None
     try:
         errors = [p.decode("ascii") for p in parts[1:3]]
-        return [p.decode("utf-8", "surrogateescape") for p in parts[3:]], errors
-    except UnicodeDecodeError:
+        umask = int(parts[3].decode("ascii"), 8)
+        if not 0 <= umask <= 0o777:
+            return None
+        return [p.decode("utf-8", "surrogateescape") for p in parts[4:]], errors, umask
+    except (UnicodeDecodeError, ValueError):
         return None
+
+
+def current_umask() -> int:
+    """This process's umask (the files a served call writes get the caller's modes)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def peer_uid(sock: "socket.socket") -> int:
@@ -125,7 +152,8 @@ def peer_uid(sock: "socket.socket") -> int:
 
 def call(path: str, words: list[str]) -> tuple[int, bytes, bytes] | None:
     """The server's answer to `words`: (exit code, stdout, stderr); None when no server took the
-    line (none there, or it answered NOT_MINE): the caller runs it itself."""
+    line (none there, it answered NOT_MINE, or it closed before saying it took it): the caller runs
+    it itself. Once the server said TAKEN the line may have run: it is never run a second time."""
     import socket  # here: a call with the server off never pays for it
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -137,25 +165,37 @@ def call(path: str, words: list[str]) -> tuple[int, bytes, bytes] | None:
         except OSError:
             return None
         try:
-            sock.sendall(request(words, (sys.stdout.errors, sys.stderr.errors)))
-            head = _exactly(sock, HEADER.size)
+            sock.sendall(request(words, (sys.stdout.errors, sys.stderr.errors), current_umask()))
+            sock.shutdown(socket.SHUT_WR)  # the request's end: the server reads it whole, never a prefix
+            taken = _exactly(sock, 1)
         except OSError:
-            head = b""
-        if len(head) < HEADER.size:  # it closed without answering: the line was not run
-            return None
-        code, n_out, n_err = HEADER.unpack(head)
-        if code == NOT_MINE:
+            taken = b""
+        if taken != TAKEN:  # closed, or NOT_MINE: the line was not run
             return None
         try:
-            out, err = _exactly(sock, n_out), _exactly(sock, n_err)
+            head = _exactly(sock, HEADER.size)
+            code, n_out, n_err = HEADER.unpack(head) if len(head) == HEADER.size else (0, 0, 0)
+            out, err = (_exactly(sock, n_out), _exactly(sock, n_err)) if len(head) == HEADER.size else (b"", b"")
         except OSError:
-            out, err = b"", b""
-        if len(out) < n_out or len(err) < n_err:  # it stopped half-way through the answer
-            return 1, b"", ("leafwise: the loop server stopped while answering; the command may have run.\n"
-                            "Next: leafwise next\n").encode()
+            head, out, err, n_out, n_err = b"", b"", b"", 0, 0
+        if len(head) < HEADER.size or len(out) < n_out or len(err) < n_err:  # it stopped half-way
+            return 1, b"", stopped(words).encode("utf-8", "surrogateescape")
         return code, out, err
     finally:
         sock.close()
+
+
+def stopped(words: list[str]) -> str:
+    """The answer when the server took the line and stopped before its whole answer: the command
+    may have run (a claim taken, a task done), so it is not run again; `next` says where it stands."""
+    import shlex
+
+    agent = next((w[8:] for w in words if w.startswith("--agent=")), None)
+    if agent is None and "--agent" in words and words.index("--agent") + 1 < len(words):
+        agent = words[words.index("--agent") + 1]
+    tail = f" --agent {shlex.quote(agent)}" if agent else ""
+    return (f"Error: the loop server stopped while answering `{words[0]}`; the command may have run.\n"
+            f"Next: leafwise next{tail}\n")
 
 
 def _exactly(sock: "socket.socket", size: int) -> bytes:

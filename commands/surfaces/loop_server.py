@@ -26,10 +26,14 @@ import sys
 import time
 from typing import Any
 
-from leafwise.commands.surfaces.loop_client import HEADER, LOOP, NOT_MINE, REQUEST_BYTES, parse, peer_uid
+from leafwise.commands.surfaces.loop_client import HEADER, LOOP, NOT_MINE, REQUEST_BYTES, TAKEN, parse, peer_uid
 
 IDLE = "LEAFWISE_SERVER_IDLE"  # seconds without a call before the server exits (600 unless set)
 TICK_SECONDS = 15.0  # how often an idle server looks whether its plan's folder is still there
+# A caller sends its whole request right after it connects: one that has not within this long (stopped,
+# or no caller) is closed unanswered, and runs the line itself if it ever goes on; nobody waits behind it.
+READ_SECONDS = 1.0
+SEND_SECONDS = 10.0  # a caller that does not read its answer: the answer is dropped, the others go on
 
 
 def idle_seconds() -> float:
@@ -52,26 +56,26 @@ class Server:
         self.done = False
         self.last_agent: str | None = None  # the agent of the last call: whose wording `settle` derives
 
-    def answer(self, words: list[str], errors: list[str]) -> tuple[int, bytes, bytes]:
-        """(exit code, stdout, stderr) of one line, or (NOT_MINE, …) for a line the caller must run."""
+    def take(self, words: list[str]) -> tuple[Any, dict[str, Any], str | None, bool] | None:
+        """The line read as the CLI reads it, or None (NOT_MINE) for a line the caller must run."""
         from leafwise.commands.surfaces import direct
         from leafwise.store.paths import find_root
 
         if _code_changed(self.code):  # a new version on disk: the next call starts a server that runs it
             self.done = True
-            return NOT_MINE, b"", b""
+            return None
         self.code = {**_code_stamp(), **self.code}  # modules a call imported since: as they were read
         line = direct.read(words, LOOP, streams=False)
         if line is None or "wait" in line[1] or line[2] != self.root:
-            return NOT_MINE, b"", b""
+            return None
         try:
             found = find_root(None, self.root)
         except Exception:  # no plan here any more, or an unsafe one: the caller's own run says so
             found = None
         if found is None or found.dir != self.paths.dir:
             self.done = True
-            return NOT_MINE, b"", b""
-        return self._run(*line, errors)
+            return None
+        return line
 
     def _run(self, spec: Any, given: dict[str, Any], root: str | None, as_json: bool,
              errors: list[str]) -> tuple[int, bytes, bytes]:
@@ -145,40 +149,61 @@ class Server:
             idle_since = time.monotonic()
 
     def _one(self, conn: socket.socket) -> None:
-        conn.settimeout(10.0)  # a caller that connects and never sends its line holds nobody up
+        conn.settimeout(READ_SECONDS)  # a caller that connects and never sends its line holds nobody up
         try:
             if peer_uid(conn) != os.getuid():
                 return
-            request = parse(_line(conn))
+            request = parse(_request(conn))
         except OSError:
             return
         if request is None:
             return
+        words, errors, umask = request
         try:
-            code, out, err = self.answer(*request)
+            line = self.take(words)
+        except Exception:  # noqa: BLE001 - nothing ran: the caller runs the line itself, a new server serves
+            self.live.drop()
+            self.done = True
+            line = None
+        try:
+            conn.sendall(NOT_MINE if line is None else TAKEN)
+        except OSError:
+            return  # the caller went away before the line ran: it is not run
+        if line is None:
+            return
+        from leafwise.store import atomic
+
+        mask, read = os.umask(umask), atomic._UMASK  # the files the call writes get the caller's modes
+        atomic._UMASK = umask  # (atomic.umask reads the process's umask once)
+        try:
+            code, out, err = self._run(*line, errors)
         except Exception:  # noqa: BLE001 - a bug here must not run the line twice: answer, then stop
             import traceback
 
             self.live.drop()
             self.done = True
             code, out, err = 70, b"", traceback.format_exc().encode() + b"Fix: LEAFWISE_SERVER=0 leafwise doctor\n"
-        conn.settimeout(None)
+        finally:
+            os.umask(mask)
+            atomic._UMASK = read
+        conn.settimeout(SEND_SECONDS)
         try:
             conn.sendall(HEADER.pack(code, len(out), len(err)) + out + err)
         except OSError:
             pass  # the caller went away: the command ran, as a killed process's may have
 
 
-def _line(conn: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"\0\n"):  # the request's end (loop_client.request): no word holds a NUL
-        chunk = conn.recv(65536)
-        if not chunk:
+def _request(conn: socket.socket) -> bytes:
+    """The whole request: everything up to the end the caller makes by shutting its side (never a
+    prefix that happens to end as a request does); b"" past REQUEST_BYTES."""
+    parts: list[bytes] = []
+    size = 0
+    while chunk := conn.recv(65536):
+        size += len(chunk)
+        if size > REQUEST_BYTES:
             return b""
-        data += chunk
-        if len(data) > REQUEST_BYTES:
-            return b""
-    return data
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def _encoded(text: str, errors: str) -> bytes:

@@ -1,0 +1,150 @@
+"""Attacks on the loop server's promise (h25srv): a served line prints and writes what the call's own
+run would, and a line the server took is never run a second time.
+
+Each test goes through the real console script (test_loop_server's probe) and a real server."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from testkit import wait_until
+
+_spec = importlib.util.spec_from_file_location("loop_server_tests", Path(__file__).with_name("test_loop_server.py"))
+base = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)
+runtime = base.runtime  # the fixture: a runtime folder of the test's own, its servers stopped at the end
+call, plan, serving, server_pids, PROBE = base.call, base.plan, base.serving, base.server_pids, base.PROBE
+
+pytestmark = pytest.mark.slow
+
+
+def raw_call(root: Path, *args: str, served: bool = True, env: dict[str, str] | None = None,
+             umask: int | None = None) -> tuple[bytes, bytes, int]:
+    """(stdout, stderr, exit code) of `leafwise ARGS` as bytes, in a process with this umask."""
+    full = {**os.environ, "LEAFWISE_AGENT": "", "LEAFWISE_MEMO": "0", "LEAFWISE_SERVER": "1" if served else "0",
+            **(env or {})}
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=root, env=full, stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=120,
+                          preexec_fn=None if umask is None else (lambda: os.umask(umask)))
+    return proc.stdout, proc.stderr, proc.returncode
+
+
+def socket_path(runtime: Path) -> Path:
+    (path,) = (runtime / "leafwise").glob("*.sock")
+    return path
+
+
+def modes(root: Path) -> dict[str, int]:
+    plan_dir = root / ".leafwise"
+    return {str(p.relative_to(plan_dir)): p.stat().st_mode & 0o777 for p in sorted(plan_dir.rglob("*"))
+            if p.is_file() and not {".cache", ".locks"} & set(p.parts)}
+
+
+def test_a_served_call_writes_files_with_the_callers_umask(tmp_path, runtime):
+    """The server's umask was its first caller's: a call under umask 077 wrote 0644 files (its own
+    run writes 0600)."""
+    served, own = plan(tmp_path / "served"), plan(tmp_path / "own")
+    serving(served)
+    for args in [("start", "T-1", "--agent", "a"), ("complete", "T-1", "--summary", "s", "--agent", "a")]:
+        a, b = raw_call(served, *args, umask=0o077), raw_call(own, *args, served=False, umask=0o077)
+        assert a[1].endswith(b"[served]") and b[1].endswith(b"[ran]")
+        assert modes(served) == modes(own)
+    assert modes(own)["nodes/T-1.yaml"] == 0o600
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_streams_that_are_not_utf8_get_the_bytes_of_their_own_run(tmp_path, runtime, encoding):
+    """The server wrote UTF-8 whatever the caller's streams were: with PYTHONIOENCODING=latin-1 a
+    served answer was other bytes than the call's own run prints."""
+    root = plan(tmp_path / "p")
+    env = {"PYTHONIOENCODING": encoding}
+    raw_call(root, "next", env=env)
+    deadline = time.monotonic() + 8  # a server, were one started, would be listening by then
+    while time.monotonic() < deadline and not (server_pids(runtime) and list((runtime / "leafwise").glob("*.sock"))):
+        time.sleep(0.2)
+    for args in [("next", "--agent", "é☃"), ("start", "--next", "--agent", "é"),
+                 ("complete", "T-1", "--summary", "☃ é", "--agent", "ö")]:
+        assert raw_call(root, *args, env=env)[:3] == raw_call(root, *args, served=False, env=env)[:3], args
+
+
+def test_a_request_is_read_to_its_end_not_to_a_word_that_ends_like_one(tmp_path, runtime):
+    """A request ended at the first read that ended in NUL + newline: a word "\\n" landing at the end
+    of a 64 KiB read cut the line there, so `complete T-1 --summary S "\\n" extra` (click refuses the
+    extra words) ran as `complete T-1 --summary S`."""
+    from leafwise.commands.surfaces import loop_client
+
+    root = plan(tmp_path / "p")
+    serving(root)
+    assert call(root, "start", "T-1", "--agent", "a")[2:] == (0, "served")
+    (pid,) = server_pids(runtime)
+    mask = loop_client.current_umask()
+    errors = tuple(subprocess.run([sys.executable, "-c", "import sys; print(sys.stdout.errors, sys.stderr.errors)"],
+                                  capture_output=True, text=True, env={**os.environ, "LEAFWISE_MEMO": "0"},
+                                  check=True).stdout.split())  # the streams' error handlers a call sends
+    for shift in range(-2, 3):  # around the 64 KiB read
+        words = ["complete", "T-1", "--agent", "a", "--summary", "", "\n", "extra"]
+        head = loop_client.request(words, errors, mask).index(b"\0\n\0extra") + 2
+        words[5] = "s" * (65536 - head + shift)
+        os.kill(pid, signal.SIGSTOP)  # the whole request is queued before the server reads it
+        try:
+            result: dict[str, tuple] = {}
+            worker = threading.Thread(target=lambda: result.update(served=call(root, *words)))
+            worker.start()
+            time.sleep(0.5)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        worker.join()
+        out, err, code, _how = result["served"]
+        assert (code, "unexpected word" in err) == (2, True), (shift, out, err)
+    assert "status: done" not in (root / ".leafwise" / "nodes" / "T-1.yaml").read_text()
+
+
+def test_a_server_killed_after_taking_a_line_never_has_the_caller_run_it_again(tmp_path, runtime):
+    """A server killed while it ran `complete` (the claim released, the journal line not written)
+    made the caller run the line itself, which answered 'T-1 is already done' and exit 0: the agent
+    never learnt the command stopped half-way. The caller now says so, and runs nothing."""
+    from leafwise.store.locks import locked
+    from leafwise.store.paths import find_root
+
+    root = plan(tmp_path / "p")
+    serving(root)
+    assert call(root, "start", "T-1", "--agent", "a")[2:] == (0, "served")
+    claim = root / ".leafwise" / "claims" / "T-1.json"
+    result: dict[str, tuple] = {}
+    with locked(find_root(None, str(root)), "journal"):  # the served complete stops at the journal
+        worker = threading.Thread(target=lambda: result.update(
+            served=call(root, "complete", "T-1", "--summary", "s", "--agent", "a")))
+        worker.start()
+        wait_until(lambda: not claim.exists(), timeout=30, what="the served complete to release the claim")
+        for pid in server_pids(runtime):
+            os.kill(pid, signal.SIGKILL)
+        worker.join(timeout=60)
+    out, err, code, how = result["served"]
+    assert (out, code, how) == ("", 1, "served"), result
+    assert "may have run" in err and err.rstrip().endswith("Next: leafwise next --agent a")
+
+
+def test_a_caller_that_connects_and_never_sends_holds_the_others_up_a_second_at_most(tmp_path, runtime):
+    """The server waited 10 s for a silent caller's request, and every other call waited behind it."""
+    root = plan(tmp_path / "p")
+    serving(root)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        silent.connect(str(socket_path(runtime)))
+        time.sleep(0.2)  # the server is now reading the silent caller's request
+        started = time.monotonic()
+        out, _err, code, how = call(root, "next", "--json")
+        took = time.monotonic() - started
+    finally:
+        silent.close()
+    assert (code, how) == (0, "served") and '"id": "T-1"' in out
+    assert took < 5, took
