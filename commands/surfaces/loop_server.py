@@ -11,8 +11,8 @@ a person's CLI) are as they always are.
 It answers NOT_MINE (the caller runs the line itself) to anything else: a line of another command,
 help, `--wait` (a waiting call would hold up the others), a plan found elsewhere than the one it
 serves, and any call once its own code changed on disk (then it exits: the next call starts a new
-one). It exits after `LEAFWISE_SERVER_IDLE` seconds without a call (600), or once the plan's folder
-is gone.
+one). It exits after `LEAFWISE_SERVER_IDLE` seconds without a call (600), once the plan's folder
+is gone, or once a link to a folder appears in it (`LivePlan.watch_safe`: the watch would follow it).
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ class Server:
             found = find_root(None, self.root)
         except Exception:  # no plan here any more, or an unsafe one: the caller's own run says so
             found = None
-        if found is None or found.dir != self.paths.dir:
-            self.done = True
+        if found is None or found.dir != self.paths.dir or not self.live.watch_safe():
+            self.done = True  # (a link to a folder: the watch follows it, the server goes with it)
             return None
         return line
 
@@ -139,7 +139,7 @@ class Server:
             try:
                 conn, _ = listener.accept()
             except socket.timeout:
-                if time.monotonic() - idle_since >= idle or not self.paths.dir.is_dir():
+                if time.monotonic() - idle_since >= idle or not self.paths.dir.is_dir() or not self.live.watch_safe():
                     return
                 continue
             with conn:

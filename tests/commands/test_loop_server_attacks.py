@@ -148,3 +148,44 @@ def test_a_caller_that_connects_and_never_sends_holds_the_others_up_a_second_at_
         silent.close()
     assert (code, how) == (0, "served") and '"id": "T-1"' in out
     assert took < 5, took
+
+
+def inotify_watches(pid: int) -> int:
+    total = 0
+    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
+        try:
+            total += info.read_text().count("inotify wd:")
+        except OSError:
+            pass
+    return total
+
+
+def a_tree(folder: Path, count: int = 60) -> Path:
+    for i in range(count):
+        (folder / f"d{i}").mkdir(parents=True)
+    return folder
+
+
+def test_a_plan_holding_a_link_to_a_folder_gets_no_server(tmp_path, runtime):
+    """A cloned plan's `docs/usr -> /usr` made the server's watch follow the link: 15,498 of the
+    user's inotify watches (a link to / takes them all, and every other tool's watch fails)."""
+    root = plan(tmp_path / "p")
+    (root / ".leafwise" / "docs" / "elsewhere").symlink_to(a_tree(tmp_path / "tree"))
+    for _ in range(3):
+        assert call(root, "next", "--json")[2:] == (0, "ran")
+        time.sleep(1)
+    assert not server_pids(runtime)
+
+
+def test_a_folder_with_a_link_made_under_a_served_plan_stops_its_server(tmp_path, runtime):
+    """A folder made with a link to a folder inside (a checkout, an unpacked archive) is followed by
+    the watch at once: the server stops serving and exits, the calls run themselves."""
+    root = plan(tmp_path / "p")
+    serving(root)
+    (pid,) = server_pids(runtime)
+    before = inotify_watches(pid)
+    (root / ".leafwise" / "docs" / "sub").mkdir()
+    (root / ".leafwise" / "docs" / "sub" / "elsewhere").symlink_to(a_tree(tmp_path / "tree"))
+    assert call(root, "next", "--json")[2:] == (0, "ran")
+    wait_until(lambda: not server_pids(runtime), timeout=30, what="the server to exit")
+    assert before < 10  # what a plan's few folders take
