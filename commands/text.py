@@ -258,11 +258,29 @@ def untrusted_block(lines: list[str], source: Any) -> list[str]:
     """Lines of plan text handed to an agent, inside one labelled block:
     `<untrusted-plan-text source="…">` … `</untrusted-plan-text>`: data written by whoever wrote the
     plan, never instructions. `lines` are shown lines already (`inert_line`); a line that spells the
-    tag has its `<` shown as `‹`, so no value can close the block early or open another."""
+    tag (`spells_tag`: as a reader reads it) has every `<` shown as `‹`, so no value can close the
+    block early or open another."""
     if not lines:
         return []
-    inside = [line.replace("<", "‹") if UNTRUSTED_TAG in line.lower() else line for line in lines]
+    inside = [_OPENERS.sub("‹", line) if spells_tag(line) else line for line in lines]
     return [f'<{UNTRUSTED_TAG} source="{_attribute(source)}">', *inside, f"</{UNTRUSTED_TAG}>"]
+
+
+_TAG_LETTERS = UNTRUSTED_TAG.replace("-", "")
+# the letters of the tag that `LOOKALIKE` (the marker words') lacks: p, s, u, l, as other scripts draw them
+_TAG_LOOKALIKE = str.maketrans({"\u0440": "p", "\u0420": "p", "\u03c1": "p", "\u03a1": "p", "\u1d29": "p",
+                                "\u0455": "s", "\u0405": "s", "\ua731": "s", "\u057d": "u", "\u03c5": "u",
+                                "\u1d1c": "u", "\u04cf": "l", "\u0406": "l", "\u0399": "l", "\u029f": "l"})
+_SHOWN_CODE = re.compile(r"<U\+[0-9A-F]{4,6}>")  # a hidden character's visible form (`<U+200B>`)
+_OPENERS = re.compile("[<\uff1c\ufe64]")  # `<`, and its fullwidth and small forms, which NFKC reads as `<`
+
+
+def spells_tag(line: str) -> bool:
+    """Whether a shown line spells the block's tag as a reader would read it: its letters alone (any
+    separator, `‐`, `_`, a space or a hidden character's `<U+200B>` between them), in any case,
+    fullwidth, or with look-alike letters of other scripts."""
+    letters = "".join(c for c in folded(_SHOWN_CODE.sub("", line).translate(_TAG_LOOKALIKE)) if c.isalpha())
+    return _TAG_LETTERS in letters.replace("i", "l")  # the tag has no i: a glyph read as i (ӏ, І) stands for l
 
 
 WORD_ROOM = 2 / 3  # a word boundary is used when the words before it fill this much of the room
