@@ -125,10 +125,12 @@ def _batch(root: Path, sha: str, names: list[str]) -> dict[str, str]:
     for path in names:
         head, _, data = data.partition(b"\n")
         parts = head.split()
-        if len(parts) != 3 or parts[1] != b"blob" or not parts[2].isdigit():
+        if len(parts) != 3 or not parts[2].isdigit():  # `<name> missing`, `<name> ambiguous`: no body
             continue
         size = int(parts[2])
-        body, data = data[:size], data[size + 1:]
+        body, data = data[:size], data[size + 1:]  # every object's body is taken off, a tree's too: a
+        if parts[1] != b"blob":  # folder named `T-5.yaml` left its bytes to be read as the next header
+            continue
         node_id = path.rpartition("/")[2].removesuffix(".yaml")
         try:
             doc = load_yaml(body, NODE)
