@@ -158,11 +158,14 @@ def _read_batch(root: Path, order: list[tuple[str, str]], blobs: bool) -> None:
     for node_id, sha in order:
         head, _, data = data.partition(b"\n")
         parts = head.split()
-        if len(parts) != 3 or parts[1] != b"blob":
+        if len(parts) != 3 or not parts[2].isdigit():  # `<sha> missing`: no body follows
             _STATES[(node_id, sha)] = None
             continue
         size = int(parts[2])
-        body, data = data[:size], data[size + 1:]
+        body, data = data[:size], data[size + 1:]  # a tree's or commit's body too, or it is read as the next header
+        if parts[1] != b"blob":
+            _STATES[(node_id, sha)] = None
+            continue
         try:
             _STATES[(node_id, sha)] = parse_state(body, node_id)
         except (ValueError, UnicodeDecodeError):

@@ -50,3 +50,41 @@ def test_each_node_file_is_read_from_its_own_bytes(tmp_path_factory, kinds):
     sha = _git(repo, "rev-parse", "HEAD").decode().strip()
     git._PINNED.clear()
     assert upstream.statuses(repo, sha, nodes) == expected
+
+
+def _claim(node_id: str) -> bytes:
+    from leafwise.commands.team.refs import ClaimState
+
+    return ClaimState(node=node_id, agent="bot", clone="c1", branch="main", state="held", ttl_s=600.0).as_json()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.booleans(), min_size=2, max_size=6))
+def test_each_claim_is_read_from_its_own_commit(tmp_path_factory, trees):
+    """The claim refs' batch reader (`commands/team/refs.py` `_read_batch`) had the same fault: a claim
+    commit whose `claim.json` is a folder made every later claim of the batch unreadable."""
+    from leafwise.commands.team import refs
+
+    repo = tmp_path_factory.mktemp("claims")
+    _git(repo, "init", "-q", "-b", "main")
+    wanted, expected = {}, {}
+    for i, as_tree in enumerate(trees, start=1):
+        node_id = f"T-{i}"
+        work = repo / node_id
+        work.mkdir()
+        if as_tree:
+            (work / refs.CLAIM_FILE).mkdir()
+            (work / refs.CLAIM_FILE / f"x\n{'0' * 40} blob 120\n").write_bytes(_claim(f"T-{i + 1}"))
+        else:
+            (work / refs.CLAIM_FILE).write_bytes(_claim(node_id))
+        _git(work, "init", "-q")
+        _git(work, "add", "-A")
+        _git(work, "-c", "user.name=a", "-c", "user.email=a@x", "commit", "-qm", node_id)
+        sha = _git(work, "rev-parse", "HEAD").decode().strip()
+        _git(repo, "fetch", "-q", str(work), f"HEAD:refs/leafwise/claims/{node_id}")
+        wanted[node_id] = sha
+        expected[node_id] = None if as_tree else "held"
+    git._PINNED.clear()
+    refs._STATES.clear()
+    read = refs.read_commits(repo, wanted)
+    assert {n: (s.state if s else None) for n, s in read.items()} == expected
