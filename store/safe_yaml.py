@@ -243,8 +243,11 @@ def parse_yaml(text: str | bytes) -> Any:
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     try:
         return safe_load(raw)
-    except yaml.YAMLError:
-        raise
+    except yaml.YAMLError as exc:
+        # the problem first: a caller showing the first line of the error (`edit --set`) says what is
+        # wrong ("a key must be text …"), not only where PyYAML was ("while constructing a mapping")
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        raise yaml.constructor.ConstructorError(None, None, describe_error(exc), mark) from exc
     except Exception as exc:  # noqa: BLE001 - construction errors, limits, recursion
         line = error_line(exc, raw)
         mark = yaml.error.Mark("<plan file>", 0, (line or 1) - 1, 0, None, None)

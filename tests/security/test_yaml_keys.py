@@ -86,3 +86,14 @@ async def test_the_canvas_shows_the_node_with_a_null_key(tmp_path):
         await pilot.press("down", "up")
         await pilot.pause()
         assert app.is_running
+
+
+@pytest.mark.parametrize("value", ["{1: x}", "{true: 1}", "[a, {null: b}]", "{? [a]: b}"])
+def test_edit_says_why_a_yaml_value_with_such_a_key_is_refused(tmp_path, value):
+    """`parse_yaml` puts the problem first: `edit --set` shows the error's first line, which was only
+    PyYAML's "while constructing a mapping"."""
+    root = write_plan(tmp_path / "plan", {"T-1": node_text("title", False).replace("title: v\n", "")})
+    res = run_cli_in_process("edit", "T-1", "--set", f"summary={value}", cwd=root)
+    assert res.code != 0 and "a key must be text" in res.stderr, res.stderr
+    with pytest.raises(Exception, match="^YAML does not parse: a key must be text"):
+        safe_yaml.parse_yaml(f"a: {value}\n")
