@@ -25,19 +25,24 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         return key, None
     if key in LIST_FIELDS:
         if raw.startswith("["):
-            value = parse_yaml(raw)
+            value = _yaml_value(key, raw)
             if not isinstance(value, list):
                 raise ValueError(f"{key} takes a list like [a, b]")
             return key, [str(v) for v in value]
         return key, [part.strip() for part in raw.split(",") if part.strip()]
     if raw[:1] in "[{" or key in ("evidence",):
-        try:
-            return key, parse_yaml(raw)
-        except Exception as exc:  # noqa: BLE001 - any YAML error is a usage error here
-            raise ValueError(f"{key}: a value starting with [ or {{ is read as YAML, and this one is not valid "
-                             f"({str(exc).splitlines()[0]}); to keep the text as written, put it in quotes: "
-                             f"{key}=\"...\"") from exc
+        return key, _yaml_value(key, raw)
     return key, raw
+
+
+def _yaml_value(key: str, raw: str) -> Any:
+    """A value read as YAML; any YAML error (an alias, a tag, a bad key) is the user's usage error."""
+    try:
+        return parse_yaml(raw)
+    except Exception as exc:  # noqa: BLE001 - any YAML error is a usage error here
+        raise ValueError(f"{key}: a value starting with [ or {{ is read as YAML, and this one is not valid "
+                         f"({str(exc).splitlines()[0]}); to keep the text as written, put it in quotes: "
+                         f"{key}=\"...\"") from exc
 
 
 def format_assignment(key: str, value: Any) -> str | None:
