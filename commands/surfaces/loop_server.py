@@ -270,10 +270,11 @@ def main(argv: list[str]) -> int:
     try:
         server.serve(listener)
     finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        for gone in (path, path[:-5] + ".lock"):  # the lock too, still held: one file per live address
+            try:
+                os.unlink(gone)
+            except OSError:
+                pass
         listener.close()
         server.live.close()
     return 0

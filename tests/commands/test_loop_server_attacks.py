@@ -189,3 +189,21 @@ def test_a_folder_with_a_link_made_under_a_served_plan_stops_its_server(tmp_path
     assert call(root, "next", "--json")[2:] == (0, "ran")
     wait_until(lambda: not server_pids(runtime), timeout=30, what="the server to exit")
     assert before < 10  # what a plan's few folders take
+
+
+def test_a_caller_whose_environment_moves_on_every_call_starts_at_most_eight_servers(tmp_path, runtime):
+    """Every environment is its own server: an agent runner that sets a request id per call started
+    one per call, each holding its plan (~60 MB at 11,100 nodes) for 10 minutes. A server that
+    exits leaves no file behind."""
+    from leafwise.commands.surfaces.loop_client import MAX_SERVERS
+
+    root = plan(tmp_path / "p")
+    for i in range(MAX_SERVERS + 3):
+        assert call(root, "next", "--json", env={"REQUEST_ID": str(i)})[2] == 0
+        if i < MAX_SERVERS:  # each started before the next call counts them
+            wait_until(lambda: len(server_pids(runtime)) > i, timeout=60, what="a server", interval=0.1)
+    time.sleep(2)
+    assert len(server_pids(runtime)) == MAX_SERVERS
+    for pid in server_pids(runtime):
+        os.kill(pid, signal.SIGTERM)
+    wait_until(lambda: not list((runtime / "leafwise").iterdir()), timeout=30, what="the servers' files to go")
