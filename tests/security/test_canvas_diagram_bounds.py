@@ -1,0 +1,52 @@
+"""The canvas shows the head of each diagram, as of each doc (`canvas/widgets/node_detail.py` `head`).
+
+Found in session 17's attack (h22c): the pane previewed a doc (200 lines, 12,000 characters) but put a
+diagram's whole text in one widget. Four diagrams of 99,000 short lines (792 KB, within the docs'
+800,000-character cap per answer) took the canvas 42 s (40.7 CPU s) and 1.75 GB, a key answered after
+23 s. Generated shapes (many short lines, few very long ones, many medium ones) through the real canvas
+(Pilot): the pane holds at most the preview of each, says how much is left, and a key is answered.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from leafwise.canvas.widgets.node_detail import PREVIEW_CHARS, PREVIEW_LINES
+from testkit import write_plan
+
+SHAPES = [(99_000, 2), (3, 60_000), (4_000, 40), (250, 199), (150, 10)]  # (lines, characters a line)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+@pytest.mark.parametrize(("lines", "width"), SHAPES)
+async def test_the_diagram_pane_holds_each_diagrams_head_only(tmp_path, lines, width):
+    from leafwise.canvas.widgets.node_detail import NodeDetail
+    from testkit.canvas import canvas, ready, tree, until
+
+    diagrams = [f"diagrams/d{i}.mmd" for i in range(4)]
+    root = write_plan(tmp_path / "plan", [{"id": "T-1", "title": "Task", "status": "draft", "release": "R1",
+                                          "diagrams": diagrams},
+                                         {"id": "T-2", "title": "Other", "status": "draft", "release": "R1"}])
+    (root / ".leafwise" / "diagrams").mkdir()
+    text = ("x" * (width - 1) + "\n") * lines
+    for rel in diagrams:
+        (root / ".leafwise" / rel).write_text(text)
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(app, pilot)
+        tree(app).move_cursor_to("T-1")
+        detail = app.screen.query_one(NodeDetail)
+        await until(pilot, lambda: detail.key == "T-1" and detail.query_one("#detail-diagrams").display,
+                    timeout=60, what="the diagrams shown")
+        shown = detail.query_one("#detail-diagrams").render().plain
+        whole = len(text.rstrip("\n")) <= PREVIEW_CHARS and lines <= PREVIEW_LINES
+        assert len(shown.splitlines()) <= 4 * (PREVIEW_LINES + 2), len(shown.splitlines())
+        assert len(shown) <= 4 * (PREVIEW_CHARS + 200), len(shown)
+        assert ("more line(s): leafwise doc T-1" in shown) == (not whole)
+        started = time.monotonic()
+        await pilot.press("down")
+        await pilot.pause()
+        assert time.monotonic() - started < 1.5
+        assert app.is_running
