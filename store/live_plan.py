@@ -41,6 +41,7 @@ class LivePlan:
         self.reloads = 0  # whole loads so far (what the tests and the bench count)
         self.generation = 0  # moves on with every change seen: what was derived before is for the old plan
         self.memo: dict[str, object] = {}  # what callers derived from this generation's plan alone
+        self.broken = False  # the watch could not be made again: nothing here vouches for a warm plan
 
     def current(self) -> Plan:
         """The plan as the files are now: a call's own `Plan` over the warm nodes."""
@@ -49,9 +50,13 @@ class LivePlan:
             self.generation += 1
             self.memo = {}
         if self._watcher.lost:  # the folder was replaced or the fence never came back: watch anew
-            self._watcher.close()
-            self._watcher = PlanWatcher(self.paths)
+            self.close()
             self._plan = None
+            try:
+                self._watcher = PlanWatcher(self.paths)
+            except (OSError, RuntimeError):  # no watch any more (its fence cannot be written): this call
+                self.broken = True  # loads the plan as its own process would; the owner stops keeping it
+                return load_plan(self.paths)
         elif changes.project:
             self._plan = None
         if self._plan is not None and changes.nodes and not self._merge(changes.nodes):
@@ -106,7 +111,10 @@ class LivePlan:
         return self._watcher.lost
 
     def close(self) -> None:
-        self._watcher.close()
+        try:
+            self._watcher.close()
+        except OSError:  # its fence's folder is no folder any more: nothing of it to remove
+            pass
 
     def _merge(self, ids: set[str]) -> bool:
         """Replace the nodes whose files changed in place; False when that is not enough (a whole load)."""

@@ -72,7 +72,7 @@ class Server:
             found = find_root(None, self.root)
         except Exception:  # no plan here any more, or an unsafe one: the caller's own run says so
             found = None
-        if found is None or found.dir != self.paths.dir or not self.live.watch_safe():
+        if found is None or found.dir != self.paths.dir or self.live.broken or not self.live.watch_safe():
             self.done = True  # (a link to a folder: the watch follows it, the server goes with it)
             return None
         return line
@@ -144,6 +144,7 @@ class Server:
                 continue
             with conn:
                 contextvars.copy_context().run(self._one, conn)
+            self.done = self.done or self.live.broken
             if not self.done and not select.select([listener], [], [], 0)[0]:  # a waiting call goes first
                 contextvars.copy_context().run(self.settle)
             idle_since = time.monotonic()

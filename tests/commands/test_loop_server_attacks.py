@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -207,3 +208,24 @@ def test_a_caller_whose_environment_moves_on_every_call_starts_at_most_eight_ser
     for pid in server_pids(runtime):
         os.kill(pid, signal.SIGTERM)
     wait_until(lambda: not list((runtime / "leafwise").iterdir()), timeout=30, what="the servers' files to go")
+
+
+def test_a_server_whose_watch_cannot_be_made_again_answers_as_the_own_run_then_stops(tmp_path, runtime):
+    """The plan's cache folder (where the watch's fence is written) replaced by a file: the watch is
+    lost and cannot be made again, and every served call answered 'Error: Not a directory' while
+    the call's own run answered the task."""
+    from leafwise.store.config_dirs import cache_dir
+
+    root = plan(tmp_path / "p")
+    serving(root)
+    (pid,) = server_pids(runtime)
+    (fence,) = Path(cache_dir()).rglob(f"watch-{pid}-*.fence")
+    shutil.rmtree(fence.parent)
+    fence.parent.write_text("not a folder")
+    try:
+        for _ in range(2):
+            a, b = call(root, "next", "--json"), call(root, "next", "--json", served=False)
+            assert a[:3] == b[:3] and '"id": "T-1"' in a[0]
+        wait_until(lambda: not server_pids(runtime), timeout=30, what="the server to stop")
+    finally:
+        fence.parent.unlink()
