@@ -79,6 +79,14 @@ def head(text: str) -> tuple[str, int]:
     return shown, text.rstrip("\n").count("\n") + 1 - len(lines)
 
 
+def headed(text: Any, node_id: str) -> str:
+    """A long text field (summary, description, blocked reason, a decision's question or option) as the
+    pane shows it: its `head`, then a line saying how much `leafwise show` has beyond it. Three fields
+    of 16,000 short lines each took the canvas 4.8 s and 190 MB for one node."""
+    shown, left = head(str(text))
+    return f"{shown}\n… {left:,} more line(s): leafwise show {node_id}" if left else shown
+
+
 def preview(text: str, node_id: str) -> str:
     """The head of a doc for the pane (`head`), with a last line saying how much is left and where to
     read it."""
@@ -238,7 +246,7 @@ class NodeDetail(VerticalScroll):
         self._section("detail-fields", self._fields(state, node))
         summary = node.summary or node.data.get("description")
         self._section("detail-summary", Content.assemble(("Summary\n" if node.summary else "Description\n",
-                                                          "bold $text-muted"), safe(summary))
+                                                          "bold $text-muted"), safe(headed(summary, node.id)))
                       if summary else None)
         self._section("detail-evidence", self._evidence(node))
         self._links(self._link_options(state, node))
@@ -250,13 +258,15 @@ class NodeDetail(VerticalScroll):
                                   (f"  {blocked_for(node)}", "$text-muted"))]
         decision = node.data.get("decision")
         if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
-            lines.append(Content(safe(node.blocked_reason or "No reason given (the validator flags this)")))
+            lines.append(Content(safe(headed(node.blocked_reason, node.id) if node.blocked_reason
+                                      else "No reason given (the validator flags this)")))
         if node.open_decision is not None:
             lines.append(Content.assemble(("Decision needed", "bold $status-decision"),
                                           (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
-            lines.append(Content.styled(safe(decision.get("question")), "bold"))
+            lines.append(Content.styled(safe(headed(decision.get("question"), node.id)), "bold"))
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ", safe(option)))
+                lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ",
+                                              safe(headed(option, node.id))))
             lines.append(Content.styled("Answer in the blocked view (b) or with the palette (ctrl+p).",
                                         "italic $text-muted"))
         return Content("\n").join(lines)
