@@ -7,6 +7,7 @@ from leafwise.canvas.model.state import PlanState
 from leafwise.canvas.screens.triage import TRIAGE_BINDINGS, Triage
 from leafwise.canvas.screens.view import ViewScreen
 from leafwise.canvas.widgets.hanging import Hanging, indented
+from leafwise.canvas.widgets.node_detail import headed
 from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.impact import Ranked
 from leafwise.commands.text import one_line, path_line
@@ -117,16 +118,17 @@ class BlockedScreen(Triage, ViewScreen):
                                    "$text-muted"))]
         decision = node.data.get("decision") or {}
         if node.open_decision is None or node.blocked_reason != f"Decision needed: {decision.get('question')}":
-            lines.append(plan_text(node.blocked_reason or "no reason given"))
+            lines.append(plan_text(headed(node.blocked_reason, node.id) if node.blocked_reason else "no reason given"))
         if node.assignee:
             lines += [Content(""), Content.assemble(("Assignee ", "$text-muted"), plan_text(node.assignee))]
         if node.open_decision is not None:
             decision = node.data["decision"]
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
                       Content.styled(asked(decision), "$text-muted"),
-                      plan_text(decision["question"], "bold")]
+                      plan_text(headed(decision["question"], node.id), "bold")]
             for number, option in enumerate(decision.get("options") or [], 1):
-                lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "), plan_text(option)))
+                lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "),
+                              plan_text(headed(option, node.id))))
             lines += [Content(""), Content.styled("Press the option's number (or a) to answer: you confirm it "
                                                   "next, with an optional note.", "italic $text-muted")]
         else:

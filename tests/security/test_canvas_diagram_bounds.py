@@ -86,3 +86,25 @@ async def test_a_long_text_field_shows_its_head(tmp_path, field):
         await pilot.press("down")
         await pilot.pause()
         assert time.monotonic() - started < 1.5
+
+
+@pytest.mark.parametrize("field", ["blocked_reason", "question"])
+async def test_the_blocked_views_side_panel_shows_the_head(tmp_path, field):
+    """The blocked view's side panel put the whole reason, question and options in one widget too."""
+    from testkit.canvas import canvas, open_blocked, ready
+
+    text = "a\n" * 16_000
+    body = {"id": "T-1", "title": "Task", "status": "blocked", "release": "R1", "blocked_reason": text}
+    if field == "question":
+        body["decision"] = {"question": text, "options": ["yes\n" * 3_000, "no"], "asked_by": "bot"}
+        body["blocked_reason"] = "Decision needed: " + text
+    root = write_plan(tmp_path / "plan", [body, {"id": "T-2", "title": "Other", "status": "draft",
+                                                 "release": "R1"}])
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(app, pilot)
+        await open_blocked(app, pilot, "T-1")
+        await pilot.pause()
+        shown = app.screen.query_one("#blocked-detail").render().plain
+        assert len(shown.splitlines()) <= 4 * (PREVIEW_LINES + 4), len(shown.splitlines())
+        assert "more line(s): leafwise show T-1" in shown
