@@ -29,14 +29,14 @@ from leafwise.commands.reconcile.artifacts import Artifact
 from leafwise.store import reader
 from leafwise.store.cache import cache_file, read_sealed, write_sealed
 
-FORMAT = 1
+FORMAT = 2  # 2: languages without a grammar read by generic_source.py
 CACHE_NAME = "reconcile-index.marshal"
 PLAN_DIR = ".leafwise"
 MAX_BYTES = reader.CACHE.cap - 64  # the sealed file holds a few bytes more
 ENV = "LEAFWISE_RECONCILE_CACHE"  # "0": neither read nor write it
 # The modules whose code decides what a file yields (scan.py and everything it imports from this
 # package; a test keeps the list complete). The matching layer is not here: tuning it keeps the cache.
-SCANNERS = ("artifacts", "documents", "file_routes", "index_cache", "js_source", "python_source",
+SCANNERS = ("artifacts", "documents", "file_routes", "generic_source", "index_cache", "js_source", "python_source",
             "registered_routes", "scan", "tags", "text")
 GRAMMARS = ("tree-sitter", "tree-sitter-python", "tree-sitter-javascript", "tree-sitter-typescript",
             "tree-sitter-go", "tree-sitter-ruby")

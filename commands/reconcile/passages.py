@@ -90,24 +90,7 @@ def is_unscanned_code(rel: str, code_ext: frozenset[str]) -> bool:
         and not _tooling(folder) and not is_config(rel) and documents.kind_of(rel) is None  # a template is a document
 
 
-def _other_locale(part: str) -> bool:
-    """A locale code with its region or script, not English: `fr_FR`, `pt-BR`, `sr_Latn_RS`, `de_DE_du` (not
-    `en_US`, not `js`, not `my_app`)."""
-    tokens = part.replace("-", "_").split("_")
-    if len(tokens) < 2 or not (2 <= len(tokens[0]) <= 3 and tokens[0].isalpha() and tokens[0].islower()):
-        return False
-    if tokens[0] == "en" or not all(t.isalpha() and 2 <= len(t) <= 4 for t in tokens[1:]):
-        return False
-    return any(t.isupper() or (len(t) == 4 and t.istitle()) for t in tokens[1:])
-
-
-def is_translation(rel: str) -> bool:
-    """A catalogue of another language's UI text (`app/Locale/fr_FR/translations.php`, `i18n/de_DE.php`): the same
-    strings as every other language's, so the index keeps only the English one and passages none."""
-    parts = rel.split("/")
-    name = parts[-1]
-    stem = name[:name.find(".")] if "." in name else name
-    return any(_other_locale(part) for part in parts[:-1]) or _other_locale(stem)
+is_translation = documents.is_translation  # the rule lives with the scanners, which leave such files out too
 
 
 def is_config(rel: str) -> bool:

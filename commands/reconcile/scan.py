@@ -5,7 +5,9 @@ ignored files never count) or from a walk that skips dependency and build
 folders. Each file yields artifacts: routes (FastAPI, Flask, Django, Express,
 file-based routers: Next.js, Remix, SvelteKit, Nuxt, TanStack), client routes and
 UI components (React Router, Vue, Svelte), CLI commands, models and their fields,
-tests, and plain symbols; and documents in words (docstrings, help texts, docs).
+tests, and plain symbols; and documents in words (docstrings, help texts, docs). Languages without a
+tree-sitter grammar here (Rust, PHP, Java, Kotlin, Scala, C#, Swift, Dart) go through one line scanner of
+their definitions, flags, routes and strings (`generic_source.py`).
 
 Speed (a 5,000-file repository in a few seconds on 2 cores):
 - what a file yields depends on its bytes and on a few facts from other files (the
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leafwise.commands.reconcile import documents as reconcile_docs
-from leafwise.commands.reconcile import file_routes, index_cache
+from leafwise.commands.reconcile import file_routes, generic_source, index_cache
 from leafwise.commands.reconcile import js_source as reconcile_js
 from leafwise.commands.reconcile import python_source as reconcile_py
 from leafwise.commands.reconcile import registered_routes
@@ -47,6 +49,7 @@ SKIP_DIRS = frozenset({
 PY_EXT = frozenset({".py"})
 JS_EXT = frozenset({".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svelte"})
 OTHER_EXT = frozenset({".go", ".rb"})
+GENERIC_EXT = generic_source.GENERIC_EXT  # Rust, PHP, Java, Kotlin, Scala, C#, Swift, Dart: one line scanner
 MAX_BYTES = reader.CODE.cap
 CODE = reader.CODE
 MAX_WALK = 100_000
@@ -118,7 +121,7 @@ def _text(data: bytes) -> str:
     return reader.decode(data)
 
 
-# A file to scan: (path, text, language "py" | "js" | "" , document kind or None, context)
+# A file to scan: (path, text, language "py" | "js" | "other" | "generic" | "", document kind or None, context)
 Job = tuple[str, str, str, "str | None", object]
 
 
@@ -134,16 +137,20 @@ def _scan_one(job: Job) -> index_cache.Entry:
     tag_docs: tuple = ()
     module: tuple = ()
     if lang:
-        bundle = lang == "js" and SKIP_MINIFIED and minified(rel, text)
+        bundle = lang in ("js", "generic") and SKIP_MINIFIED and minified(rel, text)
         if lang == "py":
             reconcile_py.scan_file(index, src, ctx)
         elif lang == "js" and src.path.name != "package.json" and not bundle:
             routed = tuple(reconcile_js.scan_file(index, src, list(ctx)))
         elif lang == "other":
             registered_routes.scan_file(index, src)
+        elif lang == "generic" and not bundle:
+            generic_source.scan_routes(index, src)
         lang_arts = tuple(map(pack, index.artifacts))
         index.artifacts = []
-        if not bundle:
+        if lang == "generic" and not bundle:
+            generic_source.scan(index, src)
+        elif not bundle:
             reconcile_tags.scan(index, [src])
         tag_arts = tuple(map(pack, index.artifacts))
         tag_docs = tuple(map(pack, index.docs))
@@ -249,7 +256,7 @@ class _Files:
     """What the files to scan hold: sources in a language, documents, each one's digest."""
 
     sources: list[Source] = field(default_factory=list)
-    langs: dict[str, str] = field(default_factory=dict)  # rel -> "py" | "js" | "other"
+    langs: dict[str, str] = field(default_factory=dict)  # rel -> "py" | "js" | "other" | "generic"
     doc_kinds: dict[str, str] = field(default_factory=dict)
     digests: dict[str, bytes] = field(default_factory=dict)
     doc_only: dict[str, str] = field(default_factory=dict)  # documents in no language: their text
@@ -260,7 +267,8 @@ def _language(rel: str) -> str:
     dot = name.rfind(".")
     suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # as PurePosixPath(rel).suffix
     return "py" if suffix in PY_EXT or name == "pyproject.toml" else \
-        "js" if suffix in JS_EXT or name == "package.json" else "other" if suffix in OTHER_EXT else ""
+        "js" if suffix in JS_EXT or name == "package.json" else "other" if suffix in OTHER_EXT else \
+        "generic" if suffix in GENERIC_EXT and not generic_source.is_tooling(rel) else ""
 
 
 def _read_files(root: Path, files: list[str], index: Index) -> _Files:
@@ -365,7 +373,7 @@ def _assemble(index: Index, sources: list[Source], langs: dict[str, str], artifa
         file_routes.scan_file(index, src, routes)
     reconcile_js.pages_of_routes(index, routed)
     for src in sources:
-        if langs[src.rel] == "other":
+        if langs[src.rel] in ("other", "generic"):
             index.artifacts.extend(artifacts[src.rel][0])
     for src in sources:
         index.artifacts.extend(artifacts[src.rel][2])

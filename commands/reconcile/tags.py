@@ -327,12 +327,24 @@ def _cases(index: Index, src: Source, query, tree, bodies: list[tuple[int, int, 
             found += 1
 
 
+def human_words(text: str) -> frozenset[str]:
+    """The words of a literal that is human text (a label, a message, a help text: letters and spaces, no
+    negation), or none: the one rule for strings of every language (generic_source.py's too)."""
+    from leafwise.commands.reconcile.documents import NEGATION
+
+    if not (6 <= len(text) <= 400) or " " not in text or len(_WORD.findall(text)) < 2:
+        return frozenset()
+    if not _HUMAN.match(text.replace("\n", " ")[:200]) or NEGATION.search(text):
+        return frozenset()
+    words = identifier_concepts(text)
+    return words if len(words) >= 2 else frozenset()
+
+
 def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: bytes) -> None:
     """Human-text string literals and JSX text: `ui` in UI files, `text` elsewhere; none from tests."""
     if src.is_test:
         return
     import tree_sitter as ts
-    from leafwise.commands.reconcile.documents import NEGATION
 
     side = "ui" if src.side() == "ui" else "text"
     found = ts.QueryCursor(query).captures(tree.root_node)
@@ -343,12 +355,8 @@ def _strings(index: Index, src: Source, query, tree, lang: str, offsets, data: b
                 continue  # a docstring: its definition's document has it
             raw = node.text.decode("utf-8", "replace")
             text = raw.strip().strip("\"'`").strip() if cap == "str" else raw.strip()
-            if not (6 <= len(text) <= 400) or " " not in text or len(_WORD.findall(text)) < 2:
-                continue
-            if not _HUMAN.match(text.replace("\n", " ")[:200]) or NEGATION.search(text):
-                continue
-            words = identifier_concepts(text)
-            if len(words) < 2:
+            words = human_words(text)
+            if not words:
                 continue
             line = src.line_of(_char(data, offsets, node.start_byte))
             index.docs.append(Artifact(
