@@ -17,6 +17,7 @@ from leafwise.commands.adoption.csv_format import formula_safe
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, clean, done, fix
 from leafwise.commands.domain.nodes import plain
 from leafwise.commands.registry import Ctx
+from leafwise.commands.text import finite
 from leafwise.store import CLOSED, Node, Plan, Status, journal, reader
 from leafwise.store.ids import id_order
 from leafwise.store.paths import UnsafePath
@@ -98,7 +99,8 @@ def as_json(ctx: Ctx, plan: Plan, with_journal: bool) -> str:
     }
     if with_journal:
         data["journal"] = journal.read(ctx.paths())
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    # a planted .nan/.inf is null, as in every --json answer (text.finite): strict JSON readers refuse NaN
+    return json.dumps(finite(data), indent=2, ensure_ascii=False, default=str, allow_nan=False) + "\n"
 
 
 def _md(value: str) -> str:

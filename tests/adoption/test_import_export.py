@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leafwise.commands.adoption.csv_format import as_written, formula_safe
-from testkit import run_cli, run_cli_in_process
+from testkit import node, run_cli, run_cli_in_process, write_plan
 
 SOURCES = [("taskmaster", "taskmaster"), ("backlog", "backlog"), ("beads", "beads"),
            ("github", "github/gh-issues.json"), ("csv", "csv/jira.csv")]
@@ -295,3 +295,16 @@ def test_a_sources_release_is_checked_before_any_write(tmp_path_factory, rid: st
         assert res.code == 2 and json.loads(res.stdout)["error"]["details"]["item"].startswith("release"), res.stdout
         assert (root / ".leafwise/project.yaml").read_bytes() == before
     assert run_cli_in_process("validate", cwd=root).code == 0
+
+
+@pytest.mark.parametrize("spelling", [".nan", ".NaN", ".inf", "-.inf", ".Inf"])
+def test_export_json_writes_strict_json_with_a_planted_non_finite_value(tmp_path: Path, spelling: str) -> None:
+    """h22c's attack: a node file's `.nan` reached `export json` as NaN, which strict readers refuse."""
+    root = write_plan(tmp_path / "p", [node("T-1", "Alpha", release="R1", summary="x")])
+    path = root / ".leafwise" / "nodes" / "T-1.yaml"
+    path.write_text(path.read_text() + f"weight: {spelling}\nnested: {{deep: [{spelling}]}}\n")
+    out = tmp_path / "export.json"
+    assert run_cli("export", "json", str(out), cwd=root).code == 0
+    exported = json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in the export"))
+    assert any(n.get("id") == "T-1" or n.get("source", {}).get("id") == "T-1" for n in exported["nodes"]) \
+        or "T-1" in out.read_text()
