@@ -236,14 +236,15 @@ FRESH7 = ("fresh7",)  # session 15: flask and express, labelled and committed be
 FRESH8 = ("fresh8",)  # session 16: gum and spliit, labelled and committed before any engine ran on them
 FRESH9 = ("fresh9",)  # session 17: hyperfine and uptime-kuma, labelled and committed before any engine ran on them
 FRESH10 = ("fresh10",)  # session 17's end: kanboard and datasette, labelled after its changes, before any run
+FRESH11 = ("fresh11",)  # session 17, h24d: jsoup (Java) and spectre.console (C#), labelled before any run, after generic_source.py
 
 
 def sets_of(half: str) -> tuple[str, ...]:
     """The sets of SPLIT.yaml a name stands for: `dev`, `clean`, `all`, or one set."""
     return {"dev": DEV, "clean": CLEAN, "new": FRESH, "new2": FRESH5, "new3": FRESH6, "new4": FRESH7,
             "new5": FRESH8, "new6": FRESH9,
-            "new7": FRESH10,
-            "all": DEV + CLEAN + FRESH + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10}.get(half, (half,))
+            "new7": FRESH10, "new8": FRESH11,
+            "all": DEV + CLEAN + FRESH + FRESH5 + FRESH6 + FRESH7 + FRESH8 + FRESH9 + FRESH10 + FRESH11}.get(half, (half,))
 
 
 def names_of(half: str) -> list[str]:
@@ -263,7 +264,7 @@ def not_for_tuning() -> set[str]:
     refuse them."""
     held = set(names_of("clean")) | set(names_of("new")) | set(names_of("new2")) | set(names_of("new3"))
     return (held | set(names_of("new4")) | set(names_of("new5")) | set(names_of("new6"))
-            | set(names_of("new7"))) - {n for h in TUNED_ON for n in names_of(h)}
+            | set(names_of("new7")) | set(names_of("new8"))) - {n for h in TUNED_ON for n in names_of(h)}
 
 
 def main(half: str, show_misses: bool) -> list[str]:

@@ -317,7 +317,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS-synthetic.md alone")
     parser.add_argument("--half", default="dev",
                         help="real repositories: dev (default: tune, heldout, fresh, open for development), "
-                             "clean (the held-out half: fresh2, fresh3), new (the fresh set: fresh4), new2 (fresh5: shiori, tqdm), new3 (fresh6: uvicorn), new4 (fresh7: flask, express), new5 (fresh8: gum, spliit), new6 (fresh9: hyperfine, uptime-kuma), new7 (fresh10: kanboard, datasette), all, "
+                             "clean (the held-out half: fresh2, fresh3), new (the fresh set: fresh4), new2 (fresh5: shiori, tqdm), new3 (fresh6: uvicorn), new4 (fresh7: flask, express), new5 (fresh8: gum, spliit), new6 (fresh9: hyperfine, uptime-kuma), new7 (fresh10: kanboard, datasette), new8 (fresh11: jsoup, spectre-console), all, "
                              "or one set of real/SPLIT.yaml")
     parser.add_argument("--show-misses", action="store_true", help="real repositories: every verdict and why")
     parser.add_argument("--bands", action="store_true",
