@@ -54,6 +54,7 @@ class Server:
         self.live = LivePlan(self.paths)  # OSError, RuntimeError: no watch, no server
         self.code = _code_stamp()
         self.done = False
+        self.busy = False  # running a line: a SIGTERM lets it finish and answer, then the server exits
         self.last_agent: str | None = None  # the agent of the last call: whose wording `settle` derives
 
     def take(self, words: list[str]) -> tuple[Any, dict[str, Any], str | None, bool] | None:
@@ -143,7 +144,11 @@ class Server:
                     return
                 continue
             with conn:
-                contextvars.copy_context().run(self._one, conn)
+                self.busy = True
+                try:
+                    contextvars.copy_context().run(self._one, conn)
+                finally:
+                    self.busy = False
             self.done = self.done or self.live.broken
             if not self.done and not select.select([listener], [], [], 0)[0]:  # a waiting call goes first
                 contextvars.copy_context().run(self.settle)
@@ -267,7 +272,14 @@ def main(argv: list[str]) -> int:
     finally:
         os.umask(old)
     listener.listen(64)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # a kill: the socket goes with the server
+    def stop(*_: object) -> None:
+        """SIGTERM: exit (the socket goes with the server), but not half-way through a line: a
+        `complete` stopped between its claim and its journal line is a task half done."""
+        server.done = True
+        if not server.busy:
+            sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve(listener)
     finally:

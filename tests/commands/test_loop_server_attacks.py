@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import socket
@@ -37,6 +38,11 @@ def raw_call(root: Path, *args: str, served: bool = True, env: dict[str, str] | 
                           capture_output=True, timeout=120,
                           preexec_fn=None if umask is None else (lambda: os.umask(umask)))
     return proc.stdout, proc.stderr, proc.returncode
+
+
+def status(root: Path, node_id: str) -> str:
+    text = (root / ".leafwise" / "nodes" / f"{node_id}.yaml").read_text()
+    return re.search(r'^status: "?([a-z_-]+)', text, re.M).group(1)
 
 
 def socket_path(runtime: Path) -> Path:
@@ -106,7 +112,7 @@ def test_a_request_is_read_to_its_end_not_to_a_word_that_ends_like_one(tmp_path,
         worker.join()
         out, err, code, _how = result["served"]
         assert (code, "unexpected word" in err) == (2, True), (shift, out, err)
-    assert "status: done" not in (root / ".leafwise" / "nodes" / "T-1.yaml").read_text()
+    assert status(root, "T-1") == "in-progress"
 
 
 def test_a_server_killed_after_taking_a_line_never_has_the_caller_run_it_again(tmp_path, runtime):
@@ -229,3 +235,31 @@ def test_a_server_whose_watch_cannot_be_made_again_answers_as_the_own_run_then_s
         wait_until(lambda: not server_pids(runtime), timeout=30, what="the server to stop")
     finally:
         fence.parent.unlink()
+
+
+def test_a_sigterm_while_a_line_runs_lets_it_finish_and_answer(tmp_path, runtime):
+    """A SIGTERM (a person's kill, a logout, a test's or the bench's stop) exited the server at once,
+    half-way through a `complete`: the claim released, the task not done, no journal line, and the
+    caller told the command may have run. Now the line finishes and answers, then the server exits."""
+    from leafwise.store.locks import locked
+    from leafwise.store.paths import find_root
+
+    root = plan(tmp_path / "p")
+    serving(root)
+    assert call(root, "start", "T-1", "--agent", "a")[2:] == (0, "served")
+    claim = root / ".leafwise" / "claims" / "T-1.json"
+    result: dict[str, tuple] = {}
+    with locked(find_root(None, str(root)), "journal"):  # the served complete stops at the journal
+        worker = threading.Thread(target=lambda: result.update(
+            served=call(root, "complete", "T-1", "--summary", "s", "--agent", "a")))
+        worker.start()
+        wait_until(lambda: not claim.exists(), timeout=30, what="the served complete to release the claim")
+        (pid,) = server_pids(runtime)
+        os.kill(pid, signal.SIGTERM)
+        time.sleep(0.5)
+    worker.join(timeout=60)
+    out, err, code, how = result["served"]
+    assert (code, how) == (0, "served") and "T-1" in out, result
+    assert status(root, "T-1") == "done"
+    assert '"complete"' in (root / ".leafwise" / "journal.jsonl").read_text()
+    wait_until(lambda: not server_pids(runtime), timeout=30, what="the server to exit")
