@@ -1,3 +1,4 @@
+# long: the one git runner (docs/security.md): every rule of every git call in one module, by design
 """Every git process Leafwise starts: one runner, `run_git`, and the person's name from git.
 
 A cloned repository is hostile (docs/security.md, "the git runner"). git finds its repository
@@ -187,6 +188,26 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
         env = _without_filters(_filter_drivers(pinned, repo.work_tree, end))
     argv = _argv(*pinned, subcommand, *DIFF_OPTIONS.get(subcommand, ()), *args)
     return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, env)
+
+
+MERGE_FILE_BYTES = 8 * 1024 * 1024  # the merged text git may print back (the driver reads sides of at most that)
+
+
+def merge_file(root: Path, ours: Path, base: Path, theirs: Path, labels: tuple[str, str, str],
+               deadline: float = DEADLINE) -> tuple[int, bytes]:
+    """git's own three-way text merge of three files, as its default merge driver does it (`git
+    merge-file -p`): (how many conflicts, the merged text with git's markers). For a file a clone's
+    `.gitattributes` hands to Leafwise's node-file driver that is no node file. merge-file runs no
+    hook, filter, textconv or external diff; it reads and writes no file of the repository (-p)."""
+    end = time.monotonic() + deadline
+    repo = pin(root, deadline)
+    argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", "merge-file", "-p",
+                 *(word for label in labels for word in ("-L", label)),
+                 *(os.path.abspath(p) for p in (ours, base, theirs)))  # absolute: no name reads as an option
+    code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), MERGE_FILE_BYTES)
+    if not 0 <= code < 128:
+        raise GitError(f"git merge-file failed (exit {code}): {err.decode('utf-8', 'replace')[:200]}", code)
+    return code, out
 
 
 # The calls that read work-tree files' content, and so run the filter driver (`clean`, `process`) a

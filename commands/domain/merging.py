@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from leafwise.commands.contract import (
     EXIT_FAILURE,
@@ -147,6 +147,8 @@ def merge_driver(ctx: Ctx, base: str | None, ours: str | None, theirs: str | Non
             fix(ctx.cmd("merge-driver", install=True), "let git run the driver: install it in this clone"),
             exit_code=EXIT_USAGE, category="usage")
     rel = clean(path or ours, 300)
+    if path and not _node_file(ctx, path):
+        return _text_merge(ctx, Path(base), Path(ours), Path(theirs), rel)
     stem = Path(path).stem if path else None
     node_id = stem if stem and canonical_id(stem) == stem else None  # the loader checks the id against it
     sides = [_read_side(ctx, name, rel) for name in (base, ours, theirs)]
@@ -165,6 +167,41 @@ def merge_driver(ctx: Ctx, base: str | None, ours: str | None, theirs: str | Non
                   next_(ctx.cmd("validate"), "git goes on with the merge; validate the plan after it"),
                   [f"Merged {rel} key by key" + (f": {_taken_words(merged.taken)}" if merged.taken else "")],
                   Mutation(OPERATION, "merge", True, "merged key by key", [{"file": rel, "op": "write"}]))
+
+
+def _node_file(ctx: Ctx, path: str) -> bool:
+    """Whether git's %P names a node file of this plan (`nodes/<name>.yaml` under the plan's folder).
+    A clone's own `.gitattributes` can send any path to the driver (`*.py merge=leafwise`)."""
+    paths = ctx.paths()
+    try:
+        nodes = paths.nodes.resolve().relative_to(paths.repo.resolve()).as_posix()
+    except ValueError:
+        return False
+    where = PurePosixPath(path)
+    return where.parent.as_posix() == nodes and where.suffix == ".yaml"
+
+
+def _text_merge(ctx: Ctx, base: Path, ours: Path, theirs: Path, rel: str) -> Result:
+    """A file that is no node file, merged as git's own driver merges text (`git merge-file`): the
+    result in %A; with conflicts git's markers in it and a non-zero exit, as git would."""
+    sides = [_read_side(ctx, str(name), rel) for name in (base, ours, theirs)]
+    try:
+        conflicts, merged = git.merge_file(ctx.paths().repo, ours, base, theirs,
+                                           (f"{rel} (ours)", f"{rel} (base)", f"{rel} (theirs)"))
+    except git.GitError as exc:
+        raise _refused(ctx, ours, sides, rel, f"git merge-file failed ({exc})") from None
+    if merged != sides[1]:
+        atomic_write(ours, merged)
+    if conflicts:
+        raise CommandError(
+            "merge_conflict", f"{rel} is no node file: merged as git merges text, {conflicts} conflict(s) left "
+            "inside git's markers", fix(ctx.cmd("validate"), "resolve the markers by hand, then validate"),
+            exit_code=EXIT_FAILURE, category="conflict", source=("plan", None), details={"file": rel},
+            mutation=Mutation(OPERATION, "merge", True, "text merge with conflicts", [{"file": rel, "op": "write"}]))
+    return Result({"file": rel, "merged": True, "taken": {}, "conflicts": []},
+                  next_(ctx.cmd("validate"), "git goes on with the merge"),
+                  [f"Merged {rel} as text (it is no node file)"],
+                  Mutation(OPERATION, "merge", True, "merged as text", [{"file": rel, "op": "write"}]))
 
 
 def _read_side(ctx: Ctx, name: str, rel: str) -> bytes:

@@ -136,6 +136,11 @@ def read_commit(root: Path, sha: str, node_id: str) -> ClaimState | None:
 _STATES: dict[tuple[str, str], ClaimState | None] = {}  # a commit never changes: its state is read once
 
 
+def forget() -> None:
+    """Drop the claim states read so far (a test that rewrites a repository's objects)."""
+    _STATES.clear()
+
+
 def read_commits(root: Path, wanted: dict[str, str], blobs: bool = False) -> dict[str, ClaimState | None]:
     """node id -> the claim state its commit holds (`blobs`: the SHAs are the claim files themselves;
     None: none this clone can trust), for node id -> SHA; one `cat-file --batch` for those not read before."""

@@ -231,3 +231,43 @@ def test_a_config_git_cannot_write_names_the_cause_and_a_fix_that_is_not_itself(
     out = leafwise(repo, "merge-driver", "--install", code=1)
     assert "not in a git repository" not in out and "bad config line" in out
     assert "Fix: git config --list --show-origin" in out and "merge-driver --install" not in out.split("Fix:")[1]
+
+
+LINES = [f"line {i}\n" for i in range(1, 21)]
+
+
+def _branches_editing(repo: Path, ours_line: int, theirs_line: int) -> None:
+    """app.py committed on main under a clone's `*.py merge=leafwise`; `side` changes one line, main another."""
+    (repo / ".gitattributes").write_text("*.py merge=leafwise\n")
+    (repo / "app.py").write_text("".join(LINES))
+    commit(repo, "app and a planted attribute")
+    git(repo, "checkout", "-q", "-b", "side")
+    edited = list(LINES)
+    edited[theirs_line] = "theirs\n"
+    (repo / "app.py").write_text("".join(edited))
+    commit(repo, "theirs")
+    git(repo, "checkout", "-q", "main")
+    edited = list(LINES)
+    edited[ours_line] = "ours\n"
+    (repo / "app.py").write_text("".join(edited))
+    commit(repo, "ours")
+
+
+def test_a_file_that_is_no_node_file_merges_as_git_merges_text(repo: Path):
+    """h22c's attack: a clone's `.gitattributes` sent app.py to the node-file driver, which refused it and
+    wrote a whole-file conflict where git merges cleanly (resolving by one side lost the other's edit)."""
+    _branches_editing(repo, ours_line=2, theirs_line=15)
+    merged = git(repo, "merge", "-q", "side", "-m", "merge", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = (repo / "app.py").read_text()
+    assert "ours\n" in text and "theirs\n" in text and "<<<<<<<" not in text
+    assert text.count("\n") == len(LINES)
+
+
+def test_a_real_conflict_in_such_a_file_keeps_both_sides_inside_git_s_markers(repo: Path):
+    _branches_editing(repo, ours_line=5, theirs_line=5)
+    merged = git(repo, "merge", "-q", "side", "-m", "merge", check=False)
+    assert merged.returncode != 0
+    text = (repo / "app.py").read_text()
+    assert "<<<<<<< app.py (ours)" in text and ">>>>>>> app.py (theirs)" in text
+    assert "ours\n" in text and "theirs\n" in text and "line 4\n" in text and "line 7\n" in text

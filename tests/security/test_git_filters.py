@@ -61,7 +61,7 @@ def hostile_clone(tmp_path, name: str, kind: str):
 def test_ls_files_modified_runs_no_filter_driver_a_clone_names(tmp_path, monkeypatch, name, kind):
     clone, config, marker = hostile_clone(tmp_path, name, kind)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    git._PINNED.clear()
+    git.forget()
     from leafwise.commands.domain.work_tree import changed_files
 
     names, whole = changed_files(clone, ".leafwise")  # the real caller: a refused complete's listing
@@ -81,6 +81,6 @@ def test_no_driver_configured_costs_one_listing_and_changes_nothing(tmp_path, mo
     clone, config, marker = hostile_clone(tmp_path, "demo", "clean")
     config.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    git._PINNED.clear()
+    git.forget()
     assert git.run_git(clone, "ls-files", "-z", "--modified") == b"f1.txt\0"
     assert git.run_git(clone, "ls-files", "-z", "--others") == b""

@@ -11,10 +11,11 @@ the 20-doc node through the real canvas (Pilot): a key is answered while the doc
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 
 import pytest
-from leafwise.canvas.widgets.plan_markdown import PlanMarkdown
+from leafwise.canvas.widgets.plan_markdown import PlanMarkdown, plan_parser
 from markdown_it import MarkdownIt
 from testkit import write_plan
 
@@ -28,17 +29,23 @@ UNITS = {  # one repeated unit per rule or pairing a parser may rescan
 
 
 def parser() -> MarkdownIt:
-    """The parser the canvas's doc pane uses (Textual's default when the widget names none)."""
-    factory = getattr(PlanMarkdown(), "_parser_factory", None)
-    return factory() if factory is not None else MarkdownIt("gfm-like")
+    """The parser the canvas's doc pane uses (`PlanMarkdown` passes it as its parser_factory)."""
+    return plan_parser()
 
 
 def cost(md: MarkdownIt, text: str) -> float:
+    """The least CPU time of three parses, the collector off (its passes grow with the tokens alive,
+    and a pass landing in one size's runs only made a linear rule look superlinear under load)."""
     best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        md.parse(text)
-        best = min(best, time.process_time() - start)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            start = time.process_time()
+            md.parse(text)
+            best = min(best, time.process_time() - start)
+    finally:
+        gc.enable()
     return best
 
 

@@ -48,7 +48,7 @@ def test_each_node_file_is_read_from_its_own_bytes(tmp_path_factory, kinds):
     _git(repo, "add", "-A")
     _git(repo, "-c", "user.name=a", "-c", "user.email=a@x", "commit", "-qm", "x")
     sha = _git(repo, "rev-parse", "HEAD").decode().strip()
-    git._PINNED.clear()
+    git.forget()
     assert upstream.statuses(repo, sha, nodes) == expected
 
 
@@ -84,7 +84,7 @@ def test_each_claim_is_read_from_its_own_commit(tmp_path_factory, trees):
         _git(repo, "fetch", "-q", str(work), f"HEAD:refs/leafwise/claims/{node_id}")
         wanted[node_id] = sha
         expected[node_id] = None if as_tree else "held"
-    git._PINNED.clear()
-    refs._STATES.clear()
+    git.forget()
+    refs.forget()
     read = refs.read_commits(repo, wanted)
     assert {n: (s.state if s else None) for n, s in read.items()} == expected
