@@ -75,7 +75,7 @@ def test_streams_that_are_not_utf8_get_the_bytes_of_their_own_run(tmp_path, runt
     root = plan(tmp_path / "p")
     env = {"PYTHONIOENCODING": encoding}
     raw_call(root, "next", env=env)
-    deadline = time.monotonic() + 8  # a server, were one started, would be listening by then
+    deadline = time.monotonic() + 4  # a server, were one started, would be listening by then
     while time.monotonic() < deadline and not (server_pids(runtime) and list((runtime / "leafwise").glob("*.sock"))):
         time.sleep(0.2)
     for args in [("next", "--agent", "é☃"), ("start", "--next", "--agent", "é"),
