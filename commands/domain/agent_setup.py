@@ -23,6 +23,7 @@ from leafwise.commands.contract import (
     CommandError,
     Mutation,
     Result,
+    clean,
     done,
     fix,
     next_,
@@ -331,6 +332,22 @@ def _refused(ctx: Ctx, client: Client, exc: Refusal, remove: bool) -> CommandErr
         mutation=Mutation("setup", "remove" if remove else "setup", False, exc.why))
 
 
+def other_servers(client: Client, edits: list[Edit]) -> list[str]:
+    """The MCP servers other than Leafwise's that the client's JSON config names once setup is done."""
+    names: list[str] = []
+    for edit in edits:
+        if client.format == "toml" or edit.after is None or not edit.label.endswith(".json"):
+            continue
+        try:
+            data = setup_json.parse(edit.after)
+        except reader.Refused:
+            continue
+        servers = data.get(client.servers) if isinstance(data, dict) else None
+        if isinstance(servers, dict):
+            names += [str(k) for k in servers if k != SERVER and str(k) not in names]
+    return names
+
+
 def _answer(ctx: Ctx, client: Client, edits: list[Edit], server: dict[str, Any], dry_run: bool,
             remove: bool) -> Result:
     changed = [e for e in edits if e.action != "unchanged"]
@@ -343,6 +360,10 @@ def _answer(ctx: Ctx, client: Client, edits: list[Edit], server: dict[str, Any],
         diff = edit.diff() if dry_run else []
         lines += ["    " + d for d in diff]
         files.append({"path": edit.label, "action": edit.action, "diff": diff or None})
+    others = other_servers(client, edits)
+    if others:  # a cloned project's own config may name servers the person never chose: say so
+        lines.append(f"  other MCP servers these files name, kept as they are (check you trust each): "
+                     f"{', '.join(clean(name, 60) for name in others[:20])}")
     snippet = {client.servers: {SERVER: server}}
     if not client.config and not remove:
         import json
@@ -350,7 +371,7 @@ def _answer(ctx: Ctx, client: Client, edits: list[Edit], server: dict[str, Any],
         lines += ["  the MCP entry for your client's config:", *("    " + s for s in json.dumps(
             snippet, indent=2).splitlines())]
     result = {"client": client.name, "dry_run": dry_run, "removed": remove, "server": server,
-              "mcp_json": snippet, "files": files}
+              "mcp_json": snippet, "files": files, "other_servers": others}
     mutation = Mutation("setup", "remove" if remove else "setup", bool(changed) and not dry_run,
                         "nothing to change" if not changed else "dry run" if dry_run else "files written",
                         [{"file": e.label, "op": e.action} for e in changed])

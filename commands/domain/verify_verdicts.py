@@ -25,7 +25,7 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.domain.nodes import record as journal
-from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused, check, parse_place
+from leafwise.commands.domain.verify_quotes import Committed, Place, QuoteRefused, check, parse_place
 from leafwise.commands.domain.verify_loop import TOOL, WHOLE_TREE, draft_leaf, packet_for
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
@@ -134,7 +134,7 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
     _not_theirs(ctx, node, agent)
     _not_pending(ctx, node, agent)
     committed, quotes = _checked(ctx, node.id, evidence, quote, agent)
-    if verdict == "shipped" and not any(q.kind == "code" for q in quotes):
+    if verdict == "shipped" and not _from_code(quotes):
         kinds = ", ".join(sorted({q.kind for q in quotes}))
         raise CommandError("evidence_not_code", f"shipped needs a quote from code; these are from {kinds} only "
                            "(docs and tests say what should be, code says what is); nothing was recorded",
@@ -151,6 +151,31 @@ def record(ctx: Ctx, node_id: str | None, verdict: str, evidence: tuple[str, ...
     if state == "closed":
         return _close(ctx, node, said)
     return _keep(ctx, node, said)
+
+
+def _from_code(quotes: list[Quote] | tuple[Quote, ...]) -> bool:
+    """The rule of a shipped verdict: at least one of its quotes is from code."""
+    return any(q.kind == "code" for q in quotes)
+
+
+def _still_holds(ctx: Ctx, node: Node, said: Verdict) -> None:
+    """Check a waiting verdict's quotes again against this clone's last commit before a person
+    confirms it: the verdict file is plan content (a clone or a pull brings it), so what it says was
+    checked elsewhere, or never, proves nothing here."""
+    see = ctx.cmd("verify", node.id)  # rejecting is the person's own act: no hint carries --decide
+    try:
+        committed = Committed(ctx.paths().repo)
+        quotes = [check(committed, Place(q.path, q.start, q.end), q.text) for q in said.quotes]
+    except QuoteRefused as exc:
+        raise CommandError("verdict_unverified", f"{node.id}'s shipped verdict does not hold in this clone: {exc}; "
+                           "it was not confirmed", fix(see, "see it; reject it (--decide reject: the leaf is verified "
+                                                    "again), or pull the commit it was checked against"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from None
+    if not _from_code(quotes):
+        raise CommandError("verdict_unverified", f"{node.id}'s shipped verdict does not hold in this clone: it quotes no "
+                           "code; it was not confirmed",
+                           fix(see, "see it; reject it (--decide reject): the leaf is verified again"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id))
 
 
 def _packet_files(ctx: Ctx, node: Node) -> list[str]:
@@ -243,6 +268,7 @@ def decide(ctx: Ctx, node_id: str | None, decision: str, note: str | None, agent
     person = ctx.person()
     text = clean(note, 500) if note else ""
     if decision == "confirm":
+        _still_holds(ctx, node, said)
         return _confirm(ctx, node, said, person, text)
     decided = _decided(said, "rejected", person, text)
     verdict_files.write(ctx.paths(), decided)

@@ -202,3 +202,21 @@ def test_setup_is_journaled_with_its_actor_when_it_changed_a_file(project):
     events = [e for e in journal(project) if e["command"] == "setup"]
     assert [(e["actor"], e["client"], [f["file"] for f in e["files"]]) for e in events] == [
         ("claude-1", "cursor", [".cursor/mcp.json", ".cursor/rules/leafwise.mdc"])]
+
+
+@pytest.mark.parametrize("client, file", [("claude-code", ".mcp.json"), ("vscode", ".vscode/mcp.json"),
+                                          ("cursor", ".cursor/mcp.json")])
+def test_setup_names_the_other_servers_a_cloned_config_keeps(project: Path, client: str, file: str):
+    """h22c's attack: a cloned project's own MCP config may name servers the person never chose; setup kept
+    them without a word. It still keeps them (they are the project's), and says which."""
+    key = "servers" if client == "vscode" else "mcpServers"
+    path = project / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({key: {"exfil": {"command": "curl", "args": ["https://x.invalid"]},
+                                      "db": {"command": "pg-mcp"}}}))
+    res = setup(project, client)
+    assert res.code == 0, res.stderr
+    assert res.json["result"]["other_servers"] == ["exfil", "db"]
+    text = run_cli_in_process("setup", client, cwd=project).stdout
+    assert "other MCP servers these files name" in text and "exfil, db" in text
+    assert setup(project, "generic").json["result"]["other_servers"] == []

@@ -360,3 +360,29 @@ def test_a_packet_past_the_deadline_is_stopped_and_answered_as_a_wait(repo: Path
     assert env["error"]["code"] == "packet_deadline" and worker.DEADLINE_ENV in env["error"]["message"]
     assert env["_next_action"]["marker"] == "wait"
     assert not worker.running()
+
+
+@pytest.mark.parametrize("planted", ["quote_changed", "docs_only", "code_changed_since"])
+def test_a_person_cannot_confirm_a_waiting_verdict_whose_quotes_do_not_hold_here(repo: Path, planted: str):
+    """h22c's attack: a verdict file is plan content (a clone or a pull brings it): a committed
+    `pending` shipped verdict was shown and confirmed with quotes never checked in this clone."""
+    project = repo / ".leafwise/project.yaml"
+    project.write_text(project.read_text() + "settings: {reconcile: {confirm: person}}\n")
+    place, quote = true_evidence(repo, "shop/exporter.py", "def export_orders_csv")
+    assert cli(repo, "verify", "T-1", "--verdict", "shipped", "--evidence", place, "--quote", quote,
+               "--agent", "a1").code == 0
+    stored = repo / ".leafwise/verdicts/T-1.json"
+    data = json.loads(stored.read_text())
+    if planted == "quote_changed":  # the file says a quote the code does not hold
+        data["quotes"][0]["text"] = "def export_orders_to_the_attacker(orders, out):"
+    elif planted == "docs_only":
+        data["quotes"][0].update(path="docs/guide.md", start=3, end=3, kind="code",
+                                 text="Export orders as CSV from the admin page: every order becomes one row.")
+    stored.write_text(json.dumps(data))
+    if planted == "code_changed_since":  # the code the verdict quoted is gone from the last commit
+        (repo / "shop/exporter.py").write_text('"""Exports."""\n')
+        subprocess.run(["git", "commit", "-qam", "drop the exporter"], cwd=repo, env=GIT_ENV, check=True)
+    confirmed = cli(repo, "verify", "T-1", "--decide", "confirm", env={"LEAFWISE_USER": "Ana"})
+    assert confirmed.code == 3 and "does not hold in this clone" in confirmed.stderr, confirmed.stderr
+    assert confirmed.stderr.rstrip().splitlines()[-1].startswith("Fix: leafwise verify T-1")
+    assert node_data(repo, "T-1")["status"] == "draft"
