@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 TEMP_PREFIX = ".lw-"
@@ -20,6 +22,19 @@ _UMASK: int | None = None
 
 class Exists(Exception):
     """A file that should be new is already there (`create`)."""
+
+
+@contextmanager
+def using_umask(mask: int) -> Iterator[None]:
+    """Within, the process's umask is `mask` (the loop server runs a caller's line with the caller's)."""
+    global _UMASK
+    before, read = os.umask(mask), _UMASK
+    _UMASK = mask
+    try:
+        yield
+    finally:
+        os.umask(before)
+        _UMASK = read
 
 
 def umask() -> int:

@@ -179,19 +179,15 @@ class Server:
             return
         from leafwise.store import atomic
 
-        mask, read = os.umask(umask), atomic._UMASK  # the files the call writes get the caller's modes
-        atomic._UMASK = umask  # (atomic.umask reads the process's umask once)
         try:
-            code, out, err = self._run(*line, errors)
+            with atomic.using_umask(umask):  # the files the call writes get the caller's modes
+                code, out, err = self._run(*line, errors)
         except Exception:  # noqa: BLE001 - a bug here must not run the line twice: answer, then stop
             import traceback
 
             self.live.drop()
             self.done = True
             code, out, err = 70, b"", traceback.format_exc().encode() + b"Fix: LEAFWISE_SERVER=0 leafwise doctor\n"
-        finally:
-            os.umask(mask)
-            atomic._UMASK = read
         conn.settimeout(SEND_SECONDS)
         try:
             conn.sendall(HEADER.pack(code, len(out), len(err)) + out + err)
