@@ -307,7 +307,9 @@ class _Code:
 
     @cached_property
     def texts(self) -> list[tuple[str, str]]:
-        return [(text, text.translate(ASCII_LOWER)) for rel, text in sorted(self.index.texts.items()) if kind_of(rel) != "docs"]
+        # str.lower is the same as the table on ASCII text (str.isascii costs nothing) and 2-3x faster
+        return [(text, text.lower() if text.isascii() else text.translate(ASCII_LOWER))
+                for rel, text in sorted(self.index.texts.items()) if kind_of(rel) != "docs"]
 
 
 def _names(text: str, lowered: str, word: str) -> bool:
