@@ -68,13 +68,33 @@ def _other_locale(part: str) -> bool:
     return any(t.isupper() or (len(t) == 4 and t.istitle()) for t in tokens[1:])
 
 
+# Languages a translated page names in its file name (`README.fa.md`, `README.pt-br.md`, `README.zh-tw.md`): ISO 639-1
+# codes of the languages projects translate into, and the country codes used for them (`jp`, `kr`, `cn`).
+LANGUAGES = frozenset("ar bg bn ca cs da de el es et fa fi fr he hi hu id it ja ko lt lv ms nl no pl pt ro ru sk sl sr "
+                      "sv th tr uk vi zh jp kr cn tw ua br".split())
+
+
+TRANSLATED_EXT = DOC_EXT | MARKUP_EXT | {".json", ".yml", ".yaml", ".txt", ".po"}  # never code: `user.id.ts`
+
+
+def _language_part(part: str) -> bool:
+    """A dotted part of a file name that names another language: `fa`, `pt-br`, `zh_TW`, `de-ch` (not `en`, `js`)."""
+    head, _, region = part.replace("_", "-").partition("-")
+    return head.lower() in LANGUAGES and (not region or (region.isalpha() and 2 <= len(region) <= 4))
+
+
 def is_translation(rel: str) -> bool:
-    """A catalogue of another language's UI text (`app/Locale/fr_FR/translations.php`, `i18n/de_DE.php`): the same
-    strings as every other language's, so the index keeps only the English one and passages none."""
+    """Another language's copy of what the English files say: a catalogue of UI text (`app/Locale/fr_FR/
+    translations.php`, `i18n/de_DE.php`) or a translated page (`README.fa.md`, `README.pt-BR.md`). The index keeps
+    only the English one, and passages none."""
     parts = rel.split("/")
     name = parts[-1]
     stem = name[:name.find(".")] if "." in name else name
-    return any(_other_locale(part) for part in parts[:-1]) or _other_locale(stem)
+    if any(_other_locale(part) for part in parts[:-1]) or _other_locale(stem):
+        return True
+    dotted = name.split(".")
+    return len(dotted) >= 3 and "." + dotted[-1].lower() in TRANSLATED_EXT \
+        and any(_language_part(part) for part in dotted[1:-1])
 
 
 def kind_of(rel: str) -> str | None:
@@ -98,7 +118,7 @@ def scan(index: Index, root, files: list[str]) -> None:
     """Add docs and ui documents for every file that is one (index.docs)."""
     for rel in files:
         kind = kind_of(rel)
-        if kind is None or TEST_DIRS.intersection(rel.split("/")[:-1]):
+        if kind is None or TEST_DIRS.intersection(rel.split("/")[:-1]) or is_translation(rel):
             continue
         text = index.texts.get(rel)
         if text is None:

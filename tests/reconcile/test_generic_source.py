@@ -183,3 +183,15 @@ def test_reconcile_finds_a_lead_in_php_and_rust(tmp_path: Path):
     assert got["T-2"]["verdict"] in ("likely", "shipped"), got["T-2"]
     assert got["T-2"]["evidence"][0]["path"] == "src/cli.rs", got["T-2"]
     assert got["T-3"]["evidence"][0]["path"] == "src/cli.rs", got["T-3"]
+
+
+def test_a_translated_readme_gives_no_documents(tmp_path: Path):
+    from leafwise.commands.reconcile.scan import build_index
+
+    readme = "# Tables\n\nDraw tables with borders and aligned columns.\n"
+    write_files(tmp_path, {"README.md": readme, "README.fa.md": readme.replace("Tables", "جدول"),
+                           "README.pt-BR.md": readme, "docs/api.js.md": readme, "src/user.id.ts": "export const x = 1\n"})
+    commit_all(tmp_path)
+    index = build_index(tmp_path, use_cache=False)
+    docs = {d.path for d in index.docs if d.kind == "doc"}
+    assert docs == {"README.md", "docs/api.js.md"}, docs  # another language's copy says the same again
