@@ -89,7 +89,7 @@ def test_a_journal_line_no_import_writes_is_refused(plan_root: Path) -> None:
 @pytest.mark.parametrize("raw, line, words", [
     (b'{"manifest": "leafwise import", "version": 1, "pid": 1, "written": "x", "files": 1, "events": 0}\n{"path": ',
      2, "not valid JSON"),
-    (b"\xff\xfe not json\n", 1, "not valid JSON"),
+    (b"\xff\xfe not json\n", 1, "not UTF-8 text"),  # a UTF-16 byte order mark: refused before JSON (reader)
     (b'{"manifest": "leafwise import", "version": 1, "pid": 1, "written": "x", "files": 5, "events": 0}\n',
      1, "its header says 6"),
     (b"[" * 100_000, 1, "nests deeper"),
