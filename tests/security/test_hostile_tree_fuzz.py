@@ -49,7 +49,7 @@ def check_answer(label: str, code: int, out: str, err: str, seconds: float, rss_
     hostile.no_canary(label, out, err)
     assert "Traceback" not in err and "internal_error" not in err, f"{label}: {err[-800:]}"
     if as_json:
-        envelope = json.loads(out)
+        envelope = hostile.strict_json(label, out)
         assert (envelope.get("error") or {}).get("code") != "internal_error", (label, envelope.get("error"))
     else:
         hostile.check_text(label, out, err)

@@ -92,7 +92,11 @@ def plants() -> st.SearchStrategy[list[Plant]]:
                              Plant("done_when", ".leafwise/nodes/T-2.yaml"), Plant("conflict", ".leafwise/nodes/T-3.yaml"),
                              Plant("journal_brackets", ".leafwise/journal.jsonl"),
                              Plant("naive_time", ".leafwise/claims/T-2.json"),
-                             Plant("backtrack", "src/login.test.js"), Plant("glob_bomb", ".leafwise/nodes/T-2.yaml")])
+                             Plant("backtrack", "src/login.test.js"), Plant("glob_bomb", ".leafwise/nodes/T-2.yaml"),
+                             # session 17's round (h22c): each once broke a command
+                             Plant("text_keys", ".leafwise/nodes/T-2.yaml"), Plant("non_finite", ".leafwise/nodes/T-2.yaml"),
+                             Plant("lax_list", ".leafwise/nodes/T-2.yaml"), Plant("utf16", ".leafwise/nodes/T-3.yaml"),
+                             Plant("future_heartbeat", ".leafwise/claims/T-2.json")])
     return st.lists(st.one_of(link, special, folder, value, name, number, fixed), min_size=1, max_size=5,
                     unique_by=str)
 
@@ -105,6 +109,9 @@ KNOWN = [
     [Plant("marshal_bomb", ".leafwise/.cache/nodes.marshal"), Plant("link_dev_zero", ".leafwise/nodes/T-9.yaml")],
     [Plant("journal_brackets", ".leafwise/journal.jsonl"), Plant("glob_bomb", ".leafwise/nodes/T-2.yaml"),
      Plant("link_environ", ".leafwise/project.yaml")],
+    [Plant("non_finite", ".leafwise/nodes/T-2.yaml"), Plant("utf16", ".leafwise/nodes/T-3.yaml"),
+     Plant("future_heartbeat", ".leafwise/claims/T-2.json")],
+    [Plant("text_keys", ".leafwise/nodes/T-2.yaml"), Plant("lax_list", ".leafwise/nodes/T-3.yaml")],
 ]
 
 
@@ -236,10 +243,47 @@ def _plant(p: Plant, root: Path, outside: Path, mark: Path) -> None:
     elif p.kind == "naive_time":
         _replace(root / p.where)
         (root / p.where).write_text('{"agent": "x", "since": "2026-01-01T00:00:00", "expires": "9999-99-99"}\n')
+    elif p.kind in LATER_KINDS:
+        _plant_later(p, root)
     elif p.kind == "backtrack":
         (root / p.where).parent.mkdir(parents=True, exist_ok=True)
         _replace(root / p.where)
         (root / p.where).write_text('test("' + "\\" * 120 + "\n")
+
+
+LATER_KINDS = ("text_keys", "non_finite", "lax_list", "utf16", "future_heartbeat")
+
+
+def _plant_later(p: Plant, root: Path) -> None:
+    """Session 17's classes: keys YAML reads as no text, non-finite numbers, a list where a word goes,
+    a node file git shows as binary, a lease heartbeat far in the future."""
+    path = root / p.where
+    if p.kind == "future_heartbeat":
+        _replace(path)
+        path.write_text('{"agent": "x", "since": "9999-12-24T00:00:00+00:00", "heartbeat": "9999-12-24T00:00:00+00:00",'
+                        ' "expires": "9999-12-31T00:00:00+00:00"}\n')
+        return
+    if not path.is_file() or path.is_symlink():
+        return
+    text = path.read_text(errors="replace")
+    if p.kind == "text_keys":
+        path.write_text(text + "1: one\ntrue: yes\nnull: nothing\nnested: {2: two}\n")
+    elif p.kind == "non_finite":
+        path.write_text(text + "weight: .nan\nscore: -.inf\nextra: {deep: [.inf]}\n")
+    elif p.kind == "lax_list":
+        path.write_text(text + "priority: [high]\n")
+    elif p.kind == "utf16":
+        path.write_bytes(text.encode("utf-16"))
+
+
+def strict_json(label: str, out: str) -> dict:
+    """An answer as a strict JSON reader takes it (JavaScript's JSON.parse, jq): no NaN or Infinity."""
+    import json
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{label}: {name} in a --json answer")
+
+    return json.loads(out, parse_constant=refuse)
 
 
 def build(base: Path, planted: list[Plant]) -> tuple[Path, Path]:
