@@ -262,12 +262,14 @@ class WorkCopy:
 
 def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: bool = False,
                 before: list[str] | None = None, mutating: bool = False, warm: bool = True,
-                served: bool = False) -> None:
+                served: bool = False, other: list[str] | None = None) -> None:
     """Time `leafwise ARGS` `runs` times after one warm-up; `before` runs untimed first (start before complete).
     An operation of issue 25's targets also times its floor (`python -c pass`) right before each run.
     `warm=False`: no `next` between `before` and the timed run (the agent loop as it runs: the
     timed command finds the files `before` wrote, parses them and updates the cache).
-    `served`: every call with the loop server on, the server started and listening first."""
+    `served`: every call with the loop server on, the server started and listening first.
+    `other`: another agent's write in its own process right before the timed run (the server then
+    finds the plan changed by someone else: it merges the file and derives the pick order itself)."""
     paired = TARGETS.get(row.op, (None, 0))[0] == "python -c pass"
     if served:
         ready_server(work)
@@ -280,6 +282,8 @@ def measure_cli(row: Row, work: WorkCopy, args: list[str], runs: int, *, cold: b
         elif warm:
             leafwise(["next", "--json"], work.root, served)  # a read leaves the cache valid
         floor = spawn([str(PYTHON), "-c", "pass"], work.root) if paired else None
+        if other:
+            leafwise(other, work.root)
         run = leafwise(args, work.root, served)
         if mutating:
             work.restore(mark)
@@ -457,6 +461,9 @@ def bench_size(size: str, runs: int, only: set[str] | None, canvas: bool) -> lis
                                                            before=["start", task, "--agent", "a"], mutating=True))
         add("complete after start", lambda r: measure_cli(
             r, work, complete, runs, before=["start", task, "--agent", "a"], mutating=True, warm=False, served=True))
+        add("complete, another agent's write just before", lambda r: measure_cli(
+            r, work, complete, runs, before=["start", task, "--agent", "a"], mutating=True, served=True,
+            other=["start", "--next", "--agent", "b"]))
     stop_servers()
     add("mcp get_next_task", lambda r: measure_mcp(r, work))
     if canvas and size == CANVAS_SIZE and (not only or any("canvas".startswith(o) for o in only)):
