@@ -51,7 +51,9 @@ ACCESS = frozenset({"public", "private", "protected", "internal", "static", "ove
                     "virtual", "async", "synchronized", "sealed", "partial"})
 NOT_NAMES = frozenset({"if", "for", "while", "switch", "catch", "return", "new", "throw", "foreach", "using", "lock",
                        "when", "match", "else", "do", "try", "typeof", "sizeof", "nameof", "await", "yield", "base",
-                       "this", "super", "function", "fn", "class"})
+                       "this", "super", "function", "fn", "class", "fixed", "checked", "unchecked", "assert",
+                       "synchronized", "else", "case", "default", "goto", "var", "val", "let", "const", "in", "is",
+                       "as", "not", "and", "or"})
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,80}")
 # routes: an annotation or attribute naming a path, then the handler defined below it
 _ROUTE_MARK = re.compile(r"(?:@|#\[|\[)(GetMapping|PostMapping|PutMapping|PatchMapping|DeleteMapping|RequestMapping|"
@@ -153,7 +155,10 @@ def _definition(line: str, stripped: str) -> tuple[str, str, int] | None:
         if all(mod.split("(")[0] in MODIFIERS for mod in mods):
             return m.group(2), m.group(3).lstrip("$"), m.start(3)
     first = stripped.split(" ", 1)[0]
-    if first in ACCESS and "(" in stripped:
+    # with modifiers (`public List<User> findAll(`), or without them a type and a name opening a block on the
+    # line (Java's package-private `void insert(Token t) {`, Dart's `Widget build(BuildContext context) {`)
+    typed = stripped.endswith("{") and first[:1].isalpha() and len(stripped[:stripped.find("(")].split()) == 2
+    if (first in ACCESS or typed) and "(" in stripped:
         head = stripped[:stripped.find("(")]
         if "=" in head or "." in head:
             return None  # an assignment or a call, not a definition

@@ -87,6 +87,12 @@ public class OwnerController {
 
     @Option(names = {"-v", "--verbose"}, description = "Print every request and response")
     private boolean verbose;
+
+    void rememberLastSearch(String name) {
+        if (name != null) {
+            last = name;
+        }
+    }
 }
 '''
 CSHARP = '''namespace Shop.Api;
@@ -136,6 +142,9 @@ def test_definitions_flags_routes_commands_and_strings_of_every_such_language(tm
     assert arts[("flag", "verbose")][0] == "src/main/java/app/OwnerController.java"
     assert arts[("definition", "findOwners")] == ("src/main/java/app/OwnerController.java", 7)
     assert arts[("definition", "CancelOrder")] == ("Api/OrdersController.cs", 7)
+    # no modifier: a type and a name opening a block (Java's package-private methods, Dart's); an `if` is none
+    assert arts[("definition", "rememberLastSearch")] == ("src/main/java/app/OwnerController.java", 14)
+    assert ("definition", "if") not in arts
     assert arts[("definition", "Invoice")] == ("src/main/kotlin/app/Invoices.kt", 3)
     assert arts[("definition", "sendReminderEmail")] == ("src/main/kotlin/app/Invoices.kt", 5)
     assert arts[("definition", "ResetTwoFactorCommand")] == ("app/Console/ResetTwoFactorCommand.php", 7)
