@@ -26,8 +26,15 @@ from leafwise.store.paths import PlanPaths
 from leafwise.store.watch import PlanWatcher
 
 
+# Folders under the plan's folder a watch may take (one inotify watch each, of the user's ~8,192 to
+# ~200,000 for every tool they run): a plan has a handful; a cloned plan's 200,000 empty-ish folders
+# (a few MB in git) took one watch each, all of the user's, for as long as its server lived.
+MAX_FOLDERS = 1_000
+
+
 class LinkedFolder(RuntimeError):
-    """A link to a folder inside the plan's folder: the watch would follow it (no warm plan here)."""
+    """A link to a folder inside the plan's folder (the watch would follow it), or more folders than
+    MAX_FOLDERS (the watch would take one each): no warm plan here."""
 
 
 class LivePlan:
@@ -35,7 +42,7 @@ class LivePlan:
         self.paths = paths
         self._folders: dict[str, int] = {}
         if not self.watch_safe():  # before the watch starts: it would add a watch for every folder there
-            raise LinkedFolder(f"a link to a folder in {paths.dir}")
+            raise LinkedFolder(f"a link to a folder, or over {MAX_FOLDERS} folders, in {paths.dir}")
         self._watcher = PlanWatcher(paths)  # OSError, RuntimeError: no watch here (the caller loads per call)
         self._plan: Plan | None = None
         self.reloads = 0  # whole loads so far (what the tests and the bench count)
@@ -78,7 +85,9 @@ class LivePlan:
         notify) follows such a link down the whole tree it names: a cloned plan's `docs/usr -> /usr`
         took 15,498 of the user's inotify watches, a link to `/` all of them. A link made in a folder
         the watch has is not followed; one inside a new folder is: so the walk is done again when a
-        folder's count of subfolders (its link count) moved. Cheap: a stat per folder."""
+        folder's count of subfolders (its link count) moved. Cheap: a stat per folder. More than
+        MAX_FOLDERS folders is no safe watch either: it would take one of the user's inotify watches
+        each (3,000 folders in a cloned plan's docs/ took 3,054)."""
         for folder, links in self._folders.items():
             try:
                 if os.lstat(folder).st_nlink != links:
@@ -92,6 +101,8 @@ class LivePlan:
         stack = [os.fspath(self.paths.dir)]
         while stack:
             folder = stack.pop()
+            if len(folders) >= MAX_FOLDERS:
+                return False
             try:
                 folders[folder] = os.lstat(folder).st_nlink
                 with os.scandir(folder) as entries:

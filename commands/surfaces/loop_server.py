@@ -30,8 +30,9 @@ from leafwise.commands.surfaces.loop_client import HEADER, LOOP, NOT_MINE, REQUE
 
 IDLE = "LEAFWISE_SERVER_IDLE"  # seconds without a call before the server exits (600 unless set)
 TICK_SECONDS = 15.0  # how often an idle server looks whether its plan's folder is still there
-# A caller sends its whole request right after it connects: one that has not within this long (stopped,
-# or no caller) is closed unanswered, and runs the line itself if it ever goes on; nobody waits behind it.
+# A caller sends its whole request right after it connects: one whose request has not come whole within
+# this long of the accept (stopped, no caller, or one that trickles a byte at a time) is closed
+# unanswered, and runs the line itself if it ever goes on; nobody waits behind it.
 READ_SECONDS = 1.0
 SEND_SECONDS = 10.0  # a caller that does not read its answer: the answer is dropped, the others go on
 
@@ -200,7 +201,15 @@ def _request(conn: socket.socket) -> bytes:
     prefix that happens to end as a request does); b"" past REQUEST_BYTES."""
     parts: list[bytes] = []
     size = 0
-    while chunk := conn.recv(65536):
+    deadline = time.monotonic() + READ_SECONDS  # for the whole request: a byte a second never ends it
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request did not come whole in time")
+        conn.settimeout(left)
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
         size += len(chunk)
         if size > REQUEST_BYTES:
             return b""
