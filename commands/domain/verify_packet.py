@@ -11,6 +11,7 @@ file first), with room kept for tests, docs and a commit that names the node, an
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -45,6 +46,10 @@ PASSAGE = 0.8  # a few lines bind the title's words less than a definition (a bo
 PASSAGES = 1  # passages a packet holds at most (1, 2 and 3 measured on the development half: 1 best)
 KIND_RANK = {"body": 1, "passage": 2, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
+# A class a route's line names as its handler (`'SubtaskController'`, `UserController::class`): an identifier that
+# starts upper-case, ends with one of these; a linear pattern over a snippet of at most SNIPPET characters.
+_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]{0,80}")
+HANDLER_SUFFIXES = ("Controller", "Handler", "Resource", "Endpoint")
 # Irregular verb forms the suffix rules of `key` cannot reach ("hide" is named `HiddenStory`), both ways.
 _FORMS = ("hide hidden hid", "send sent", "write written wrote", "choose chosen chose", "build built",
           "run ran", "find found", "get got gotten", "give given gave", "take taken took", "make made",
@@ -493,9 +498,45 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
                                                        _file_kind(rel),
                                                        0.5))
     places = places[:MAX_PLACES - len(commits[:1])] + commits[:1]
+    places = _handler(places, chosen, index, texts)
     packet = _within_budget(_bridged(places, node.title, ranked, index, texts), head)
     packet.unnamed = unnamed
     return packet
+
+
+def _handler(places: list[PacketPlace], chosen: list[tuple[float, Artifact, list[str]]], index: Index,
+             texts: _Texts) -> list[PacketPlace]:
+    """The class a chosen route hands its requests to, when its line names one (`addRoute('subtask/:id',
+    'SubtaskController', 'show')`, `[InvoiceController::class, 'refund']`): a route table names every feature, the
+    controller is where one is done. In room left, else in place of the lowest place below the route's score."""
+    routes = [(score, art) for score, art, _named in chosen if art.kind == "route"]
+    if not routes:
+        return places
+    taken = {p.path for p in places}
+    defined: dict[str, Artifact] | None = None
+    for score, route in routes:
+        for name in _CLASS_NAME.findall(route.snippet):
+            if not name.endswith(HANDLER_SUFFIXES):
+                continue
+            if defined is None:
+                defined = {a.name: a for a in index.artifacts if a.kind == "definition"}
+            art = defined.get(name)
+            if art is None or art.path in taken or art.path == route.path:
+                continue
+            start, end = texts.span(art)
+            place = PacketPlace(art.path, start, end, texts.snippet(art.path, start, end, SNIPPET),
+                                f"definition {cut(name, 60)}: the route {cut(route.name, 60)} hands it its requests",
+                                _kind(art), score)
+            if len(places) < MAX_PLACES:
+                places = places + [place]
+            else:
+                low = min((i for i, p in enumerate(places) if p.kind != "commit"), key=lambda i: places[i].score,
+                          default=None)
+                if low is None or places[low].score >= score:
+                    return places
+                places = places[:low] + places[low + 1:] + [place]
+            return places  # one handler: the best route's
+    return places
 
 
 def _bridged(places: list[PacketPlace], title: str, ranked: list[tuple[float, Artifact, list[str]]], index: Index,

@@ -204,3 +204,24 @@ def test_a_translated_readme_gives_no_documents(tmp_path: Path):
     index = build_index(tmp_path, use_cache=False)
     docs = {d.path for d in index.docs if d.kind == "doc"}
     assert docs == {"README.md", "docs/api.js.md"}, docs  # another language's copy says the same again
+
+
+def test_the_packet_holds_the_controller_a_chosen_route_hands_its_requests_to(tmp_path: Path):
+    from testkit import run_cli_in_process
+
+    files = {
+        "app/ServiceProvider/RouteProvider.php": "<?php\nclass RouteProvider {\n    public function register($c) {\n"
+        "        $c['route']->addRoute('task/:task_id/pieces', 'ChunkController', 'show');\n    }\n}\n",
+        "app/Controller/ChunkController.php": "<?php\nclass ChunkController extends BaseController {\n"
+        "    public function show() {\n        $this->response->html($this->helper->layout->render('chunk/show'));\n"
+        "    }\n}\n",
+    }
+    write_files(tmp_path, files)
+    commit_all(tmp_path)
+    write_plan(tmp_path, [node("T-1", "Split a task into smaller pieces", release="R1")])
+    res = run_cli_in_process("verify", "T-1", "--json", cwd=tmp_path)
+    assert res.code == 0, res.stdout + res.stderr
+    places = res.json["result"]["places"]
+    assert places[0]["path"] == "app/ServiceProvider/RouteProvider.php", places
+    handler = [p for p in places if p["path"] == "app/Controller/ChunkController.php"]
+    assert handler and "hands it its requests" in handler[0]["why"], places
