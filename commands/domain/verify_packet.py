@@ -4,7 +4,7 @@ Built for recall, not for a verdict: reconcile's index of the repository (`recon
 `build_index`, with its cache) and its matching index (`retrieve.RIndex`: every definition, route,
 flag, test, UI string and docs paragraph by matching key), searched with the title's concepts and
 what they expand to (`match.weigh`: related words, shared prefixes, the WordNet lexicon; irregular
-verb forms, `IRREGULAR`) at their weights. The places are spread over files (the best place of each
+verb forms and software's synonyms: `packet_words`) at their weights. The places are spread over files (the best place of each
 file first), with room kept for tests, docs and a commit that names the node, and cut to at most `MAX_PLACES` places and about
 `TOKEN_BUDGET` tokens. The agent reads them and decides; Leafwise checks what it quotes.
 """
@@ -17,11 +17,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.domain import packet_words
 from leafwise.commands.domain.verify_quotes import CODE_EXT
 from leafwise.commands.reconcile import docs_names, passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
-from leafwise.commands.reconcile.retrieve import LEX, SOFT, RIndex, category, key, prefix
+from leafwise.commands.reconcile.retrieve import RIndex, category, key
 from leafwise.commands.text import clean as cut
 from leafwise.store import Node, git, reader
 
@@ -50,42 +51,6 @@ LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
 # starts upper-case, ends with one of these; a linear pattern over a snippet of at most SNIPPET characters.
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]{0,80}")
 HANDLER_SUFFIXES = ("Controller", "Handler", "Resource", "Endpoint")
-# Irregular verb forms the suffix rules of `key` cannot reach ("hide" is named `HiddenStory`), both ways.
-_FORMS = ("hide hidden hid", "send sent", "write written wrote", "choose chosen chose", "build built",
-          "run ran", "find found", "get got gotten", "give given gave", "take taken took", "make made",
-          "keep kept", "lose lost", "begin began begun", "break broken broke", "forget forgotten forgot",
-          "freeze frozen froze", "hold held", "lead led", "leave left", "mean meant", "seek sought",
-          "sell sold", "show shown", "speak spoken", "tell told", "think thought", "throw thrown",
-          "bind bound", "draw drawn", "drive driven", "fall fallen", "grow grown", "know known",
-          "see seen", "spin spun", "stand stood", "stick stuck", "tear torn", "wear worn", "win won",
-          "pay paid", "say said", "lay laid", "buy bought", "bring brought", "catch caught", "feel felt",
-          "meet met", "spend spent", "hang hung", "override overridden", "rewrite rewritten", "undo undone",
-          "feed fed", "fly flown flew", "ride ridden rode", "rise risen rose", "shake shaken",
-          "forbid forbidden", "weave woven", "dig dug", "light lit")
-IRREGULAR = {w: frozenset(line.split()) - {w} for line in _FORMS for w in line.split()}
-# Words a product owner and the code use for one thing, which WordNet's first senses do not relate (each line a
-# group, every word related to every other): general software vocabulary, not one repository's names.
-_GROUPS = ("language locale i18n translation translate", "hide redact mask censor conceal", "remember memory",
-           "voice speech audio", "aloud speech", "twice duplicate", "again duplicate", "nested parent subfolder",
-           "semantic embedding vector", "phone mobile", "overall total", "member participant",
-           "podcast enclosure episode", "picture image photo avatar", "password credential secret",
-           "schedule cron", "theme dark", "speed rate", "abort cancel", "remove delete", "upload attachment",
-           "download export", "notification notify alert", "copy archive snapshot", "bulk batch", "tag label",
-           "folder directory", "shortcut hotkey keybinding", "sign signin login", "account user profile",
-           "permission role access", "trash bin", "draft unpublished", "star favorite favourite bookmark",
-           "feed rss atom", "mail email smtp", "chart graph plot", "pin sticky", "expire expiry expiration",
-           "limit quota throttle", "prompt ask question", "dashboard overview", "reply answer response")
-SYNONYMS: dict[str, frozenset[str]] = {}
-for _line in _GROUPS:
-    for _w in _line.split():
-        SYNONYMS[_w] = SYNONYMS.get(_w, frozenset()) | (frozenset(_line.split()) - {_w})
-
-
-def _synonyms(word: str, c: str) -> frozenset[str]:
-    """The words `SYNONYMS` relates to a title word (as written, its concept, without a plural's s/es)."""
-    w = word.lower()
-    forms = {w, c, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w}
-    return frozenset().union(*(SYNONYMS.get(f, frozenset()) for f in forms))
 BOUNDARY_KINDS = frozenset({"definition", "symbol", "route", "cli", "test", "model", "component", "page", "option",
                             "flag", "field"})
 
@@ -146,72 +111,6 @@ def _raw_places(index: Index, words: list[str]) -> tuple[list[tuple[str, int, st
         else:
             found.append(at)
     return found, unnamed
-
-
-def _expansions(weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
-    """Title concept -> (matching key, how much it counts): the word, related words and shared
-    prefixes (SOFT), WordNet's related words (LEX)."""
-    out: dict[str, list[tuple[str, float]]] = {}
-    for c in weighed.weights:
-        k = key(c)
-        found = {k: 1.0}
-        soft = {key(r) for r in weighed.soft.get(c, ())}
-        p = prefix(k)
-        if p and len(k) >= 5:
-            soft |= rindex.by_prefix.get(p, set())
-        for s in soft - {k}:
-            found[s] = SOFT
-        for w in weighed.lexical.get(c, ()):
-            found.setdefault(key(w), LEX)
-        for w in IRREGULAR.get(weighed.words.get(c, c).lower(), frozenset()) | IRREGULAR.get(c, frozenset()):
-            found.setdefault(key(w), SOFT)
-        for w in _synonyms(weighed.words.get(c, c), c):
-            found.setdefault(key(w), SOFT)
-        out[c] = [(kk, f) for kk, f in found.items() if kk in rindex.by_key]
-    return out
-
-
-CONJUNCTIONS = frozenset({"and", "or", "nor", "but"})
-
-
-def _acronyms(title: str, weighed, rindex: RIndex) -> dict[str, list[tuple[str, float]]]:
-    """Title concept -> (matching key, factor) for the initials of 3 or 4 consecutive title words that the
-    index names as a word ("single sign on" -> `sso`, "text to speech" -> `tts`), to each concept of the run."""
-    from leafwise.commands.reconcile.text import STOP, concept, split_identifier
-
-    words = [w.lower() for w in split_identifier(title) if w.isalpha()]
-    out: dict[str, list[tuple[str, float]]] = {}
-    for n in (3, 4):
-        for i in range(len(words) - n + 1):
-            run = words[i:i + n]
-            k = "".join(w[0] for w in run)
-            if run[0] in STOP or CONJUNCTIONS.intersection(run) or key(k) != k or k not in rindex.by_key:
-                continue  # "at a chosen" is no acronym, nor "pause and resume" (two things), nor a stem
-            for w in run:
-                c = concept(w)
-                if c in weighed.weights:
-                    out.setdefault(c, []).append((k, SOFT))
-    return out
-
-
-def _probes(weighed) -> dict[str, list[tuple[str, str, float]]]:
-    """Title concept -> (substring, matching key, how much it counts) for the passage search: the title's
-    word, its related words (SOFT), WordNet's (LEX) and irregular forms (SOFT)."""
-    out: dict[str, list[tuple[str, str, float]]] = {}
-    for c in weighed.weights:
-        word = weighed.words.get(c, c)
-        forms = [(w, 1.0) for w in (c, word)] + [(w, SOFT) for w in weighed.soft.get(c, ())]
-        forms += [(w, LEX) for w in weighed.lexical.get(c, ())]
-        forms += [(w, SOFT) for w in IRREGULAR.get(word.lower(), frozenset()) | IRREGULAR.get(c, frozenset())]
-        forms += [(w, SOFT) for w in _synonyms(word, c)]
-        found: dict[str, tuple[str, float]] = {}
-        for w, factor in forms:
-            k = key(w)
-            p = passages.probe(w, k)
-            if p is not None and factor > found.get(k, ("", 0.0))[1]:
-                found[k] = (p, factor)
-        out[c] = [(p, k, factor) for k, (p, factor) in found.items()]
-    return out
 
 
 def _bodies(index: Index, rindex: RIndex) -> dict[str, list[tuple[int, int]]]:
@@ -447,8 +346,8 @@ def ranked_places(node: Node, index: Index, stats: Stats, rindex: RIndex
 
 def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex, title: str = ""
             ) -> tuple[list[tuple[float, Artifact, list[str]]], dict[int, float], str | None]:
-    expansions = _expansions(weighed, rindex)
-    for c, more in _acronyms(title, weighed, rindex).items():
+    expansions = packet_words.expansions(weighed, rindex)
+    for c, more in packet_words.acronyms(title, weighed, rindex).items():
         expansions.setdefault(c, []).extend(more)
     present = [c for c in weights if expansions.get(c)]
     head = max(present, key=lambda c: (weights[c], c)) if present else None
@@ -463,7 +362,7 @@ def _ranked(weighed, weights: dict[str, float], index: Index, rindex: RIndex, ti
             ranked.append((round(s * _place_factor(rindex.docs[i].path, by_path), 3), rindex.docs[i], named,
                            len(rindex.keys[i])))
     ranked += [(cov, art, named, 0) for cov, art, named in modules if cov >= FILL_SCORE]
-    found = passages.search(index, _probes(weighed), weights, key, FILL_SCORE / PASSAGE, _bodies(index, rindex),
+    found = passages.search(index, packet_words.probes(weighed), weights, key, FILL_SCORE / PASSAGE, _bodies(index, rindex),
                             CODE_EXT)
     for s, art, named in found:
         covers[id(art)] = s

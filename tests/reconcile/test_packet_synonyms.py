@@ -58,5 +58,5 @@ def test_synonyms_and_initials_reach_the_code(tmp_path: Path):
     assert "src/components/locale-switcher.tsx" in paths(root, "T-3")
     pausing = paths(root, "T-4")  # "pause and resume" names two things: `par` is no acronym of it
     assert "internal/web/poller.go" in pausing and "internal/web/par.go" not in pausing, pausing
-    from leafwise.commands.domain import verify_packet
-    assert verify_packet.SYNONYMS["hide"] >= {"redact", "mask"} and "hide" in verify_packet.SYNONYMS["redact"]
+    from leafwise.commands.domain import packet_words
+    assert packet_words.SYNONYMS["hide"] >= {"redact", "mask"} and "hide" in packet_words.SYNONYMS["redact"]
