@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from typing import Any
 
 from leafwise.commands.adoption import reading
@@ -98,8 +99,9 @@ def _columns(header: list[str], options: Options, parsed: Parsed) -> dict[str, i
 
 
 def parse(options: Options) -> Parsed:
-    if not options.path.is_file():
-        raise reading.InputError(options.shown, None, "no such file", "give the path of the .csv file")
+    if options.path.is_dir() or not os.path.lexists(options.path):  # a FIFO, a device, a link: the reader names it
+        raise reading.InputError(options.shown, None, "a folder, not a .csv file" if options.path.is_dir()
+                                 else "no such file", "give the path of the .csv file")
     raw = reading.load_text(options.path, options.shown)
     parsed = Parsed(TOOL, options.shown)
     try:

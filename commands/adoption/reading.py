@@ -42,8 +42,10 @@ def link_error(root: Path, shown: str, link: Path) -> InputError:
 
 def locate(path: Path, shown: str, candidates: tuple[str, ...], what: str) -> Path:
     """`path` itself when it is a file, else the first of `candidates` under it; one that lies
-    behind a link (`.beads` a link to another folder) refuses the import."""
-    if path.is_file():
+    behind a link (`.beads` a link to another folder) refuses the import. A `path` that is there but
+    is no folder (a FIFO, a device, a link) is returned too: the reader refuses it by what it is, never
+    as "no such file"."""
+    if path.is_file() or (os.path.lexists(path) and not path.is_dir()):
         return path
     for rel in candidates:
         if (path / rel).is_file() or (path / rel).is_symlink():
