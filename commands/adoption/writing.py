@@ -81,7 +81,7 @@ def _unique(parsed: Parsed, options: Options) -> list[Item]:
     return kept
 
 
-def _parent_first(items: list[Item], parsed: Parsed, options: Options) -> list[Item]:
+def _parent_first(items: list[Item], parsed: Parsed, options: Options, notes: list[str]) -> list[Item]:
     """The items with every parent before its children; a parent cycle is malformed input."""
     by_key = {i.key: i for i in items}
     out: list[Item] = []
@@ -95,8 +95,11 @@ def _parent_first(items: list[Item], parsed: Parsed, options: Options) -> list[I
             cursor = by_key.get(cursor.parent) if cursor.parent else None
         if cursor is not None and state.get(cursor.key) == 1:
             loop = " → ".join(i.key for i in path[[i.key for i in path].index(cursor.key):] + [cursor])
-            options.bad(parsed, cursor.key, cursor.where, f"parent cycle: {loop}",
-                        "make one of them a top-level item in the source file")
+            if options.partial:  # the item is kept, at the top: a note, never a skip (it is imported)
+                notes.append(f"{cursor.key}: parent cycle {loop}: imported at the top")
+            else:
+                options.bad(parsed, cursor.key, cursor.where, f"parent cycle: {loop}",
+                            "make one of them a top-level item in the source file")
             cursor.parent = None
         for item in reversed(path):
             state[item.key] = 2
@@ -300,7 +303,7 @@ def prepare(plan: Plan, parsed: Parsed, options: Options) -> Prepared:
     from leafwise.commands.core import duplicates
 
     notes = list(parsed.notes)
-    items = _parent_first(_unique(parsed, options), parsed, options)
+    items = _parent_first(_unique(parsed, options), parsed, options, notes)
     index = source_index(plan)
     matched = {item.key: index.get(_identity(parsed, item)) for item in items}
     # an earlier import's nodes of the same tool answer references too (a --partial import's rest)
