@@ -12,7 +12,8 @@ It answers NOT_MINE (the caller runs the line itself) to anything else: a line o
 help, `--wait` (a waiting call would hold up the others), a plan found elsewhere than the one it
 serves, and any call once its own code changed on disk (then it exits: the next call starts a new
 one). It exits after `LEAFWISE_SERVER_IDLE` seconds without a call (600), once the plan's folder
-is gone, or once a link to a folder appears in it (`LivePlan.watch_safe`: the watch would follow it).
+is gone, or once a link to a folder appears in it (`LivePlan.watch_safe`: the watch would follow it)
+or it holds more than `live_plan.MAX_FOLDERS` folders (the watch would take a user's inotify watch each).
 """
 
 from __future__ import annotations
