@@ -65,6 +65,8 @@ def relevant(plan_dir: Path, path: str) -> bool:
     if not parts or any(p in IGNORED_DIRS for p in parts[:-1]):
         return False
     name = parts[-1]
+    if parts[0] in ("docs", "diagrams") and len(parts) > 1:  # a doc may have any name a node links to
+        return not name.startswith(atomic.TEMP_PREFIX)
     return not (name.startswith(".") or name.endswith(SCRATCH_SUFFIXES))
 
 
@@ -83,8 +85,11 @@ def classify(paths: PlanPaths, changed: Iterable[str]) -> PlanChanges:
                 out.project = True
             elif name == "journal.jsonl":
                 out.journal = True
-        elif top == "nodes" and len(parts) == 2 and name.endswith(".yaml") and ID_PATTERN.match(name[:-5]):
-            out.nodes.add(name[:-5])
+        elif top == "nodes" and len(parts) == 2 and name.endswith(".yaml"):
+            if ID_PATTERN.match(name[:-5]):
+                out.nodes.add(name[:-5])
+            else:  # a file the loader reads (and names a problem) that holds no node by its name: a whole load
+                out.project = True
         elif top == "claims":
             out.claims = True
         elif top == "cycles":

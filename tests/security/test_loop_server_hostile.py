@@ -107,12 +107,7 @@ def _in_both(tmp_path: Path, change) -> tuple[Path, Path]:
     return served, own
 
 
-WATCH_FIX = ("store/watch.py (not h22d's): `relevant` drops docs named like scratch files (`docs/spec.tmp`, "
-             "`docs/.spec.md`) and `classify` drops a `nodes/*.yaml` whose stem is no id, though the loader and "
-             "the validator read both; the served plan keeps what it derived before")
 
-
-@pytest.mark.xfail(strict=True, reason=WATCH_FIX)
 @pytest.mark.parametrize("change", ["doc gone", "node file named like no id"])
 def test_a_served_complete_refuses_what_its_own_run_refuses(tmp_path, runtime, change):
     """A doc `docs/spec.tmp` (or `docs/.spec.md`) a node links to, deleted after the server is warm

@@ -4,7 +4,8 @@ scratch file (`docs/spec.tmp`, `docs/.spec.md`) and a `nodes/*.yaml` whose stem 
 checkout that removes such a doc, or brings such a node file, leaves the MCP server's validate_project
 saying `valid: true` over a plan whose own `leafwise validate` names two errors.
 
-A strict xfail while store/watch.py (not h22d's) is unchanged; the change is in the reason."""
+Closed in store/watch.py: `relevant` keeps a docs/ or diagrams/ file of any name but atomic.TEMP_PREFIX's,
+and `classify` makes a `nodes/*.yaml` whose stem is no id a whole load."""
 
 from __future__ import annotations
 
@@ -13,16 +14,10 @@ import re
 import sys
 
 import anyio
-import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from testkit import node, write_plan
 
-WATCH_FIX = ("store/watch.py: `relevant` keeps a docs/ or diagrams/ file of any name but atomic.TEMP_PREFIX's, "
-             "and `classify` makes a `nodes/*.yaml` whose stem is no id a whole load (out.project = True)")
-
-
-@pytest.mark.xfail(strict=True, reason=WATCH_FIX)
 def test_the_mcp_servers_validate_sees_a_doc_gone_and_a_node_file_named_like_no_id(tmp_path):
     root = write_plan(tmp_path, [node("T-1", "Alpha", release="R1"), node("T-2", "Bravo", release="R1")])
     node_file = root / ".leafwise" / "nodes" / "T-1.yaml"
