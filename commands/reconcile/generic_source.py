@@ -31,6 +31,7 @@ GENERIC_EXT = frozenset({".rs", ".php", ".java", ".kt", ".kts", ".scala", ".cs",
 MAX_LINE = 2000  # a longer line is data (a bundle, a table), not code anyone names a feature in
 MAX_BODY = 6000  # as tags.MAX_BODY
 MAX_DOCS = 3000  # documents one file may give
+MAX_BODY_TEXT = 400_000  # body characters one file's functions may read in all (a file's size: each read once)
 MAX_COMMENT = 12  # comment lines above a definition read as its document
 SINGLE_QUOTED = frozenset({".php", ".dart"})  # languages whose '…' is a string, not a character
 UI_DIRS = frozenset({"template", "templates", "view", "views", "layouts", "pages", "components", "ui"})
@@ -258,6 +259,7 @@ def scan(index: Index, src: Source) -> None:
     side = _side(src)
     comments: list[str] = []
     budget = [MAX_DOCS]
+    body_text = MAX_BODY_TEXT  # overlapping bodies (`fn a() {` on every line) would read each line 6000 times
     in_tests = False
     stem_words = identifier_concepts(src.path.stem)
     for k, line in enumerate(lines.lines):
@@ -291,8 +293,11 @@ def scan(index: Index, src: Source) -> None:
                                                art.context, art.side))
                     budget[0] -= 1
                 if not tested and (keyword in FUNCTION_KEYWORDS or keyword == "method"):
-                    end = _body_end(lines.lines, k)
-                    body = "\n".join(lines.lines[k:end])[:MAX_BODY]
+                    body = ""
+                    if body_text > 0:
+                        end = _body_end(lines.lines, k)
+                        body = "\n".join(lines.lines[k:end])[:min(MAX_BODY, body_text)]
+                        body_text -= len(body)
                     index.docs.append(Artifact("body", name, src.rel, art.line, art.snippet,
                                                words | said_words | identifier_concepts(body), words | said_words,
                                                side=art.side))
