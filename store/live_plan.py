@@ -23,13 +23,7 @@ import os
 from leafwise.store.loader import load_plan, read_node_file, same_place
 from leafwise.store.model import Node, Plan, Status
 from leafwise.store.paths import PlanPaths
-from leafwise.store.watch import PlanWatcher
-
-
-# Folders under the plan's folder a watch may take (one inotify watch each, of the user's ~8,192 to
-# ~200,000 for every tool they run): a plan has a handful; a cloned plan's 200,000 empty-ish folders
-# (a few MB in git) took one watch each, all of the user's, for as long as its server lived.
-MAX_FOLDERS = 1_000
+from leafwise.store.watch import MAX_FOLDERS, PlanWatcher, folder_links
 
 
 class LinkedFolder(RuntimeError):
@@ -81,13 +75,9 @@ class LivePlan:
         self.memo = {}
 
     def watch_safe(self) -> bool:
-        """Whether no folder under the plan's folder is a link to a folder. The watch (watchfiles'
-        notify) follows such a link down the whole tree it names: a cloned plan's `docs/usr -> /usr`
-        took 15,498 of the user's inotify watches, a link to `/` all of them. A link made in a folder
-        the watch has is not followed; one inside a new folder is: so the walk is done again when a
-        folder's count of subfolders (its link count) moved. Cheap: a stat per folder. More than
-        MAX_FOLDERS folders is no safe watch either: it would take one of the user's inotify watches
-        each (3,000 folders in a cloned plan's docs/ took 3,054)."""
+        """Whether a watch may still take the plan's tree (`watch.folder_links`): asked again only when
+        a folder's link count moved (a folder made in it: a link inside would be followed). A stat per
+        folder per call."""
         for folder, links in self._folders.items():
             try:
                 if os.lstat(folder).st_nlink != links:
@@ -97,25 +87,9 @@ class LivePlan:
         else:
             if self._folders:
                 return True
-        folders: dict[str, int] = {}
-        stack = [os.fspath(self.paths.dir)]
-        while stack:
-            folder = stack.pop()
-            if len(folders) >= MAX_FOLDERS:
-                return False
-            try:
-                folders[folder] = os.lstat(folder).st_nlink
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        if entry.is_symlink():
-                            if os.path.isdir(entry.path):
-                                return False
-                        elif entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-            except OSError:
-                continue  # gone, or not ours to read: the watch cannot follow it either
-        self._folders = folders
-        return True
+        found = folder_links(self.paths.dir)
+        self._folders = found or {}
+        return found is not None
 
     @property
     def lost(self) -> bool:

@@ -56,6 +56,39 @@ class PlanChanges:
         self.cycles |= other.cycles
 
 
+# Folders under the plan's folder a watch may take (one inotify watch each, of the user's ~8,192 to
+# ~200,000 for every tool they run): a plan has a handful; a cloned plan's 200,000 empty-ish folders
+# (a few MB in git) took one watch each, all of the user's, for as long as its watcher lived.
+MAX_FOLDERS = 1_000
+
+
+def folder_links(base: Path | str) -> dict[str, int] | None:
+    """Each folder under `base` (itself included) with its link count, or None when no watch may take
+    this tree: a link to a folder inside it (watchfiles' notify follows it down the whole tree it
+    names: a cloned plan's `docs/usr -> /usr` took 15,498 of the user's inotify watches, a link to
+    `/` all of them), or more than MAX_FOLDERS folders. Every watcher here asks first, and without a
+    safe watch compares stat walks instead (store/polling.py, which follows no link); a folder's
+    link count moves when a folder is made in it, which is how a warm plan knows to ask again."""
+    folders: dict[str, int] = {}
+    stack = [os.fspath(base)]
+    while stack:
+        folder = stack.pop()
+        if len(folders) >= MAX_FOLDERS:
+            return None
+        try:
+            folders[folder] = os.lstat(folder).st_nlink
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        if os.path.isdir(entry.path):
+                            return None
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue  # gone, or not ours to read: the watch cannot follow it either
+    return folders
+
+
 def relevant(plan_dir: Path, path: str) -> bool:
     """False for caches, locks and scratch files: writes that change nothing a viewer shows."""
     try:
@@ -114,6 +147,8 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
         return relevant(base, path)
 
     try:
+        if folder_links(base) is None:  # a tree no watch may take: a stat walk instead
+            raise RuntimeError("unwatchable")
         async for batch in awatch(base, watch_filter=keep, debounce=debounce_ms, step=step_ms,
                                   stop_event=stop_event):
             changes = classify(paths, (path for _change, path in batch))
@@ -165,6 +200,10 @@ class PlanWatcher:
         base, fence = paths.dir, os.fspath(self._fence)
         self._gone = {os.fspath(base), os.fspath(paths.nodes)}  # an event on these: the watch is lost
         self._polled: polling.Snapshot | None = None
+        self._events: Any = iter(())
+        if folder_links(base) is None:  # a tree no watch may take: each call compares a stat walk instead
+            self._polled = polling.snapshot(base, IGNORED_DIRS)
+            return
         self._events = watch(base, self._fence.parent,
                              watch_filter=lambda _c, path: path == fence or path in self._gone
                              or relevant(base, path), debounce=50, step=1, rust_timeout=1,
@@ -206,7 +245,8 @@ class PlanWatcher:
         return out
 
     def close(self) -> None:
-        self._events.close()
+        if hasattr(self._events, "close"):
+            self._events.close()
         self._remove_fence()
 
 
@@ -239,6 +279,8 @@ class ChangeWait:
         self.paths = paths
         self._polled: polling.Snapshot | None = None
         try:
+            if folder_links(paths.dir) is None:  # a tree no watch may take: stat walks instead
+                raise RuntimeError("unwatchable")
             self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
         except RuntimeError:  # "Too many open files": no inotify instance left for this user
             self._notify = None
