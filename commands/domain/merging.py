@@ -189,7 +189,8 @@ def _text_merge(ctx: Ctx, base: Path, ours: Path, theirs: Path, rel: str) -> Res
         conflicts, merged = git.merge_file(ctx.paths().repo, ours, base, theirs,
                                            (f"{rel} (ours)", f"{rel} (base)", f"{rel} (theirs)"))
     except git.GitError as exc:
-        raise _refused(ctx, ours, sides, rel, f"git merge-file failed ({exc})") from None
+        # (a binary file, or a merge past what git may print back): %A stays ours, as git's own driver leaves it
+        raise _refused(ctx, ours, sides, rel, f"git merge-file failed ({exc})", keep_ours=True) from None
     if merged != sides[1]:
         atomic_write(ours, merged)
     if conflicts:
@@ -214,11 +215,13 @@ def _read_side(ctx: Ctx, name: str, rel: str) -> bytes:
                            exit_code=EXIT_FAILURE, category="refused", source=("plan", None)) from None
 
 
-def _refused(ctx: Ctx, target: Path, sides: list[bytes], rel: str, why: str) -> CommandError:
+def _refused(ctx: Ctx, target: Path, sides: list[bytes], rel: str, why: str,
+             keep_ours: bool = False) -> CommandError:
     """git's plain conflict in %A (the whole difference between the sides inside markers), or %A left
-    as ours when a side is beyond what the driver reads (git's way with a file it cannot merge)."""
+    as ours when a side is beyond what the driver reads or git cannot merge it as text (`keep_ours`: a
+    binary file; git's way with a file it cannot merge)."""
     _base, ours, theirs = sides
-    whole = all(len(side) <= MAX_SIDE_BYTES for side in sides)
+    whole = not keep_ours and all(len(side) <= MAX_SIDE_BYTES for side in sides)
     if whole:
         atomic_write(target, plain_conflict(ours, theirs))
     left = "git's plain conflict markers are left in it" if whole else "it is left as ours, unmerged"
