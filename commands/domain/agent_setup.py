@@ -10,6 +10,7 @@ unless every file can be.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shlex
 import sys
@@ -332,6 +333,17 @@ def _refused(ctx: Ctx, client: Client, exc: Refusal, remove: bool) -> CommandErr
         mutation=Mutation("setup", "remove" if remove else "setup", False, exc.why))
 
 
+SHOWN_SERVERS = 20  # names the line shows; how many more it says (20 harmless names hid the 21st)
+
+
+def _server_name(name: str) -> str:
+    """A server's name as the line shows it: bare when it is a plain name, else quoted (a name holding
+    `, ` read as two servers on the line)."""
+    shown = clean(name, 60)
+    plain = shown and all(c.isascii() and (c.isalnum() or c in "_.-@/:") for c in shown)
+    return shown if plain else json.dumps(shown, ensure_ascii=False)
+
+
 def other_servers(client: Client, edits: list[Edit]) -> list[str]:
     """The MCP servers other than Leafwise's that the client's JSON config names once setup is done."""
     names: list[str] = []
@@ -362,8 +374,9 @@ def _answer(ctx: Ctx, client: Client, edits: list[Edit], server: dict[str, Any],
         files.append({"path": edit.label, "action": edit.action, "diff": diff or None})
     others = other_servers(client, edits)
     if others:  # a cloned project's own config may name servers the person never chose: say so
+        more = f" and {len(others) - SHOWN_SERVERS:,} more (setup --json lists them)" if len(others) > SHOWN_SERVERS else ""
         lines.append(f"  other MCP servers these files name, kept as they are (check you trust each): "
-                     f"{', '.join(clean(name, 60) for name in others[:20])}")
+                     f"{', '.join(_server_name(name) for name in others[:SHOWN_SERVERS])}{more}")
     snippet = {client.servers: {SERVER: server}}
     if not client.config and not remove:
         import json
