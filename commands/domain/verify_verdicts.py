@@ -25,7 +25,7 @@ from leafwise.commands.contract import (
     wait,
 )
 from leafwise.commands.domain.nodes import record as journal
-from leafwise.commands.domain.verify_quotes import Committed, Place, QuoteRefused, check, parse_place
+from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused, check, parse_place
 from leafwise.commands.domain.verify_loop import TOOL, WHOLE_TREE, draft_leaf, packet_for
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
@@ -165,7 +165,9 @@ def _still_holds(ctx: Ctx, node: Node, said: Verdict) -> None:
     see = ctx.cmd("verify", node.id)  # rejecting is the person's own act: no hint carries --decide
     try:
         committed = Committed(ctx.paths().repo)
-        quotes = [check(committed, Place(q.path, q.start, q.end), q.text) for q in said.quotes]
+        # each place through the rule an agent's --evidence meets (a planted `../../etc/passwd` or `/abs` made
+        # git ls-tree fail: an internal error)
+        quotes = [check(committed, parse_place(f"{q.path}:{q.start}-{q.end}"), q.text) for q in said.quotes]
     except QuoteRefused as exc:
         raise CommandError("verdict_unverified", f"{node.id}'s shipped verdict does not hold in this clone: {exc}; "
                            "it was not confirmed", fix(see, "see it; reject it (--decide reject: the leaf is verified "
