@@ -335,9 +335,11 @@ def _flags(index: Index, src: Source, lines: _Lines, k: int, line: str, budget: 
         return
     if ".long(" in line:
         return  # the builder's: named with its Arg::new above
+    helps: str | None = None  # the line's help strings, read once (per flag, a line of 280 flags read it 280 times)
     for m in _DASHED.finditer(line):
-        helps = [s for s in _DQ.findall(line) if " " in s]
-        _flag(index, src, m.group(1), offset + m.start(1), " ".join(helps), budget)
+        if helps is None:
+            helps = " ".join(s for s in _DQ.findall(line) if " " in s)
+        _flag(index, src, m.group(1), offset + m.start(1), helps, budget)
 
 
 def _flag_attribute(index: Index, src: Source, lines: _Lines, k: int, comments: list[str], budget: list[int]) -> bool:
