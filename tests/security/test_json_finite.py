@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import sys
 
 import pytest
 from leafwise.commands.text import finite, json_text
@@ -69,20 +67,14 @@ def test_json_text_writes_non_finite_numbers_as_null_and_the_rest_exactly():
 
 def test_the_real_cli_and_the_mcp_context_resource(tmp_path):
     import anyio
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from testkit.mcp_stdio import mcp_session
 
     root = plan(tmp_path / "plan", "summary", ".nan")
     strict(run_cli("show", "T-1", "--json", cwd=root).stdout)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
-                                   cwd=str(root), env={**os.environ, "LEAFWISE_AGENT": ""})
 
     async def go():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                with anyio.fail_after(30):
-                    return await session.read_resource("leafwise://context")
+        async with mcp_session(root) as session:
+            return await session.read_resource("leafwise://context")
 
     listed = anyio.run(go)
     strict(listed.contents[0].text)

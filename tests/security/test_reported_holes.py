@@ -140,28 +140,19 @@ def test_unicode_text_makes_the_real_answer_sendable(tmp_path):
 def test_the_mcp_server_survives_a_file_name_that_is_not_utf8(tmp_path, monkeypatch):
     """A committed node file named `T-9\\xff.yaml`: MCP validate_project never answered, the stdio
     server died with PydanticSerializationError (UnicodeEncodeError), every later call failed."""
-    import sys
-
     import anyio
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from testkit.mcp_stdio import mcp_session
 
     root = write_plan(tmp_path / "plan", NODES)
     _undecodable_name(root)
     with open(os.fsencode(root / ".leafwise" / "docs") + b"/notes\xff.md", "wb") as out:  # the context resource lists it
         out.write(b"# notes\n")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
-                                   cwd=str(root), env={**os.environ, "LEAFWISE_AGENT": ""})
-
     async def go():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                with anyio.fail_after(30):
-                    first = await session.call_tool("validate_project", {})
-                    listed = await session.read_resource("leafwise://context")
-                    second = await session.call_tool("get_next_task", {})
-                return first, listed, second
+        async with mcp_session(root) as session:
+            first = await session.call_tool("validate_project", {})
+            listed = await session.read_resource("leafwise://context")
+            second = await session.call_tool("get_next_task", {})
+        return first, listed, second
 
     first, listed, second = anyio.run(go)
     assert "notes" in listed.contents[0].text  # the resource answered (its JSON escapes the name) and the server lives
