@@ -400,12 +400,14 @@ def _rewrites(repo: Repo, root: Path) -> tuple[tuple[str, str, str], ...]:
     """The person's `url.<base>.insteadOf` / `pushInsteadOf` rules: (kind, prefix, base), read once."""
     if repo.git_dir not in _REWRITES:
         try:
-            out = run_git(root, "config", "--get-regexp", r"^url\..*\.(push)?insteadof$", deadline=5)
+            out = run_git(root, "config", "-z", "--get-regexp", r"^url\..*\.(push)?insteadof$", deadline=5)
         except GitError:  # exit 1: none
             out = b""
         found = []
-        for line in out.decode("utf-8", "surrogateescape").splitlines():
-            key, _, prefix = line.partition(" ")
+        for entry in out.decode("utf-8", "surrogateescape").split("\0"):  # `<key>\n<value>`: a base may hold a space
+            key, _, prefix = entry.partition("\n")
+            if not key.startswith("url."):
+                continue
             base, _, kind = key[4:].rpartition(".")
             found.append((kind.lower(), prefix, base))
         _REWRITES[repo.git_dir] = tuple(found)
