@@ -35,6 +35,7 @@ them for it): the runner names that program itself (`--receive-pack`/`--upload-p
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import shlex
 import signal
@@ -381,13 +382,18 @@ LOCAL_SERVICE = (
 SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--upload-pack"}
 
 
+# git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
+# anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
+HELPER = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.-]*::")
+
+
 def local_transport(url: str) -> bool:
     """Whether git reaches `url` by starting a program on this machine in that folder: file://, or a
     path (git's rule: no `scheme://`, no `helper::`, and no colon before the first slash)."""
     scheme, sep, _ = url.partition("://")
     if sep and scheme and all(c.isalnum() or c in "+-." for c in scheme):
         return scheme.lower() == "file"
-    if "::" in url:
+    if HELPER.match(url):
         return False  # `<transport>::<address>`: a remote helper (refused unless its protocol is allowed)
     colon, slash = url.find(":"), url.find("/")
     return colon < 0 or 0 <= slash < colon

@@ -1,4 +1,6 @@
-"""A local remote reached through the person's `insteadOf` / `pushInsteadOf` rewrite is served hardened
+"""A local remote is served hardened whatever its folder is called. A folder holding `::`
+(`/srv/team::plan.git`) was taken for a remote helper (`<transport>::<address>`), though git's rule is a
+scheme-like word at the start: git served it as a path, with its own hooks. A local remote reached through the person's `insteadOf` / `pushInsteadOf` rewrite is served hardened
 whatever its folder is called: a base holding a space (`url."/mnt/shared drive/plan.git".insteadOf`)
 was read as a cut key (`git config --get-regexp` puts a space between key and value), so the rewrite was
 missed, the URL looked remote, and the folder's own hooks ran for every claim push."""
@@ -14,7 +16,8 @@ from leafwise.store import git as runner
 from testkit import run_cli
 from testkit.gitserver import git, seed_plan
 
-FOLDERS = ("shared drive", "a\tb", "x  y", "lead space", "dots. in. it", 'quote"d', "semi;colon #hash")
+FOLDERS = ("shared drive", "a\tb", "x  y", "lead space", "dots. in. it", 'quote"d', "semi;colon #hash", "team::x",
+           "a::b::c", "ext::x", "file::y")
 
 
 def hooked_bare(parent: Path, marks: Path) -> Path:
@@ -61,4 +64,22 @@ def test_team_init_through_a_rewrite_to_a_folder_with_a_space_runs_none_of_its_h
     done = run_cli("team", "init", cwd=work, timeout=120)
     assert done.code == 0, done.stdout + done.stderr
     assert "ok  create-only" in done.stdout and "ok  leased delete" in done.stdout  # the probe reached it
+    assert not sorted(p.name for p in marks.iterdir())
+
+
+@pytest.mark.parametrize("folder", [f for f in FOLDERS if "::" in f])
+@pytest.mark.parametrize("as_uri", [False, True])
+def test_a_local_remote_named_directly_is_served_hardened(tmp_path, folder, as_uri):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    repo = hooked_bare(tmp_path / folder, marks)
+    work = seed_plan(hooked_bare(tmp_path / "seed", marks), tmp_path / "work")
+    url = f"file://{repo}" if as_uri else str(repo)
+    plain = subprocess.run(["git", "push", "-q", url, "HEAD:refs/heads/live"], cwd=work, capture_output=True)
+    assert plain.returncode == 0 and (marks / "pre-receive").exists(), plain.stderr  # live control
+    for child in marks.iterdir():
+        child.unlink()
+    runner.forget()
+    pushed = runner.run_git_remote(work, "push", "--", url, "HEAD:refs/leafwise/a")
+    assert pushed.code == 0, pushed.text
     assert not sorted(p.name for p in marks.iterdir())

@@ -190,7 +190,8 @@ def test_a_url_rewritten_to_a_local_path_is_served_hardened(tmp_path):
     ("file:///srv/plan.git", True), ("FILE:///srv/plan.git", True), ("/srv/plan.git", True),
     ("../plan.git", True), ("plan.git", True), ("./a:b", True), ("ssh://host/plan.git", False),
     ("git@host:plan.git", False), ("https://host/plan.git", False), ("git://host/plan.git", False),
-    ("ext::sh -c x", False), ("host:/srv/plan.git", False)])
+    ("ext::sh -c x", False), ("host:/srv/plan.git", False), ("/srv/team::plan.git", True),
+    ("file:///srv/a::b.git", True), ("./x::y", True), ("a+b.c-d::x", False), ("x::/srv/p.git", False)])
 def test_local_transport_follows_gits_rule(url, local):
     assert runner.local_transport(url) is local
 
