@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.reconcile import issue_links
 from leafwise.commands.reconcile.artifacts import Index
 from leafwise.store import git, linear
 from leafwise.store.globs import matches
@@ -166,22 +168,36 @@ class Commit:
     closes: bool  # "closes BOOK-7", "BOOK-7 done": the author said it is finished
 
 
-def commits_by_node(root: Path, limit: int = 5000) -> dict[str, list[Commit]]:
-    """Commits whose message names a node id, newest first (empty outside git)."""
+def commits_by_node(root: Path, limit: int = 5000, issues: Mapping[str, str] | None = None
+                    ) -> dict[str, list[Commit]]:
+    """Commits whose message names a node, by its id or (`issues`, issue_links.references) by the GitHub
+    issue it was imported from, newest first (empty outside git). A revert, and a commit a later one
+    reverts, close nothing."""
     try:
         out = git.run_git(root, "log", f"-n{limit}", "--format=%H%x1f%s%x1f%b%x1e", "--", git.pin(root).rel(root),
                           deadline=30)
     except git.GitError:
         return {}
     found: dict[str, list[Commit]] = {}
+    undone: set[str] = set()  # shas and subjects reverted; newest first: a revert is read before its commit
+    lengths: set[int] = set()
     for record in out.decode("utf-8", "replace").split("\x1e"):
         parts = record.strip("\n").split("\x1f")
         if len(parts) < 3:
             continue
         sha, subject, body = parts[0].strip(), parts[1], parts[2]
         message = f"{subject}\n{body}"
+        reverts = issue_links.reverted(message)
+        if reverts is not None:
+            undone.update(reverts[0] + [f"subject:{reverts[1]}"] if reverts[1] is not None else reverts[0])
+            lengths.update(len(s) for s in reverts[0])
+        counts = reverts is None and f"subject:{subject}" not in undone and not any(sha[:n] in undone for n in lengths)
         closed = {m.group(1) or m.group(2) for m in re.finditer(CLOSING, message, re.I)}  # one pass
         closed = {node_id.upper() for node_id in closed}
-        for node_id in list(dict.fromkeys(find_ids(message)))[:MAX_IDS_PER_MESSAGE]:
-            found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], node_id.upper() in closed))
+        named = {node_id: node_id.upper() in closed for node_id in
+                 list(dict.fromkeys(find_ids(message)))[:MAX_IDS_PER_MESSAGE]}
+        for node_id, closes in issue_links.named(message, issues or {}).items():
+            named[node_id] = named.get(node_id, False) or closes
+        for node_id, closes in named.items():
+            found.setdefault(node_id, []).append(Commit(sha, subject.strip()[:160], closes and counts))
     return found

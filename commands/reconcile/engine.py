@@ -9,12 +9,13 @@ from __future__ import annotations
 import gc
 import string
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypedDict
 
-from leafwise.commands.reconcile import transition
+from leafwise.commands.reconcile import issue_links, transition
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
 from leafwise.commands.reconcile.match import (
@@ -132,7 +133,7 @@ def _suggest(plan: Plan, nodes: list[Node], off_limits: list[str] | None,
     for art in index.artifacts:
         for c in art.words:
             by_concept.setdefault(c, []).append(art)
-    commits = commits_by_node(index.root) if nodes and index.in_git else {}
+    commits = commits_by_node(index.root, issues=_issues(nodes, index.root)) if nodes and index.in_git else {}
     paths = {f: identifier_concepts(f.rsplit(".", 1)[0]) for f in index.files}
     rindex = RIndex.of(index) if nodes else None
     code = _Code(index)
@@ -150,8 +151,17 @@ def closed_by_commits(plan: Plan) -> list[Node]:
     drafts = {n.id: n for n in plan.nodes.values() if n.status == Status.DRAFT and not n.children}
     if not drafts:
         return []
-    commits = commits_by_node(Path(plan.paths.repo), limit=500)
+    root = Path(plan.paths.repo)
+    commits = commits_by_node(root, limit=500, issues=_issues(drafts.values(), root))
     return [drafts[i] for i in sorted(drafts, key=id_order) if any(c.closes for c in commits.get(i, ()))]
+
+
+def _issues(nodes: Iterable[Node], root: Path) -> dict[str, str]:
+    """The GitHub issue references of the nodes imported from GitHub ({} when none was: no git call)."""
+    nodes = list(nodes)
+    if not any(isinstance(n.data.get("source"), dict) for n in nodes):
+        return {}
+    return issue_links.references(nodes, issue_links.remotes(root))
 
 
 def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Artifact]],

@@ -1,0 +1,134 @@
+"""Reconcile on a plan imported from GitHub issues: a commit that closes the issue the way GitHub does
+("Fixes #12") makes its node `shipped`; every other way of naming the number only mentions it.
+
+Real git repositories, the real `import github` and `reconcile` CLI in subprocesses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from testkit import run_cli
+
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+REPO = "acme/app"
+
+# (message, closes): the issue number is spliced in for {n}; each case gets its own issue.
+CLOSING = [f"{word} #{{n}}" for word in ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve",
+                                         "resolves", "resolved")] + [
+    "Fixes: #{n}", "FIXES #{n}", "Parser rewrite\n\nCloses #{n}", f"fixes {REPO}#{{n}}", f"fixes ACME/App#{{n}}",
+    f"Resolves https://github.com/{REPO}/issues/{{n}}", "fix #{n}, fix #9999", "Add it (closes #{n})"]
+MENTIONS = ["see #{n}", "Add widget (#{n})", "ref #{n}", "part of #{n}", "partially fixes #{n}",
+            "doesn't fix #{n}", "this does not fix #{n}", "fix for #{n}", "fixes #{n}0", "fixes other/repo#{n}",
+            "fixes a#{n}", "fixes x/y/z#{n}", "fixes &#{n}", "fixing #{n}", "closes #{n}x",
+            "fixes https://github.com/other/repo/issues/{n}", "fixes #9999 and #{n}"]
+
+
+def cli(root: Path, *args: str):
+    return run_cli(*args, cwd=root)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=GIT_ENV).stdout
+
+
+def commit(root: Path, message: str, name: str) -> str:
+    (root / name).write_text(f"# {name}\n")
+    git(root, "add", name)
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def imported(tmp_path: Path, numbers: list[int], repo: str | None = REPO) -> Path:
+    root = tmp_path / "app"
+    root.mkdir()
+    git(root, "init", "-q")
+    assert cli(root, "init", "--prefix", "GH").code == 0
+    issues = [{"number": n, "title": f"Feature number {n}", "body": "", "state": "OPEN", "labels": [],
+               "assignees": [], **({"url": f"https://github.com/{repo}/issues/{n}"} if repo else {})}
+              for n in numbers]
+    (tmp_path / "issues.json").write_text(json.dumps(issues))
+    done = cli(root, "import", "github", str(tmp_path / "issues.json"))
+    assert done.code == 0, done.stdout + done.stderr
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "plan")
+    return root
+
+
+def verdicts(root: Path) -> dict[int, str]:
+    """{issue number: reconcile's verdict}."""
+    done = cli(root, "reconcile", "--json")
+    assert done.code == 0, done.stdout + done.stderr
+    sources = {}
+    for path in (root / ".leafwise" / "nodes").glob("*.yaml"):
+        text = path.read_text()
+        number = text.split("id: ", 2)[-1].split("#")[-1].split("\n")[0].strip().strip("'\"")
+        sources[path.stem] = int(number)
+    return {sources[s["id"]]: s["verdict"] for s in json.loads(done.stdout)["result"]["suggestions"]}
+
+
+def test_githubs_closing_keywords_close_and_every_other_spelling_only_mentions(tmp_path: Path) -> None:
+    cases = [(message, True) for message in CLOSING] + [(message, False) for message in MENTIONS]
+    numbers = [100 + i for i in range(len(cases))]
+    root = imported(tmp_path, numbers)
+    for i, ((message, _), n) in enumerate(zip(cases, numbers)):
+        commit(root, message.format(n=n), f"f{i}.py")
+    got = verdicts(root)
+    wrong = [(message.format(n=n), got[n]) for (message, closes), n in zip(cases, numbers)
+             if (got[n] == "shipped") != closes]
+    assert wrong == []
+
+
+def test_a_reverted_closing_commit_and_the_revert_itself_close_nothing(tmp_path: Path) -> None:
+    root = imported(tmp_path, [7, 8])
+    commit(root, "Add export\n\nFixes #7", "export.py")
+    git(root, "revert", "--no-edit", "HEAD")  # 'Revert "Add export"' + "This reverts commit <sha>."
+    commit(root, "Add import, fixes #8", "import.py")
+    sha = commit(root, "Revert 'Add import, fixes #8'", "undo.py")  # a hand-written revert naming no sha
+    got = verdicts(root)
+    assert got == {7: "partial", 8: "partial"}, (got, sha)
+
+
+def test_a_bare_number_names_this_clones_github_repository(tmp_path: Path) -> None:
+    root = imported(tmp_path, [5], repo="other/lib")
+    git(root, "remote", "add", "origin", f"https://github.com/{REPO}.git")
+    commit(root, "fixes #5", "a.py")  # acme/app's #5, not other/lib's
+    assert verdicts(root) == {5: "none"}  # no commit names this plan's #5
+    commit(root, "fixes other/lib#5", "b.py")
+    assert verdicts(root) == {5: "shipped"}
+
+
+@pytest.mark.parametrize("origin", ["git@github.com:acme/app.git", "https://github.com/acme/app",
+                                    "ssh://git@github.com/Acme/App.git/"])
+def test_the_remote_may_be_spelled_any_way_github_accepts(tmp_path: Path, origin: str) -> None:
+    root = imported(tmp_path, [5, 6], repo=None)  # an export with no url: the source is the number alone
+    git(root, "remote", "add", "upstream", origin)
+    commit(root, "fixes #5", "a.py")
+    commit(root, "fixes acme/app#6", "b.py")
+    assert verdicts(root) == {5: "shipped", 6: "shipped"}
+
+
+def test_a_number_two_imported_repositories_share_closes_neither(tmp_path: Path) -> None:
+    root = imported(tmp_path, [3])
+    issues = [{"number": 3, "title": "Other three", "body": "", "state": "OPEN", "labels": [], "assignees": [],
+               "url": "https://github.com/zed/lib/issues/3"}]
+    (tmp_path / "more.json").write_text(json.dumps(issues))
+    assert cli(root, "import", "github", str(tmp_path / "more.json")).code == 0
+    commit(root, "fixes #3", "a.py")  # no remote: which repository's #3 is unknown
+    assert set(verdicts(root).values()) == {"none"}
+
+
+def test_apply_closes_it_with_the_commit_in_the_summary_and_progress_sees_it(tmp_path: Path) -> None:
+    root = imported(tmp_path, [42])
+    sha = commit(root, "Dark mode\n\nCloses #42", "dark.py")
+    progress = cli(root, "progress", "--json")
+    assert "reconcile" in progress.stdout, progress.stdout
+    done = cli(root, "reconcile", "--apply", "--json")
+    assert done.code == 0, done.stdout + done.stderr
+    node = next((root / ".leafwise" / "nodes").glob("*.yaml")).read_text()
+    assert "status: done" in node and sha[:12] in node
