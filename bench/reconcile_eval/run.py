@@ -4,6 +4,7 @@
     python bench/reconcile_eval/run.py --bands [--show-misses]
     python bench/reconcile_eval/run.py [--half dev|clean|new|all|SET] [--show-misses]
     python bench/reconcile_eval/run.py --packets [--half dev|clean|new|new2|new3|all|SET] [--show-misses]
+    python bench/reconcile_eval/run.py --github [--half NAME] [--show-misses]
     python bench/reconcile_eval/run.py --synthetic [--no-write] [--files 2000]
 
 Without --synthetic: the real eval (real_eval.py: 23 public repositories, labelled
@@ -324,6 +325,9 @@ def main() -> None:
                         help="real repositories, both halves: shipped precision and shipped + likely recall of each")
     parser.add_argument("--packets", action="store_true",
                         help="real repositories: the recall of verify's evidence packets (packet_recall.py)")
+    parser.add_argument("--github", action="store_true",
+                        help="the GitHub-issues sets (github_eval.py: plans imported from real issues, real history); "
+                             "--half NAME for one set")
     parser.add_argument("--synthetic", action="store_true",
                         help="the small synthetic cases in cases/ and the synthetic timing run instead")
     args = parser.parse_args()
@@ -331,6 +335,11 @@ def main() -> None:
         sys.path.insert(0, str(HERE))
         import real_eval
 
+        if args.github:
+            import github_eval
+
+            github_eval.main([args.half] if args.half != "dev" else None, args.show_misses)
+            return
         if args.packets:
             import packet_recall
 
