@@ -19,7 +19,7 @@ from typing import Any
 
 from leafwise.commands.domain import packet_words
 from leafwise.commands.domain.verify_quotes import CODE_EXT
-from leafwise.commands.reconcile import docs_names, passages
+from leafwise.commands.reconcile import docs_names, issue_links, passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
 from leafwise.commands.reconcile.retrieve import RIndex, category, key
@@ -47,6 +47,8 @@ PASSAGE = 0.8  # a few lines bind the title's words less than a definition (a bo
 PASSAGES = 1  # passages a packet holds at most (1, 2 and 3 measured on the development half: 1 best)
 KIND_RANK = {"body": 1, "passage": 2, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
+TOUCHED = 40  # files of the issue's commit looked at; places the packet adds for them at most:
+TOUCHED_FILES = 2
 # A class a route's line names as its handler (`'SubtaskController'`, `UserController::class`): an identifier that
 # starts upper-case, ends with one of these; a linear pattern over a snippet of at most SNIPPET characters.
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]{0,80}")
@@ -331,6 +333,51 @@ def _commits(root: Path, node_id: str, weights: dict[str, float], head: str | No
     return found
 
 
+def _issue_commit(root: Path, node: Node, index: Index) -> tuple[PacketPlace, list[str]] | None:
+    """The newest commit that closes the GitHub issue the node was imported from (else the newest that
+    names it), and the code files it changed that the index holds: where the feature was done."""
+    from leafwise.commands.reconcile.checks import commits_by_node
+
+    refs = issue_links.references([node], issue_links.remotes(root))
+    if not refs:
+        return None
+    found = commits_by_node(root, limit=LOG_LIMIT, issues=refs).get(node.id, [])
+    commit = next((c for c in found if c.closes), found[0] if found else None)
+    if commit is None:
+        return None
+    try:
+        out = git.run_git(root, "log", "-n1", "--name-only", "--format=", commit.sha, "--", git.pin(root).rel(root))
+    except git.GitError:
+        out = b""
+    prefix = git.pin(root).rel(root)
+    prefix = "" if prefix in ("", ".") else prefix.rstrip("/") + "/"
+    files = [line.removeprefix(prefix) for line in out.decode("utf-8", "replace").splitlines()[:200]
+             if line.startswith(prefix)]
+    code = [f for f in files if f in index.texts or f in index.files][:TOUCHED]
+    why = f"the commit {'closes' if commit.closes else 'names'} the issue {node.id} was imported from"
+    return PacketPlace(f"git:{commit.sha[:12]}", 0, 0, cut(commit.subject, SNIPPET), why, "commit", 1.0), code
+
+
+def _touched_first(ranked: list[tuple[float, Artifact, list[str]]], touched: list[str]
+                   ) -> list[tuple[float, Artifact, list[str]]]:
+    """The places in files the issue's commit changed, ahead of the others at their own order."""
+    files = set(touched)
+    return sorted(ranked, key=lambda t: t[1].path not in files)  # stable: each side keeps its order
+
+
+def _touched_places(places: list[PacketPlace], touched: list[str], texts: _Texts) -> list[PacketPlace]:
+    """A changed code file no place reached yet: its first lines, ahead of the weakest places."""
+    have = {p.path for p in places}
+    added = []
+    for rel in touched:
+        if rel in have or _is_test_file(rel) or Path(rel).suffix.lower() not in CODE_EXT or len(added) >= TOUCHED_FILES:
+            continue
+        end = min(MAX_SPAN, len(texts.of(rel)) or 1)
+        added.append(PacketPlace(rel, 1, end, texts.snippet(rel, 1, end, SNIPPET),
+                                 "a code file the issue's commit changed", "code", 0.9))
+    return added + places if added else places
+
+
 def _weighed(node: Node, stats: Stats):
     description = node.data.get("description")
     weighed = weigh(node.title, description if isinstance(description, str) else "", stats)
@@ -378,7 +425,10 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
     if not weights:
         return Packet([], 0, None)
     ranked, covers, head = _ranked(weighed, weights, index, rindex, node.title)
-    commits = _commits(Path(index.root), node.id, weights, head) if index.in_git else []
+    issue = _issue_commit(Path(index.root), node, index) if index.in_git else None
+    commits = [issue[0]] if issue else _commits(Path(index.root), node.id, weights, head) if index.in_git else []
+    if issue:
+        ranked = _touched_first(ranked, issue[1])
     chosen = _fill(_pick([t for t in ranked if t[0] >= MIN_SCORE]), ranked)[:MAX_PLACES - len(commits[:1])]
     texts = _Texts(index)
     places = []
@@ -396,6 +446,8 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
                                                        f"the title's word {word!r} is here (first use in the code)",
                                                        _file_kind(rel),
                                                        0.5))
+    if issue:
+        places = _touched_places(places, issue[1], texts)
     places = places[:MAX_PLACES - len(commits[:1])] + commits[:1]
     places = _handler(places, chosen, index, texts)
     packet = _within_budget(_bridged(places, node.title, ranked, index, texts), head)

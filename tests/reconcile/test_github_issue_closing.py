@@ -132,3 +132,36 @@ def test_apply_closes_it_with_the_commit_in_the_summary_and_progress_sees_it(tmp
     assert done.code == 0, done.stdout + done.stderr
     node = next((root / ".leafwise" / "nodes").glob("*.yaml")).read_text()
     assert "status: done" in node and sha[:12] in node
+
+
+def test_the_packet_leads_with_the_code_the_closing_commit_changed(tmp_path: Path) -> None:
+    """verify's packet for an imported issue: the files its closing commit changed come first, though the
+    title's words are nowhere in them; a commit that only mentions the issue, or was reverted, leads nowhere."""
+    root = imported(tmp_path, [21, 22])
+    for i in range(6):  # files that name the title's words, and are not where it was done
+        (root / f"feature_{i}.py").write_text(f"def feature_number_{i}():\n    return 'feature number'\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "unrelated")
+    (root / "engine.py").write_text("def zz_walk(tree):\n    return sorted(tree)\n")
+    git(root, "add", "engine.py")
+    git(root, "commit", "-q", "-m", "Walk the tree in order\n\nFixes #21")
+    (root / "other.py").write_text("def qq():\n    return 1\n")
+    git(root, "add", "other.py")
+    git(root, "commit", "-q", "-m", "Something\n\nFixes #22")
+    git(root, "revert", "--no-edit", "HEAD")
+    (root / "other.py").write_text("def qq():\n    return 2\n")
+    git(root, "add", "other.py")
+    git(root, "commit", "-q", "-m", "see #22")
+    ids = {}
+    for path in (root / ".leafwise" / "nodes").glob("*.yaml"):
+        ids[int(path.read_text().split("#")[-1].split("\n")[0].strip("'\" "))] = path.stem
+    places = {}
+    for number, node_id in ids.items():
+        done = cli(root, "verify", node_id, "--json")
+        assert done.code == 0, done.stdout + done.stderr
+        places[number] = json.loads(done.stdout)["result"]["places"]
+    assert places[21][0]["path"] == "engine.py" and places[21][0]["why"] == "a code file the issue's commit changed"
+    assert any(p["kind"] == "commit" and "closes the issue" in p["why"] for p in places[21])
+    assert [p["why"] for p in places[22] if p["kind"] == "commit"] == [f"the commit names the issue {ids[22]} was "
+                                                                        "imported from"]
+    assert places[22][0]["path"] == "other.py"  # the newest commit naming it changed other.py
