@@ -3,8 +3,10 @@
 The user's inotify instances are few (128 by default) and shared with every editor and watcher they
 run; once they are all in use, watchfiles cannot watch ("Too many open files"). Its own polling
 watcher compares modification times to the second and misses a second write within one second, so
-it is no stand-in. This walk compares each file's (inode, mtime in ns, size): an atomic replace
-(every Leafwise write) gets a new inode, and an editor's write in place a new mtime. The walk skips
+it is no stand-in. This walk compares each file's (inode, mtime in ns, size, ctime in ns): an atomic
+replace (every Leafwise write) gets a new inode, an editor's write in place a new mtime, and a write in
+place whose size and mtime were put back (`cp -p`, `rsync -t`, `touch -r`, `tar x`) a new ctime,
+which no program can set. The walk skips
 the folders `watch.relevant` ignores and stops at `MAX_FILES` (a planted folder of millions of
 files costs one bounded walk a poll, not an unbounded one): `reader.walk`, the one walk of plan folders.
 """
@@ -19,11 +21,11 @@ from leafwise.store import reader
 POLL_SECONDS = 0.25  # how often a waiter without inotify looks: the wake-up is at most this late
 MAX_FILES = 200_000
 
-Snapshot = dict[str, tuple[int, int, int]]
+Snapshot = dict[str, tuple[int, int, int, int]]
 
 
 def snapshot(base: Path, skip: frozenset[str]) -> Snapshot:
-    """(inode, mtime_ns, size) of each file under `base`, by absolute path, through the one bounded
+    """(inode, mtime_ns, size, ctime_ns) of each file under `base`, by absolute path, through the one bounded
     walk (store/reader.py: no link followed, folders named in `skip` left out)."""
     found: Snapshot = {}
     top = os.fspath(base)
@@ -33,7 +35,7 @@ def snapshot(base: Path, skip: frozenset[str]) -> Snapshot:
             st = os.lstat(path)
         except OSError:  # removed meanwhile
             continue
-        found[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
+        found[path] = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
     return found
 
 
