@@ -324,8 +324,8 @@ REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "ls-remote", "update-ref", "for
 # long option (`--upload-pa=…` is `--upload-pack`) and short forms (`ls-remote -u`), so a list of refused
 # ones can never be complete; everything after `--` is a URL or a refspec.
 REMOTE_OPTIONS = frozenset({"--no-tags", "--no-write-fetch-head", "--quiet", "--porcelain", "--no-verify", "--atomic",
-                            "--force-with-lease", "--stdin", "--batch", "--format", "--no-deref", "-p", "-w", "-m",
-                            "-d"})
+                            "--force-with-lease", "--stdin", "--batch", "--format", "--no-deref", "--symref", "-p",
+                            "-w", "-m", "-d"})
 REMOTE_PROTOCOLS = ("file", "git", "http", "https", "ssh")
 REMOTE_OVERRIDES = (
     *(f"protocol.{name}.allow=always" for name in REMOTE_PROTOCOLS),  # `protocol.allow=never` stays for the rest

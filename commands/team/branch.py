@@ -41,8 +41,15 @@ def tracking(remote: str, branch: str) -> str:
     return f"{refs.COPIES}/{remote}/{branch}"  # as refs.tracking_ref: outside git's own prune
 
 
-def entries(root: Path, tip: str | None) -> dict[str, str]:
-    """The state branch's files at `tip`: `<ID>.json` -> blob SHA (none for no tip)."""
+class NotState(Exception):
+    """The state branch's tip holds something that is no claim file: the remote's `leafwise/state` is
+    another branch (a symbolic ref to main on the remote, or main's history pushed there). A commit on it
+    holding the claims alone would drop every other file of that branch, so nothing is written."""
+
+
+def entries(root: Path, tip: str | None, strict: bool = False) -> dict[str, str]:
+    """The state branch's files at `tip`: `<ID>.json` -> blob SHA (none for no tip). `strict` (before a
+    commit on `tip`): NotState when the tip's tree holds anything else."""
     if not tip:
         return {}
     answer = git.run_git_remote(root, "cat-file", "-p", f"{tip}^{{tree}}")
@@ -52,7 +59,17 @@ def entries(root: Path, tip: str | None) -> dict[str, str]:
         parts = head.split()
         if len(parts) == 3 and parts[1] == "blob" and name.endswith(".json") and refs.SHA.fullmatch(parts[2]):
             out[name] = parts[2]
+        elif strict:
+            raise NotState(f"the state branch's tip {tip[:12]} holds {plain(name)!r}, which is no claim file: "
+                           "it is not a state branch (a symbolic ref to another branch on the remote?); "
+                           "nothing was pushed to it")
+    if strict and answer.code != 0:
+        raise NotState(f"the state branch's tip {tip[:12]} has no tree this clone can read: nothing was pushed to it")
     return out
+
+
+def plain(name: str) -> str:
+    return "".join(c if c.isprintable() and c.isascii() else "?" for c in name)[:60]
 
 
 def copies(root: Path, remote: str, branch: str, prefix: str) -> dict[str, str]:
@@ -72,7 +89,10 @@ def cas(team, node_id: str, state: ClaimState, lease: str | None, refetch, ident
     blob = _write(team.root, ["hash-object", "-w", "--stdin"], state.as_json())
     for _ in range(TRIES):
         tip = refs.local_refs(team.root, track).get(track)
-        files = entries(team.root, tip)
+        try:
+            files = entries(team.root, tip, strict=True)
+        except NotState as exc:
+            return "refused", None, str(exc)
         if files.get(name) != lease:
             return "lost", files.get(name), ""
         files[name] = blob
@@ -103,7 +123,10 @@ def drop(team, gone: dict[str, str], refetch, identity: tuple[str, str]) -> tupl
     ref, track = tip_ref(team.state_branch), tracking(team.remote, team.state_branch)
     for _ in range(TRIES):
         tip = refs.local_refs(team.root, track).get(track)
-        files = entries(team.root, tip)
+        try:
+            files = entries(team.root, tip, strict=True)
+        except NotState:
+            return "refused", []
         doomed = sorted(node for node, blob in gone.items() if files.get(f"{node}.json") == blob)
         if not doomed or tip is None:
             return "won", []
@@ -193,6 +216,11 @@ def restore(team, seen: str, identity: tuple[str, str], folder: Path) -> tuple[s
         return "lost", []  # the branch is gone meanwhile: `gone` restores it create-only
     kept: list[str] = []
     new = seen
+    try:
+        entries(team.root, tip, strict=True)
+    except NotState:
+        refs.set_local(team.root, scratch, None)
+        return "refused", []
     if not descends(team.root, seen, tip):
         ours, theirs = entries(team.root, seen), entries(team.root, tip)
         kept = sorted(n[:-5] for n in ours if n in theirs and ours[n] != theirs[n])

@@ -221,6 +221,9 @@ class PushAnswer:
 def push(root: Path, url: str, updates: list[tuple[str, str | None, str | None]], atomic: bool = False,
          deadline: float = git.REMOTE_DEADLINE) -> PushAnswer:
     """Push each (ref, new SHA or None to delete, leased SHA or None for create-only) to `url`."""
+    deleted = [ref for ref, new, _old in updates if new is None]
+    if deleted and (through := symbolic(root, url, deleted, deadline)) is not None:
+        return through
     args = ["--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
     specs = []
     for ref, new, old in updates:
@@ -231,6 +234,25 @@ def push(root: Path, url: str, updates: list[tuple[str, str | None, str | None]]
     except git.GitError as exc:  # timed out: whether it landed is unknown
         return PushAnswer(Verdict.UNKNOWN, str(exc))
     return PushAnswer(verdict_of(answer), "" if answer.code == 0 else _why(answer.text))
+
+
+def symbolic(root: Path, url: str, names: list[str], deadline: float) -> PushAnswer | None:
+    """A refusal when one of the refs `names` is a symbolic ref on the remote (protocol v2 names each
+    one's target): the host deletes the ref it points at (a claim ref made `-> refs/heads/main` made
+    `team repair` delete main), so Leafwise never deletes through one. UNKNOWN when the remote did not say."""
+    try:
+        answer = git.run_git_remote(root, "ls-remote", "--symref", "--", url, *names, deadline=deadline)
+    except git.GitError as exc:
+        return PushAnswer(Verdict.UNKNOWN, str(exc))
+    if answer.code != 0:
+        return PushAnswer(Verdict.UNKNOWN, _why(answer.text))
+    for line in answer.out.decode("utf-8", "replace").splitlines():
+        head, _, name = line.partition("\t")
+        if head.startswith("ref: ") and name in names:
+            target = "".join(c if c.isprintable() and c.isascii() else "?" for c in head[5:])[:120]
+            return PushAnswer(Verdict.REFUSED, f"{name} is a symbolic ref to {target} on the remote: "
+                                               "Leafwise never deletes through one (a person removes it there)")
+    return None
 
 
 def verdict_of(answer: git.GitAnswer) -> Verdict:

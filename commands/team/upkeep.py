@@ -136,12 +136,15 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
         (restored if answer.verdict is Verdict.APPLIED else failed).append(node)
     for tracking in found.drop if not dry_run else ():
         refs.set_local(team.root, tracking, None)
+    why: dict[str, str] = {}
     for node, sha in found.unreadable if person and not dry_run else ():
-        if refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), None, sha)]).verdict \
-                is Verdict.APPLIED:
+        answer = refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), None, sha)])
+        if answer.verdict is Verdict.APPLIED:
             _dropped(team, refs.claim_ref(team.namespace, node), sha)
             cleared.append(node)
-    result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared)
+        elif answer.verdict is Verdict.REFUSED:
+            why[node] = answer.detail
+    result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared, why)
     return _with_unwound(ctx, team, result, unwound, dry_run)
 
 
@@ -208,7 +211,8 @@ def _sort_copies(team: remote.Team, ids: set[str], lost: dict[str, str]) -> _Sor
 
 
 def _repair_answer(ctx: Ctx, team: remote.Team, found: _Sorted, dry_run: bool, person: bool,
-                   restored: list[str], failed: list[str], cleared: list[str]) -> Result:
+                   restored: list[str], failed: list[str], cleared: list[str],
+                   why: dict[str, str] | None = None) -> Result:
     prefix = team.tracking_prefix + "claims/"
     dropped = [plan_words(t[len(prefix):], 80) for t in found.drop]
     lines = [f"{len(found.restore) + len(found.drop)} claim ref(s) missing on {team.remote}"
@@ -218,6 +222,7 @@ def _repair_answer(ctx: Ctx, team: remote.Team, found: _Sorted, dry_run: bool, p
     lines += [f"  {'would drop' if dry_run else 'dropped'} {n}: this clone's copy is no readable claim of a task of this plan"
               for n in dropped]
     lines += [f"  {'deleted' if n in cleared else 'unreadable'} {n}: its claim on {team.remote} cannot be read"
+              + (f"; not deleted: {plan_words((why or {})[n], 300)}" if n in (why or {}) else "")
               for n, _ in found.unreadable]
     left = [n for n, _ in found.unreadable if n not in cleared]
     data: dict[str, Any] = {"missing": [n for n, _ in found.restore], "restored": restored, "skipped": failed,
