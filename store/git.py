@@ -324,7 +324,7 @@ REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "ls-remote", "update-ref", "for
 # long option (`--upload-pa=…` is `--upload-pack`) and short forms (`ls-remote -u`), so a list of refused
 # ones can never be complete; everything after `--` is a URL or a refspec.
 REMOTE_OPTIONS = frozenset({"--no-tags", "--no-write-fetch-head", "--quiet", "--porcelain", "--no-verify", "--atomic",
-                            "--force-with-lease", "--stdin", "--batch", "--format", "--no-deref", "--symref", "-p",
+                            "--force-with-lease", "--stdin", "--batch", "--batch-check", "--format", "--no-deref", "--symref", "-p",
                             "-w", "-m", "-d"})
 REMOTE_PROTOCOLS = ("file", "git", "http", "https", "ssh")
 REMOTE_OVERRIDES = (

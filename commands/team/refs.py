@@ -117,9 +117,28 @@ def make_commit(root: Path, state: ClaimState, parent: str | None, identity: tup
     return _ok(git.run_git_remote(root, "commit-tree", *args, identity=identity), "commit-tree")
 
 
+def commits(root: Path, shas: list[str]) -> set[str]:
+    """Those of `shas` that name commits. A claim ref is a commit: `<sha>:claim.json` also reads through
+    an annotated tag or a tree a planted ref names, and the next claim made on such a lease is a commit
+    git refuses (`commit-tree -p <tag>`: every `start` of that task failed with a GitError)."""
+    found: set[str] = set()
+    for start in range(0, len(shas), 1000):  # 1,000 lines of query fit git.MAX_INPUT
+        chunk = shas[start:start + 1000]
+        try:
+            answer = git.run_git_remote(root, "cat-file", "--batch-check", stdin="".join(f"{s}\n" for s in chunk)
+                                        .encode(), limit=len(chunk) * 128)
+        except git.GitError:
+            continue
+        for line in answer.out.decode("utf-8", "replace").splitlines() if answer.code == 0 else ():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] == "commit":
+                found.add(parts[0])
+    return found
+
+
 def read_commit(root: Path, sha: str, node_id: str) -> ClaimState | None:
     """The claim state a commit holds, or None when it holds none this clone can trust."""
-    if not SHA.fullmatch(sha):
+    if not SHA.fullmatch(sha) or sha not in commits(root, [sha]):
         return None
     try:
         answer = git.run_git_remote(root, "cat-file", "blob", f"{sha}:{CLAIM_FILE}", limit=MAX_CLAIM_BYTES + 1)
@@ -145,6 +164,12 @@ def read_commits(root: Path, wanted: dict[str, str], blobs: bool = False) -> dic
     """node id -> the claim state its commit holds (`blobs`: the SHAs are the claim files themselves;
     None: none this clone can trust), for node id -> SHA; one `cat-file --batch` for those not read before."""
     todo = [(n, sha) for n, sha in wanted.items() if (n, sha) not in _STATES and SHA.fullmatch(sha)]
+    if todo and not blobs:
+        made = commits(root, sorted({sha for _, sha in todo}))
+        for n, sha in todo:
+            if sha not in made:
+                _STATES[(n, sha)] = None
+        todo = [(n, sha) for n, sha in todo if sha in made]
     for start in range(0, len(todo), 800):  # 800 lines of query fit git.MAX_INPUT
         _read_batch(root, todo[start:start + 800], blobs)
     return {n: _STATES.get((n, sha)) for n, sha in wanted.items()}
