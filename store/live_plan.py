@@ -23,7 +23,7 @@ import os
 from leafwise.store.loader import load_plan, read_node_file, same_place
 from leafwise.store.model import Node, Plan, Status
 from leafwise.store.paths import PlanPaths
-from leafwise.store.watch import MAX_FOLDERS, PlanWatcher, folder_links
+from leafwise.store.watch import MAX_FOLDERS, FolderStamp, PlanWatcher, folder_links, folder_stamp
 
 
 class LinkedFolder(RuntimeError):
@@ -34,7 +34,7 @@ class LinkedFolder(RuntimeError):
 class LivePlan:
     def __init__(self, paths: PlanPaths):
         self.paths = paths
-        self._folders: dict[str, int] = {}
+        self._folders: dict[str, FolderStamp] = {}
         if not self.watch_safe():  # before the watch starts: it would add a watch for every folder there
             raise LinkedFolder(f"a link to a folder, or over {MAX_FOLDERS} folders, in {paths.dir}")
         self._watcher = PlanWatcher(paths)  # OSError, RuntimeError: no watch here (the caller loads per call)
@@ -76,11 +76,12 @@ class LivePlan:
 
     def watch_safe(self) -> bool:
         """Whether a watch may still take the plan's tree (`watch.folder_links`): asked again only when
-        a folder's link count moved (a folder made in it: a link inside would be followed). A stat per
-        folder per call."""
-        for folder, links in self._folders.items():
+        a folder's stamp moved (anything made, removed or renamed in it, or the folder replaced: a
+        folder holding a link to /usr moved in where another was kept every link count and took
+        12,663 inotify watches). A stat per folder per call."""
+        for folder, stamp in self._folders.items():
             try:
-                if os.lstat(folder).st_nlink != links:
+                if folder_stamp(os.lstat(folder)) != stamp:
                     break
             except OSError:
                 break

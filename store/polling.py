@@ -14,6 +14,7 @@ files costs one bounded walk a poll, not an unbounded one): `reader.walk`, the o
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from leafwise.store import reader
@@ -35,7 +36,27 @@ def snapshot(base: Path, skip: frozenset[str]) -> Snapshot:
             st = os.lstat(path)
         except OSError:  # removed meanwhile
             continue
-        found[path] = (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+        found[path] = stamp(st)
+    return found
+
+
+def stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_ino, st.st_mtime_ns, st.st_size, st.st_ctime_ns)
+
+
+def linked(base: Path, skip: frozenset[str]) -> Snapshot:
+    """The files under `base` with more than one name (a hard link), by absolute path, with their
+    stamps: a write through another name reaches no watch of `base` (`watch.PlanWatcher`)."""
+    found: Snapshot = {}
+    top = os.fspath(base)
+    for rel in reader.walk(top, skip, limit=MAX_FILES):
+        path = os.path.join(top, rel)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            found[path] = stamp(st)
     return found
 
 

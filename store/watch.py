@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -62,21 +63,31 @@ class PlanChanges:
 MAX_FOLDERS = 1_000
 
 
-def folder_links(base: Path | str) -> dict[str, int] | None:
-    """Each folder under `base` (itself included) with its link count, or None when no watch may take
-    this tree: a link to a folder inside it (watchfiles' notify follows it down the whole tree it
-    names: a cloned plan's `docs/usr -> /usr` took 15,498 of the user's inotify watches, a link to
-    `/` all of them), or more than MAX_FOLDERS folders. Every watcher here asks first, and without a
-    safe watch compares stat walks instead (store/polling.py, which follows no link); a folder's
-    link count moves when a folder is made in it, which is how a warm plan knows to ask again."""
-    folders: dict[str, int] = {}
+FolderStamp = tuple[int, int, int, int]
+
+
+def folder_stamp(st: os.stat_result) -> FolderStamp:
+    """What moves when anything is added to, removed from or renamed in a folder, or the folder is
+    replaced: its mtime and ctime (a link count moves only for a subfolder, never for a link made
+    in it, and btrfs keeps every folder's at 1), its inode, its link count."""
+    return (st.st_ino, st.st_nlink, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def folder_links(base: Path | str) -> dict[str, FolderStamp] | None:
+    """Each folder under `base` (itself included) with its stamp (`folder_stamp`, taken before its
+    entries are read), or None when no watch may take this tree: a link to a folder inside it
+    (watchfiles' notify follows it down the whole tree it names: a cloned plan's `docs/usr -> /usr`
+    took 15,498 of the user's inotify watches, a link to `/` all of them), or more than MAX_FOLDERS
+    folders. Every watcher here asks first, and without a safe watch compares stat walks instead
+    (store/polling.py, which follows no link); a warm plan asks again when a folder's stamp moved."""
+    folders: dict[str, FolderStamp] = {}
     stack = [os.fspath(base)]
     while stack:
         folder = stack.pop()
         if len(folders) >= MAX_FOLDERS:
             return None
         try:
-            folders[folder] = os.lstat(folder).st_nlink
+            folders[folder] = folder_stamp(os.lstat(folder))
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_symlink():
@@ -181,6 +192,11 @@ class PlanWatcher:
     could plant a link where a fence is written. `lost` turns true when the watch can no longer vouch for
     anything (the plan's folder or `nodes/` removed or replaced, the fence not
     seen in time): its owner then closes it and makes a new one.
+
+    A write through another name of a file (a hard link outside the plan's folder) reaches no watch
+    of the folder: inotify tells the folder of the name written through, and nothing else. So the
+    files with more than one name (`polling.linked`, found when the watch starts and among the
+    files each batch names) are stat'ed on every call, and a moved stamp is their change.
     """
 
     def __init__(self, paths: PlanPaths, *, timeout: float = 1.0):
@@ -201,6 +217,7 @@ class PlanWatcher:
         self._gone = {os.fspath(base), os.fspath(paths.nodes)}  # an event on these: the watch is lost
         self._polled: polling.Snapshot | None = None
         self._events: Any = iter(())
+        self._linked: polling.Snapshot = {}
         if folder_links(base) is None:  # a tree no watch may take: each call compares a stat walk instead
             self._polled = polling.snapshot(base, IGNORED_DIRS)
             return
@@ -212,6 +229,8 @@ class PlanWatcher:
             next(self._events)  # starts the watch: every write from here on is queued
         except RuntimeError:  # no inotify instance left: each call compares a stat walk instead
             self._polled = polling.snapshot(base, IGNORED_DIRS)
+            return
+        self._linked = polling.linked(base, IGNORED_DIRS)  # after the start: a link made since is in a batch
 
     @property
     def fence(self) -> Path:
@@ -234,15 +253,37 @@ class PlanWatcher:
             self._ticks += 1
             atomic.replace(self._fence, str(self._ticks).encode(), durable=False)
             deadline = time.monotonic() + self._timeout
+            named: set[str] = set()
             while True:
                 batch = {path for _change, path in next(self._events)}
+                named |= batch
                 out.merge(classify(self.paths, batch - {fence}))
                 if fence in batch or batch & self._gone or time.monotonic() > deadline:
                     self.lost = fence not in batch or bool(batch & self._gone)
                     break
         except (OSError, RuntimeError, StopIteration):  # the fence's folder gone, the watcher stopped
             self.lost = True
+            return out
+        out.merge(classify(self.paths, self._relinked(named - {fence})))
         return out
+
+    def _relinked(self, named: set[str]) -> set[str]:
+        """The files with more than one name whose stamp moved since the last call (written through
+        another name: no event came), the files `named` by this call's events taken in or out."""
+        moved = set()
+        for path in named | self._linked.keys():
+            try:
+                st = os.lstat(path)
+            except OSError:
+                st = None
+            stamp = polling.stamp(st) if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) else None
+            if path in self._linked and self._linked[path] != stamp:
+                moved.add(path)
+            if stamp is None:
+                self._linked.pop(path, None)
+            else:
+                self._linked[path] = stamp
+        return moved
 
     def close(self) -> None:
         if hasattr(self._events, "close"):

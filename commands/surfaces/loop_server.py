@@ -120,8 +120,9 @@ class Server:
 
     def settle(self) -> None:
         """Between calls: take in the files the last call wrote and derive the pick order and the
-        validator's problems (as the last caller's answers word them), so the next call (an agent's
-        next step comes seconds later) finds them ready."""
+        validator's problems (as the last caller's answers word them), and look at the tree's folders
+        again (`LivePlan.watch_safe`), so the next call (an agent's next step comes seconds later)
+        finds them ready."""
         from leafwise.commands.core import picker
         from leafwise.commands.plan_files import find_problems
         from leafwise.commands.registry import Ctx
@@ -134,6 +135,8 @@ class Server:
             find_problems(plan, ctx.cmd)
         except Exception:  # noqa: BLE001 - a plan it cannot derive from: the next call derives (and answers) itself
             self.live.drop()
+        # the folders the last call wrote in are walked again now, not at the next call's start
+        self.done = self.done or not self.live.watch_safe()
 
     def serve(self, listener: socket.socket) -> None:
         idle_since, idle = time.monotonic(), idle_seconds()
