@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from leafwise.store import atomic, reader
-from leafwise.store.claims import Claim, from_data
+from leafwise.store.claims import Claim, from_data, parse_time
 from leafwise.store.paths import PlanPaths, check_id
-from leafwise.store.timestamps import to_text
+from leafwise.store.timestamps import to_text, utc_now
 
 TTL_MINUTES = 30
 LOCK = "verify"  # the lock every lease change is made under (store/locks.py)
@@ -28,12 +28,26 @@ def folder(paths: PlanPaths) -> Path:
     return paths.own_folder(cache / "verify-leases")
 
 
+# A lease file is this machine's own (written here, never by another clock): a heartbeat later than
+# this allows for is no sign of life, and no lease outlives TTL_MINUTES from it. A force-added lease in
+# a clone (heartbeat a day ahead, a week's expiry: what a task's claim allows) held every draft from
+# `verify --next` for eight days.
+CLOCK_SLACK = timedelta(minutes=5)
+
+
 def read(paths: PlanPaths, node_id: str) -> Claim | None:
     try:
         data = reader.read_json(folder(paths) / f"{check_id(node_id)}.json", reader.CLAIM)
-        return from_data(data, node_id)
+        lease = from_data(data, node_id)
     except (OSError, ValueError):
         return None
+    heartbeat = parse_time(lease.heartbeat)
+    if heartbeat > utc_now() + CLOCK_SLACK:
+        return None
+    longest = heartbeat + timedelta(minutes=TTL_MINUTES)
+    if parse_time(lease.expires) > longest:
+        return Claim(lease.node, lease.agent, lease.since, lease.heartbeat, to_text(longest))
+    return lease
 
 
 def read_all(paths: PlanPaths) -> dict[str, Claim]:
