@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 
 from leafwise.commands.reconcile import issue_links, transition
 from leafwise.commands.reconcile.artifacts import Artifact, Index
+from leafwise.commands.reconcile.closing_change import Standing, names, significant, standing
 from leafwise.commands.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
 from leafwise.commands.reconcile.match import (
     Assessment,
@@ -42,6 +43,8 @@ DECLARED_WEIGHT = 1.0
 # entry-point rules (UI evidence) instead.
 MEANING_LEADS = frozenset({"definition", "symbol", "option", "flag", "route", "cli"})
 CLOSING_COMMIT_WEIGHT = 0.8
+MAX_CLOSING_READ = 3  # closing commits of one node whose code is compared at most (newest first)
+MAX_STANDING_READS = 200  # closing commits compared in one run (each costs up to 19 git calls)
 MENTION_COMMIT_WEIGHT = 0.3
 # The bands. `shipped` is what measured at least 0.95 precision on the held-out half: a passing
 # declared check, a commit that says it closes the node. Every lexical rule measured below that on
@@ -205,7 +208,8 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
     if judged is not None:
         found = _transition(found, judged)
     checks = run_checks(declared(node.data), index, allow_commands=run_commands)
-    combined = _combine(found, checks, commits, judged is None and _a_lead(found, weighed))
+    combined = _combine(found, checks, commits, judged is None and _a_lead(found, weighed),
+                        _closing_standing(Path(index.root), commits, code or _Code(index)) if not checks else None)
     verdict, confidence, missing, exists = _unnamed(node.title, combined, code or _Code(index))
     evidence = [_check_evidence(c) for c in checks if c.passed]
     evidence += [_commit_evidence(c) for c in commits[:3]]
@@ -213,7 +217,8 @@ def _one(node: Node, index: Index, stats: Stats, by_concept: dict[str, list[Arti
     return {
         "id": node.id, "title": node.title, "release": node.effective_release,
         "verdict": verdict, "confidence": confidence, "evidence": evidence,
-        **({"lead": "rule" if found.verdict == "shipped" else "words"} if verdict == LIKELY else {}),  # what made it
+        **({"lead": "commit" if not checks and any(c.closes for c in commits) else
+            "rule" if found.verdict == "shipped" else "words"} if verdict == LIKELY else {}),  # what made it
         "missing": missing, "exists": exists,
         "checks": [{"check": c.label, "passed": c.passed, "path": c.path, "line": c.line, "detail": c.snippet}
                    for c in checks],
@@ -314,12 +319,23 @@ class _Code:
 
     def __init__(self, index: Index):
         self.index = index
+        self.standing_reads = 0  # closing commits compared so far (MAX_STANDING_READS)
 
     @cached_property
     def texts(self) -> list[tuple[str, str]]:
         # str.lower is the same as the table on ASCII text (str.isascii costs nothing) and 2-3x faster
         return [(text, text.lower() if text.isascii() else text.translate(ASCII_LOWER))
                 for rel, text in sorted(self.index.texts.items()) if kind_of(rel) != "docs"]
+
+    @cached_property
+    def lines(self) -> frozenset[str]:
+        """Every significant line (closing_change.significant) of the code: where a closing commit's code went."""
+        return frozenset(line for text, _ in self.texts for line in significant(text))
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """Every name in the code (closing_change.names)."""
+        return frozenset(names(self.lines))
 
 
 def _names(text: str, lowered: str, word: str) -> bool:
@@ -371,11 +387,29 @@ def _explain(query, weighed, meaning, found: Assessment, checks: list[CheckResul
     }
 
 
-def _combine(found: Assessment, checks: list[CheckResult], commits: list[Commit], leads: bool = True
-             ) -> tuple[str, float, list[str], list[str]]:
-    """Declared checks decide when present; a closing commit counts as shipped; what the search finds
-    shipped is only likely, and so is a partial it scored at LEAD_FLOOR or more (unless `leads` is off:
-    a rename the transition rule judged)."""
+def _closing_standing(root: Path, commits: list[Commit], code: _Code) -> Standing | None:
+    """The first of the newest closing commits whose code still stands, else why the newest does not;
+    None when no commit closes the node."""
+    closing = [c for c in commits if c.closes][:MAX_CLOSING_READ]
+    first = None
+    for commit in closing:
+        code.standing_reads += 1
+        if code.standing_reads > MAX_STANDING_READS:  # a history that closes thousands of nodes: each a lead
+            return first or Standing(False, f"the closing commit {commit.sha[:12]} was not read (more than "
+                                            f"{MAX_STANDING_READS} in one run)")
+        found = standing(root, commit.sha, lambda: code.lines, lambda: code.names)
+        if found.stands:
+            return found
+        first = first or found
+    return first
+
+
+def _combine(found: Assessment, checks: list[CheckResult], commits: list[Commit], leads: bool = True,
+             closing_stands: Standing | None = None) -> tuple[str, float, list[str], list[str]]:
+    """Declared checks decide when present; a closing commit whose code still stands counts as shipped
+    (one whose code is gone, or that changed none, is a lead); what the search finds shipped is only
+    likely, and so is a partial it scored at LEAD_FLOOR or more (unless `leads` is off: a rename the
+    transition rule judged)."""
     failed = [c for c in checks if not c.passed]
     passed = [c for c in checks if c.passed]
     exists = list(found.exists)
@@ -390,8 +424,12 @@ def _combine(found: Assessment, checks: list[CheckResult], commits: list[Commit]
             return "partial", round(min(0.6, 0.2 + 0.4 * len(passed) / len(checks)), 2), missing + \
                 [m for m in found.missing if m not in missing], exists
         return "none", 0.0, missing, exists
-    if closing:
+    if closing and closing_stands is not None and closing_stands.stands:
         return "shipped", 0.85, found.missing, [f"commit {closing[0].sha[:12]} closes it: {closing[0].subject}"] + exists
+    if closing:
+        why = closing_stands.why if closing_stands is not None else "the closing commit's code was not read"
+        return LIKELY, LIKELY_CONFIDENCE, [why] + found.missing, \
+            [f"commit {closing[0].sha[:12]} says it closes it: {closing[0].subject}"] + exists
     if found.verdict == "shipped":  # a lexical rule's: below 0.95 where it was not tuned
         return LIKELY, LIKELY_CONFIDENCE, found.missing, exists
     if found.verdict == "partial" and leads:

@@ -165,3 +165,63 @@ def test_the_packet_leads_with_the_code_the_closing_commit_changed(tmp_path: Pat
     assert [p["why"] for p in places[22] if p["kind"] == "commit"] == [f"the commit names the issue {ids[22]} was "
                                                                         "imported from"]
     assert places[22][0]["path"] == "other.py"  # the newest commit naming it changed other.py
+
+
+def test_a_closing_commit_counts_only_while_the_code_it_added_stands(tmp_path: Path) -> None:
+    """The author's word outlives the code: a closing commit that changed only docs, that only removed
+    code, whose added code is gone since, or a merge, is a lead (`likely`, `lead: commit`), not shipped."""
+    root = imported(tmp_path, [1, 2, 3, 4, 5, 6, 7])
+    (root / "src").mkdir()
+    (root / "src" / "flags.py").write_text("def parse(argv):\n    return list(argv)\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    (root / "README.md").write_text("# app\n\nThe --width flag sets the width of line numbers.\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Document the width\n\nFixes #1")  # docs only
+    (root / "src" / "flags.py").write_text("def parse(argv):\n    return list(argv)\n\n"
+                                           "def line_number_width(value):\n    return max(int(value), 1)\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add --width\n\nCloses #2")  # later removed by #3's fix
+    (root / "src" / "flags.py").write_text("def parse(argv):\n    return list(argv)\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Remove --width: it never aligned\n\nFixes #3")  # only removes code
+    (root / "src" / "color.py").write_text("def colors_enabled(env):\n    return env.get('NO_COLOR') is None\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Respect NO_COLOR\n\nFixes #4")  # stands
+    (root / "src" / "sort.py").write_text("def sort_by_modified(paths, stat):\n    return sorted(paths, key=stat)\n\n"
+                                          "SORT_FLAG = '--sort-modified'\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Sort by mtime\n\nFixes #6")  # rewritten below: its names stay
+    (root / "src" / "walk.py").write_text("def tree_walk_sorted(root):\n    return [p for p in sorted(root.iterdir())]\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Walk in order\n\nFixes #7")  # moved below to another file
+    (root / "src" / "sort.py").write_text("SORT_FLAG = '--sort-modified'  # the flag\n\n\n"
+                                          "def sort_by_modified(entries, stat_of):\n"
+                                          "    return sorted(entries, key=lambda e: stat_of(e).st_mtime)\n")
+    (root / "src" / "walk.py").unlink()
+    (root / "src" / "tree.py").write_text("def tree_walk_sorted(root):\n    return [p for p in sorted(root.iterdir())]\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "refactor")
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "src" / "pager.py").write_text("def pager_command(env):\n    return env.get('PAGER', 'less')\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "pager")
+    git(root, "checkout", "-q", "-")
+    (root / "NEWS.md").write_text("news\n")  # so the merge is no parent's tree (git log would simplify it away)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "news")
+    git(root, "merge", "-q", "--no-ff", "side", "-m", "Merge the pager\n\nFixes #5")
+    done = cli(root, "reconcile", "--json")
+    got = {}
+    for s in json.loads(done.stdout)["result"]["suggestions"]:
+        number = int((root / ".leafwise" / "nodes" / f"{s['id']}.yaml").read_text().split("#")[-1].split("\n")[0]
+                     .strip("'\" "))
+        got[number] = (s["verdict"], s.get("lead"), (s["missing"] or [""])[0])
+    assert [got[n][0] for n in (4, 6, 7)] == ["shipped"] * 3, got
+    assert [got[n][:2] for n in (1, 2, 3, 5)] == [("likely", "commit")] * 4, got
+    assert "changed no code" in got[1][2] and "README.md" in got[1][2]
+    assert "mostly gone since (0 of 2 lines left; 0 of 1 names it brought)" in got[2][2]
+    assert "added no line of code" in got[3][2]
+    assert "is a merge" in got[5][2]
+    applied = json.loads(cli(root, "reconcile", "--apply", "--json").stdout)["result"]
+    assert len(applied["applied"]) == 3  # #4, #6, #7

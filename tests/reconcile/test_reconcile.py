@@ -183,7 +183,7 @@ def test_a_commit_that_closes_a_node_is_evidence(tmp_path):
     write_plan(tmp_path, [node("T-1", "Finance can export the ledger", release="R1"),
                           node("T-2", "Finance can import the ledger", release="R1")])
     commit_all(tmp_path, "plan")
-    (tmp_path / "notes.txt").write_text("x\n")
+    files(tmp_path, {"app/books.py": "def write_rows(rows, out):\n    out.write(','.join(rows))\n"})
     commit_all(tmp_path, "Ledger export, closes T-1")
     (tmp_path / "notes.txt").write_text("y\n")
     commit_all(tmp_path, "T-2: first steps towards the import")
