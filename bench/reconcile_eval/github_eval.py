@@ -119,7 +119,40 @@ def score(name: str) -> dict:
         rows.append({"number": issue["number"], "title": issue["title"], "label": issue["label"],
                      "kind": issue.get("kind"), "verdict": s["verdict"], "closing": closing,
                      "labelled_closing": bool(issue.get("closing_commits"))})
+    packets = packet_hits(target, data, number_of)
+    for row in rows:
+        row.update(packets.get(row["number"], {}))
     return {"name": name, "repo": data["repo"], "rows": rows, "seconds": round(seconds, 1)}
+
+
+def packet_hits(target: Path, data: dict, number_of: dict[str, int]) -> dict[int, dict]:
+    """For each issue labelled shipped whose `why` names files of the tree: does `verify`'s packet (the code
+    `verify ID` runs, over one index) hold one of them? (packet_recall.py's measure, on these sets.)"""
+    sys.path.insert(0, str(HERE))
+    import packet_recall
+    from leafwise.commands.domain.verify_packet import build
+    from leafwise.commands.reconcile.match import Stats
+    from leafwise.commands.reconcile.retrieve import RIndex
+    from leafwise.commands.reconcile.scan import build_index
+    from leafwise.store import PlanPaths, load_plan
+
+    plan = load_plan(PlanPaths(target))
+    index = build_index(target)
+    stats, rindex = Stats.of(index), RIndex.of(index)
+    tree = packet_recall.tree_files(target)
+    text = (SETS / f"{target.name}.yaml").read_text(encoding="utf-8")
+    full = packet_recall.written_in_full(text, target)
+    by_number = {i["number"]: i for i in data["issues"]}
+    found = {}
+    for node_id, number in number_of.items():
+        issue = by_number[number]
+        if issue["label"] != "shipped":
+            continue
+        wanted = packet_recall.labelled_files(issue.get("why", ""), target, tree, full)
+        places = {p.path for p in build(plan.nodes[node_id], index, stats, rindex).places}
+        found[number] = {"wanted": sorted(wanted), "packet_hit": bool(wanted & places) if wanted else None,
+                         "packet": sorted(places)}
+    return found
 
 
 def summary(result: dict) -> dict:
@@ -134,7 +167,9 @@ def summary(result: dict) -> dict:
             "recall": len(found) / len(labelled) if labelled else None,
             "closing found": sum(r["closing"] is not None for r in rows),
             "closing labelled": sum(r["labelled_closing"] for r in rows),
-            "closing agreed": sum(r["closing"] is not None and r["labelled_closing"] for r in rows)}
+            "closing agreed": sum(r["closing"] is not None and r["labelled_closing"] for r in rows),
+            "packets labelled": sum(r.get("packet_hit") is not None for r in rows),
+            "packet hits": sum(bool(r.get("packet_hit")) for r in rows)}
 
 
 def _ratio(part: int, whole: int) -> str:
@@ -143,27 +178,35 @@ def _ratio(part: int, whole: int) -> str:
 
 def table(results: list[dict], show_misses: bool = False) -> list[str]:
     lines = ["| set | repository | issues | labelled shipped | `shipped` precision | `likely` right | "
-             "`shipped + likely` recall | closing commits (engine / labeller / both) | seconds |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "`shipped + likely` recall | closing commits (engine / labeller / both) | packets holding a labelled file "
+             "| seconds |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     total = {"shipped": 0, "shipped right": 0, "labelled shipped": 0, "found": 0}
     for result in results:
         s = summary(result)
         lines.append(f"| {result['name']} | {result['repo']} | {s['issues']} | {s['labelled shipped']} | "
                      f"{_ratio(s['shipped right'], s['shipped'])} | {_ratio(s['likely right'], s['likely'])} | "
                      f"{_ratio(s['shipped right'] + s['likely right'], s['labelled shipped'])} | "
-                     f"{s['closing found']} / {s['closing labelled']} / {s['closing agreed']} | {result['seconds']} |")
+                     f"{s['closing found']} / {s['closing labelled']} / {s['closing agreed']} | "
+                     f"{_ratio(s['packet hits'], s['packets labelled'])} | {result['seconds']} |")
+        total["packets"] = total.get("packets", 0) + s["packets labelled"]
+        total["packet hits"] = total.get("packet hits", 0) + s["packet hits"]
         total["shipped"] += s["shipped"]
         total["shipped right"] += s["shipped right"]
         total["labelled shipped"] += s["labelled shipped"]
         total["found"] += s["shipped right"] + s["likely right"]
     lines.append(f"| all | | | {total['labelled shipped']} | {_ratio(total['shipped right'], total['shipped'])} | | "
-                 f"{_ratio(total['found'], total['labelled shipped'])} | | |")
+                 f"{_ratio(total['found'], total['labelled shipped'])} | | "
+                 f"{_ratio(total.get('packet hits', 0), total.get('packets', 0))} | |")
     lines.append(f"goals: `shipped` precision >= {GOALS['precision']}, `shipped + likely` recall >= {GOALS['recall']}")
     if show_misses:
         for result in results:
             for r in result["rows"]:
                 wrong = (r["verdict"] == "shipped") != (r["label"] == "shipped") or \
                     (r["label"] == "shipped" and r["verdict"] not in ("shipped", "likely"))
+                if r.get("packet_hit") is False:
+                    lines.append(f"  {result['name']} #{r['number']} packet miss: labelled {r['wanted']}, "
+                                 f"packet {r['packet']}")
                 if wrong:
                     lines.append(f"  {result['name']} #{r['number']} [{r['label']} -> {r['verdict']}]"
                                  f"{' closing ' + r['closing'] if r['closing'] else ''} {r['title'][:80]}")
