@@ -2,8 +2,9 @@
 
 It maps raw file events under `.leafwise/` to what a viewer must re-read
 (node ids, the project file, the journal, claims, docs, cycles) and drops the
-noise every write makes: the derived `.cache/`, the `.locks/`, and the
-temporary files of atomic writes. `watch` streams those batches to the
+noise every write makes: the derived `.cache/`, the `.locks/` (but an import's
+manifest, `STATE_FILES`), and the temporary files of atomic writes (but under docs/,
+where a node may link any name). `watch` streams those batches to the
 canvas; `PlanWatcher` answers a long-lived server's "anything since I last
 looked?" synchronously; `ChangeWait` blocks a waiting call (`next --wait`) until
 the plan may have changed. Nothing here knows about the UI.
@@ -100,17 +101,26 @@ def folder_links(base: Path | str) -> dict[str, FolderStamp] | None:
     return folders
 
 
+# Plan state inside a folder the watch otherwise ignores: an import's write-ahead manifest
+# (commands/adoption/manifest.py NAME), which every command's validation reads (an interrupted import is
+# an error that refuses `complete`). Dropped with the lock files, a manifest left after a warm loop
+# server's start let a served `complete` finish a task its own run refused (exit 0 against 4).
+STATE_FILES = (".locks/import.json",)
+
+
 def relevant(plan_dir: Path, path: str) -> bool:
     """False for caches, locks and scratch files: writes that change nothing a viewer shows."""
     try:
         parts = Path(path).relative_to(plan_dir).parts
     except ValueError:
         return False
+    if "/".join(parts) in STATE_FILES:
+        return True
     if not parts or any(p in IGNORED_DIRS for p in parts[:-1]):
         return False
     name = parts[-1]
-    if parts[0] in ("docs", "diagrams") and len(parts) > 1:  # a doc may have any name a node links to
-        return not name.startswith(atomic.TEMP_PREFIX)
+    if parts[0] in ("docs", "diagrams") and len(parts) > 1:  # a doc may have any name a node links to,
+        return True  # an atomic writer's temp's too (`.lw-notes.md`): its events come with its target's
     return not (name.startswith(".") or name.endswith(SCRATCH_SUFFIXES))
 
 
@@ -124,7 +134,9 @@ def classify(paths: PlanPaths, changed: Iterable[str]) -> PlanChanges:
         parts = Path(raw).relative_to(base).parts
         name = parts[-1]
         top = parts[0]
-        if len(parts) == 1:
+        if "/".join(parts) in STATE_FILES:  # what the validator derives from it: derived again
+            out.project = True
+        elif len(parts) == 1:
             if name == "project.yaml":
                 out.project = True
             elif name == "journal.jsonl":
@@ -170,10 +182,10 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
         pass
     import asyncio
 
-    before = await asyncio.to_thread(polling.snapshot, base, IGNORED_DIRS)
+    before = await asyncio.to_thread(_snapshot, base)
     while not (stop_event is not None and stop_event.is_set()):
         await asyncio.sleep(polling.POLL_SECONDS)
-        now = await asyncio.to_thread(polling.snapshot, base, IGNORED_DIRS)
+        now = await asyncio.to_thread(_snapshot, base)
         changes, before = classify(paths, polling.moved(before, now)), now
         if changes:
             yield changes
@@ -219,7 +231,7 @@ class PlanWatcher:
         self._events: Any = iter(())
         self._linked: polling.Snapshot = {}
         if folder_links(base) is None:  # a tree no watch may take: each call compares a stat walk instead
-            self._polled = polling.snapshot(base, IGNORED_DIRS)
+            self._polled = _snapshot(base)
             return
         self._events = watch(base, self._fence.parent,
                              watch_filter=lambda _c, path: path == fence or path in self._gone
@@ -228,7 +240,7 @@ class PlanWatcher:
         try:
             next(self._events)  # starts the watch: every write from here on is queued
         except RuntimeError:  # no inotify instance left: each call compares a stat walk instead
-            self._polled = polling.snapshot(base, IGNORED_DIRS)
+            self._polled = _snapshot(base)
             return
         self._linked = polling.linked(base, IGNORED_DIRS)  # after the start: a link made since is in a batch
 
@@ -244,7 +256,7 @@ class PlanWatcher:
             self.lost = True
             return out
         if self._polled is not None:  # synchronous: every write finished before the call is in the walk
-            now = polling.snapshot(self.paths.dir, IGNORED_DIRS)
+            now = _snapshot(self.paths.dir)
             out.merge(classify(self.paths, polling.moved(self._polled, now)))
             self._polled = now
             return out
@@ -291,6 +303,18 @@ class PlanWatcher:
         self._remove_fence()
 
 
+def _snapshot(base: Path) -> polling.Snapshot:
+    """The stat walk that stands in for a watch: the plan's files and its STATE_FILES."""
+    found = polling.snapshot(base, IGNORED_DIRS)
+    for rel in STATE_FILES:
+        path = os.path.join(os.fspath(base), rel)
+        try:
+            found[path] = polling.stamp(os.lstat(path))
+        except OSError:
+            pass
+    return found
+
+
 def _identity(paths: PlanPaths) -> tuple[tuple[int, int], ...] | None:
     """(device, inode) of the plan folder and of nodes/: a replaced folder has new ones."""
     try:
@@ -325,7 +349,7 @@ class ChangeWait:
             self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
         except RuntimeError:  # "Too many open files": no inotify instance left for this user
             self._notify = None
-            self._polled = polling.snapshot(paths.dir, IGNORED_DIRS)
+            self._polled = _snapshot(paths.dir)
 
     def wait(self, seconds: float, stop: Any = None) -> PlanChanges | None:
         """The first batch of relevant changes within `seconds`; None when the time ran out or
@@ -352,7 +376,7 @@ class ChangeWait:
         time.sleep(min(left, polling.POLL_SECONDS))
         if stop is not None and stop.is_set():
             return None
-        now = polling.snapshot(self.paths.dir, IGNORED_DIRS)
+        now = _snapshot(self.paths.dir)
         changes = classify(self.paths, polling.moved(self._polled or {}, now))
         self._polled = now
         return changes
