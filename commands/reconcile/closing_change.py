@@ -48,7 +48,7 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
         return Standing(False, f"the closing commit {sha[:12]} is a merge (or has no parent): what it changed "
                                "is not read")
     changed = [n for n in listing.strip("\n").split("\0") if n]
-    code = [n for n in changed if file_kind(n) == "code"][:MAX_FILES]
+    code = _regular(root, sha, [n for n in changed if file_kind(n) == "code"][:MAX_FILES])
     if not code:
         return Standing(False, f"the closing commit {sha[:12]} changed no code (only "
                                f"{', '.join(changed[:3]) or 'nothing'}{' …' if len(changed) > 3 else ''})")
@@ -76,6 +76,22 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     return Standing(False, f"the code the closing commit {sha[:12]} added is mostly gone since ({kept} of "
                            f"{added} lines left" + (f"; {named} of {len(brought)} names it brought)" if brought
                                                     else ")"), added, kept)
+
+
+def _regular(root: Path, sha: str, paths: list[str]) -> list[str]:
+    """The paths `sha` holds as regular files (a link's text or a submodule is no code), or gone in it."""
+    if not paths:
+        return []
+    try:
+        out = git.run_git(root, "ls-tree", "-z", sha, "--", *paths, deadline=10)
+    except git.GitError:
+        return []
+    modes = {}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        head, tab, name = item.partition("\t")
+        if tab:
+            modes[name] = head.split(" ")[0]
+    return [p for p in paths if modes.get(p, "100644") in ("100644", "100755")]  # absent: the commit deleted it
 
 
 def names(lines: Collection[str]) -> set[str]:
