@@ -22,7 +22,7 @@ import anyio.to_thread
 from leafwise.commands.contract import CommandError, envelope, fix, placeholder
 from leafwise.commands.domain.verify_sampling import MAX_TOKENS, SYSTEM, read_answer, request_text
 from leafwise.commands.registry import Command, command_line
-from leafwise.commands.text import inert_line
+from leafwise.commands.text import inert, inert_line
 from leafwise.store.ids import agent_problem
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -56,6 +56,9 @@ async def call(ctx: ServerRequestContext, session: Any, verify: Command, argumen
     if asked.is_error or not isinstance(packet, dict) or not packet.get("id") or "places" not in packet:
         return asked  # a refusal, Wait: or Done.: verify's own answer
     text = await anyio.to_thread.run_sync(request_text, session.ctx(verify).paths().repo, packet)
+    # The request quotes committed code and plan text: every hidden character shown (tag characters
+    # spell instructions a model reads and a person never sees; ESC, bidi), as on every other surface.
+    text = "\n".join(inert(line) for line in text.split("\n"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
