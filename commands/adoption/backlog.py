@@ -67,7 +67,8 @@ def parse(options: Options) -> Parsed:
     for folder, forced, tag in FOLDERS:
         before = len(parsed.items)
         for path in reading.markdown_files(options.path, root / folder, links):
-            _task(parsed, options, path, shown(path), table, milestones, forced, tag, prefix)
+            options.guarded(parsed, None, shown(path),
+                            lambda: _task(parsed, options, path, shown(path), table, milestones, forced, tag, prefix))
         if folder.startswith("archive"):
             archived += parsed.items[before:]
     gone = {id(a) for a in archived}

@@ -43,7 +43,7 @@ def parse(options: Options) -> Parsed:
         if not isinstance(issue, dict) or not text(issue.get("id")):
             options.bad(parsed, None, where, "an issue must be an object with an id", "give it an id", shown)
             continue
-        _issue(parsed, options, issue, f"{where} ({issue['id']})")
+        options.guarded(parsed, str(issue["id"]), where, lambda: _issue(parsed, options, issue, f"{where} ({issue['id']})"))
     ids = {i.key for i in parsed.items}
     for item in parsed.items:  # a dotted id names its parent when no parent-child dependency does
         head = item.key.rpartition(".")[0]

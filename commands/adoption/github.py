@@ -48,10 +48,7 @@ def parse(options: Options) -> Parsed:
         if issue.get("pull_request"):
             parsed.skipped.append(Skip(str(issue["number"]), where, "a pull request, not an issue"))
             continue
-        item = _issue(parsed, options, issue, where)
-        if item is not None:
-            parsed.items.append(item)
-            bodies[item.key] = str(issue.get("body") or "")
+        options.guarded(parsed, str(issue["number"]), where, lambda: _add(parsed, options, issue, where, bodies))
     _hierarchy(parsed, bodies)
     return parsed
 
@@ -75,6 +72,13 @@ def _labels(parsed: Parsed, options: Options, item: Item, labels: list[str]) -> 
         else:
             item.tags.append(name)
     return True
+
+
+def _add(parsed: Parsed, options: Options, issue: dict[str, Any], where: str, bodies: dict[str, str]) -> None:
+    item = _issue(parsed, options, issue, where)
+    if item is not None:
+        parsed.items.append(item)
+        bodies[item.key] = str(issue.get("body") or "")
 
 
 def _issue(parsed: Parsed, options: Options, issue: dict[str, Any], where: str) -> Item | None:

@@ -10,7 +10,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map
+from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map, wrong_kind
 from leafwise.commands.adoption.committing import apply
 from leafwise.commands.adoption.transaction import Refused
 from leafwise.commands.adoption.writing import Prepared, Step, prepare
@@ -28,8 +28,14 @@ MAX_ITEMS = 20_000  # items of a --json answer (bounded, as every array in an an
 
 
 def parse(fmt: str, options: Options) -> Parsed:
+    """The format's items. A value of the wrong kind outside any one item (a file-level field) is the
+    file's problem, never an internal error (each item's own is its problem: `Options.guarded`)."""
     module = importlib.import_module(f"leafwise.commands.adoption.{FORMATS[fmt]}")
-    return module.parse(options)
+    try:
+        return module.parse(options)
+    except (TypeError, AttributeError) as exc:
+        raise InputError(options.shown, None, f"a field holds a value of the wrong kind ({wrong_kind(exc)})",
+                         f"check that the file is {fmt}'s own export") from None
 
 
 def _options(ctx: Ctx, fmt: str, path: str, release: str | None, partial: bool,

@@ -37,7 +37,7 @@ def parse(options: Options) -> Parsed:
             options.bad(parsed, None, f"node #{index + 1}", "a node must be an object with an id",
                         "export the plan again", options.shown)
             continue
-        parsed.items.append(_item(node))
+        options.guarded(parsed, str(node["id"]), f"node {node['id']}", lambda: parsed.items.append(_item(node)))
     return parsed
 
 

@@ -114,6 +114,18 @@ class Options:
             raise error
         parsed.skipped.append(Skip(key, where, f"{message}; {fix}"))
 
+    def guarded(self, parsed: Parsed, key: str | None, where: str, step: Callable[[], Any]) -> None:
+        """Run one item's mapping (`step`); a value of the wrong kind in it (`labels: 5`, `metadata: "x"`,
+        `priority: []`: the code that reads a list, a mapping or a word gets a number) is that item's
+        problem, like any other malformed item (`bad`), and nothing of the item is kept."""
+        items, releases = len(parsed.items), len(parsed.releases)
+        try:
+            step()
+        except (TypeError, AttributeError) as exc:
+            del parsed.items[items:], parsed.releases[releases:]
+            self.bad(parsed, key, where, f"a field holds a value of the wrong kind ({wrong_kind(exc)})",
+                     "fix that item's field", parsed.file)
+
     def mapped(self, kind: str, value: str) -> str | None:
         """The person's own mapping of a source value (`--map status.Review=in-progress`), if any."""
         table = self.table.get(kind, {})
@@ -201,3 +213,9 @@ def render_doc(item: Item, tool: str) -> str | None:
         block = json.dumps(item.extra, indent=2, ensure_ascii=False, sort_keys=True, default=str)
         parts.append(f"## {EXTRA_HEADING}\n\nFields from {tool} that no Leafwise field holds:\n\n```json\n{block}\n```")
     return "\n\n".join(parts) + "\n" if parts else None
+
+
+def wrong_kind(exc: BaseException) -> str:
+    """Python's words for a value of the wrong kind, plain and short (`'int' object is not iterable`)."""
+    words = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return "".join(c if c.isprintable() else "?" for c in words)[:120]

@@ -45,17 +45,18 @@ def parse(options: Options) -> Parsed:
     as_epics = options.release is not None and len(tags) > 1
     for tag in tags:
         release = None if options.release else release_id(tag)
-        about = text((data[tag].get("metadata") or {}).get("description"))
+        meta = data[tag].get("metadata")
+        about = text(meta.get("description")) if isinstance(meta, dict) else None
         if release:  # a tag's own description names it better, but the one Task Master writes itself
             own = about if about and about != f"Tasks for {tag} context" else None
             parsed.releases.append(ReleaseSpec(release, own or tag))
         epic = None
         if as_epics:
             epic = f"tag:{tag}"
-            parsed.items.append(Item(epic, tag, f"tag {tag}", description=text(data[tag].get("metadata", {})
-                                                                               .get("description"))))
+            parsed.items.append(Item(epic, tag, f"tag {tag}", description=about))
         for index, task in enumerate(data[tag]["tasks"]):
-            _task(parsed, options, tag, index, task, epic, release)
+            options.guarded(parsed, None, f"tag {tag}, task #{index + 1}",
+                            lambda: _task(parsed, options, tag, index, task, epic, release))
     parsed.notes.append("tags → " + ("epics in release " + str(options.release) if as_epics else
                                      "release " + str(options.release) if options.release else "releases"))
     return parsed
