@@ -79,6 +79,8 @@ def read(paths: PlanPaths, node_id: str) -> Verdict | None:
 
 
 def read_all(paths: PlanPaths) -> dict[str, Verdict]:
+    """The verdicts on the plan's nodes. A file whose node has no node file is not read: a clone's 2,000
+    verdict files of 57 KB on ids no node has (9 MB in git) cost `verify --next` 1.5 s and 208 MB."""
     found: dict[str, Verdict] = {}
     try:
         names = os.listdir(folder(paths))
@@ -90,6 +92,8 @@ def read_all(paths: PlanPaths) -> dict[str, Verdict]:
         try:
             check_id(name[:-5])
         except ValueError:
+            continue
+        if not os.path.lexists(paths.node_file(name[:-5])):
             continue
         verdict = read(paths, name[:-5])
         if verdict is not None:

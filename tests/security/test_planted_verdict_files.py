@@ -1,0 +1,56 @@
+"""Verdict files are plan content a clone brings (h22g, issue 22): 2,000 of them, 57 KB each (the caps
+of one file: 20 quotes of 2,000 characters, 200 checked files), on ids no node of the plan has, are
+118 MB on disk and 9 MB in git. `verify --next` read and parsed every one: 1.5 s and 208 MB. A verdict
+is read only when its node has a node file (store/verdicts.py `read_all`).
+
+Through the real CLI on a real `git clone`, measured by the child's own rusage (wait4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testkit import node, write_plan
+
+GIT = ["git", "-c", "user.name=m", "-c", "user.email=m@example.com"]
+
+pytestmark = pytest.mark.slow
+
+
+def measured(argv: list[str], cwd: Path) -> tuple[int, str, float, float]:
+    """(exit code, stdout, CPU seconds, peak MB) of a child process."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "LEAFWISE_AGENT": ""})
+    out = proc.stdout.read().decode()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def test_verdict_files_of_no_node_cost_nothing(tmp_path):
+    src = write_plan(tmp_path / "src", [node("T-1", "Export users to CSV", release="R1"),
+                                        node("T-2", "Import users from CSV", release="R1")])
+    folder = src / ".leafwise" / "verdicts"
+    folder.mkdir()
+    quote = {"path": "src/a.rs", "start": 1, "end": 2, "text": "x" * 1990, "blob": "0" * 40, "kind": "code"}
+    checked = {f"src/f{i}.rs": "0" * 40 for i in range(200)}
+    for i in range(1000, 3000):
+        nid = f"T-{i}"
+        (folder / f"{nid}.json").write_text(json.dumps({
+            "node": nid, "verdict": "absent", "agent": "bot", "at": "2026-12-06T00:00:00Z", "head": "0" * 40,
+            "state": "recorded", "quotes": [quote] * 20, "missing": "m" * 1990, "files": checked,
+            "decided_by": "", "note": "n" * 1990}))
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=src, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=src, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "plan"], cwd=src, check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(src), str(clone)], check=True)
+    code, out, cpu, peak = measured([sys.executable, "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
+                                     "--agent", "bob", "--json"], clone)
+    assert code == 0 and json.loads(out)["result"]["id"] in ("T-1", "T-2")
+    assert peak < 120, f"{peak:.0f} MB"
+    assert cpu < 1.0, f"{cpu:.2f} CPU s"
