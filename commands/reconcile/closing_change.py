@@ -3,7 +3,7 @@ word, and words outlive code: a flag added by "Closes #544" and removed two year
 that only edited the docs, a "Fixes #795" that deleted the flag the issue was about.
 
 A closing commit counts as `shipped` only when it added code (`verify_quotes.file_kind`: not tests, not
-docs) and most of it is still there: most of its added lines, in the same file at HEAD or anywhere in
+docs; in a code file, not comments or sentences of help text) and most of it is still there: most of its added lines, in the same file at HEAD or anywhere in
 the code reconcile indexed (code moves: ripgrep's flags went from src/app.rs to crates/core/flags/), or
 most of the names it brought into those files (`line_number_width`, `--sort-files`: code is rewritten,
 names stay). The commit is read through the one git runner from committed objects: its first parent,
@@ -21,6 +21,8 @@ from leafwise.store import git, linear, reader
 MAX_FILES = 6  # code files of one commit compared at most
 SURVIVES = 0.5  # the share of its added code lines HEAD must still hold
 MIN_LINE = 6  # characters (stripped) a line needs to count: `}`, `end`, `pass` prove nothing
+COMMENTS = ("#", "//", "/*", "*", "--", "<!--", '"' * 3, "'" * 3)
+PUNCTUATION = ".,;:!?()'\"`"
 BLOB = reader.Kind("committed file", 2 * reader.MiB)
 _NAME = linear.compile(r"\b[A-Za-z_][A-Za-z0-9_-]{3,60}")
 
@@ -59,7 +61,7 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
         before = _lines(root, parents[0], path)
         old = set(before)
         known |= names(before)
-        fresh = {line for line in _lines(root, sha, path) if line not in old}
+        fresh = {line for line in _lines(root, sha, path) if line not in old and not _text(line)}
         if fresh:
             now = set(_lines(root, "HEAD", path))
             added += len(fresh)
@@ -67,7 +69,8 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
             new_lines |= fresh
     brought = names(new_lines) - known
     if not added:
-        return Standing(False, f"the closing commit {sha[:12]} added no line of code (it removed or moved code)")
+        return Standing(False, f"the closing commit {sha[:12]} added no line of code (it removed or moved code, "
+                               "or changed only comments and help text)")
     if kept >= SURVIVES * added:
         return Standing(True, "", added, kept)
     named = sum(name in names_now() for name in brought)
@@ -76,6 +79,15 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     return Standing(False, f"the code the closing commit {sha[:12]} added is mostly gone since ({kept} of "
                            f"{added} lines left" + (f"; {named} of {len(brought)} names it brought)" if brought
                                                     else ")"), added, kept)
+
+
+def _text(line: str) -> bool:
+    """A comment, or a line of prose in a code file (a help string's sentence: five words or more, most of
+    them plain words): what a docs-only change in a code file adds."""
+    if line.startswith(COMMENTS):
+        return True
+    words = line.split()
+    return len(words) >= 5 and sum(w.strip(PUNCTUATION).isalpha() for w in words) >= 0.7 * len(words)
 
 
 def _regular(root: Path, sha: str, paths: list[str]) -> list[str]:

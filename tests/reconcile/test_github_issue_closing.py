@@ -38,7 +38,8 @@ def git(root: Path, *args: str) -> str:
 
 
 def commit(root: Path, message: str, name: str) -> str:
-    (root / name).write_text(f"# {name}\n")
+    stem = name.split(".")[0]
+    (root / name).write_text(f"def made_in_{stem}():\n    return '{name}'\n")
     git(root, "add", name)
     git(root, "commit", "-q", "-m", message)
     return git(root, "rev-parse", "HEAD").strip()
@@ -170,7 +171,7 @@ def test_the_packet_leads_with_the_code_the_closing_commit_changed(tmp_path: Pat
 def test_a_closing_commit_counts_only_while_the_code_it_added_stands(tmp_path: Path) -> None:
     """The author's word outlives the code: a closing commit that changed only docs, that only removed
     code, whose added code is gone since, or a merge, is a lead (`likely`, `lead: commit`), not shipped."""
-    root = imported(tmp_path, [1, 2, 3, 4, 5, 6, 7])
+    root = imported(tmp_path, [1, 2, 3, 4, 5, 6, 7, 8])
     (root / "src").mkdir()
     (root / "src" / "flags.py").write_text("def parse(argv):\n    return list(argv)\n")
     git(root, "add", "-A")
@@ -202,6 +203,16 @@ def test_a_closing_commit_counts_only_while_the_code_it_added_stands(tmp_path: P
     (root / "src" / "tree.py").write_text("def tree_walk_sorted(root):\n    return [p for p in sorted(root.iterdir())]\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "refactor")
+    (root / "src" / "flags.py").write_text(
+        "def parse(argv):\n"
+        "    # Width of the line numbers: see the docs for how\n"
+        '    """Parse the command line.\n'
+        "    Sets the width of the line numbers in every result,\n"
+        "    padded with spaces on the left as the issue asked.\n"
+        '    """\n'
+        "    return list(argv)\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Explain the width\n\nFixes #8")  # a comment and help text in a code file
     git(root, "checkout", "-q", "-b", "side")
     (root / "src" / "pager.py").write_text("def pager_command(env):\n    return env.get('PAGER', 'less')\n")
     git(root, "add", "-A")
@@ -218,7 +229,8 @@ def test_a_closing_commit_counts_only_while_the_code_it_added_stands(tmp_path: P
                      .strip("'\" "))
         got[number] = (s["verdict"], s.get("lead"), (s["missing"] or [""])[0])
     assert [got[n][0] for n in (4, 6, 7)] == ["shipped"] * 3, got
-    assert [got[n][:2] for n in (1, 2, 3, 5)] == [("likely", "commit")] * 4, got
+    assert [got[n][:2] for n in (1, 2, 3, 5, 8)] == [("likely", "commit")] * 5, got
+    assert "changed only comments and help text" in got[8][2]
     assert "changed no code" in got[1][2] and "README.md" in got[1][2]
     assert "mostly gone since (0 of 2 lines left; 0 of 1 names it brought)" in got[2][2]
     assert "added no line of code" in got[3][2]
