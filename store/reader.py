@@ -205,6 +205,14 @@ def decode(raw: bytes, *, strict: bool = False) -> str:
     return text
 
 
+def lines(text: str) -> list[str]:
+    """A decoded file's lines as git, sed and editors number them: split at newlines only. `str.splitlines`
+    also ends a line at U+2028, U+2029, U+0085, \\x0b, \\x0c and \\x1c-\\x1e, and every line number after
+    one would be off (a verify quote checked against the wrong line)."""
+    parts = text.split("\n")
+    return parts[:-1] if parts[-1] == "" else parts
+
+
 # a string, unrolled (runs of plain bytes between escapes): linear, and twice as fast as an alternation per byte
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _BRACKET = re.compile(rb"[\[\]{}]")

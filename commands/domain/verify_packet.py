@@ -285,7 +285,7 @@ class _Texts:
                     text = reader.decode(reader.read_bytes(root / rel, reader.DOC, under=root)[:reader.DOC.cap])
                 except (OSError, ValueError):
                     text = ""
-            self.lines[rel] = text.splitlines()
+            self.lines[rel] = reader.lines(text)
         return self.lines[rel]
 
     def span(self, art: Artifact) -> tuple[int, int]:

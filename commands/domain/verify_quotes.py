@@ -178,7 +178,7 @@ def check(committed: Committed, place: Place, quote: str) -> Quote:
     if committed.ignored(place.path):
         raise QuoteRefused("ignored", f"{place.path} is committed but git ignores it; quote the project's own code",
                            label)
-    lines = committed.text(blob, label).splitlines()
+    lines = reader.lines(committed.text(blob, label))
     if place.end > len(lines):
         raise QuoteRefused("bad_range", f"{place.path} has {len(lines)} lines as committed; lines "
                            f"{place.start}-{place.end} are not all there", label)

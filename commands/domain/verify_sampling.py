@@ -50,7 +50,7 @@ def _committed_lines(committed: Committed | None, place: dict[str, Any]) -> list
     if entry is None or entry[0] not in ("100644", "100755") or entry[1] != "blob" or committed.ignored(path):
         return []
     try:
-        lines = committed.text(entry[2], path).splitlines()
+        lines = reader.lines(committed.text(entry[2], path))
     except QuoteRefused:
         return []
     end = min(end, start + PLACE_LINES - 1, len(lines))

@@ -28,7 +28,7 @@ from typing import Any
 
 from leafwise.commands.reconcile import issue_links
 from leafwise.commands.reconcile.artifacts import Index
-from leafwise.store import git, linear
+from leafwise.store import git, linear, reader
 from leafwise.store.globs import matches
 from leafwise.store.ids import ID_TEXT, find_ids
 
@@ -108,7 +108,7 @@ def _symbol(index: Index, name: str) -> CheckResult:
         m = pattern.search(text)
         if m:
             line = text.count("\n", 0, m.start()) + 1
-            return CheckResult("symbol", name, True, rel, line, text.splitlines()[line - 1].strip()[:160])
+            return CheckResult("symbol", name, True, rel, line, reader.lines(text)[line - 1].strip()[:160])
     return CheckResult("symbol", name, False)
 
 

@@ -124,7 +124,7 @@ def _spelled(token: str) -> str:
 
 
 def significant(text: str) -> list[str]:
-    return [s for line in text.splitlines() if len(s := line.strip()) >= MIN_LINE]
+    return [s for line in reader.lines(text) if len(s := line.strip()) >= MIN_LINE]
 
 
 def _lines(root: Path, rev: str, path: str) -> list[str]:

@@ -135,7 +135,7 @@ def _marked_deprecated(root: Path, doc: Artifact, cache: dict[str, list[str]]) -
     source is read here, only for the few definitions a rename names."""
     if doc.path not in cache:
         try:
-            cache[doc.path] = reader.read_text(root / doc.path, reader.CODE, under=root).splitlines()
+            cache[doc.path] = reader.lines(reader.read_text(root / doc.path, reader.CODE, under=root))
         except (OSError, ValueError):  # gone, too large, a link or not a file (reader.Refused)
             cache[doc.path] = []
     text = cache[doc.path]
