@@ -88,6 +88,12 @@ def _add_attribute(plan_dir: Path, attributes: Path) -> None:
         text = reader.read_text(attributes, reader.SETTINGS, under=plan_dir, strict=True)
     except FileNotFoundError:
         text = ""
+    except (reader.Refused, UnicodeDecodeError) as exc:  # a clone's file: named, never a bare "the settings"
+        rel = f"{PLAN_DIR}/{attributes.name}"
+        raise CommandError("unreadable_attributes", f"{rel} cannot be read ({clean(str(exc), 200)}); the merge "
+                           "driver's line is not added", fix(f"rm {rel}", "remove it (a file this large or not text is "
+                           "no attributes file), then run the command again: it writes the driver's line anew"),
+                           exit_code=EXIT_FAILURE, category="refused", source=("plan", None)) from None
     if ATTRIBUTE in (line.strip() for line in text.splitlines()):
         return
     atomic_write(attributes, (text + ("\n" if text and not text.endswith("\n") else "") + ATTRIBUTE + "\n").encode())
