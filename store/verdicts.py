@@ -24,6 +24,7 @@ VERDICTS = ("shipped", "partial", "absent")
 # closed: shipped and completed; pending: shipped, waiting for a person's confirmation;
 # recorded: partial or absent; rejected: a person said the shipped verdict is wrong
 STATES = ("closed", "pending", "recorded", "rejected")
+FITS = {"shipped": ("closed", "pending", "rejected"), "partial": ("recorded",), "absent": ("recorded",)}
 MAX_QUOTES = 20
 MAX_FILES = 200
 MAX_TEXT = 2000
@@ -141,5 +142,13 @@ def from_data(data: object, node_id: str) -> Verdict:
         raise ValueError(f"files must be a mapping of at most {MAX_FILES}")
     checked = {values.text(k, "file", limit=MAX_TEXT, optional=False) or "":
                values.text(v, "blob", limit=64, optional=False) or "" for k, v in files.items()}
+    # What Leafwise writes: a verdict's state fits it, and a recorded or rejected one (kept out of
+    # `verify --next` until what it was checked against changes) names those files (HEAD's whole tree
+    # when nothing else). A planted `absent`, `recorded`, `files: {}` on every draft was settled for
+    # good: `verify --next` answered Done. at once.
+    if text["state"] in ("recorded", "rejected") and (not checked or not all(checked.values())):
+        raise ValueError("a recorded verdict names the files it was checked against, each with its blob")
+    if text["state"] not in FITS[text["verdict"]]:
+        raise ValueError(f"a {text['verdict']} verdict is never {text['state']}")
     return Verdict(text["node"], text["verdict"], text["agent"], text["at"], text["head"], text["state"],
                    tuple(_quote(q) for q in quotes), text["missing"], checked, text["decided_by"], text["note"])
