@@ -14,6 +14,7 @@ reproduce), by substring search: no pattern from anyone is ever compiled.
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,9 @@ CODE_EXT = frozenset({
     ".r", ".jl", ".zig", ".nim", ".html", ".htm", ".jinja", ".jinja2", ".j2", ".hbs", ".erb", ".css", ".scss",
 })
 PLAN_DIR = ".leafwise"
+COMMENTS = ("#", "//", "/*", "*", "--", "<!--", '"' * 3, "'" * 3)
+PUNCTUATION = ".,;:!?()'\"`"
+EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO"})
 
 
 class QuoteRefused(Exception):
@@ -83,6 +87,9 @@ def _plain_path(path: str, raw: str) -> str:
         raise QuoteRefused("outside_tree", f"{path[:120]} leads outside the repository", raw)
     if PLAN_DIR in parts or ".git" in parts:
         raise QuoteRefused("plan_file", f"{path[:120]} is the plan's or git's own file, not the project's code", raw)
+    if (mixed := _mixed_scripts(norm)) is not None:
+        raise QuoteRefused("look_alike_path", f"{ascii(path[:120])} mixes {mixed} letters, as a file made to look "
+                           "like another does; quote the project's own file", raw)
     return norm
 
 
@@ -94,6 +101,32 @@ def file_kind(rel: str) -> str:
     if suffix not in CODE_EXT:
         return "other"
     return "test" if Source(rel, "").is_test or "tests" in rel.split("/")[:-1] else "code"
+
+
+def text_line(line: str) -> bool:
+    """A comment, or a sentence of prose (a help string's: five words or more, most of them plain words): a
+    line of a code file that says, not does. Neither a quote of it nor a commit adding it is code."""
+    line = line.strip()
+    if line.startswith(COMMENTS):
+        return True
+    words = line.split()
+    return len(words) >= 5 and sum(w.strip(PUNCTUATION).isalpha() for w in words) >= 0.7 * len(words)
+
+
+def _mixed_scripts(path: str) -> str | None:
+    """The scripts a word of the path mixes where one letter passes for another (`src/impоrt.rs`: a Cyrillic
+    о among Latin letters), else None. A word is a run of letters (`данные.rs` is two, each in one script);
+    Han, kana and Hangul mix with Latin as written Japanese, Chinese and Korean do (Unicode's highly
+    restrictive level, UTS #39)."""
+    word: set[str] = set()
+    for c in path + "/":
+        if c.isalpha():
+            word.add("LATIN" if c.isascii() else unicodedata.name(c, "UNKNOWN").split(" ")[0])
+            continue
+        if len(word) > 1 and not word <= EAST_ASIAN | {"LATIN"}:
+            return " and ".join(sorted(word))
+        word = set()
+    return None
 
 
 def normalised(text: str) -> str:
@@ -185,7 +218,16 @@ def check(committed: Committed, place: Place, quote: str) -> Quote:
     if said not in normalised("\n".join(lines[place.start - 1:place.end])):
         raise QuoteRefused("quote_not_found", f"the quote is not in lines {place.start}-{place.end} of {place.path} "
                            f"as committed at HEAD {committed.head[:10]}" + _elsewhere(lines, said), label)
-    return Quote(place.path, place.start, place.end, said, blob, file_kind(place.path))
+    kind = file_kind(place.path)
+    if kind == "code" and _says_only(lines[place.start - 1:place.end], said):
+        kind = "comment"
+    return Quote(place.path, place.start, place.end, said, blob, kind)
+
+
+def _says_only(lines: list[str], said: str) -> bool:
+    """Whether the lines the quote takes its words from are all comments or prose (`text_line`)."""
+    taken = [line for line in lines if (words := normalised(line)) and (words in said or said in words)]
+    return bool(taken) and all(text_line(line) for line in taken)
 
 
 def _elsewhere(lines: list[str], said: str) -> str:

@@ -21,8 +21,6 @@ from leafwise.store import git, linear, reader
 MAX_FILES = 6  # code files of one commit compared at most
 SURVIVES = 0.5  # the share of its added code lines HEAD must still hold
 MIN_LINE = 6  # characters (stripped) a line needs to count: `}`, `end`, `pass` prove nothing
-COMMENTS = ("#", "//", "/*", "*", "--", "<!--", '"' * 3, "'" * 3)
-PUNCTUATION = ".,;:!?()'\"`"
 BLOB = reader.Kind("committed file", 2 * reader.MiB)
 _NAME = linear.compile(r"\b[A-Za-z_][A-Za-z0-9_-]{3,60}")
 
@@ -38,7 +36,7 @@ class Standing:
 def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = frozenset,
              names_now: Callable[[], Collection[str]] = frozenset) -> Standing:
     """Whether the code `sha` added is still at HEAD (see the module's docstring)."""
-    from leafwise.commands.domain.verify_quotes import file_kind
+    from leafwise.commands.domain.verify_quotes import file_kind, text_line
 
     try:
         out = git.run_git(root, "log", "-n1", "-z", "--name-only", "--format=%P", sha, "--", deadline=10)
@@ -61,7 +59,7 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
         before = _lines(root, parents[0], path)
         old = set(before)
         known |= names(before)
-        fresh = {line for line in _lines(root, sha, path) if line not in old and not _text(line)}
+        fresh = {line for line in _lines(root, sha, path) if line not in old and not text_line(line)}
         if fresh:
             now = set(_lines(root, "HEAD", path))
             added += len(fresh)
@@ -79,15 +77,6 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     return Standing(False, f"the code the closing commit {sha[:12]} added is mostly gone since ({kept} of "
                            f"{added} lines left" + (f"; {named} of {len(brought)} names it brought)" if brought
                                                     else ")"), added, kept)
-
-
-def _text(line: str) -> bool:
-    """A comment, or a line of prose in a code file (a help string's sentence: five words or more, most of
-    them plain words): what a docs-only change in a code file adds."""
-    if line.startswith(COMMENTS):
-        return True
-    words = line.split()
-    return len(words) >= 5 and sum(w.strip(PUNCTUATION).isalpha() for w in words) >= 0.7 * len(words)
 
 
 def _regular(root: Path, sha: str, paths: list[str]) -> list[str]:

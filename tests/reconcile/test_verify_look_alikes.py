@@ -1,0 +1,78 @@
+"""What an agent quotes for `shipped` must be code, in the project's own file (h22g): a decoy `src/impоrt.rs`
+(a Cyrillic о) holding the feature's line as a comment was accepted and completed the leaf, shown as
+`src/impоrt.rs:1-1`, a twin of the real file's name. A path whose part mixes scripts where one letter passes
+for another is refused (`verify_quotes._mixed_scripts`; generated over look-alike letters, with real non-Latin
+names kept), and a quote taken only from comments or prose lines is no code (`text_line`). Real git, real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+       "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
+LEAFWISE = str(Path(sys.executable).parent / "leafwise")
+LINE = "pub fn import_users_csv() { read_csv(users); }"
+LOOK_ALIKES = {"cyrillic o": "\u043e", "greek omicron": "\u03bf", "fullwidth o": "\uff4f",
+               "mathematical o": "\U0001d5c8", "armenian o": "\u0585"}
+OWN_NAMES = ["src/café_import.rs", "src/данные.rs", "src/日本語ファイル.rs", "src/импорт_данных.rs", "src/한국어.rs"]
+
+
+def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProcess:
+    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **ENV, "HOME": str(cwd)})
+    if code is not None:
+        assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("looks") / "repo"
+    root.mkdir()
+    run(root, "git", "init", "-q", "-b", "main")
+    run(root, LEAFWISE, "init", "--prefix", "P1")
+    for i in range(1, 20):
+        run(root, LEAFWISE, "add", f"Import users from CSV, case {i}")
+    (root / "src").mkdir()
+    (root / "src" / "import.rs").write_text(f"// TODO: {LINE}\n")  # the real file: not done yet
+    for name, letter in LOOK_ALIKES.items():
+        (root / "src" / f"imp{letter}rt.rs").write_text(f"{LINE}\n")
+    for name in OWN_NAMES:
+        (root / name).write_text(f"{LINE}\n")
+    (root / "src" / "notes.rs").write_text(f"// {LINE}\n/* {LINE} */\n# {LINE}\n")
+    run(root, "git", "add", "-A")
+    run(root, "git", "commit", "-q", "-m", "code")
+    return root
+
+
+def verdict(repo: Path, node: str, kind: str, place: str, quote: str = LINE) -> dict:
+    done = run(repo, LEAFWISE, "verify", node, "--verdict", kind, "--evidence", place, "--quote", quote,
+               *(["--missing", "the rest"] if kind != "shipped" else []), "--agent", "mallory", "--json", code=None)
+    return json.loads(done.stdout)
+
+
+def test_a_look_alike_path_is_refused(repo: Path) -> None:
+    for i, (name, letter) in enumerate(LOOK_ALIKES.items(), start=1):
+        answer = verdict(repo, f"P1-{i}", "shipped", f"src/imp{letter}rt.rs:1-1")
+        assert answer["status"] == "error" and answer["error"]["code"] == "evidence_look_alike_path", (name, answer)
+        assert letter not in answer["error"]["message"]  # named by its code point, not drawn as an o
+
+
+def test_names_in_one_script_or_with_east_asian_letters_are_the_projects_own(repo: Path) -> None:
+    for i, name in enumerate(OWN_NAMES, start=6):
+        answer = verdict(repo, f"P1-{i}", "shipped", f"{name}:1-1")
+        assert answer["status"] == "ok", (name, answer)
+
+
+@pytest.mark.parametrize("line", [1, 2, 3], ids=["//", "/*", "#"])
+def test_a_comment_is_no_code_for_shipped_but_may_back_a_partial(repo: Path, line: int) -> None:
+    shipped = verdict(repo, f"P1-{10 + line}", "shipped", f"src/notes.rs:{line}-{line}")
+    assert shipped["status"] == "error" and shipped["error"]["code"] == "evidence_not_code", shipped
+    partial = verdict(repo, f"P1-{14 + line}", "partial", f"src/notes.rs:{line}-{line}")
+    assert partial["status"] == "ok", partial
