@@ -261,7 +261,9 @@ def _spawned(argv: list[str], cwd: Path, deadline: float, limit: int, stdin: byt
              env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
     """(exit code, stdout, stderr) of git run in its own process group, killed at `deadline`.
 
-    `stdin`: a small input (at most `MAX_INPUT`, so one write never blocks on the pipe), else closed."""
+    `stdin`: an input of at most `MAX_INPUT`, written as git reads it (in the same loop that reads its
+    answer: git answering a long `cat-file --batch` query while it is still written never deadlocks),
+    else closed."""
     name = next((a for a in argv[1:] if a in SUBCOMMANDS | REMOTE_SUBCOMMANDS), "git")
     if stdin is not None and len(stdin) > MAX_INPUT:
         raise GitError(f"git {name}: an input of {len(stdin)} bytes is more than {MAX_INPUT}")
@@ -271,24 +273,30 @@ def _spawned(argv: list[str], cwd: Path, deadline: float, limit: int, stdin: byt
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:  # no git on PATH, or cwd gone
         raise GitError(f"git could not start: {exc}") from exc
-    if stdin is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin)
-        except BrokenPipeError:  # git ended without reading it: its exit code says why
-            pass
-        finally:
-            proc.stdin.close()
+    pending = memoryview(stdin or b"")
     out, err = bytearray(), bytearray()
     end = time.monotonic() + deadline
     try:
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ, out)  # type: ignore[arg-type]
             sel.register(proc.stderr, selectors.EVENT_READ, err)  # type: ignore[arg-type]
+            if proc.stdin is not None:
+                os.set_blocking(proc.stdin.fileno(), False)
+                sel.register(proc.stdin, selectors.EVENT_WRITE, None)
             while sel.get_map():
                 left = end - time.monotonic()
                 if left <= 0:
                     raise GitError(f"git {name} took longer than {deadline:g} s and was stopped")
                 for key, _ in sel.select(left):
+                    if key.data is None:  # git's stdin has room
+                        try:
+                            pending = pending[os.write(key.fd, pending[:65536]):]
+                        except BrokenPipeError:  # git ended without reading it all: its exit code says why
+                            pending = pending[:0]
+                        if not pending:
+                            sel.unregister(key.fileobj)
+                            key.fileobj.close()  # type: ignore[union-attr]
+                        continue
                     chunk = os.read(key.fd, 65536)
                     if not chunk:
                         sel.unregister(key.fileobj)
@@ -303,7 +311,7 @@ def _spawned(argv: list[str], cwd: Path, deadline: float, limit: int, stdin: byt
     finally:
         if proc.returncode is None:
             _kill(proc)
-        for pipe in (proc.stdout, proc.stderr):
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
     return code, bytes(out), bytes(err)
@@ -338,7 +346,7 @@ REMOTE_OVERRIDES = (
 # ssh is the person's `ssh`, never a program named by config; batch mode: no password prompt.
 REMOTE_ENV = {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes", "GIT_SSH_VARIANT": "ssh",
               "GIT_PROXY_COMMAND": ""}  # an empty GIT_PROXY_COMMAND: git reads no core.gitProxy
-MAX_INPUT = 60 * 1024  # bytes git reads on stdin (a claim's blob or tree)
+MAX_INPUT = 16 * 1024 * 1024  # bytes git reads on stdin (a claim's blob, a state branch's tree of every claim)
 REMOTE_DEADLINE = 20.0  # seconds: a push to a hosted remote takes a few
 
 
