@@ -450,6 +450,45 @@ def _service_options(repo: Repo, root: Path, subcommand: str, args: tuple[str, .
     return (f"{option}={' '.join(shlex.quote(word) for word in words)}",)
 
 
+# The `http.*` settings of the repository's own config (a repository that arrives whole, `.git/` and
+# all: a tarball, a shared folder, a devcontainer) that would send the person's credentials (their own
+# helper answers for the host) or the claims through someone else, unchecked: a proxy with
+# `sslVerify=false`, a CA, a pinned address, extra headers, a cookie file written back. The network entry
+# takes each such key from the person's own config (system, global) when it sets one, else this value.
+HTTP_NEUTRAL = {"proxy": "", "sslverify": "true", "sslcainfo": "", "sslcapath": "", "curloptresolve": "",
+                "extraheader": "", "cookiefile": "", "savecookies": "false", "sslcert": "", "sslkey": "",
+                "emptyauth": "false", "pinnedpubkey": "", "proxysslcert": "", "proxysslkey": "",
+                "proxysslcainfo": "", "followredirects": "initial", "proxyauthmethod": "anyauth",
+                "sslcertpasswordprotected": "false", "proxysslcertpasswordprotected": "false"}
+MULTI_VALUED = frozenset({"extraheader", "curloptresolve"})  # an empty value resets the list
+REPOSITORY_SCOPES = frozenset({"local", "worktree"})
+NETWORK = frozenset({"push", "fetch", "ls-remote"})
+
+
+def _repository_http(pinned: tuple[str, ...], cwd: Path, end: float) -> list[tuple[str, str]]:
+    """(key, value) settings that put the person's own value (or HTTP_NEUTRAL's) over each `http.*` key
+    the repository's own config sets."""
+    argv = _argv(*pinned, "config", "-z", "--show-scope", "--get-regexp", r"^http\.")
+    code, out, _err = _spawned(argv, cwd, max(0.0, end - time.monotonic()), 1024 * 1024)
+    if code not in (0, 1):  # 1: none set
+        raise GitError(f"git config failed (exit {code}) listing the http settings", code)
+    fields = out.split(b"\0")
+    entries = [(fields[i].decode(), *fields[i + 1].decode("utf-8", "surrogateescape").partition("\n")[::2])
+               for i in range(0, len(fields) - 1, 2)]
+    planted = {key for scope, key, _ in entries if scope in REPOSITORY_SCOPES}
+    settings: list[tuple[str, str]] = []
+    for key in sorted(planted):
+        name = key.rpartition(".")[2]
+        own = [value for scope, k, value in entries if k == key and scope in ("system", "global")]
+        if name in MULTI_VALUED:
+            settings += [(key, ""), *((key, value) for value in own)]
+        elif own:
+            settings.append((key, own[-1]))
+        elif name in HTTP_NEUTRAL:
+            settings.append((key, HTTP_NEUTRAL[name]))
+    return settings
+
+
 def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None = None,
                    deadline: float = REMOTE_DEADLINE, limit: int = MAX_OUTPUT,
                    identity: tuple[str, str] | None = None) -> GitAnswer:
@@ -473,6 +512,11 @@ def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None 
                  f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
                  *_service_options(repo, root, subcommand, args), *args)
     env = {**environment(), **REMOTE_ENV}
+    if subcommand in NETWORK:
+        http = _repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"), repo.work_tree, end)
+        for i, (key, value) in enumerate(http):  # as command-line config: it outranks the repository's
+            env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+        env["GIT_CONFIG_COUNT"] = str(len(http))
     code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, stdin, env)
     return GitAnswer(code, out, err)
 
