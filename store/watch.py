@@ -155,6 +155,30 @@ def classify(paths: PlanPaths, changed: Iterable[str]) -> PlanChanges:
     return out
 
 
+LINKED_POLL_MS = 1_000  # how often a waiting watcher looks at the files with more than one name
+
+
+def relinked(linked: polling.Snapshot, named: Iterable[str]) -> set[str]:
+    """The files of `linked` (more than one name: `polling.linked`) whose stamp moved since the last
+    look, which is their change: a write through another name (a hard link outside the plan's folder)
+    reaches no watch of the folder, inotify tells only the folder of the name written through. `linked`
+    is kept up to date, the files `named` by the watch's events taken in or out."""
+    moved = set()
+    for path in set(named) | linked.keys():
+        try:
+            st = os.lstat(path)
+        except OSError:
+            st = None
+        stamp = polling.stamp(st) if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) else None
+        if path in linked and linked[path] != stamp:
+            moved.add(path)
+        if stamp is None:
+            linked.pop(path, None)
+        else:
+            linked[path] = stamp
+    return moved
+
+
 async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
                 stop_event: Any = None) -> AsyncIterator[PlanChanges]:
     """Yield a `PlanChanges` for every batch of relevant writes until `stop_event` is set.
@@ -172,9 +196,11 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
     try:
         if folder_links(base) is None:  # a tree no watch may take: a stat walk instead
             raise RuntimeError("unwatchable")
+        linked = polling.linked(base, IGNORED_DIRS)  # a write through one after this moves its stamp
         async for batch in awatch(base, watch_filter=keep, debounce=debounce_ms, step=step_ms,
-                                  stop_event=stop_event):
-            changes = classify(paths, (path for _change, path in batch))
+                                  stop_event=stop_event, rust_timeout=LINKED_POLL_MS, yield_on_timeout=True):
+            named = {path for _change, path in batch}
+            changes = classify(paths, named | relinked(linked, named))
             if changes:
                 yield changes
         return
@@ -276,26 +302,8 @@ class PlanWatcher:
         except (OSError, RuntimeError, StopIteration):  # the fence's folder gone, the watcher stopped
             self.lost = True
             return out
-        out.merge(classify(self.paths, self._relinked(named - {fence})))
+        out.merge(classify(self.paths, relinked(self._linked, named - {fence})))
         return out
-
-    def _relinked(self, named: set[str]) -> set[str]:
-        """The files with more than one name whose stamp moved since the last call (written through
-        another name: no event came), the files `named` by this call's events taken in or out."""
-        moved = set()
-        for path in named | self._linked.keys():
-            try:
-                st = os.lstat(path)
-            except OSError:
-                st = None
-            stamp = polling.stamp(st) if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) else None
-            if path in self._linked and self._linked[path] != stamp:
-                moved.add(path)
-            if stamp is None:
-                self._linked.pop(path, None)
-            else:
-                self._linked[path] = stamp
-        return moved
 
     def close(self) -> None:
         if hasattr(self._events, "close"):
@@ -343,6 +351,7 @@ class ChangeWait:
 
         self.paths = paths
         self._polled: polling.Snapshot | None = None
+        self._linked: polling.Snapshot = {}
         try:
             if folder_links(paths.dir) is None:  # a tree no watch may take: stat walks instead
                 raise RuntimeError("unwatchable")
@@ -350,6 +359,8 @@ class ChangeWait:
         except RuntimeError:  # "Too many open files": no inotify instance left for this user
             self._notify = None
             self._polled = _snapshot(paths.dir)
+            return
+        self._linked = polling.linked(paths.dir, IGNORED_DIRS)
 
     def wait(self, seconds: float, stop: Any = None) -> PlanChanges | None:
         """The first batch of relevant changes within `seconds`; None when the time ran out or
@@ -361,12 +372,15 @@ class ChangeWait:
                 if changes is None or changes:
                     return changes
                 continue
-            raw = self._notify.watch(self.DEBOUNCE_MS, self.STEP_MS, max(1, math.ceil(left * 1000)), stop)
+            slice_ms = min(max(1, math.ceil(left * 1000)), LINKED_POLL_MS) if self._linked else \
+                max(1, math.ceil(left * 1000))
+            raw = self._notify.watch(self.DEBOUNCE_MS, self.STEP_MS, slice_ms, stop)
             if raw == "signal":
                 raise KeyboardInterrupt
-            if raw in ("stop", "timeout"):
+            if raw == "stop":
                 return None
-            changes = classify(self.paths, (path for _change, path in raw))
+            named = set() if raw == "timeout" else {path for _change, path in raw}
+            changes = classify(self.paths, named | relinked(self._linked, named))
             if changes:
                 return changes
         return None
