@@ -17,14 +17,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leafwise.commands.domain import packet_words
+from leafwise.commands.domain import packet_commits, packet_words
 from leafwise.commands.domain.verify_quotes import CODE_EXT
-from leafwise.commands.reconcile import docs_names, issue_links, passages
+from leafwise.commands.reconcile import docs_names, passages
 from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.commands.reconcile.match import Stats, weigh
 from leafwise.commands.reconcile.retrieve import RIndex, category, key
 from leafwise.commands.text import clean as cut
-from leafwise.store import Node, git, reader
+from leafwise.store import Node, reader
 
 MAX_PLACES = 10
 TOKEN_BUDGET = 1500
@@ -46,9 +46,7 @@ PATH_BOOST = 0.5  # a document in a file whose own name carries the title's word
 PASSAGE = 0.8  # a few lines bind the title's words less than a definition (a body counts 0.85)
 PASSAGES = 1  # passages a packet holds at most (1, 2 and 3 measured on the development half: 1 best)
 KIND_RANK = {"body": 1, "passage": 2, "test": 2, "string": 3, "doc": 4, "module": 5}  # else 0: a definition, route, flag …
-LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
-TOUCHED = 40  # files of the issue's commit looked at; places the packet adds for them at most:
-TOUCHED_FILES = 2
+TOUCHED_FILES = 2  # places the packet adds at most for code files the issue's commit changed
 # A class a route's line names as its handler (`'SubtaskController'`, `UserController::class`): an identifier that
 # starts upper-case, ends with one of these; a linear pattern over a snippet of at most SNIPPET characters.
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]{0,80}")
@@ -304,60 +302,6 @@ class _Texts:
         return cut(" ⏎ ".join(lines[:3]), width)
 
 
-def _commits(root: Path, node_id: str, weights: dict[str, float], head: str | None) -> list[PacketPlace]:
-    """Commits whose message names the node, or whose subject names the title's head concept and half its weight."""
-    if head is None:
-        return []
-    try:
-        out = git.run_git(root, "log", f"-n{LOG_LIMIT}", "--format=%H%x1f%s%x1e", "--", git.pin(root).rel(root))
-    except git.GitError:
-        return []
-    total = sum(weights.values()) or 1.0
-    wanted = {key(c): c for c in weights}
-    found: list[PacketPlace] = []
-    for record in out.decode("utf-8", "replace").split("\x1e"):
-        sha, _, subject = record.strip("\n").partition("\x1f")
-        if not sha:
-            continue
-        if node_id in subject:
-            return [PacketPlace(f"git:{sha[:12]}", 0, 0, cut(subject, SNIPPET), f"the commit names {node_id}",
-                                "commit", 1.0)]
-        from leafwise.commands.reconcile.text import identifier_concepts
-
-        named = {wanted[k] for k in (key(w) for w in identifier_concepts(subject)) if k in wanted}
-        score = sum(weights[c] for c in named) / total
-        if head in named and score >= 0.5 and not found:
-            found.append(PacketPlace(f"git:{sha[:12]}", 0, 0, cut(subject, SNIPPET),
-                                     f"the commit's subject names {', '.join(sorted(named))}", "commit",
-                                     round(score, 3)))
-    return found
-
-
-def _issue_commit(root: Path, node: Node, index: Index) -> tuple[PacketPlace, list[str]] | None:
-    """The newest commit that closes the GitHub issue the node was imported from (else the newest that
-    names it), and the code files it changed that the index holds: where the feature was done."""
-    from leafwise.commands.reconcile.checks import commits_by_node
-
-    refs = issue_links.references([node], issue_links.remotes(root))
-    if not refs:
-        return None
-    found = commits_by_node(root, limit=LOG_LIMIT, issues=refs).get(node.id, [])
-    commit = next((c for c in found if c.closes), found[0] if found else None)
-    if commit is None:
-        return None
-    try:
-        out = git.run_git(root, "log", "-n1", "--name-only", "--format=", commit.sha, "--", git.pin(root).rel(root))
-    except git.GitError:
-        out = b""
-    prefix = git.pin(root).rel(root)
-    prefix = "" if prefix in ("", ".") else prefix.rstrip("/") + "/"
-    files = [line.removeprefix(prefix) for line in out.decode("utf-8", "replace").splitlines()[:200]
-             if line.startswith(prefix)]
-    code = [f for f in files if f in index.texts or f in index.files][:TOUCHED]
-    why = f"the commit {'closes' if commit.closes else 'names'} the issue {node.id} was imported from"
-    return PacketPlace(f"git:{commit.sha[:12]}", 0, 0, cut(commit.subject, SNIPPET), why, "commit", 1.0), code
-
-
 def _touched_first(ranked: list[tuple[float, Artifact, list[str]]], touched: list[str]
                    ) -> list[tuple[float, Artifact, list[str]]]:
     """The places in files the issue's commit changed, ahead of the others at their own order."""
@@ -425,8 +369,11 @@ def build(node: Node, index: Index, stats: Stats, rindex: RIndex) -> Packet:
     if not weights:
         return Packet([], 0, None)
     ranked, covers, head = _ranked(weighed, weights, index, rindex, node.title)
-    issue = _issue_commit(Path(index.root), node, index) if index.in_git else None
-    commits = [issue[0]] if issue else _commits(Path(index.root), node.id, weights, head) if index.in_git else []
+    issue = packet_commits.of_issue(Path(index.root), node, index) if index.in_git else None
+    found = [issue[0]] if issue else packet_commits.naming(Path(index.root), node.id, weights, head) \
+        if index.in_git else []
+    commits = [PacketPlace(f"git:{sha[:12]}", 0, 0, cut(subject, SNIPPET), why, "commit", score)
+               for sha, subject, why, score in found]
     if issue:
         ranked = _touched_first(ranked, issue[1])
     chosen = _fill(_pick([t for t in ranked if t[0] >= MIN_SCORE]), ranked)[:MAX_PLACES - len(commits[:1])]
