@@ -138,7 +138,7 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None,
         from leafwise.commands.team import branch as state_branch
 
         seen = state_branch.last_seen(team)
-    before = None if branch_mode else team.copies()  # each claim ref's history only grows: checked below
+    before = None if branch_mode else _without_nested(team)  # each claim ref's history only grows: checked below
     for wait_s in LOCAL_LOCK_RETRIES:
         answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
                      *also, deadline=FETCH_DEADLINE if deadline is None else deadline)
@@ -156,6 +156,23 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None,
         copies = rewinds.check(team.root, before, copies, team_dir(team.root))
     observations.seen(team_dir(team.root), copies)
     return copies
+
+
+def _without_nested(team: Team) -> dict[str, str]:
+    """`team.copies()`, after deleting this clone's copies under `claims/` whose name holds a `/` (run
+    before each fetch). No claim is named so, and a copy of one a remote held even briefly (`claims/T-4/x`:
+    the refspec's `*` takes it, and copies of refs the remote deleted are kept) blocks the copy of the claim
+    it sits under (git: "'…/T-4/x' exists; cannot create '…/T-4'"): every fetch of this clone failed for
+    good once anyone claimed T-4. A negative refspec cannot say "a name with a slash" (one `*` a refspec)."""
+    prefix = team.tracking_prefix + "claims/"
+    found = refs.local_refs(team.root, prefix)
+    for ref in [ref for ref in found if "/" in ref[len(prefix):]]:
+        del found[ref]
+        try:
+            refs.set_local(team.root, ref, None)
+        except git.GitError:  # another process of this clone deleted it first
+            pass
+    return found if team.ids is None else {ref: sha for ref, sha in found.items() if ref[len(prefix):] in team.ids}
 
 
 # Another agent of this clone fetching at the same moment holds a copy's ref lock: git says so, and the
