@@ -52,5 +52,9 @@ def releases(ctx: click.Context, _param: click.Parameter, incomplete: str) -> li
         project, _problems = load_project(_paths(ctx))
     except Exception:  # noqa: BLE001 - as above
         return []
-    return [CompletionItem(r.id, help=r.title or None) for r in project.releases
+    from leafwise.commands.text import one_line
+
+    # a title is plan text the shell prints into the person's prompt: one inert line (zsh reads the
+    # items as lines: a newline in a title shifted every item after it; an ESC reached the terminal)
+    return [CompletionItem(r.id, help=one_line(r.title, 120) or None) for r in project.releases
             if r.id.startswith(incomplete) or r.id.upper().startswith(incomplete.upper())][:MAX]
