@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from leafwise.commands.team import branch as state_branch
 from leafwise.commands.team import observations, refs, rewinds
 from leafwise.commands.team.refs import ClaimState, Verdict
-from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, team_dir
+from leafwise.commands.team.remote import Team, TeamError, branch, clone_id, fetch, identity, nested_on_remote, team_dir
 from leafwise.store.ids import is_node_id
 
 
@@ -46,7 +46,7 @@ class Outcome:
     node: str
     sha: str | None = None
     state: ClaimState | None = None  # the state now on the ref (mine when won; the other's when lost)
-    why: str = ""  # "held", "done", "blocked", "lost", "unreadable" when not won
+    why: str = ""  # "held", "done", "blocked", "lost", "unreadable", "nested" when not won
     stolen_from: str = ""
 
 
@@ -97,6 +97,8 @@ def _cas(team: Team, node_id: str, state: ClaimState, lease: str | None, stolen_
         return Outcome(True, node_id, sha, state, stolen_from=stolen_from)
     if lease is not None and now == lease:  # refused on a lease the remote no longer has: gone, or rewound
         return Outcome(False, node_id, now, None, "rewound" if node_id in rewound(team) else "missing")
+    if lease is None and now is None and any(name.startswith(ref + "/") for name in nested_on_remote(team)):
+        return Outcome(False, node_id, None, None, "nested")  # `claims/<ID>/x` holds the place of `claims/<ID>`
     other = refs.read_commit(team.root, now, node_id) if now else None
     if again and lease is not None and now and other is not None and other == refs.read_commit(team.root, lease, node_id):
         return _cas(team, node_id, state, now, stolen_from, again=False)

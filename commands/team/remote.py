@@ -139,11 +139,17 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None,
 
         seen = state_branch.last_seen(team)
     before = None if branch_mode else _without_nested(team)  # each claim ref's history only grows: checked below
+    excluded: list[str] = []
     for wait_s in LOCAL_LOCK_RETRIES:
-        answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--", team.url, team.refspec,
-                     *also, deadline=FETCH_DEADLINE if deadline is None else deadline)
+        answer = ask(team, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", *(["--stdin"] if excluded else []),
+                     "--", team.url, team.refspec, *also, deadline=FETCH_DEADLINE if deadline is None else deadline,
+                     stdin="".join(f"^{ref}\n" for ref in excluded).encode() if excluded else None)
         if answer.code == 0 or not local_lock(answer.text):
             break
+        if not branch_mode and not excluded and NESTED_WORDS in answer.text:
+            excluded = sorted(nested_on_remote(team))  # each, as a negative refspec: one `*` cannot say "a '/'"
+            if excluded:
+                continue
         time.sleep(wait_s)  # another process of this clone updates the same copies: its fetch is ours
     if answer.code != 0 and not (branch_mode and "couldn't find remote ref" in answer.text.lower()):
         raise _failure(team, answer.text)  # (a state branch not made yet is no failure)
@@ -156,6 +162,24 @@ def fetch(root: Path, team: Team | None = None, deadline: float | None = None,
         copies = rewinds.check(team.root, before, copies, team_dir(team.root))
     observations.seen(team_dir(team.root), copies)
     return copies
+
+
+NESTED_WORDS = "exists; cannot create"  # git: a ref and one nested under its name cannot both be
+
+
+def nested_on_remote(team: Team) -> dict[str, str]:
+    """The remote's refs under `claims/` whose name holds a `/` (`claims/T-2/x`), ref -> SHA: no claim is
+    named so. Each one holds the place of the claim ref it sits under, there (a push of `claims/T-2` fails)
+    and in every clone that keeps a copy of `claims/T-2` (its fetch cannot write `…/T-2/x`). {} when the
+    remote does not answer."""
+    prefix = f"{team.namespace}/claims/"
+    answer = ask(team, "ls-remote", "--", team.url, f"{prefix}*")
+    found = {}
+    for line in answer.out.decode("utf-8", "replace").splitlines() if answer.code == 0 else ():
+        sha, _, name = line.partition("\t")
+        if name.startswith(prefix) and "/" in name[len(prefix):] and refs.SHA.fullmatch(sha):
+            found[name] = sha
+    return found
 
 
 def _without_nested(team: Team) -> dict[str, str]:

@@ -227,6 +227,11 @@ def lost(ctx: Any, outcome: protocol.Outcome, agent: str | None, tool: str, verb
         return CommandError("claim_unreadable", f"{verb} refused: the claim of {outcome.node}: {UNREADABLE_WHY}",
                             unreadable_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
                             source=("node", outcome.node))
+    if outcome.why == "nested":
+        return CommandError("claim_blocked", f"{verb} refused: a ref under the claim ref of {outcome.node} on the remote "
+                            f"(refs/…/claims/{outcome.node}/…) holds its place; no claim is named with a '/'",
+                            unreadable_step(ctx), exit_code=EXIT_CONFLICT, category="refused",
+                            source=("node", outcome.node))
     if outcome.why == "rewound":
         message = (f"{verb} refused: the claim ref of {outcome.node} was rewound on the remote (a force-push moved "
                    "it to a commit that does not descend from the last one this clone saw)")

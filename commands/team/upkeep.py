@@ -93,6 +93,11 @@ def _dropped(team: remote.Team, ref: str, sha: str) -> None:
     rewinds.retire(team.root, remote.team_dir(team.root), tracking, sha)
 
 
+def _nested(team: remote.Team) -> dict[str, str]:
+    """Refs mode: the remote's refs nested under a claim's name (`remote.nested_on_remote`)."""
+    return {} if team.mode == "branch" else remote.nested_on_remote(team)
+
+
 def missing(team: remote.Team) -> dict[str, str]:
     """Claim refs this clone has copies of that the remote no longer has: ref -> the copy's SHA
     (branch mode: the state branch itself, when the remote lost it)."""
@@ -131,12 +136,16 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
     found = _sort_copies(team, set(ctx.plan().nodes), lost)
     person = ctx.overrides(True)  # deleting a claim ref is a person's act, never an agent's
     restored, failed, cleared = [], [], []
+    why: dict[str, str] = {}
+    nested = _nested(team)  # first: each holds the place of a claim ref restored below
+    for ref, sha in nested.items() if person and not dry_run else ():
+        answer = refs.push(team.root, team.url, [(ref, None, sha)])
+        why[ref] = "deleted" if answer.verdict is Verdict.APPLIED else answer.detail or answer.verdict.value
     for node, sha in found.restore if not dry_run else ():
         answer = refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), sha, None)])
         (restored if answer.verdict is Verdict.APPLIED else failed).append(node)
     for tracking in found.drop if not dry_run else ():
         refs.set_local(team.root, tracking, None)
-    why: dict[str, str] = {}
     for node, sha in found.unreadable if person and not dry_run else ():
         answer = refs.push(team.root, team.url, [(refs.claim_ref(team.namespace, node), None, sha)])
         if answer.verdict is Verdict.APPLIED:
@@ -144,7 +153,7 @@ def repair(ctx: Ctx, dry_run: bool = False) -> Result:
             cleared.append(node)
         elif answer.verdict is Verdict.REFUSED:
             why[node] = answer.detail
-    result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared, why)
+    result = _repair_answer(ctx, team, found, dry_run, person, restored, failed, cleared, why, nested)
     return _with_unwound(ctx, team, result, unwound, dry_run)
 
 
@@ -212,7 +221,7 @@ def _sort_copies(team: remote.Team, ids: set[str], lost: dict[str, str]) -> _Sor
 
 def _repair_answer(ctx: Ctx, team: remote.Team, found: _Sorted, dry_run: bool, person: bool,
                    restored: list[str], failed: list[str], cleared: list[str],
-                   why: dict[str, str] | None = None) -> Result:
+                   why: dict[str, str] | None = None, nested: dict[str, str] | None = None) -> Result:
     prefix = team.tracking_prefix + "claims/"
     dropped = [plan_words(t[len(prefix):], 80) for t in found.drop]
     lines = [f"{len(found.restore) + len(found.drop)} claim ref(s) missing on {team.remote}"
@@ -224,16 +233,22 @@ def _repair_answer(ctx: Ctx, team: remote.Team, found: _Sorted, dry_run: bool, p
     lines += [f"  {'deleted' if n in cleared else 'unreadable'} {n}: its claim on {team.remote} cannot be read"
               + (f"; not deleted: {plan_words((why or {})[n], 300)}" if n in (why or {}) else "")
               for n, _ in found.unreadable]
+    for ref in nested or {}:
+        said = (why or {}).get(ref)
+        done_word = "deleted" if said == "deleted" else "would delete" if dry_run or not person else "not deleted"
+        lines.append(f"  {done_word} {plan_words(ref, 200)}: no claim is named with a '/'; it holds the place of the "
+                     "claim it sits under" + (f" ({plan_words(said, 200)})" if said and said != "deleted" else ""))
     left = [n for n, _ in found.unreadable if n not in cleared]
     data: dict[str, Any] = {"missing": [n for n, _ in found.restore], "restored": restored, "skipped": failed,
                             "dropped": dropped, "unreadable": left, "deleted": cleared}
-    if left and not person:
+    data["nested"] = sorted(nested or {})
+    if (left or nested) and not person:
         hint = unreadable_step(ctx)
-    elif dry_run and (found.restore or found.drop or left):
+    elif dry_run and (found.restore or found.drop or left or nested):
         hint = next_(ctx.cmd("team repair"), "restore, drop and delete as listed")
     else:
         hint = next_(ctx.cmd("team status"), "see who holds what")
-    done = bool(restored or cleared or (found.drop and not dry_run))
+    done = bool(restored or cleared or (found.drop and not dry_run) or "deleted" in (why or {}).values())
     return Result(data, hint, lines, Mutation("team_repair", "team repair", done, "repaired"))
 
 

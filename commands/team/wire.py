@@ -17,12 +17,13 @@ class TeamError(Exception):
         self.kind = kind
 
 
-def ask(team: Any, subcommand: str, *args: str, deadline: float | None = None) -> git.GitAnswer:
+def ask(team: Any, subcommand: str, *args: str, deadline: float | None = None,
+        stdin: bytes | None = None) -> git.GitAnswer:
     """`git <subcommand>` talking to the team's remote, its answer whatever the exit code. A git stopped
     at its deadline (a remote that accepts the connection and stays silent) or one that could not run is
     the remote not answering: TeamError("unreachable"), the one place that reads it so."""
     try:
-        return git.run_git_remote(team.root, subcommand, *args,
+        return git.run_git_remote(team.root, subcommand, *args, stdin=stdin,
                                   deadline=git.REMOTE_DEADLINE if deadline is None else deadline)
     except git.GitError as exc:
         raise TeamError(f"remote unreachable ({team.remote}): {exc}", "unreachable") from exc
