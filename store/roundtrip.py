@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from leafwise.store.model import Status
-from leafwise.store.safe_yaml import parse_yaml
+from leafwise.store.safe_yaml import _loader, parse_yaml
 from leafwise.store.schema import FIELD_ORDER
 from leafwise.store.timestamps import to_text
 
@@ -32,7 +32,46 @@ def round_trip_yaml():
     # Never `&id001`/`*id001` for a value used twice (`created` and `updated` are one `now`): the
     # loader refuses anchors, so the writer writes every value out.
     y.representer.ignore_aliases = lambda _data: True
+    y.representer.add_representer(str, _represent_text)
+    y.constructor.add_constructor("tag:yaml.org,2002:str", _construct_text)
     return y
+
+
+def _construct_text(constructor, node):
+    """A plain scalar the loader reads as no text (`nested: yes`) is kept plain when written back, so
+    an edit never turns a planted or hand-written `yes` (True to the loader) into the text 'yes'."""
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.scalarstring import PlainScalarString
+
+    value = RoundTripConstructor.construct_yaml_str(constructor, node)
+    if type(value) is str and node.style is None and reads_as_other(value):
+        return PlainScalarString(value)
+    return value
+
+
+def _represent_text(representer, value: str):
+    """Text as ruamel writes it, quoted where the loader would read the plain form as no text.
+
+    ruamel resolves a plain scalar by YAML 1.2 and the loader (PyYAML) by YAML 1.1: `yes`, `no`,
+    `on`, `off` (any case) and sexagesimal numbers like `1:20` are text to the one and a bool or a
+    number to the other, so `ask --option yes --option no` was read back as options True and False.
+    NEL (U+0085) is a line break to YAML 1.1 only: inside quotes it was read back as a space.
+    """
+    node = representer.represent_scalar("tag:yaml.org,2002:str", value)
+    if "\x85" in value:
+        node.style = '"'  # escaped as \N
+    elif node.style is None and reads_as_other(value):
+        node.style = "'"
+    return node
+
+
+def reads_as_other(value: str) -> bool:
+    """Whether the loader reads `value`, written plain, as something other than this text."""
+    import yaml
+
+    loader = _loader()  # the plan loader's own resolvers (timestamps stay text)
+    return yaml.resolver.BaseResolver.resolve(loader, yaml.ScalarNode, value, (True, False)) \
+        != "tag:yaml.org,2002:str"
 
 
 def guess_indent(text: str) -> tuple[int, int]:
