@@ -42,14 +42,15 @@ def tracking(remote: str, branch: str) -> str:
 
 
 class NotState(Exception):
-    """The state branch's tip holds something that is no claim file: the remote's `leafwise/state` is
-    another branch (a symbolic ref to main on the remote, or main's history pushed there). A commit on it
-    holding the claims alone would drop every other file of that branch, so nothing is written."""
+    """The state branch's tip holds a folder or a submodule: the remote's `leafwise/state` is another
+    branch (a symbolic ref to main on the remote: every plan's main has `.leafwise/`, or main's history
+    pushed there). A commit on it holding the claims alone would drop all of that branch, so nothing is
+    written. (A stray file at the top is dropped by the next claim commit, as before.)"""
 
 
 def entries(root: Path, tip: str | None, strict: bool = False) -> dict[str, str]:
     """The state branch's files at `tip`: `<ID>.json` -> blob SHA (none for no tip). `strict` (before a
-    commit on `tip`): NotState when the tip's tree holds anything else."""
+    commit on `tip`): NotState when the tip's tree holds a folder or a submodule."""
     if not tip:
         return {}
     answer = git.run_git_remote(root, "cat-file", "-p", f"{tip}^{{tree}}")
@@ -59,7 +60,7 @@ def entries(root: Path, tip: str | None, strict: bool = False) -> dict[str, str]
         parts = head.split()
         if len(parts) == 3 and parts[1] == "blob" and name.endswith(".json") and refs.SHA.fullmatch(parts[2]):
             out[name] = parts[2]
-        elif strict:
+        elif strict and not (len(parts) == 3 and parts[1] == "blob"):  # a folder (main's `.leafwise/`), a submodule
             raise NotState(f"the state branch's tip {tip[:12]} holds {plain(name)!r}, which is no claim file: "
                            "it is not a state branch (a symbolic ref to another branch on the remote?); "
                            "nothing was pushed to it")

@@ -79,3 +79,24 @@ def test_a_plain_claim_delete_still_lands(tmp_path):
     done = cli("team", "repair", cwd=second)
     assert done.code == 0 and "deleted T-3" in done.stdout, done.stdout + done.stderr
     assert "refs/leafwise/claims/T-3" not in git(bare, "for-each-ref")
+
+
+def test_a_stray_file_on_the_state_branch_blocks_no_claim(tmp_path):
+    """Only a folder or a submodule (main's `.leafwise/`) marks another branch: a stray file at the top of
+    the state branch is dropped by the next claim commit, as before."""
+    first, second = joined_pair(tmp_path, NODES, "settings:\n  team: {remote: origin, mode: branch}\n")
+    bare = bare_of(first)
+    assert cli("start", "T-1", "--agent", "alice", cwd=first).code == 0
+    tip = git(bare, "rev-parse", "refs/heads/leafwise/state").strip()
+    listing = git(bare, "ls-tree", tip)
+    blob = subprocess.run(["git", "--git-dir", str(bare), "hash-object", "-w", "--stdin"], input=b"hi\n",
+                          capture_output=True, check=True).stdout.decode().strip()
+    tree = subprocess.run(["git", "--git-dir", str(bare), "mktree"], input=(listing + f"100644 blob {blob}\tREADME.md\n")
+                          .encode(), capture_output=True, check=True).stdout.decode().strip()
+    commit = subprocess.run(["git", "--git-dir", str(bare), "commit-tree", tree, "-p", tip, "-m", "readme"],
+                            capture_output=True, check=True, env={"GIT_AUTHOR_NAME": "m", "GIT_AUTHOR_EMAIL": "m@e",
+                                                                  "GIT_COMMITTER_NAME": "m", "GIT_COMMITTER_EMAIL": "m@e",
+                                                                  "PATH": "/usr/bin:/bin"}).stdout.decode().strip()
+    git(bare, "update-ref", "refs/heads/leafwise/state", commit)
+    started = cli("start", "--next", "--agent", "bob", cwd=second)
+    assert started.code == 0, started.stdout + started.stderr
