@@ -130,6 +130,9 @@ class Cycle:
             values_[key] = values.whole(values_.get(key) or 0, key, high=MAX_TOKENS)
             for key in _TEXT_FIELDS:
                 values.text(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            key = "kind"  # every step of a loop is chosen by its kind
+            if values_.get(key) not in KINDS:
+                raise ValueError(f"kind {str(values_.get(key))[:40]!r} is not one of {', '.join(KINDS)}")
             key = "not_before"  # compared with the clock: a time with its zone, or none
             if values_.get(key) is not None and parse(str(values_[key])) is None:
                 raise ValueError(f"not_before {str(values_[key])[:40]!r} is not a time with its zone, "
@@ -224,7 +227,14 @@ def names(paths: PlanPaths) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.yaml") if NAME_PATTERN.match(p.stem))
 
 
+def check(cycle: Cycle) -> None:
+    """LedgerError when `read` would refuse this cycle: a command never writes a cycle it could not
+    read back (a budget of 10^23 tokens made the cycle unreadable, and so impossible to stop)."""
+    Cycle.from_dict(cycle.name, cycle.as_dict())
+
+
 def save(paths: PlanPaths, cycle: Cycle) -> None:
+    check(cycle)
     atomic.replace(def_path(paths, cycle.name), dump_yaml(cycle.as_dict()))
 
 

@@ -172,7 +172,7 @@ def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
                               Mutation("cycle_tick", "finish", False, "already finished"))
             raise refused(ctx, cycle, "cycle_tick")
         iterations = count(ctx, cycle)
-        cycle.tokens_used += tokens or 0
+        cycle.tokens_used = min(cycle.tokens_used + (tokens or 0), ledger.MAX_TOKENS)  # past any budget
         plan = ctx.plan()
         if cycle.kind == FOR_EACH:
             _fold_current(plan, cycle)

@@ -188,6 +188,9 @@ def _limits(ctx: Ctx, name: str, kind: str, max_iterations: int | None, token_ca
     if token_cap is None or token_cap <= 0:
         raise refuse("missing_token_cap", "--token-cap is required: the loop needs a budget it cannot exceed",
                      max_iterations, some_tokens, "give the loop a token budget")
+    if token_cap > ledger.MAX_TOKENS:
+        raise refuse("token_cap_out_of_range", f"--token-cap {token_cap} is more than {ledger.MAX_TOKENS:,}",
+                     max_iterations, ledger.MAX_TOKENS, "give the loop a budget it can keep count of")
     if node:
         get_node(ctx, node, ctx.plan())
     if kind in GOAL_KINDS and not verify and not node:
@@ -212,6 +215,11 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
     cycle = ledger.Cycle(name=name, kind=kind, max_iterations=max_iterations, token_cap=token_cap,
                          verify=list(verify), off_limits=list(off_limits), node=node, agent=agent,
                          started=now, updated=now, started_by=ctx.who(agent))
+    try:
+        ledger.check(cycle)
+    except ledger.LedgerError as exc:  # e.g. more verify commands or off-limits globs than a cycle file keeps
+        raise CommandError("bad_cycle", str(exc), fix(ctx.cmd("cycle status"), "start it within the limits a cycle file keeps"),
+                           exit_code=EXIT_USAGE, category="usage", source=("cycle", name)) from exc
     with locked(paths, ledger.lock_name(name)):
         if ledger.exists(paths, name):
             running = name in {c.name for c in running_cycles(ctx)}
