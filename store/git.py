@@ -535,8 +535,15 @@ def person_name(start: Path | None = None) -> str:
         return named[:80]
     key = str(start or "")
     if key not in _PERSON:
-        _PERSON[key] = (_git_user_name(start) or _login_name())[:80]
+        _PERSON[key] = (printable(_git_user_name(start)) or _login_name())[:80]
     return _PERSON[key]
+
+
+def printable(text: str) -> str:
+    """`text` without the characters a terminal acts on or hides (C0/C1 controls, bidi and other format
+    characters, line breaks): a `user.name` in the config of a repository that arrived whole is anyone's,
+    and it goes into the journal and the author of every claim commit pushed to the team's remote."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def forget() -> None:

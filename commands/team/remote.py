@@ -294,7 +294,7 @@ def identity(root: Path) -> tuple[str, str]:
 def _identity(root: Path) -> tuple[str, str]:
     name = git.person_name(root)
     try:
-        email = git.run_git(root, "config", "--get", "user.email", deadline=5).decode("utf-8", "replace").strip()
+        email = git.printable(git.run_git(root, "config", "--get", "user.email", deadline=5).decode("utf-8", "replace"))
     except git.GitError:
         email = ""
     return name or "leafwise", email or "leafwise@localhost"
