@@ -58,6 +58,22 @@ def marked_priority(value: object) -> str | None:
     return value if isinstance(value, str) and value in PRIORITY_RANK and value != DEFAULT_PRIORITY else None
 
 
+def decision_options(decision: Any) -> list[str] | None:
+    """A decision's options as a person chooses among them: its `options` list, each item text (a
+    number is its text). None when the file holds anything else: `options: abc` is no list of three
+    options a, b and c, `options: 5` none at all, and a mapping's keys or a nested list are no
+    options a person was asked to choose from."""
+    options = decision.get("options") if isinstance(decision, dict) else None
+    if not isinstance(options, list):
+        return None
+    out = []
+    for option in options:  # a bool is an old `- yes` read by YAML 1.1: kept as the loader reads it
+        if not isinstance(option, (str, int, float)):
+            return None
+        out.append(option if isinstance(option, str) else str(option))
+    return out
+
+
 Kind = Literal["id", "text", "value", "status", "choice", "texts", "list", "mapping", "timestamp"]
 Origin = Literal["person", "leafwise"]  # who sets it: people and agents, or Leafwise's own bookkeeping
 

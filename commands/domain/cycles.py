@@ -218,7 +218,8 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
     try:
         ledger.check(cycle)
     except ledger.LedgerError as exc:  # e.g. more verify commands or off-limits globs than a cycle file keeps
-        raise CommandError("bad_cycle", str(exc), fix(ctx.cmd("cycle status"), "start it within the limits a cycle file keeps"),
+        raise CommandError("bad_cycle", str(exc),
+                           fix(ctx.cmd("cycle status"), "start it within the limits a cycle file keeps"),
                            exit_code=EXIT_USAGE, category="usage", source=("cycle", name)) from exc
     with locked(paths, ledger.lock_name(name)):
         if ledger.exists(paths, name):

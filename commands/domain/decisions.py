@@ -6,6 +6,7 @@ from typing import Any
 
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
+    EXIT_INVALID,
     EXIT_USAGE,
     CommandError,
     Mutation,
@@ -26,6 +27,7 @@ from leafwise.commands.domain.nodes import change_list, get_node, plain, record,
 from leafwise.commands.registry import Ctx
 from leafwise.store import Status, claims
 from leafwise.store.model import open_decision
+from leafwise.store.schema import decision_options
 
 
 def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), agent: str | None = None) -> Result:
@@ -102,7 +104,12 @@ def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Resu
         raise CommandError("no_decision", f"{node_id} has no open decision",
                            fix(ctx.cmd("show", node_id), "look at the node"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
-    options = list(decision.get("options") or [])
+    options = decision_options(decision)
+    if options is None:
+        raise CommandError("bad_decision", f"{node_id}'s decision holds no list of options to choose from "
+                           f"(options: {str(decision.get('options'))[:60]}); nothing was recorded",
+                           fix(ctx.cmd("diagnose", node_id), "a person fixes the node file's options"),
+                           exit_code=EXIT_INVALID, category="invalid_plan", source=("node", node_id))
     if not 1 <= option <= len(options):
         raise CommandError("bad_option", f"option {option} is not between 1 and {len(options)}",
                            fix(ctx.cmd("decide", node_id, option=1), "pick one of the listed options"),

@@ -15,7 +15,7 @@ from leafwise.commands.domain.nodes import get_node, plain
 from leafwise.commands.registry import LAUNCHERS, Ctx, load_all
 from leafwise.commands.text import path_line, readable
 from leafwise.store import CLOSED, Node, Plan, journal, verdicts
-from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS, marked_priority
+from leafwise.store.schema import BY_NAME, KNOWN_FIELDS, LIST_FIELDS, decision_options, marked_priority
 
 LISTS = frozenset(name for name in KNOWN_FIELDS if BY_NAME[name].kind in ("texts", "list"))  # [] when unset
 
@@ -61,7 +61,10 @@ def show(ctx: Ctx, node_id: str, agent: str | None = None) -> Result:
     decision = node.open_decision
     if decision is not None:
         lines.append(_field("decision", clean(decision.get("question") or "", 500)))
-        for i, option in enumerate(decision.get("options") or [], 1):
+        options = decision_options(decision)
+        if options is None:
+            lines.append("    (its options are no list of texts: a person fixes the node file)")
+        for i, option in enumerate(options or [], 1):
             lines.append(f"    {i}. {clean(option, 500)}")
     lines += _verdict_lines(ctx, node, view)
     if view["inherited_docs"]:
