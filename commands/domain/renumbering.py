@@ -10,6 +10,7 @@ from leafwise.commands.merge_conflicts import MergeConflict, merge_conflict
 from leafwise.commands.registry import Ctx
 from leafwise.store import Plan
 from leafwise.store import claims as leases
+from leafwise.store import cycles as ledger
 from leafwise.store.loader import MAX_NODE_BYTES, read_bounded
 from leafwise.store.writer import Exists, atomic_write, create_numbered, locked, rewrite
 
@@ -43,7 +44,7 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
                 raw, nid, lambda doc: _stamp(doc, nid, node_id, now)))
         else:
             new_id = resumed
-        references = _retarget_references(ctx, plan, node_id, new_id)
+        references = _retarget_references(ctx, plan, node_id, new_id) + _retarget_cycles(ctx, node_id, new_id)
         moved = leases.move(paths, node_id, new_id)
         paths.node_file(node_id).unlink()
     ctx.forget()
@@ -85,6 +86,37 @@ def _retarget_references(ctx: Ctx, plan: Plan, old_id: str, new_id: str) -> list
             return set_fields(doc, values) if values else {}
 
         listed += change_list(other.id, write(ctx, other, swap))
+    return listed
+
+
+def _retarget_cycles(ctx: Ctx, old_id: str, new_id: str) -> list[dict[str, Any]]:
+    """Point every cycle that names the node (its task, current item, items done, last verify) at the
+    new id, each under its cycle's lock: a running cycle's verify gate goes with the node, so
+    `complete` of the renumbered node still needs the cycle's green verify."""
+    listed: list[dict[str, Any]] = []
+    paths = ctx.paths()
+    for name in ledger.names(paths):
+        with locked(paths, ledger.lock_name(name)):
+            try:
+                cycle = ledger.read(paths, name)
+            except ledger.LedgerError:
+                continue  # an unreadable cycle gates nothing; cycle status shows it
+            if cycle is None:
+                continue
+            changed = []
+            for field in ("node", "current"):
+                if getattr(cycle, field) == old_id:
+                    setattr(cycle, field, new_id)
+                    changed.append(field)
+            if old_id in cycle.items_done:
+                cycle.items_done = [new_id if i == old_id else i for i in cycle.items_done]
+                changed.append("items_done")
+            if isinstance(cycle.last_verify, dict) and cycle.last_verify.get("node") == old_id:
+                cycle.last_verify = {**cycle.last_verify, "node": new_id}
+                changed.append("last_verify")
+            if changed:
+                ledger.save(paths, cycle)
+                listed += [{"id": f"cycle {name}", "field": field, "from": old_id, "to": new_id} for field in changed]
     return listed
 
 
