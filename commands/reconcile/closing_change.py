@@ -3,11 +3,11 @@ word, and words outlive code: a flag added by "Closes #544" and removed two year
 that only edited the docs, a "Fixes #795" that deleted the flag the issue was about.
 
 A closing commit counts as `shipped` only when it added code (`verify_quotes.file_kind`: not tests, not
-docs; in a code file, not comments or sentences of help text) and most of it is still there: most of its added lines, in the same file at HEAD or anywhere in
-the code reconcile indexed (code moves: ripgrep's flags went from src/app.rs to crates/core/flags/), or
-most of the names it brought into those files (`line_number_width`, `--sort-files`: code is rewritten,
-names stay). The commit is read through the one git runner from committed objects: its first parent,
-itself, and HEAD.
+docs; in a code file, not comments or sentences of help text: `text_line`) and most of it is still there:
+most of its added lines, in the same file at HEAD or anywhere in the code reconcile indexed (code moves:
+ripgrep's flags went from src/app.rs to crates/core/flags/), or most of the names it brought into those
+files (`line_number_width`, `--sort-files`: code is rewritten, names stay). The commit is read through the
+one git runner from committed objects: its first parent, itself, and HEAD.
 """
 
 from __future__ import annotations

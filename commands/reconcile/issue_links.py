@@ -44,12 +44,11 @@ def references(nodes: Iterable[Node], remotes: frozenset[str]) -> dict[str, str]
     here = remotes if remotes else frozenset(named) if len(named) == 1 else frozenset()
     keys: dict[str, set[str]] = {}
     for node_id, repo, number in sourced:
-        if repo is not None:
-            keys.setdefault(f"{repo}#{number}", set()).add(node_id)
-        for name in ((repo,) if repo in here else ()) if repo is not None else here:
-            keys.setdefault(f"{name}#{number}", set()).add(node_id)
-        if repo is None or repo in here:
-            keys.setdefault(f"#{number}", set()).add(node_id)
+        spelled = [f"{repo}#{number}"] if repo is not None else [f"{name}#{number}" for name in here]
+        if repo is None or repo in here:  # a bare number is an issue of the repository the commit lives in
+            spelled.append(f"#{number}")
+        for key in spelled:
+            keys.setdefault(key, set()).add(node_id)
     return {key: next(iter(ids)) for key, ids in keys.items() if len(ids) == 1}
 
 
@@ -71,12 +70,12 @@ def _source(source: object) -> tuple[str | None, str] | None:
 def remotes(root: Path) -> frozenset[str]:
     """The GitHub names (owner/name, lower case) of this clone's remotes; none outside git."""
     try:
-        out = git.run_git(root, "config", "--get-regexp", r"^remote\..*\.url$", deadline=10)
+        out = git.run_git(root, "config", "-z", "--get-regexp", r"^remote\..*\.url$", deadline=10)
     except git.GitError:
         return frozenset()
     names = set()
-    for line in out.decode("utf-8", "replace").splitlines()[:100]:
-        url = line.partition(" ")[2].strip().removesuffix("/").removesuffix(".git")
+    for entry in out.decode("utf-8", "replace").split("\0")[:100]:  # "key\nvalue\0": a value may hold spaces
+        url = entry.partition("\n")[2].strip().removesuffix("/").removesuffix(".git")
         match = _GITHUB_REMOTE.search(url)
         if match:
             names.add(match.group(1).lower())
