@@ -52,7 +52,7 @@ def _bad_date(target: str, retry: str) -> CommandError:
 def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
     """Load project.yaml round-trip under the project lock, let `change` edit it, write it back atomically."""
     from leafwise.store.roundtrip import round_trip_yaml
-    from leafwise.store.safe_yaml import read_bounded
+    from leafwise.store.safe_yaml import parse_yaml, read_bounded
     from leafwise.store.writer import atomic_write, locked
     from ruamel.yaml.comments import CommentedMap
 
@@ -60,11 +60,11 @@ def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
     with locked(paths, "project"):
         y = round_trip_yaml()
         try:
-            doc = y.load(read_bounded(paths.project_file).decode("utf-8"))
+            raw = read_bounded(paths.project_file)
+            parse_yaml(raw)  # the loader's rules first: a file it refuses (a tag, a key that is no text,
+            doc = y.load(raw.decode("utf-8"))  # an anchor) is never rewritten as if it held no releases
         except Exception as exc:  # noqa: BLE001 - any unreadable project.yaml is one answer
-            raise CommandError("project_unreadable", f"{PLAN_DIR}/project.yaml cannot be read: {clean(exc, 300)}",
-                               fix(ctx.cmd("validate"), "the validator names the line"),
-                               exit_code=4, category="invalid_plan", source=("project", None)) from exc
+            raise _unreadable(ctx, exc) from exc
         if not isinstance(doc, dict):
             doc = CommentedMap()
         change(doc)
@@ -72,6 +72,25 @@ def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
         y.dump(doc, buf)
         atomic_write(paths.project_file, buf.getvalue().encode())
     ctx.forget()
+
+
+def _unreadable(ctx: Ctx, exc: Exception) -> CommandError:
+    return CommandError("project_unreadable", f"{PLAN_DIR}/project.yaml cannot be read: {clean(exc, 300)}",
+                        fix(ctx.cmd("validate"), "the validator names the line"),
+                        exit_code=4, category="invalid_plan", source=("project", None))
+
+
+def _check_readable(ctx: Ctx) -> None:
+    """Refuse (project_unreadable) when the loader refuses project.yaml: its releases are then unknown,
+    not absent."""
+    from leafwise.store.safe_yaml import parse_yaml, read_bounded
+
+    try:
+        parse_yaml(read_bounded(ctx.paths().project_file))
+    except FileNotFoundError:
+        return
+    except Exception as exc:  # noqa: BLE001 - any unreadable project.yaml is one answer
+        raise _unreadable(ctx, exc) from exc
 
 
 def _releases(doc: Any) -> list[Any]:
@@ -91,6 +110,7 @@ def _known(ctx: Ctx, release_id: str) -> None:
     ids = [r.id for r in ctx.plan().project.releases]
     if release_id in ids:
         return
+    _check_readable(ctx)
     import difflib
 
     close = difflib.get_close_matches(release_id, ids, n=1, cutoff=0.6)
