@@ -23,7 +23,7 @@ import os
 from leafwise.store.loader import load_plan, read_node_file, same_place
 from leafwise.store.model import Node, Plan, Status
 from leafwise.store.paths import PlanPaths
-from leafwise.store.watch import MAX_FOLDERS, FolderStamp, PlanWatcher, folder_links, folder_stamp
+from leafwise.store.watch import MAX_FOLDERS, FolderGuard, PlanWatcher
 
 
 class LinkedFolder(RuntimeError):
@@ -34,8 +34,8 @@ class LinkedFolder(RuntimeError):
 class LivePlan:
     def __init__(self, paths: PlanPaths):
         self.paths = paths
-        self._folders: dict[str, FolderStamp] = {}
-        if not self.watch_safe():  # before the watch starts: it would add a watch for every folder there
+        self._guard = FolderGuard(paths.dir)
+        if not self._guard.safe:  # before the watch starts: it would add a watch for every folder there
             raise LinkedFolder(f"a link to a folder, or over {MAX_FOLDERS} folders, in {paths.dir}")
         self._watcher = PlanWatcher(paths)  # OSError, RuntimeError: no watch here (the caller loads per call)
         self._plan: Plan | None = None
@@ -75,22 +75,11 @@ class LivePlan:
         self.memo = {}
 
     def watch_safe(self) -> bool:
-        """Whether a watch may still take the plan's tree (`watch.folder_links`): asked again only when
-        a folder's stamp moved (anything made, removed or renamed in it, or the folder replaced: a
-        folder holding a link to /usr moved in where another was kept every link count and took
-        12,663 inotify watches). A stat per folder per call."""
-        for folder, stamp in self._folders.items():
-            try:
-                if folder_stamp(os.lstat(folder)) != stamp:
-                    break
-            except OSError:
-                break
-        else:
-            if self._folders:
-                return True
-        found = folder_links(self.paths.dir)
-        self._folders = found or {}
-        return found is not None
+        """Whether a watch may still take the plan's tree (`watch.FolderGuard`: asked again when a
+        folder's stamp moved, anything made, removed or renamed in it or the folder replaced: a folder
+        holding a link to /usr moved in where another was kept every link count and took 12,663
+        inotify watches). A stat per folder per call."""
+        return self._guard.still_safe()
 
     @property
     def lost(self) -> bool:

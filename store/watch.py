@@ -108,6 +108,35 @@ def folder_links(base: Path | str) -> dict[str, FolderStamp] | None:
 STATE_FILES = (".locks/import.json",)
 
 
+class FolderGuard:
+    """Whether a watch may still hold the tree under `base` (`folder_links`), asked again only when a
+    folder's stamp moved: a stat per folder per look. Every watcher asks it as long as it watches, not
+    only when it starts: a folder holding a link to a 3,000-folder tree moved in where another was made
+    the MCP server hold 3,036 inotify watches for as long as it lived (notify follows links)."""
+
+    def __init__(self, base: Path | str):
+        self.base = base
+        self.folders = folder_links(base)
+
+    @property
+    def safe(self) -> bool:
+        return self.folders is not None
+
+    def still_safe(self) -> bool:
+        if self.folders is None:
+            return False
+        for folder, stamp in self.folders.items():
+            try:
+                if folder_stamp(os.lstat(folder)) != stamp:
+                    break
+            except OSError:
+                break
+        else:
+            return True
+        self.folders = folder_links(self.base)
+        return self.folders is not None
+
+
 def relevant(plan_dir: Path, path: str) -> bool:
     """False for caches, locks and scratch files: writes that change nothing a viewer shows."""
     try:
@@ -193,8 +222,12 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
     def keep(_change: Any, path: str) -> bool:
         return relevant(base, path)
 
+    import asyncio
+
+    guard = FolderGuard(base)
+    before: polling.Snapshot | None = None
     try:
-        if folder_links(base) is None:  # a tree no watch may take: a stat walk instead
+        if not guard.safe:  # a tree no watch may take: a stat walk instead
             raise RuntimeError("unwatchable")
         linked = polling.linked(base, IGNORED_DIRS)  # a write through one after this moves its stamp
         async for batch in awatch(base, watch_filter=keep, debounce=debounce_ms, step=step_ms,
@@ -203,12 +236,16 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
             changes = classify(paths, named | relinked(linked, named))
             if changes:
                 yield changes
-        return
+            if not guard.still_safe():  # the watch is let go (its watches with it); a stat walk goes on
+                before = await asyncio.to_thread(_snapshot, base)
+                yield PlanChanges(project=True)  # what changed meanwhile: the viewer reads the plan again
+                break
+        else:
+            return
     except RuntimeError:  # no inotify instance left for this user: a stat walk (store/polling.py) instead
         pass
-    import asyncio
-
-    before = await asyncio.to_thread(_snapshot, base)
+    if before is None:
+        before = await asyncio.to_thread(_snapshot, base)
     while not (stop_event is not None and stop_event.is_set()):
         await asyncio.sleep(polling.POLL_SECONDS)
         now = await asyncio.to_thread(_snapshot, base)
@@ -256,7 +293,8 @@ class PlanWatcher:
         self._polled: polling.Snapshot | None = None
         self._events: Any = iter(())
         self._linked: polling.Snapshot = {}
-        if folder_links(base) is None:  # a tree no watch may take: each call compares a stat walk instead
+        self._guard = FolderGuard(base)
+        if not self._guard.safe:  # a tree no watch may take: each call compares a stat walk instead
             self._polled = _snapshot(base)
             return
         self._events = watch(base, self._fence.parent,
@@ -303,6 +341,8 @@ class PlanWatcher:
             self.lost = True
             return out
         out.merge(classify(self.paths, relinked(self._linked, named - {fence})))
+        if not self._guard.still_safe():  # a link to a folder or too many folders now: the owner watches
+            self.lost = True  # anew, and the new watcher compares stat walks
         return out
 
     def close(self) -> None:
@@ -352,8 +392,9 @@ class ChangeWait:
         self.paths = paths
         self._polled: polling.Snapshot | None = None
         self._linked: polling.Snapshot = {}
+        self._guard = FolderGuard(paths.dir)
         try:
-            if folder_links(paths.dir) is None:  # a tree no watch may take: stat walks instead
+            if not self._guard.safe:  # a tree no watch may take: stat walks instead
                 raise RuntimeError("unwatchable")
             self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
         except RuntimeError:  # "Too many open files": no inotify instance left for this user
@@ -372,8 +413,7 @@ class ChangeWait:
                 if changes is None or changes:
                     return changes
                 continue
-            slice_ms = min(max(1, math.ceil(left * 1000)), LINKED_POLL_MS) if self._linked else \
-                max(1, math.ceil(left * 1000))
+            slice_ms = min(max(1, math.ceil(left * 1000)), LINKED_POLL_MS)
             raw = self._notify.watch(self.DEBOUNCE_MS, self.STEP_MS, slice_ms, stop)
             if raw == "signal":
                 raise KeyboardInterrupt
@@ -381,6 +421,10 @@ class ChangeWait:
                 return None
             named = set() if raw == "timeout" else {path for _change, path in raw}
             changes = classify(self.paths, named | relinked(self._linked, named))
+            if not self._guard.still_safe():  # the watch is let go (its watches with it): stat walks from here
+                self._notify.close()
+                self._notify, self._polled = None, _snapshot(self.paths.dir)
+                changes.project = True  # what changed meanwhile: the waiter looks at the plan again
             if changes:
                 return changes
         return None
