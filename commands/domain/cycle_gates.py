@@ -35,9 +35,12 @@ def running_cycles(ctx: Ctx) -> list[ledger.Cycle]:
 
 
 def scope_ids(plan: Plan, cycle: ledger.Cycle) -> set[str] | None:
-    """For-each with --node: the subtree it walks; None means the whole backlog."""
-    if not cycle.node or cycle.node not in plan.nodes:
+    """For-each with --node: the subtree it walks; None means the whole backlog. A node that is gone
+    scopes nothing (never the whole backlog: `require_node` stops such a cycle)."""
+    if not cycle.node:
         return None
+    if cycle.node not in plan.nodes:
+        return set()
     return {cycle.node, *(d.id for d in plan.descendants(cycle.node))}
 
 

@@ -36,6 +36,7 @@ from leafwise.commands.domain.cycles import (
     reminder,
     report,
     report_lines,
+    require_node,
     stuck_on,
 )
 from leafwise.commands.domain.holds import pick_for
@@ -172,8 +173,9 @@ def tick(ctx: Ctx, name: str, tokens: int | None = None) -> Result:
                               Mutation("cycle_tick", "finish", False, "already finished"))
             raise refused(ctx, cycle, "cycle_tick")
         iterations = count(ctx, cycle)
-        cycle.tokens_used = min(cycle.tokens_used + (tokens or 0), ledger.MAX_TOKENS)  # past any budget
         plan = ctx.plan()
+        require_node(ctx, plan, cycle)
+        cycle.tokens_used = min(cycle.tokens_used + (tokens or 0), ledger.MAX_TOKENS)  # past any budget
         if cycle.kind == FOR_EACH:
             _fold_current(plan, cycle)
             if not open_items(plan, cycle):

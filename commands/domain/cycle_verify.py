@@ -24,7 +24,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.domain import cycle_runs as runs
 from leafwise.commands.domain.cycle_gates import FOR_EACH
-from leafwise.commands.domain.cycles import count, finish, load, refused, reminder
+from leafwise.commands.domain.cycles import count, finish, load, refused, reminder, require_node
 from leafwise.commands.domain.nodes import record
 from leafwise.commands.registry import Ctx
 from leafwise.store import CLOSED, Node
@@ -79,6 +79,7 @@ def verify(ctx: Ctx, name: str, timeout: float | None = None) -> Result:
     _has_verify(ctx, cycle)
     iterations = count(ctx, cycle)
     plan = ctx.plan()
+    require_node(ctx, plan, cycle)
     target: Node | None = plan.get((cycle.current if cycle.kind == FOR_EACH else cycle.node) or "")
     target_id = target.id if target else None
     _may_verify(ctx, cycle, iterations, target_id)

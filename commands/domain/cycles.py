@@ -75,6 +75,19 @@ def count(ctx: Ctx, cycle: ledger.Cycle) -> int:
                            exit_code=EXIT_INVALID, category="invalid_plan", source=("cycle", cycle.name)) from exc
 
 
+def require_node(ctx: Ctx, plan: Plan, cycle: ledger.Cycle) -> None:
+    """Refuse a step of a cycle whose `node` is no node of the plan (renamed or removed, by hand or by a
+    merge): a for-each scoped to a gone subtree would walk the whole backlog, a goal on a gone task
+    would tick with no task at all."""
+    if cycle.node and cycle.node not in plan.nodes:
+        message = (f"cycle {cycle.name} works on {cycle.node}, which is no node of this plan (renamed or "
+                   "removed); nothing was counted")
+        raise CommandError("cycle_node_gone", message,
+                           fix(ctx.cmd("cycle stop", cycle.name), "stop it; start a cycle on the node it means now"),
+                           exit_code=EXIT_CONFLICT, category="conflict", source=("cycle", cycle.name),
+                           mutation=Mutation("cycle_tick", "cycle_node_gone", False, message))
+
+
 def open_items(plan: Plan, cycle: ledger.Cycle) -> list[Node]:
     """What is left: open leaves in scope (for-each) or the cycle's open node, in pick order."""
     if cycle.kind != FOR_EACH:
@@ -268,8 +281,10 @@ def status_rows(ctx: Ctx) -> list[CycleRow]:
     return rows
 
 
-def _status_hint(ctx: Ctx, row: dict[str, Any]) -> NextAction:
+def _status_hint(ctx: Ctx, row: dict[str, Any], plan: Plan) -> NextAction:
     name = row["name"]
+    if row["status"] == "running" and row.get("node") and row["node"] not in plan.nodes:
+        return next_(ctx.cmd("cycle stop", name), f"its node {row['node']} is gone; a tick refuses")
     if row["status"] == "running":
         return next_(ctx.cmd("cycle tick", name), "the cycle is running")
     if row["status"] == "escalated":
@@ -291,10 +306,10 @@ def status(ctx: Ctx, name: str | None = None) -> Result:
         plan = ctx.plan()
         row["report"] = report(plan, cycle, row["count"])
         lines = [_status_line(row), *report_lines(plan, row["report"]), *reminder(cycle)]
-        return Result(bounded([row], None), _status_hint(ctx, row), lines)
+        return Result(bounded([row], None), _status_hint(ctx, row, plan), lines)
     rows = status_rows(ctx)
     live = [r for r in rows if r["status"] == "running"] or [r for r in rows if r["status"] == "escalated"]
-    action = _status_hint(ctx, live[0]) if live else next_(ctx.cmd("next"), "no cycle is running")
+    action = _status_hint(ctx, live[0], ctx.plan()) if live else next_(ctx.cmd("next"), "no cycle is running")
     lines = [_status_line(r) for r in rows] or ["No cycles."]
     return Result(bounded(rows, 100), action, lines)
 
