@@ -465,7 +465,7 @@ REPOSITORY_SCOPES = frozenset({"local", "worktree"})
 NETWORK = frozenset({"push", "fetch", "ls-remote"})
 
 
-def _repository_http(pinned: tuple[str, ...], cwd: Path, end: float) -> list[tuple[str, str]]:
+def repository_http(pinned: tuple[str, ...], cwd: Path, end: float) -> list[tuple[str, str]]:
     """(key, value) settings that put the person's own value (or HTTP_NEUTRAL's) over each `http.*` key
     the repository's own config sets."""
     argv = _argv(*pinned, "config", "-z", "--show-scope", "--get-regexp", r"^http\.")
@@ -513,7 +513,7 @@ def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None 
                  *_service_options(repo, root, subcommand, args), *args)
     env = {**environment(), **REMOTE_ENV}
     if subcommand in NETWORK:
-        http = _repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"), repo.work_tree, end)
+        http = repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"), repo.work_tree, end)
         for i, (key, value) in enumerate(http):  # as command-line config: it outranks the repository's
             env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
         env["GIT_CONFIG_COUNT"] = str(len(http))

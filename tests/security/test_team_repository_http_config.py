@@ -94,7 +94,7 @@ def test_each_planted_http_key_is_put_back(tmp_path, name):
     git(work, "config", key, "planted")
     runner.forget()
     repo = runner.pin(work)
-    settings = runner._repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"),
+    settings = runner.repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"),
                                        repo.work_tree, runner.time.monotonic() + 10)
     assert (key.lower() if name != "sslverify" else key, runner.HTTP_NEUTRAL[name]) in \
         [(k.lower() if name != "sslverify" else k, v) for k, v in settings], settings
