@@ -103,11 +103,28 @@ def write(ctx: Ctx, node: Node, mutate: Mutator, *, lock: bool = True,
         raise CommandError("conflict", str(exc), fix(ctx.cmd("show", node.id), "re-read the node"),
                            exit_code=EXIT_CONFLICT, category="conflict", source=("node", node.id)) from exc
     except SchemaError as exc:
-        raise CommandError("invalid_value", f"the change would break {node.file}: {exc}",
-                           fix(ctx.cmd("show", node.id), "check the value"),
-                           exit_code=EXIT_USAGE, category="usage", source=("node", node.id)) from exc
+        raise would_break(ctx, node.id, node.file, exc) from exc
+    except Exception as exc:
+        if not yaml_error(exc):
+            raise
+        raise would_break(ctx, node.id, node.file, exc) from exc
     ctx.forget()
     return changes
+
+
+def yaml_error(exc: BaseException) -> bool:
+    """Whether the writer's own parse of the new bytes refused them (a file of 9,999 values and one more
+    comment is more than the loader reads): the change would break the file, it is no internal error."""
+    import yaml  # the write path has imported it already
+
+    return isinstance(exc, yaml.YAMLError)
+
+
+def would_break(ctx: Ctx, node_id: str, file: Any, exc: BaseException) -> CommandError:
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return CommandError("invalid_value", f"the change would break {file}: {problem}",
+                        fix(ctx.cmd("show", node_id), "check the value"),
+                        exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
 
 
 def set_fields(doc: dict[str, Any], values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:

@@ -5,13 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from leafwise.commands.contract import EXIT_CONFLICT, CommandError, Mutation, NextAction, Result, fix, next_
-from leafwise.commands.domain.nodes import change_list, get_node, record, require_project, set_fields, write
+from leafwise.commands.domain.nodes import (
+    change_list,
+    get_node,
+    record,
+    require_project,
+    set_fields,
+    would_break,
+    write,
+    yaml_error,
+)
 from leafwise.commands.merge_conflicts import MergeConflict, merge_conflict
 from leafwise.commands.registry import Ctx
 from leafwise.store import Plan
 from leafwise.store import claims as leases
 from leafwise.store import cycles as ledger
-from leafwise.store.loader import MAX_NODE_BYTES, read_bounded
+from leafwise.store.loader import MAX_NODE_BYTES, SchemaError, read_bounded
 from leafwise.store.writer import Exists, atomic_write, create_numbered, locked, rewrite
 
 CONFLICT_BYTES = 2 * MAX_NODE_BYTES + 4096  # a file with merge markers holds both sides (never through a link)
@@ -40,8 +49,13 @@ def renumber(ctx: Ctx, node_id: str) -> Result:
         resumed = next((n.id for n in plan.nodes.values() if n.data.get("renumbered_from") == node_id
                         and n.id != node_id), None)
         if resumed is None:
-            new_id, _ = create_numbered(paths, prefix, lambda nid: rewrite(
-                raw, nid, lambda doc: _stamp(doc, nid, node_id, now)))
+            try:
+                new_id, _ = create_numbered(paths, prefix, lambda nid: rewrite(
+                    raw, nid, lambda doc: _stamp(doc, nid, node_id, now)))
+            except Exception as exc:
+                if not isinstance(exc, SchemaError) and not yaml_error(exc):
+                    raise
+                raise would_break(ctx, node_id, node.file, exc) from exc
         else:
             new_id = resumed
         references = _retarget_references(ctx, plan, node_id, new_id) + _retarget_cycles(ctx, node_id, new_id)
