@@ -21,7 +21,7 @@ from pathlib import Path
 
 from leafwise.commands.reconcile.artifacts import Source
 from leafwise.commands.reconcile.documents import kind_of
-from leafwise.store import git, reader
+from leafwise.store import git, linear, reader
 from leafwise.store.verdicts import Quote
 
 MIN_QUOTE = 12  # characters, whitespace collapsed: "def x():" proves nothing
@@ -35,7 +35,15 @@ CODE_EXT = frozenset({
     ".r", ".jl", ".zig", ".nim", ".html", ".htm", ".jinja", ".jinja2", ".j2", ".hbs", ".erb", ".css", ".scss",
 })
 PLAN_DIR = ".leafwise"
-COMMENTS = ("#", "//", "/*", "*", "--", "<!--", '"' * 3, "'" * 3)
+COMMENTS = ("# ", "#!", "//", "/*", "* ", "*/", "-- ", "<!--", '"' * 3, "'" * 3)  # not `#[derive]`, `#include`, `*p = 1`
+PROSE_WORDS = frozenset({"the", "a", "an", "of", "to", "that", "this", "these", "be", "are", "was", "were", "it",
+                         "its", "you", "your", "which", "we", "will", "would", "should", "must", "than", "such",
+                         "by"})
+# A line that starts as a statement or an assignment, a call or a key: code, whatever words follow.
+_CODE_START = linear.compile(
+    r"^(?:return|raise|throw|yield|await|if|elif|else|for|while|let|const|var|def|fn|func|pub|class|import|from|"
+    r"assert|match|case|switch|do|try|catch|except|finally|with|new|delete|echo|print|puts)\b"
+    r"|^[\w.$@]+\s*(?:[(\[{=:]|->|=>)")
 PUNCTUATION = ".,;:!?()'\"`"
 EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO"})
 
@@ -104,13 +112,19 @@ def file_kind(rel: str) -> str:
 
 
 def text_line(line: str) -> bool:
-    """A comment, or a sentence of prose (a help string's: five words or more, most of them plain words): a
-    line of a code file that says, not does. Neither a quote of it nor a commit adding it is code."""
+    """A comment, or a sentence of prose (a help string's: five words or more, most of them plain words, two
+    of them English function words no language has as a keyword): a line of a code file that says, not does.
+    Neither a quote of it nor a commit adding it is code. A line that starts as a statement does (`return
+    value if value is not None else default`, `raise ValueError(f"{x} must be a number")`), and
+    `#[derive(Debug)]` is code."""
     line = line.strip()
-    if line.startswith(COMMENTS):
+    if line.startswith(COMMENTS) or line in ("#", "//", "*", "--"):
         return True
     words = line.split()
-    return len(words) >= 5 and sum(w.strip(PUNCTUATION).isalpha() for w in words) >= 0.7 * len(words)
+    if len(words) < 5 or _CODE_START.match(line):
+        return False
+    plain = [w.strip(PUNCTUATION).lower() for w in words]
+    return sum(w.isalpha() for w in plain) >= 0.7 * len(words) and sum(w in PROSE_WORDS for w in plain) >= 2
 
 
 def _mixed_scripts(path: str) -> str | None:

@@ -37,7 +37,7 @@ def repo(tmp_path_factory) -> Path:
     root.mkdir()
     run(root, "git", "init", "-q", "-b", "main")
     run(root, LEAFWISE, "init", "--prefix", "P1")
-    for i in range(1, 20):
+    for i in range(1, 22):
         run(root, LEAFWISE, "add", f"Import users from CSV, case {i}")
     (root / "src").mkdir()
     (root / "src" / "import.rs").write_text(f"// TODO: {LINE}\n")  # the real file: not done yet
@@ -46,6 +46,8 @@ def repo(tmp_path_factory) -> Path:
     for name in OWN_NAMES:
         (root / name).write_text(f"{LINE}\n")
     (root / "src" / "notes.rs").write_text(f"// {LINE}\n/* {LINE} */\n# {LINE}\n")
+    (root / "src" / "wordy.py").write_text("def pick(value, default):\n    return value if value is not None else default\n"
+                                          "    raise ValueError(f'{value} must be a line number of the file')\n")
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-q", "-m", "code")
     return root
@@ -76,3 +78,27 @@ def test_a_comment_is_no_code_for_shipped_but_may_back_a_partial(repo: Path, lin
     assert shipped["status"] == "error" and shipped["error"]["code"] == "evidence_not_code", shipped
     partial = verdict(repo, f"P1-{14 + line}", "partial", f"src/notes.rs:{line}-{line}")
     assert partial["status"] == "ok", partial
+
+
+CODE_LINES = ["return value if value is not None else default", "#[derive(Debug, Clone)]", "#include <stdio.h>",
+              "*ptr = value;", "SELECT name FROM users WHERE id = 1", "if user is not None and user in admins:",
+              "for item in items if item is not None", "raise ValueError(f'{name} must be a line number')",
+              "message = 'the value of this field must be set to a number'", "let mut configs = vec![];"]
+TEXT_LINES = ["Note that \\flag{hidden} will include files and folders like \\fB.git\\fP", "# a comment",
+              "regardless of \\flag{no-ignore-vcs}. To exclude such paths when using", "// TODO: not written yet",
+              "Sets the width of the line numbers in every result,", "* Returns the value of the flag.",
+              "affected by \\flag{hidden} and its related flags instead."]
+
+
+def test_code_lines_with_many_words_are_code_and_sentences_are_not() -> None:
+    from leafwise.commands.domain.verify_quotes import text_line
+
+    assert [line for line in CODE_LINES if text_line(line)] == []
+    assert [line for line in TEXT_LINES if not text_line(line)] == []
+
+
+@pytest.mark.parametrize("line", [2, 3])
+def test_an_honest_quote_of_a_wordy_code_line_is_code(repo: Path, line: int) -> None:
+    quote = (repo / "src" / "wordy.py").read_text().splitlines()[line - 1].strip()
+    answer = verdict(repo, f"P1-{17 + line}", "shipped", f"src/wordy.py:{line}-{line}", quote)
+    assert answer["status"] == "ok", answer
