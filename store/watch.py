@@ -226,6 +226,7 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
 
     guard = FolderGuard(base)
     before: polling.Snapshot | None = None
+    cost = 0.0  # the last stat walk's seconds: the next waits polling.pause(cost)
     try:
         if not guard.safe:  # a tree no watch may take: a stat walk instead
             raise RuntimeError("unwatchable")
@@ -237,7 +238,7 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
             if changes:
                 yield changes
             if not guard.still_safe():  # the watch is let go (its watches with it); a stat walk goes on
-                before = await asyncio.to_thread(_snapshot, base)
+                before, cost = await asyncio.to_thread(polling.timed, _snapshot, base)
                 yield PlanChanges(project=True)  # what changed meanwhile: the viewer reads the plan again
                 break
         else:
@@ -245,10 +246,10 @@ async def watch(paths: PlanPaths, *, debounce_ms: int = 50, step_ms: int = 5,
     except RuntimeError:  # no inotify instance left for this user: a stat walk (store/polling.py) instead
         pass
     if before is None:
-        before = await asyncio.to_thread(_snapshot, base)
+        before, cost = await asyncio.to_thread(polling.timed, _snapshot, base)
     while not (stop_event is not None and stop_event.is_set()):
-        await asyncio.sleep(polling.POLL_SECONDS)
-        now = await asyncio.to_thread(_snapshot, base)
+        await asyncio.sleep(polling.pause(cost))
+        now, cost = await asyncio.to_thread(polling.timed, _snapshot, base)
         changes, before = classify(paths, polling.moved(before, now)), now
         if changes:
             yield changes
@@ -392,6 +393,7 @@ class ChangeWait:
         self.paths = paths
         self._polled: polling.Snapshot | None = None
         self._linked: polling.Snapshot = {}
+        self._cost = 0.0  # the last stat walk's seconds: the next waits polling.pause of it
         self._guard = FolderGuard(paths.dir)
         try:
             if not self._guard.safe:  # a tree no watch may take: stat walks instead
@@ -431,10 +433,10 @@ class ChangeWait:
 
     def _poll(self, left: float, stop: Any) -> PlanChanges | None:
         """One stat walk after a short sleep (store/polling.py): what moved, or None when stopped."""
-        time.sleep(min(left, polling.POLL_SECONDS))
+        time.sleep(min(left, polling.pause(self._cost)))
         if stop is not None and stop.is_set():
             return None
-        now = _snapshot(self.paths.dir)
+        now, self._cost = polling.timed(_snapshot, self.paths.dir)
         changes = classify(self.paths, polling.moved(self._polled or {}, now))
         self._polled = now
         return changes
