@@ -10,6 +10,7 @@ writers import only these small checks.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -95,6 +96,15 @@ def off_limits_for(ctx: Ctx) -> list[str]:
     return globs
 
 
+def repo_glob(glob: str, repo: Path) -> str:
+    """An off-limits glob as the repository-relative paths it is matched against: an absolute glob
+    under the repository made relative, `a//b` as `a/b`. Written either way it protects the same
+    files (before, `/home/me/app/src/*` and `src//*` protected nothing, silently)."""
+    text = re.sub(r"/{2,}", "/", glob)
+    root = repo.as_posix().rstrip("/") + "/"
+    return text[len(root):] if text.startswith(root) else text
+
+
 def check_paths(ctx: Ctx, paths: Iterable[str | Path]) -> None:
     """Refuse (exit 3, Fix:) if a path is off limits for a running cycle; call before writing.
 
@@ -112,7 +122,7 @@ def check_paths(ctx: Ctx, paths: Iterable[str | Path]) -> None:
             except ValueError:
                 continue  # outside the repository: no glob of ours covers it
         for cycle in running:
-            glob = ledger.first_match(rel.as_posix(), cycle.off_limits)
+            glob = ledger.first_match(rel.as_posix(), [repo_glob(g, repo) for g in cycle.off_limits])
             if glob is not None:
                 message = f"{rel.as_posix()} is off limits while cycle {cycle.name} runs (glob {glob})"
                 raise CommandError("off_limits", message,
