@@ -35,7 +35,6 @@ them for it): the runner names that program itself (`--receive-pack`/`--upload-p
 from __future__ import annotations
 
 import os
-import re
 import selectors
 import shlex
 import signal
@@ -392,7 +391,10 @@ SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--
 
 # git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
 # anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
-HELPER = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.-]*::")
+def _helper(url: str) -> bool:
+    head, sep, _ = url.partition("::")
+    return bool(sep and head) and head[0].isascii() and head[0].isalnum() and \
+        all(c.isascii() and (c.isalnum() or c in "+-.") for c in head)
 
 
 def local_transport(url: str) -> bool:
@@ -401,7 +403,7 @@ def local_transport(url: str) -> bool:
     scheme, sep, _ = url.partition("://")
     if sep and scheme and all(c.isalnum() or c in "+-." for c in scheme):
         return scheme.lower() == "file"
-    if HELPER.match(url):
+    if _helper(url):
         return False  # `<transport>::<address>`: a remote helper (refused unless its protocol is allowed)
     colon, slash = url.find(":"), url.find("/")
     return colon < 0 or 0 <= slash < colon
