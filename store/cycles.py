@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from leafwise.store import atomic, reader, safe_yaml, values
+from leafwise.store.ids import agent_problem, is_node_id
 from leafwise.store.globs import first_match  # noqa: F401 - the off-limits check: cycles.first_match
 from leafwise.store.paths import PlanPaths, UnsafePath
 from leafwise.store.safe_yaml import line_of_key
@@ -130,6 +131,12 @@ class Cycle:
             values_[key] = values.whole(values_.get(key) or 0, key, high=MAX_TOKENS)
             for key in _TEXT_FIELDS:
                 values.text(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            for key in ("node", "current"):  # they go into hints and journal lines: ids, matched whole
+                if values_.get(key) is not None and not is_node_id(values_[key]):
+                    raise ValueError(f"{key} {str(values_[key])[:40]!r} is not a node id")
+            key = "agent"  # the one rule of an agent's name (a claim's too): it goes into hints
+            if values_.get(key) is not None and (problem := agent_problem(values_[key])):
+                raise ValueError(f"agent {problem}")
             key = "kind"  # every step of a loop is chosen by its kind
             if values_.get(key) not in KINDS:
                 raise ValueError(f"kind {str(values_.get(key))[:40]!r} is not one of {', '.join(KINDS)}")
@@ -139,6 +146,9 @@ class Cycle:
                                  "like 2026-11-29T20:00:00Z")
             for key in _LIST_FIELDS:
                 values_[key] = values.texts(values_.get(key), key, limit=MAX_TEXT_CHARS)
+            key = "items_done"
+            if not all(is_node_id(i) for i in values_[key]):
+                raise ValueError("items_done must be node ids")
             key = "last_verify"
             if not isinstance(values_.get(key), (dict, type(None))):
                 raise ValueError("last_verify must be a mapping")
