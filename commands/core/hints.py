@@ -54,7 +54,7 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
                          or_=cmd("block", nid, reason=REASON, agent=mine))
         # pick and claim in one step: agents that follow hints never race for the same task
         return next_(cmd("start", next=True, agent=agent or AGENT), f"{nid}: {pick.reason}")
-    if pick.open_count == 0:
+    if pick.open_count == 0 and not pick.broken:  # a node file that does not load may hold open work
         if pick.empty:
             return next_(cmd("add", placeholder("title")), "the plan has no nodes yet")
         return done("every node is done or cancelled")

@@ -126,7 +126,7 @@ def pick(plan: Plan, claims: dict[str, Claim], agent: str | None = None, *,
         if broken and not held and not blocked:
             reason = f"the remaining work waits on node files that do not load ({', '.join(broken)})"
     if not nodes:
-        reason = "the plan has no nodes yet"
+        reason = f"no node file loads ({', '.join(broken)})" if broken else "the plan has no nodes yet"
     result = Pick(chosen, reason, blocked=blocked, held=held, open_count=open_count, empty=not nodes,
                   broken=broken, owed=owed)
     if explain:
