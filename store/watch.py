@@ -275,10 +275,13 @@ class PlanWatcher:
     files each batch names) are stat'ed on every call, and a moved stamp is their change.
     """
 
-    def __init__(self, paths: PlanPaths, *, timeout: float = 1.0):
+    def __init__(self, paths: PlanPaths, *, timeout: float = 1.0, docs: bool = True):
+        """`docs=False`: an owner that keeps nothing of the docs (the MCP server's warm plan) walks
+        no docs/ or diagrams/ when it polls."""
         from watchfiles import watch  # imported here: only long-lived processes watch
 
         self.paths = paths
+        self._skip = IGNORED_DIRS if docs else IGNORED_DIRS | DOC_DIRS
         self.lost = False
         self._timeout = timeout
         self._identity = _identity(paths)
@@ -296,7 +299,7 @@ class PlanWatcher:
         self._linked: polling.Snapshot = {}
         self._guard = FolderGuard(base)
         if not self._guard.safe:  # a tree no watch may take: each call compares a stat walk instead
-            self._polled = _snapshot(base)
+            self._polled = _snapshot(base, self._skip)
             return
         self._events = watch(base, self._fence.parent,
                              watch_filter=lambda _c, path: path == fence or path in self._gone
@@ -305,7 +308,7 @@ class PlanWatcher:
         try:
             next(self._events)  # starts the watch: every write from here on is queued
         except RuntimeError:  # no inotify instance left: each call compares a stat walk instead
-            self._polled = _snapshot(base)
+            self._polled = _snapshot(base, self._skip)
             return
         self._linked = polling.linked(base, IGNORED_DIRS)  # after the start: a link made since is in a batch
 
@@ -321,7 +324,7 @@ class PlanWatcher:
             self.lost = True
             return out
         if self._polled is not None:  # synchronous: every write finished before the call is in the walk
-            now = _snapshot(self.paths.dir)
+            now = _snapshot(self.paths.dir, self._skip)
             out.merge(classify(self.paths, polling.moved(self._polled, now)))
             self._polled = now
             return out
@@ -352,9 +355,14 @@ class PlanWatcher:
         self._remove_fence()
 
 
-def _snapshot(base: Path) -> polling.Snapshot:
+# Folders an owner that keeps no doc may leave out of its stat walks (the MCP server's warm plan, a wait
+# for free work): a cloned plan's 100,000 files in docs/ made each of the MCP server's calls 0.5 s.
+DOC_DIRS = frozenset({"docs", "diagrams"})
+
+
+def _snapshot(base: Path, skip: frozenset[str] = IGNORED_DIRS) -> polling.Snapshot:
     """The stat walk that stands in for a watch: the plan's files and its STATE_FILES."""
-    found = polling.snapshot(base, IGNORED_DIRS)
+    found = polling.snapshot(base, skip)
     for rel in STATE_FILES:
         path = os.path.join(os.fspath(base), rel)
         try:
@@ -387,10 +395,12 @@ class ChangeWait:
     DEBOUNCE_MS = 100  # a burst of writes (lease, node, journal) is one wake-up, at most this late
     STEP_MS = 20  # how soon after the last write of a burst the waiter wakes
 
-    def __init__(self, paths: PlanPaths):
+    def __init__(self, paths: PlanPaths, *, docs: bool = False):
+        """`docs=False`: no doc frees work, so its stat walks, when it polls, leave docs/ out."""
         from watchfiles.main import RustNotify  # imported here: only a waiting call needs it
 
         self.paths = paths
+        self._skip = IGNORED_DIRS if docs else IGNORED_DIRS | DOC_DIRS
         self._polled: polling.Snapshot | None = None
         self._linked: polling.Snapshot = {}
         self._cost = 0.0  # the last stat walk's seconds: the next waits polling.pause of it
@@ -401,7 +411,7 @@ class ChangeWait:
             self._notify = RustNotify([os.fspath(paths.dir)], False, False, 300, True, False)
         except RuntimeError:  # "Too many open files": no inotify instance left for this user
             self._notify = None
-            self._polled = _snapshot(paths.dir)
+            self._polled = _snapshot(paths.dir, self._skip)
             return
         self._linked = polling.linked(paths.dir, IGNORED_DIRS)
 
@@ -425,7 +435,7 @@ class ChangeWait:
             changes = classify(self.paths, named | relinked(self._linked, named))
             if not self._guard.still_safe():  # the watch is let go (its watches with it): stat walks from here
                 self._notify.close()
-                self._notify, self._polled = None, _snapshot(self.paths.dir)
+                self._notify, self._polled = None, _snapshot(self.paths.dir, self._skip)
                 changes.project = True  # what changed meanwhile: the waiter looks at the plan again
             if changes:
                 return changes
@@ -436,7 +446,7 @@ class ChangeWait:
         time.sleep(min(left, polling.pause(self._cost)))
         if stop is not None and stop.is_set():
             return None
-        now, self._cost = polling.timed(_snapshot, self.paths.dir)
+        now, self._cost = polling.timed(_snapshot, self.paths.dir, self._skip)
         changes = classify(self.paths, polling.moved(self._polled or {}, now))
         self._polled = now
         return changes

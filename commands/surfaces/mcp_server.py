@@ -164,7 +164,7 @@ class Session:
             self._warm = None
         if self._watcher is None and self._paths is not None and self._paths.nodes.is_dir():
             try:
-                self._watcher = PlanWatcher(self._paths)
+                self._watcher = PlanWatcher(self._paths, docs=False)  # the warm plan keeps no doc
             except (OSError, RuntimeError):  # no watch possible (limits, permissions): every call reloads
                 self._watcher = None
             self._warm = None
