@@ -7,9 +7,11 @@ import sys
 from typing import Any
 
 from leafwise.commands.contract import EXIT_USAGE, CommandError, Mutation, Result, fix, next_
+from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.registry import Ctx, help_line, load_word
 from leafwise.commands.runner import execute
 from leafwise.store import Status, reader
+from leafwise.store.schema import LIST_FIELDS
 
 # An update names a command, or a status that maps to one.
 STATUS_COMMANDS = {Status.DONE: "complete", Status.BLOCKED: "block", Status.CANCELLED: "cancel",
@@ -26,12 +28,24 @@ def _to_call(update: Any) -> tuple[str, dict[str, Any]]:
         values = update["set"]
         if not isinstance(values, dict) or not values:
             raise ValueError("set must be an object of field: value")
-        return "edit", {"set": tuple(f"{k}={json.dumps(v) if isinstance(v, list) else ('null' if v is None else v)}"
-                                     for k, v in values.items()), **args}
+        return "edit", {"set": tuple(_assignment(k, v) for k, v in values.items()), **args}
     name = update.get("command") or STATUS_COMMANDS.get(update.get("status", ""))
     if name not in ALLOWED:
         raise ValueError(f"unknown command or status in {json.dumps(update)[:120]}")
     return name, args
+
+
+def _assignment(key: str, value: Any) -> str:
+    """`key=value` that edit reads back as this JSON value exactly: the text "~", "null", "'x'" or
+    "  x  " is that text (before, the first two cleared the field and the others lost quotes and
+    spaces); a number or a boolean is its text. A list field given as text keeps edit's `a,b` form."""
+    if key in LIST_FIELDS and isinstance(value, str):
+        return f"{key}={value}"
+    line = format_assignment(key, value)
+    if line is None and isinstance(value, str):  # both kinds of quote, read as YAML unquoted
+        raise ValueError(f"{key}: a text holding both kinds of quote that starts with [ or {{ cannot be set "
+                         "exactly through bulk; set it with edit")
+    return line or f"{key}={value}"
 
 
 def _stdin() -> bytes:
