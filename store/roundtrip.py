@@ -141,6 +141,7 @@ def splice(old: str, new: str) -> str:
     the untouched keys' original lines back makes a one-field edit a
     one-field diff. If the result does not mean exactly `new`, `new` is kept.
     """
+    new = keep_line_ends(old, new)
     old_blocks, new_blocks = key_blocks(old), key_blocks(new)
     if old_blocks is None or new_blocks is None:
         return new
@@ -165,6 +166,20 @@ def splice(old: str, new: str) -> str:
     except Exception:  # noqa: BLE001 - any parse failure: keep ruamel's full dump
         same = False
     return spliced if same else new
+
+
+def keep_line_ends(old: str, new: str) -> str:
+    """`new` with the CRLF line ends of `old` when every line of `old` has one: ruamel writes LF, so
+    an edit of a CRLF file left it with mixed ends (the lines spliced back CRLF, the changed ones LF,
+    a kept comment with a stray CR). Kept LF when CRLF would read as anything else."""
+    if "\r\n" not in old or old.count("\r\n") != old.count("\n"):
+        return new
+    converted = new.replace("\r\n", "\n").replace("\n", "\r\n")
+    try:
+        same = parse_yaml(converted.encode()) == parse_yaml(new.encode())
+    except Exception:  # noqa: BLE001 - any parse failure: keep ruamel's own line ends
+        same = False
+    return converted if same else new
 
 
 def key_blocks(text: str) -> list[tuple[str | None, str]] | None:

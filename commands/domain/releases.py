@@ -51,7 +51,7 @@ def _bad_date(target: str, retry: str) -> CommandError:
 
 def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
     """Load project.yaml round-trip under the project lock, let `change` edit it, write it back atomically."""
-    from leafwise.store.roundtrip import round_trip_yaml
+    from leafwise.store.roundtrip import keep_line_ends, round_trip_yaml
     from leafwise.store.safe_yaml import parse_yaml, read_bounded
     from leafwise.store.writer import atomic_write, locked
     from ruamel.yaml.comments import CommentedMap
@@ -70,7 +70,7 @@ def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
         change(doc)
         buf = io.StringIO()
         y.dump(doc, buf)
-        atomic_write(paths.project_file, buf.getvalue().encode())
+        atomic_write(paths.project_file, keep_line_ends(raw.decode("utf-8"), buf.getvalue()).encode())
     ctx.forget()
 
 
