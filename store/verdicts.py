@@ -26,7 +26,9 @@ VERDICTS = ("shipped", "partial", "absent")
 STATES = ("closed", "pending", "recorded", "rejected")
 FITS = {"shipped": ("closed", "pending", "rejected"), "partial": ("recorded",), "absent": ("recorded",)}
 MAX_QUOTES = 20
-MAX_FILES = 200
+# Leafwise writes a verdict's quoted files (at most MAX_QUOTES) and its packet's (at most 10 places): a
+# planted 200 of 1,150 characters each on 300 drafts made `verify --next` run 303 git processes, 3.2 s
+MAX_FILES = 40
 MAX_TEXT = 2000
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,30 @@ def test_verdict_files_of_no_node_cost_nothing(tmp_path):
     assert code == 0 and json.loads(out)["result"]["id"] in ("T-1", "T-2")
     assert peak < 120, f"{peak:.0f} MB"
     assert cpu < 2.0, f"{cpu:.2f} CPU s"  # a loaded machine; the peak is what tells (203 MB before)
+
+
+def test_verdicts_naming_many_files_run_git_a_few_times(tmp_path):
+    """300 recorded verdicts each naming 200 files of 1,150 characters (71 MB on disk, 3.5 MB in git):
+    `verify --next` asked git for them in batches of 200, 303 git processes, 3.2 s. Leafwise writes at
+    most 30 files to a verdict (its quotes and its packet's places); a verdict naming more than
+    MAX_FILES (40) is no verdict."""
+    src = write_plan(tmp_path / "src", [node("T-1", "Epic", release="R1")] +
+                     [node(f"T-{i}", f"Leaf {i}", parent="T-1") for i in range(2, 302)])
+    folder = src / ".leafwise" / "verdicts"
+    folder.mkdir()
+    for i in range(2, 302):
+        named = {f"src/{i}/{k}/" + "x" * 1150: "0" * 40 for k in range(200)}
+        (folder / f"T-{i}.json").write_text(json.dumps({
+            "node": f"T-{i}", "verdict": "absent", "agent": "bot", "at": "2026-12-06T00:00:00Z", "head": "0" * 40,
+            "state": "recorded", "quotes": [], "missing": "m", "files": named, "decided_by": "", "note": ""}))
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=src, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=src, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "plan"], cwd=src, check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(src), str(clone)], check=True)
+    started = time.monotonic()
+    code, out, _cpu, _peak = measured([sys.executable, "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
+                                       "--agent", "bob", "--json"], clone)
+    took = time.monotonic() - started
+    assert code == 0 and json.loads(out)["result"]["id"]
+    assert took < 1.6, f"{took:.1f} s"
