@@ -148,6 +148,13 @@ class VerifiedSection:
     # --- a person's decision ---------------------------------------------------------------
 
     def decide(self, v: Verdict, decision: str, note: str | None) -> None:
+        # The person decides what they read: a verdict file a pull replaced since it was shown (no journal
+        # line tells the view) is shown again first, never confirmed unseen.
+        if verdict_files.read(self.app.paths, v.node) != v:
+            self.app.notify(f"{v.node}'s verdict changed since it was shown (a pull, another clone): read it "
+                            "again, then decide", title="Not decided", severity="warning", timeout=8)
+            self._read_verdicts()
+            return
         args: dict[str, Any] = {"node_id": v.node, "decide": decision}
         if note:
             args["note"] = note
