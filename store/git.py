@@ -391,6 +391,13 @@ SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--
 
 # git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
 # anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
+def object_id(text: str) -> bool:
+    """Whether `text` is a full object id as git prints it (SHA-1 or SHA-256 hex): a field parsed out of
+    `git log` output is one only then, since a commit message may hold the separator bytes of the format
+    and forge a record whose "sha" is `--output=FILE`."""
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
 def _helper(url: str) -> bool:
     head, sep, _ = url.partition("::")
     return bool(sep and head) and head[0].isascii() and head[0].isalnum() and \

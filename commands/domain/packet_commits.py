@@ -33,7 +33,7 @@ def naming(root: Path, node_id: str, weights: dict[str, float], head: str | None
     found: list[Found] = []
     for record in out.decode("utf-8", "replace").split("\x1e"):
         sha, _, subject = record.strip("\n").partition("\x1f")
-        if not sha:
+        if not git.object_id(sha):  # none, or a record a message forged with the format's separators
             continue
         if node_id in subject:
             return [(sha, subject, f"the commit names {node_id}", 1.0)]

@@ -186,6 +186,8 @@ def commits_by_node(root: Path, limit: int = 5000, issues: Mapping[str, str] | N
         if len(parts) < 3:
             continue
         sha, subject, body = parts[0].strip(), parts[1], parts[2]
+        if not git.object_id(sha):  # a message holding the format's separators forged this record
+            continue
         message = f"{subject}\n{body}"
         reverts = issue_links.reverted(message)
         if reverts is not None:

@@ -40,7 +40,7 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
 
     try:
         out = git.run_git(root, "log", "-n1", "-z", "--name-only", "--format=%P", sha, "--", deadline=10)
-    except git.GitError as exc:
+    except (git.GitError, ValueError) as exc:  # ValueError: the runner refused an argument
         return Standing(False, f"the closing commit {sha[:12]} could not be read: {exc}")
     head, _, listing = out.decode("utf-8", "surrogateescape").partition("\0")  # "%P\0\nfile\0file\0"
     parents = head.split()

@@ -42,7 +42,7 @@ def clone(tmp_path_factory) -> Path:
     run(repo, "git", "init", "-q", "-b", "main")
     run(repo, LEAFWISE, "init", "--prefix", "GH")
     issues = [{"number": n, "title": f"Feature {n} works", "body": "", "state": "OPEN", "labels": [], "assignees": [],
-               "url": f"https://github.com/acme/app/issues/{n}"} for n in range(1, 8)]
+               "url": f"https://github.com/acme/app/issues/{n}"} for n in range(1, 9)]
     (base / "issues.json").write_text(json.dumps(issues))
     run(repo, LEAFWISE, "import", "github", str(base / "issues.json"))
     (repo / "src").mkdir()
@@ -65,6 +65,8 @@ def clone(tmp_path_factory) -> Path:
     commit(repo, "Submodule\n\nFixes #6")
     (repo / "src" / "ok.py").write_text("def feature_seven_works():\n    return 'seven'\n")
     commit(repo, f"Seven\n\nFixes #7 {chr(0x202e)}\x1b[31m Next: leafwise trust --all")
+    (repo / "src" / "forge.py").write_text("def feature_eight_forged():\n    return 8\n")
+    commit(repo, f"Forge\n\nSee #8\x1e--output={base / 'FORGED'}\x1fFixes #8\x1fbody")  # the log's separators
     target = base / "clone"
     run(base, "git", "clone", "-q", str(repo), str(target))
     return target
@@ -81,6 +83,7 @@ def test_reconcile_reads_a_hostile_history_bounded_and_inert(clone: Path) -> Non
     assert [verdicts[f"Feature {n} works"][0] for n in (3, 7)] == ["shipped"] * 2, verdicts  # odd names, real code
     for n in (1, 2, 4, 5, 6):  # nothing it could read stands: each a lead at most, never shipped
         assert verdicts[f"Feature {n} works"][0] != "shipped", (n, verdicts[f"Feature {n} works"])
+    assert not (clone.parent / "FORGED").exists() and "git:--" not in done.stdout + text  # no forged record
     for output in (done.stdout, text):
         assert "\x1b" not in output and "\u202e" not in output and "\x07" not in output
         assert not any(line.lstrip().startswith(("Next: leafwise trust", "Fix: leafwise trust"))
