@@ -11,7 +11,7 @@ file is replaced atomically.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -237,15 +237,39 @@ def names(paths: PlanPaths) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.yaml") if NAME_PATTERN.match(p.stem))
 
 
-def check(cycle: Cycle) -> None:
-    """LedgerError when `read` would refuse this cycle: a command never writes a cycle it could not
-    read back (a budget of 10^23 tokens made the cycle unreadable, and so impossible to stop)."""
+def check(cycle: Cycle) -> bytes:
+    """The cycle file's bytes; LedgerError when `read` would refuse them: a command never writes a cycle
+    it could not read back (a budget of 10^23 tokens, or 300 verify commands of 900 characters, made
+    the cycle unreadable from then on, and so impossible to stop)."""
     Cycle.from_dict(cycle.name, cycle.as_dict())
+    data = dump_yaml(cycle.as_dict())
+    if len(data) > reader.CYCLE.cap:
+        raise LedgerError(f"cycles/{cycle.name}.yaml would be {len(data):,} bytes; a cycle file holds at most "
+                          f"{reader.CYCLE.cap:,}")
+    return data
+
+
+def with_a_verify_on_record(cycle: Cycle) -> Cycle:
+    """The cycle as it would be after its largest verify: every command's result recorded (each output
+    at most 400 characters of up to 4 bytes), so `start` refuses a cycle that could not record one."""
+    results = [{"command": c, "exit_code": -15, "timed_out": True, "seconds": 300.0, "output": "\U0001f600" * 400}
+               for c in cycle.verify]
+    return replace(cycle, last_verify={"node": cycle.node, "iteration": MAX_ITERATIONS, "green": False,
+                                       "at": "2026-01-01T00:00:00Z", "exit_codes": [-15] * len(results),
+                                       "results": results})
 
 
 def save(paths: PlanPaths, cycle: Cycle) -> None:
-    check(cycle)
-    atomic.replace(def_path(paths, cycle.name), dump_yaml(cycle.as_dict()))
+    try:
+        data = check(cycle)
+    except LedgerError:
+        if not (cycle.last_verify or {}).get("results"):
+            raise
+        # a planted cycle near the cap: its verify is recorded by its exit codes, each command's
+        # output left out, rather than written past what read accepts
+        cycle.last_verify = {k: v for k, v in cycle.last_verify.items() if k != "results"}
+        data = check(cycle)
+    atomic.replace(def_path(paths, cycle.name), data)
 
 
 def create(paths: PlanPaths, cycle: Cycle) -> None:

@@ -229,7 +229,7 @@ def start(ctx: Ctx, name: str, kind: str, max_iterations: int | None = None, tok
                          verify=list(verify), off_limits=list(off_limits), node=node, agent=agent,
                          started=now, updated=now, started_by=ctx.who(agent))
     try:
-        ledger.check(cycle)
+        ledger.check(ledger.with_a_verify_on_record(cycle))
     except ledger.LedgerError as exc:  # e.g. more verify commands or off-limits globs than a cycle file keeps
         raise CommandError("bad_cycle", str(exc),
                            fix(ctx.cmd("cycle status"), "start it within the limits a cycle file keeps"),

@@ -134,3 +134,30 @@ def test_a_planted_agent_or_node_that_is_no_name_is_that_files_problem(tmp_path,
     res = run_cli_in_process("cycle", "tick", "c", "--json", cwd=root)
     assert res.json["error"]["code"] == "cycle_unreadable", res.stdout
     assert (journal.read_bytes() if journal.exists() else b"") == before
+
+
+def test_a_cycle_too_large_to_record_its_verify_is_refused_at_start(tmp_path):
+    """Found in session 19 (h22h): `cycle start` with 300 verify commands of 900 characters wrote a
+    272 KB cycle file, over the 256 KiB a cycle file may hold: unreadable from its first read."""
+    root = plan(tmp_path / "plan")
+    many = [a for i in range(300) for a in ("--verify", f"true #{i:0900d}")]
+    res = run_cli_in_process("cycle", "start", "c", "--kind", "until-goal", "--max-iterations", "3",
+                             "--token-cap", "10", "--node", "T-1", *many, "--json", cwd=root)
+    assert res.code == 2 and res.json["error"]["code"] == "bad_cycle", res.stdout
+    assert "a cycle file holds at most 262,144" in res.json["error"]["message"]
+    assert not ledger.exists(PlanPaths(root), "c")
+
+
+def test_a_planted_cycle_near_the_cap_records_its_verify_and_stays_readable(tmp_path):
+    root = plan(tmp_path / "plan")
+    plant(root, "c", "until-goal")
+    path = root / ".leafwise" / "cycles" / "c.yaml"
+    verify = [f"true #{i:0990d}" for i in range(120)]
+    path.write_text(path.read_text() + f"verify: {json.dumps(verify)}\noff_limits: {json.dumps(['x' * 1000] * 120)}\n")
+    assert ledger.read(PlanPaths(root), "c") is not None
+    assert run_cli("trust", "--all", "--yes", cwd=root).code == 0
+    res = run_cli("cycle", "verify", "c", "--json", cwd=root, timeout=120)
+    assert res.code == 0, res.stdout + res.stderr
+    cycle = ledger.read(PlanPaths(root), "c")
+    assert cycle.last_verify["green"] is True and cycle.last_verify["exit_codes"] == [0] * 120
+    assert "unreadable" not in run_cli_in_process("cycle", "status", cwd=root).stdout
