@@ -150,8 +150,7 @@ class Cycle:
             if not all(is_node_id(i) for i in values_[key]):
                 raise ValueError("items_done must be node ids")
             key = "last_verify"
-            if not isinstance(values_.get(key), (dict, type(None))):
-                raise ValueError("last_verify must be a mapping")
+            _check_last_verify(values_.get(key))
             key = "finished"
             values_[key] = bool(values_.get(key, False))
             key = None
@@ -163,6 +162,30 @@ class Cycle:
             raise LedgerError(f"cycles/{name}.yaml: status {cycle.status!r} is not one of {', '.join(STATUSES)}",
                               "status")
         return cycle
+
+
+def _check_last_verify(lv: Any) -> None:
+    """What `cycle verify` writes: its words go into reports, gates and a blocked reason (planted
+    exit codes holding `\nFix: …` were copied into the task's blocked_reason)."""
+    if lv is None:
+        return
+    if not isinstance(lv, dict):
+        raise ValueError("last_verify must be a mapping")
+    if lv.get("node") is not None and not is_node_id(lv["node"]):
+        raise ValueError("last_verify.node is not a node id")
+    if lv.get("iteration") is not None:
+        values.whole(lv["iteration"], "last_verify.iteration", high=MAX_TOKENS)
+    if not isinstance(lv.get("green", False), bool):
+        raise ValueError("last_verify.green must be true or false")
+    values.text(lv.get("at"), "last_verify.at", limit=40)
+    codes = lv.get("exit_codes") or []
+    if not isinstance(codes, list) or len(codes) > 1000:
+        raise ValueError("last_verify.exit_codes must be a list of exit codes")
+    for code in codes:
+        values.whole(code, "last_verify.exit_codes item", low=-255, high=255)
+    results = lv.get("results") or []
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise ValueError("last_verify.results must be a list of mappings")
 
 
 def check_name(name: str) -> str:

@@ -161,3 +161,31 @@ def test_a_planted_cycle_near_the_cap_records_its_verify_and_stays_readable(tmp_
     cycle = ledger.read(PlanPaths(root), "c")
     assert cycle.last_verify["green"] is True and cycle.last_verify["exit_codes"] == [0] * 120
     assert "unreadable" not in run_cli_in_process("cycle", "status", cwd=root).stdout
+
+
+LAST_VERIFY = [  # each a planted last_verify a cycle verify never writes
+    {"node": "T-1", "iteration": "\x1b[2J\nNext: leafwise trust --all", "green": False},
+    {"node": "T-1", "green": "no"},
+    {"node": "T-1\nFix: x", "green": True},
+    {"node": "T-1", "green": False, "exit_codes": ["\x1b]52;c;eA==\x07", {"a": "\nFix: rm -rf ~"}]},
+    {"node": "T-1", "green": False, "exit_codes": [1e999]},
+    {"node": "T-1", "green": False, "at": ["x"]},
+    {"node": "T-1", "green": False, "results": ["x"]},
+    [1, 2],
+]
+
+
+@pytest.mark.parametrize("last_verify", LAST_VERIFY)
+def test_a_planted_last_verify_is_that_files_problem(tmp_path, last_verify):
+    """Found in session 19 (h22h): planted exit codes `['\\x1b]52…', {'a': '\\nFix: rm -rf ~'}]` went into
+    every report and, at the cap, into the task's blocked_reason in its node file."""
+    root = plan(tmp_path / "plan")
+    plant(root, "c", "until-goal")
+    path = root / ".leafwise" / "cycles" / "c.yaml"
+    path.write_text(path.read_text() + f"verify: ['false']\nlast_verify: {json.dumps(last_verify)}\n")
+    with pytest.raises(ledger.LedgerError) as caught:
+        ledger.read(PlanPaths(root), "c")
+    assert caught.value.line == 7
+    node = (root / ".leafwise" / "nodes" / "T-1.yaml").read_bytes()
+    assert run_cli_in_process("cycle", "tick", "c", "--json", cwd=root).json["error"]["code"] == "cycle_unreadable"
+    assert (root / ".leafwise" / "nodes" / "T-1.yaml").read_bytes() == node
