@@ -194,14 +194,17 @@ def read_text(path: Path | str, kind: Kind, *, under: Path | None = None, strict
     return decode(read_capped(path, kind, under=under), strict=strict)
 
 
-def decode(raw: bytes, *, strict: bool = False) -> str:
+def decode(raw: bytes, *, strict: bool = False, lone_cr: bool = True) -> str:
+    """UTF-8 text with CRLF as LF; a lone CR is a line end too (universal newlines), unless `lone_cr` is off:
+    git, sed and editors end a line at LF only, so a committed file quoted by line keeps its lone CRs."""
     try:
         text = raw.decode("utf-8", "strict" if strict else "replace")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise Refused(f"not UTF-8 text (byte {exc.start})", line, "not_utf8", "save the file as UTF-8") from None
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = text.replace("\r\n", "\n")
+        text = text.replace("\r", "\n") if lone_cr else text
     return text
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from leafwise.commands.reconcile.artifacts import Source
 from leafwise.commands.reconcile.documents import kind_of
+from leafwise.commands.text import is_hidden
 from leafwise.store import git, linear, reader
 from leafwise.store.verdicts import Quote
 
@@ -35,17 +36,24 @@ CODE_EXT = frozenset({
     ".r", ".jl", ".zig", ".nim", ".html", ".htm", ".jinja", ".jinja2", ".j2", ".hbs", ".erb", ".css", ".scss",
 })
 PLAN_DIR = ".leafwise"
-COMMENTS = ("# ", "#!", "//", "/*", "* ", "*/", "-- ", "<!--", '"' * 3, "'" * 3)  # not `#[derive]`, `#include`, `*p = 1`
+COMMENTS = ("# ", "//", "/*", "* ", "*/", "-- ", "<!--", '"' * 3, "'" * 3)  # not `#[derive]`, `#include`, `*p = 1`
 PROSE_WORDS = frozenset({"the", "a", "an", "of", "to", "that", "this", "these", "be", "are", "was", "were", "it",
                          "its", "you", "your", "which", "we", "will", "would", "should", "must", "than", "such",
                          "by"})
+# Words prose holds and code holds too (`from x import y`, `a and b`): with a line's other words they count.
+SHARED_WORDS = frozenset({"from", "when", "or", "and", "in", "is", "not", "for", "with", "on", "at", "as", "if",
+                          "into", "only", "also", "instead", "like", "each", "every", "all", "any"})
 # A line that starts as a statement or an assignment, a call or a key: code, whatever words follow.
 _CODE_START = linear.compile(
     r"^(?:return|raise|throw|yield|await|if|elif|else|for|while|let|const|var|def|fn|func|pub|class|import|from|"
     r"assert|match|case|switch|do|try|catch|except|finally|with|new|delete|echo|print|puts)\b"
+    r"|^(?i:select|insert|update|delete|create|alter|drop|group by|order by|where|join|having)\b"
     r"|^[\w.$@]+\s*(?:[(\[{=:]|->|=>)")
 PUNCTUATION = ".,;:!?()'\"`"
 EAST_ASIAN = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO"})
+# Cyrillic and Greek letters drawn as Latin ones (Unicode's confusables for a-z, A-Z): a word of only these passes
+# for a Latin word.
+LOOKS_LATIN = frozenset("аеорсухіјѕһԁԛԝӏАВЕКМНОРСТХІЈЅοανικτυρΑΒΕΖΗΙΚΜΝΟΡΤΥΧ")
 
 
 class QuoteRefused(Exception):
@@ -95,9 +103,12 @@ def _plain_path(path: str, raw: str) -> str:
         raise QuoteRefused("outside_tree", f"{path[:120]} leads outside the repository", raw)
     if PLAN_DIR in parts or ".git" in parts:
         raise QuoteRefused("plan_file", f"{path[:120]} is the plan's or git's own file, not the project's code", raw)
-    if (mixed := _mixed_scripts(norm)) is not None:
-        raise QuoteRefused("look_alike_path", f"{ascii(path[:120])} mixes {mixed} letters, as a file made to look "
-                           "like another does; quote the project's own file", raw)
+    if any(is_hidden(c) for c in norm):
+        raise QuoteRefused("look_alike_path", f"{ascii(path[:120])} holds an invisible character, as a file made to "
+                           "look like another does; quote the project's own file", raw)
+    if (why := _mixed_scripts(norm)) is not None:
+        raise QuoteRefused("look_alike_path", f"a word of {ascii(path[:120])} {why}, as a file made to look like "
+                           "another does; quote the project's own file", raw)
     return norm
 
 
@@ -118,29 +129,58 @@ def text_line(line: str) -> bool:
     value if value is not None else default`, `raise ValueError(f"{x} must be a number")`), and
     `#[derive(Debug)]` is code."""
     line = line.strip()
-    if line.startswith(COMMENTS) or line in ("#", "//", "*", "--"):
+    if line.startswith(COMMENTS) or line in ("#", "//", "*", "--") or (line.startswith("#!") and "[" not in line[:3]):
         return True
     words = line.split()
     if len(words) < 5 or _CODE_START.match(line):
         return False
     plain = [w.strip(PUNCTUATION).lower() for w in words]
-    return sum(w.isalpha() for w in plain) >= 0.7 * len(words) and sum(w in PROSE_WORDS for w in plain) >= 2
+    said = sum(w in PROSE_WORDS for w in plain) + sum(w in SHARED_WORDS for w in plain) / 2
+    return sum(w.isalpha() for w in plain) >= 0.7 * len(words) and said >= 1.5
 
 
 def _mixed_scripts(path: str) -> str | None:
-    """The scripts a word of the path mixes where one letter passes for another (`src/impоrt.rs`: a Cyrillic
-    о among Latin letters), else None. A word is a run of letters (`данные.rs` is two, each in one script);
-    Han, kana and Hangul mix with Latin as written Japanese, Chinese and Korean do (Unicode's highly
-    restrictive level, UTS #39)."""
-    word: set[str] = set()
+    """Why a word of the path passes for another, else None: it mixes scripts where one letter passes for
+    another (`src/impоrt.rs`: a Cyrillic о among Latin letters), or it is Latin drawn in other letters
+    (fullwidth or mathematical ones, NFKC's compatibility forms; a Cyrillic or Greek word made only of letters
+    that look Latin, `арр`). A word is a run of letters, combining marks and invisible characters joining it
+    (`данные.rs` is two words, each in one script); Han, kana and Hangul mix with Latin as written Japanese,
+    Chinese and Korean do (Unicode's highly restrictive level, UTS #39)."""
+    word = ""
     for c in path + "/":
-        if c.isalpha():
-            word.add("LATIN" if c.isascii() else unicodedata.name(c, "UNKNOWN").split(" ")[0])
+        if c.isalpha() or unicodedata.category(c) in ("Mn", "Me", "Cf"):
+            word += c
             continue
-        if len(word) > 1 and not word <= EAST_ASIAN | {"LATIN"}:
-            return " and ".join(sorted(word))
-        word = set()
+        if word and (why := _passes_for_another(word)):
+            return why
+        word = ""
     return None
+
+
+def _passes_for_another(word: str) -> str | None:
+    scripts = {_script(c) for c in word if c.isalpha()} - {None}
+    if len(scripts) > 1 and not scripts <= EAST_ASIAN | {"LATIN"}:
+        return f"mixes {' and '.join(sorted(scripts))} letters"
+    folded = unicodedata.normalize("NFKC", word)
+    if folded != word and folded.isascii() and not word.isascii():
+        return "is Latin drawn in fullwidth or mathematical letters"
+    if len(word) > 1 and all(c in LOOKS_LATIN for c in word):
+        return "is Cyrillic or Greek letters that all look Latin"
+    return None
+
+
+def _script(c: str) -> str | None:
+    """A letter's script from its Unicode name (Python has no script property): None for the letters of
+    every script (MICRO SIGN, MODIFIER LETTER …)."""
+    if c.isascii():
+        return "LATIN"
+    name = unicodedata.name(c, "UNKNOWN").split(" ")
+    first = name[0]
+    if first in ("MODIFIER", "MICRO", "FEMININE", "MASCULINE", "COMBINING"):
+        return None
+    if first in ("IDEOGRAPHIC", "KATAKANA-HIRAGANA") or (first == "HALFWIDTH" and "KATAKANA" in name):
+        return "CJK"
+    return first
 
 
 def normalised(text: str) -> str:
@@ -200,7 +240,7 @@ class Committed:
         data = self._blobs[blob]
         if b"\0" in data[:8192]:
             raise QuoteRefused("not_text", f"{place} is not a text file", place)
-        return reader.decode(data)
+        return reader.decode(data, lone_cr=False)  # lines as git numbers them
 
 
 def check(committed: Committed, place: Place, quote: str) -> Quote:
@@ -239,8 +279,16 @@ def check(committed: Committed, place: Place, quote: str) -> Quote:
 
 
 def _says_only(lines: list[str], said: str) -> bool:
-    """Whether the lines the quote takes its words from are all comments or prose (`text_line`)."""
-    taken = [line for line in lines if (words := normalised(line)) and (words in said or said in words)]
+    """Whether every line the quote's words come from (its span in the range, whitespace collapsed) is a
+    comment or prose (`text_line`)."""
+    spans, parts, offset = [], [], 0
+    for line in lines:
+        if words := normalised(line):
+            spans.append((offset, offset + len(words), line))
+            parts.append(words)
+            offset += len(words) + 1
+    at = " ".join(parts).find(said)
+    taken = [line for start, end, line in spans if at >= 0 and start < at + len(said) and end > at]
     return bool(taken) and all(text_line(line) for line in taken)
 
 

@@ -44,9 +44,9 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
         return Standing(False, f"the closing commit {sha[:12]} could not be read: {exc}")
     head, _, listing = out.decode("utf-8", "surrogateescape").partition("\0")  # "%P\0\nfile\0file\0"
     parents = head.split()
-    if len(parents) != 1:
-        return Standing(False, f"the closing commit {sha[:12]} is a merge (or has no parent): what it changed "
-                               "is not read")
+    if len(parents) > 1:
+        return Standing(False, f"the closing commit {sha[:12]} is a merge: what it changed is not read")
+    parent = parents[0] if parents else None  # a root commit: everything it holds is what it added
     changed = [n for n in listing.strip("\n").split("\0") if n]
     code = _regular(root, sha, [n for n in changed if file_kind(n) == "code"][:MAX_FILES])
     if not code:
@@ -56,7 +56,7 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     new_lines: set[str] = set()
     known: set[str] = set()  # the names the changed files held before: not brought by the commit
     for path in code:
-        before = _lines(root, parents[0], path)
+        before = _lines(root, parent, path) if parent else []
         old = set(before)
         known |= names(before)
         fresh = {line for line in _lines(root, sha, path) if line not in old and not text_line(line)}
