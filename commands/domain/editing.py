@@ -196,6 +196,12 @@ def _check_parent(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandError 
         return _usage(ctx, node.id, f"parent {value!r} is not another node of the plan", ctx.cmd("list"))
     if any(a.id == node.id for a in plan.ancestors(value)):
         return _usage(ctx, node.id, f"{value} is below {node.id}: that would make a cycle", ctx.cmd("tree", node.id))
+    above = {value, *(a.id for a in plan.ancestors(value))}  # the node's ancestors after the move
+    for below in (node, *plan.descendants(node.id)):
+        waits = next((d for d in below.depends_on if d in above), None)
+        if waits is not None:  # validate's dependency_on_ancestor: neither could ever close
+            return _usage(ctx, node.id, f"{below.id} depends on {waits}, which would then contain it: neither "
+                          "could ever close", ctx.cmd("show", below.id))
     return None
 
 
@@ -212,6 +218,10 @@ def _check_depends_on(ctx: Ctx, plan: Plan, node: Node, value: Any) -> CommandEr
         return _usage(ctx, node_id, f"unknown dependency {clean(missing[0], 80)}", ctx.cmd("list"))
     if node_id in (value or []):
         return _usage(ctx, node_id, f"{node_id} cannot depend on itself", ctx.cmd("show", node_id))
+    above = next((d for d in value or [] if d in {a.id for a in plan.ancestors(node_id)}), None)
+    if above is not None:  # validate's dependency_on_ancestor
+        return _usage(ctx, node_id, f"{above} contains {node_id}: depending on it, neither could ever close",
+                      ctx.cmd("show", node_id))
     loop = next((d for d in value or [] if _reaches(plan, d, node_id, {node_id: list(value)})), None)
     if loop:
         return _usage(ctx, node_id, f"{loop} already waits for {node_id}: depending on it would make a cycle",

@@ -114,6 +114,11 @@ def add(ctx: Ctx, title: str, parent: str | None = None, release: str | None = N
     parent, release = _placement(ctx, plan, title, parent, release, follows, tech_debt, trigger)
     for dep in depends_on:
         get_node(ctx, dep, plan)
+    above = {parent, *(a.id for a in plan.ancestors(parent))} if parent else set()
+    if waits := next((d for d in depends_on if d in above), None):  # validate's dependency_on_ancestor
+        raise CommandError("dependency_on_ancestor", f"{waits} would contain the new node: depending on it, "
+                           "neither could ever close", fix(ctx.cmd("show", waits), "depend on a node outside it"),
+                           exit_code=EXIT_USAGE, category="usage", source=("node", waits))
     if not ctx.overrides(force):
         _refuse_near_duplicate(ctx, plan, title, add_line(
             ctx.cmd, title, parent=parent, release=release, depends_on=depends_on, tags=tags, trigger=trigger,
