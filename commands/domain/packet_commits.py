@@ -11,6 +11,7 @@ from leafwise.commands.reconcile import issue_links
 from leafwise.commands.reconcile.artifacts import Index
 from leafwise.commands.reconcile.retrieve import key
 from leafwise.store import Node, git
+from leafwise.store.ids import find_ids
 
 LOG_LIMIT = 2000  # commits whose subjects are searched for the title's words
 TOUCHED = 40  # files of the issue's commit looked at
@@ -35,7 +36,7 @@ def naming(root: Path, node_id: str, weights: dict[str, float], head: str | None
         sha, _, subject = record.strip("\n").partition("\x1f")
         if not git.object_id(sha):  # none, or a record a message forged with the format's separators
             continue
-        if node_id in subject:
+        if node_id in find_ids(subject):  # the id itself: P1-2 is not P1-23
             return [(sha, subject, f"the commit names {node_id}", 1.0)]
         named = {wanted[k] for k in (key(w) for w in identifier_concepts(subject)) if k in wanted}
         score = sum(weights[c] for c in named) / total
@@ -49,6 +50,8 @@ def of_issue(root: Path, node: Node, index: Index) -> tuple[Found, list[str]] | 
     names it; a reverted one never), and the indexed files it changed."""
     from leafwise.commands.reconcile.checks import commits_by_node
 
+    if not isinstance(node.data.get("source"), dict):  # not imported: no git call
+        return None
     refs = issue_links.references([node], issue_links.remotes(root))
     if not refs:
         return None

@@ -304,8 +304,9 @@ class _Texts:
 
 def _touched_first(ranked: list[tuple[float, Artifact, list[str]]], touched: list[str]
                    ) -> list[tuple[float, Artifact, list[str]]]:
-    """The places in files the issue's commit changed, ahead of the others at their own order."""
-    files = set(touched)
+    """The places in code files the issue's commit changed, ahead of the others at their own order (its
+    tests stay where their score puts them)."""
+    files = {f for f in touched if not _is_test_file(f)}
     return sorted(ranked, key=lambda t: t[1].path not in files)  # stable: each side keeps its order
 
 

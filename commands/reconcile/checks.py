@@ -190,11 +190,13 @@ def commits_by_node(root: Path, limit: int = 5000, issues: Mapping[str, str] | N
             continue
         message = f"{subject}\n{body}"
         reverts = issue_links.reverted(message)
-        if reverts is not None:
+        is_undone = f"subject:{subject}" in undone or any(sha[:n] in undone for n in lengths)
+        if reverts is not None and not is_undone:  # a revert itself reverted (git's `Reapply "…"`) undoes nothing
             undone.update(reverts[0] + [f"subject:{reverts[1]}"] if reverts[1] is not None else reverts[0])
             lengths.update(len(s) for s in reverts[0])
-        counts = reverts is None and f"subject:{subject}" not in undone and not any(sha[:n] in undone for n in lengths)
-        closed = {m.group(1) or m.group(2) for m in re.finditer(CLOSING, message, re.I)}  # one pass
+        counts = reverts is None and not is_undone
+        closed = {m.group(1) or m.group(2) for m in re.finditer(CLOSING, message, re.I)  # one pass
+                  if not issue_links.negated(message, m.start())}
         closed = {node_id.upper() for node_id in closed}
         named = {node_id: node_id.upper() in closed for node_id in
                  list(dict.fromkeys(find_ids(message)))[:MAX_IDS_PER_MESSAGE]}

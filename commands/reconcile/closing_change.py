@@ -33,8 +33,14 @@ class Standing:
     kept: int = 0
 
 
+@dataclass(slots=True)
+class Budget:
+    """The bytes of committed files one reconcile run may read to compare closing commits."""
+    left: int = 16 * reader.MiB
+
+
 def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = frozenset,
-             names_now: Callable[[], Collection[str]] = frozenset) -> Standing:
+             names_now: Callable[[], Collection[str]] = frozenset, budget: Budget | None = None) -> Standing:
     """Whether the code `sha` added is still at HEAD (see the module's docstring)."""
     from leafwise.commands.domain.verify_quotes import file_kind, text_line
 
@@ -55,15 +61,20 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     added = kept = 0
     new_lines: set[str] = set()
     known: set[str] = set()  # the names the changed files held before: not brought by the commit
+    budget = budget if budget is not None else Budget()
     for path in code:
-        before = _lines(root, parent, path) if parent else []
+        if budget.left <= 0:
+            return Standing(False, f"the closing commit {sha[:12]} was not read (this run read its "
+                                   f"{Budget().left // reader.MiB} MiB of committed code for closing commits)")
+        before = _lines(root, parent, path, budget) if parent else []
         old = set(before)
         known |= names(before)
-        fresh = {line for line in _lines(root, sha, path) if line not in old and not text_line(line)}
+        fresh = {line for line in _lines(root, sha, path, budget) if line not in old and not text_line(line)}
         if fresh:
-            now = set(_lines(root, "HEAD", path))
+            now = set(_lines(root, "HEAD", path, budget))
             added += len(fresh)
-            kept += sum(line in now or line in elsewhere() for line in fresh)
+            # a line elsewhere counts only for a file gone since (moved): any file holds `return Ok(());`
+            kept += sum(line in now or (not now and line in elsewhere()) for line in fresh)
             new_lines |= fresh
     brought = names(new_lines) - known
     if not added:
@@ -116,10 +127,11 @@ def significant(text: str) -> list[str]:
     return [s for line in reader.lines(text) if len(s := line.strip()) >= MIN_LINE]
 
 
-def _lines(root: Path, rev: str, path: str) -> list[str]:
+def _lines(root: Path, rev: str, path: str, budget: Budget) -> list[str]:
     """The file's significant lines (stripped) as `rev` holds it; none when it does not."""
     try:
         data = git.run_git(root, "cat-file", "blob", f"{rev}:{path}", deadline=10, limit=BLOB.cap)
-    except git.GitError:
+    except (git.GitError, ValueError):
         return []
+    budget.left -= len(data)
     return significant(reader.decode(data))

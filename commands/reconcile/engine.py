@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 
 from leafwise.commands.reconcile import issue_links, transition
 from leafwise.commands.reconcile.artifacts import Artifact, Index
-from leafwise.commands.reconcile.closing_change import Standing, names, significant, standing
+from leafwise.commands.reconcile.closing_change import Budget, Standing, names, significant, standing
 from leafwise.commands.reconcile.checks import CheckResult, Commit, commits_by_node, declared, run_checks
 from leafwise.commands.reconcile.match import (
     Assessment,
@@ -320,6 +320,7 @@ class _Code:
     def __init__(self, index: Index):
         self.index = index
         self.standing_reads = 0  # closing commits compared so far (MAX_STANDING_READS)
+        self.read_budget = Budget()  # committed bytes those comparisons may read
 
     @cached_property
     def texts(self) -> list[tuple[str, str]]:
@@ -397,7 +398,7 @@ def _closing_standing(root: Path, commits: list[Commit], code: _Code) -> Standin
         if code.standing_reads > MAX_STANDING_READS:  # a history that closes thousands of nodes: each a lead
             return first or Standing(False, f"the closing commit {commit.sha[:12]} was not read (more than "
                                             f"{MAX_STANDING_READS} in one run)")
-        found = standing(root, commit.sha, lambda: code.lines, lambda: code.names)
+        found = standing(root, commit.sha, lambda: code.lines, lambda: code.names, code.read_budget)
         if found.stands:
             return found
         first = first or found

@@ -41,7 +41,8 @@ def references(nodes: Iterable[Node], remotes: frozenset[str]) -> dict[str, str]
         if found is not None:
             sourced.append((node.id, *found))
     named = {repo for _, repo, _ in sourced if repo}
-    here = remotes if remotes else frozenset(named) if len(named) == 1 else frozenset()
+    # a fork's remotes name the fork: the one repository the sources name is the issues' home too
+    here = remotes | (frozenset(named) if len(named) == 1 else frozenset())
     keys: dict[str, set[str]] = {}
     for node_id, repo, number in sourced:
         spelled = [f"{repo}#{number}"] if repo is not None else [f"{name}#{number}" for name in here]
@@ -94,9 +95,14 @@ def named(message: str, refs: Mapping[str, str]) -> dict[str, bool]:
         node_id = refs.get(f"{repo}#{int(match.group(4))}")
         if node_id is None:
             continue
-        closes = bool(match.group(1)) and _NEGATION.search(message[max(0, match.start() - 12):match.start()]) is None
+        closes = bool(match.group(1)) and not negated(message, match.start())
         found[node_id] = found.get(node_id, False) or closes
     return found
+
+
+def negated(message: str, at: int) -> bool:
+    """Whether the words just before `at` deny the closing word there ("partially fixes", "doesn't close")."""
+    return _NEGATION.search(message[max(0, at - 12):at]) is not None
 
 
 def reverted(message: str) -> tuple[list[str], str | None] | None:

@@ -95,13 +95,23 @@ def test_a_reverted_closing_commit_and_the_revert_itself_close_nothing(tmp_path:
     assert got == {7: "partial", 8: "partial"}, (got, sha)
 
 
-def test_a_bare_number_names_this_clones_github_repository(tmp_path: Path) -> None:
+def test_a_bare_number_names_the_remotes_repository_or_the_one_the_plan_imported(tmp_path: Path) -> None:
+    """A fork's remote names the fork (acme/app); the plan imported the upstream's issues (other/lib): a bare
+    #5 in the history names other/lib's #5 too. With two imported repositories, a bare number names only
+    the remote's."""
     root = imported(tmp_path, [5], repo="other/lib")
     git(root, "remote", "add", "origin", f"https://github.com/{REPO}.git")
-    commit(root, "fixes #5", "a.py")  # acme/app's #5, not other/lib's
-    assert verdicts(root) == {5: "none"}  # no commit names this plan's #5
-    commit(root, "fixes other/lib#5", "b.py")
+    commit(root, "fixes #5", "a.py")
     assert verdicts(root) == {5: "shipped"}
+    issues = [{"number": 6, "title": "Six", "body": "", "state": "OPEN", "labels": [], "assignees": [],
+               "url": "https://github.com/zed/other/issues/6"},
+              {"number": 7, "title": "Seven", "body": "", "state": "OPEN", "labels": [], "assignees": [],
+               "url": f"https://github.com/{REPO}/issues/7"}]
+    (tmp_path / "more.json").write_text(json.dumps(issues))
+    assert cli(root, "import", "github", str(tmp_path / "more.json")).code == 0
+    commit(root, "fixes #6, fixes #7", "b.py")
+    got = verdicts(root)
+    assert (got[6], got[7]) == ("none", "shipped"), got  # zed/other's #6 is not this repository's #6
 
 
 @pytest.mark.parametrize("origin", ["git@github.com:acme/app.git", "https://github.com/acme/app",
@@ -237,3 +247,21 @@ def test_a_closing_commit_counts_only_while_the_code_it_added_stands(tmp_path: P
     assert "is a merge" in got[5][2]
     applied = json.loads(cli(root, "reconcile", "--apply", "--json").stdout)["result"]
     assert len(applied["applied"]) == 3  # #4, #6, #7
+
+
+def test_a_revert_reverted_brings_the_closing_back(tmp_path: Path) -> None:
+    root = imported(tmp_path, [9])
+    commit(root, "Add nine\n\nFixes #9", "nine.py")
+    git(root, "revert", "--no-edit", "HEAD")
+    assert verdicts(root) == {9: "partial"}
+    git(root, "revert", "--no-edit", "HEAD")  # `Reapply "Add nine"` (or `Revert "Revert …"`): this reverts the revert
+    assert verdicts(root) == {9: "shipped"}
+
+
+def test_a_negation_before_an_id_closes_nothing(tmp_path: Path) -> None:
+    root = imported(tmp_path, [30])
+    node_id = next((root / ".leafwise" / "nodes").glob("*.yaml")).stem
+    commit(root, f"Start on it: this doesn't close {node_id} yet", "a.py")
+    assert verdicts(root) == {30: "partial"}
+    commit(root, f"Finish it, closes {node_id}", "b.py")
+    assert verdicts(root) == {30: "shipped"}

@@ -34,3 +34,16 @@ def test_the_data_is_cut_never_the_request(tmp_path: Path, length: int, monkeypa
     assert opened < text.index(FORGED) < closed  # the forged line is inside the data block
     assert text.index('Answer with exactly one JSON object:\n{"verdict"') > closed
     assert max(len(line) for line in text.splitlines()) <= verify_sampling.LINE_CHARS + 40
+
+
+def test_a_huge_title_leaves_room_for_the_places(tmp_path: Path, monkeypatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+    (tmp_path / "main.py").write_text("def export_users_csv():\n    return 'users'\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "code"], cwd=tmp_path, check=True)
+    places = [{"path": "main.py", "start": 1, "end": 2, "kind": "code", "why": "test", "snippet": ""}]
+    text = verify_sampling.request_text(tmp_path, {"id": "P1-2", "title": "Export " * 8_000 + "\x1b[2J",
+                                                   "places": places})
+    assert len(text) <= verify_sampling.REQUEST_CHARS and "export_users_csv" in text and "\x1b" not in text
