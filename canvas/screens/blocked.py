@@ -12,6 +12,7 @@ from leafwise.canvas.widgets.plan_header import stuck_work
 from leafwise.commands.core.impact import Ranked
 from leafwise.commands.text import one_line, path_line
 from leafwise.store import Node
+from leafwise.store.schema import decision_options
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
@@ -84,7 +85,7 @@ class BlockedScreen(Triage, ViewScreen):
             decision = node.data["decision"]
             lines.append((Content.styled("        Decision: ", "bold $status-decision"),
                           plan_text(one_line(decision["question"], 240))))
-            for number, option in enumerate(decision.get("options") or [], 1):
+            for number, option in enumerate(decision_options(decision) or [], 1):
                 lines.append((Content.assemble("        ", (f" {number} ", "reverse $status-decision"), " "),
                               plan_text(one_line(option, 140))))
         else:
@@ -126,7 +127,7 @@ class BlockedScreen(Triage, ViewScreen):
             lines += [Content(""), Content.styled("Decision needed", "bold $status-decision"),
                       Content.styled(asked(decision), "$text-muted"),
                       plan_text(headed(decision["question"], node.id), "bold")]
-            for number, option in enumerate(decision.get("options") or [], 1):
+            for number, option in enumerate(decision_options(decision) or [], 1):
                 lines.append((Content.assemble((f" {number} ", "reverse $status-decision"), " "),
                               plan_text(headed(option, node.id))))
             lines += [Content(""), Content.styled("Press the option's number (or a) to answer: you confirm it "

@@ -17,6 +17,7 @@ from leafwise.commands.core.lifecycle import transition
 from leafwise.commands.core.readiness import holder
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node, Status
+from leafwise.store.schema import decision_options
 from textual.binding import Binding
 from textual.content import Content
 
@@ -146,12 +147,12 @@ class Triage:
                 self.answer(node, option)
 
         self.app.push_screen(ChoicePrompt(f"Decision on {node.id} · {node.title}", str(decision["question"]),
-                                          [str(o) for o in decision.get("options") or []]), done)
+                                          list(decision_options(decision) or [])), done)
 
     def answer(self, node: Node, option: int) -> None:
         """Show the chosen option and ask to confirm, with an optional note for the agent."""
         decision = node.data.get("decision") or {}
-        options = [str(o) for o in decision.get("options") or []]
+        options = list(decision_options(decision) or [])
         if not 1 <= option <= len(options):
             return
         lines = [plan_text(one_line(decision.get("question"), 300), "bold"), Content(""),
@@ -180,7 +181,7 @@ class Triage:
             hint = "u unblocks it" if node.status == Status.BLOCKED else "b lists the decisions waiting for you"
             self.app.notify(f"{node.id} has no open decision to answer; {hint}", severity="warning", timeout=4)
             return
-        options = node.data["decision"].get("options") or []
+        options = decision_options(node.data["decision"]) or []
         if 1 <= number <= len(options):
             self.answer(node, number)
         else:

@@ -44,6 +44,7 @@ from leafwise.commands.registry import Ctx
 from leafwise.commands.text import elided, one_line, readable
 from leafwise.store import Node, journal
 from leafwise.store import verdicts as verdict_files
+from leafwise.store.schema import decision_options
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -264,7 +265,7 @@ class NodeDetail(VerticalScroll):
             lines.append(Content.assemble(("Decision needed", "bold $status-decision"),
                                           (f" — asked by {decision.get('asked_by') or '?'}", "$text-muted")))
             lines.append(Content.styled(safe(headed(decision.get("question"), node.id)), "bold"))
-            for number, option in enumerate(decision.get("options") or [], 1):
+            for number, option in enumerate(decision_options(decision) or [], 1):
                 lines.append(Content.assemble((f" {number} ", "reverse $status-decision"), " ",
                                               safe(headed(option, node.id))))
             lines.append(Content.styled("Answer in the blocked view (b) or with the palette (ctrl+p).",
