@@ -28,6 +28,7 @@ from leafwise.commands.core.readiness import (
 )
 from leafwise.store import Node, Plan, Status
 from leafwise.store.claims import Claim
+from leafwise.store.schema import decision_options
 
 SUMMARY, REASON, AGENT = placeholder("summary"), placeholder("reason"), placeholder("agent")
 
@@ -68,7 +69,7 @@ def pick_hint(cmd: CommandLine, pick: Pick, agent: str | None) -> NextAction:
                     f"or at the lease's end; then run {then}", pick.reason, or_=waiting)
     if pick.blocked:
         node = pick.blocked[0]
-        if node.open_decision:
+        if node.open_decision and decision_options(node.open_decision):
             return wait(f"a person answers the decision on {node.id} "
                         f"({cmd('decide', node.id, option=placeholder('N'))}); then run {then}", pick.reason,
                         or_=waiting)
@@ -111,7 +112,7 @@ def blocker_hint(cmd: CommandLine, plan: Plan, node: Node, found: Blocker, claim
     if found.kind == CLOSED_KIND:
         return next_(cmd("next"), f"{nid} is {node.status}")
     if found.kind == BLOCKED_KIND:
-        if node.open_decision:
+        if node.open_decision and decision_options(node.open_decision):  # else `decide` refuses: unblock it
             return next_(cmd("decide", nid, option=1), "a decision is waiting for a person",
                          or_=cmd("diagnose", nid))
         return next_(cmd("unblock", nid), f"blocked: {plan_words(node.blocked_reason or 'no reason')}",
