@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from leafwise.store.model import Status
-from leafwise.store.safe_yaml import _loader, parse_yaml
+from leafwise.store.safe_yaml import parse_yaml, plan_loader
 from leafwise.store.schema import FIELD_ORDER
 from leafwise.store.timestamps import to_text
 
@@ -69,7 +69,7 @@ def reads_as_other(value: str) -> bool:
     """Whether the loader reads `value`, written plain, as something other than this text."""
     import yaml
 
-    loader = _loader()  # the plan loader's own resolvers (timestamps stay text)
+    loader = plan_loader()  # the plan loader's own resolvers (timestamps stay text)
     return yaml.resolver.BaseResolver.resolve(loader, yaml.ScalarNode, value, (True, False)) \
         != "tag:yaml.org,2002:str"
 

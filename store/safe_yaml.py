@@ -43,7 +43,7 @@ def _key_kind(key_node) -> str:
     return f"{word} ({value[:20]!r})" if isinstance(value, str) else word
 
 
-def _loader():
+def plan_loader():
     """PyYAML's C safe loader, keeping timestamps and dates as the strings the file has.
 
     Built on first use: a warm `leafwise next` reads only the cache and never
@@ -118,7 +118,7 @@ def screen(raw: bytes) -> None:
 
     depth = values = 0
     try:
-        for event in yaml.parse(raw, Loader=_loader()):
+        for event in yaml.parse(raw, Loader=plan_loader()):
             line = event.start_mark.line + 1 if event.start_mark else None
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise Refused("YAML anchors and aliases (&name, *name) are not allowed in plan files "
@@ -177,7 +177,7 @@ def error_line(exc: BaseException, raw: bytes) -> int | None:
     # A ValueError out of a constructor (`!!int abc`, a 4,301-digit number) carries no mark:
     # construct each top-level value alone to find the one that fails (error path only).
     try:
-        loader = _loader()(raw)
+        loader = plan_loader()(raw)
         try:
             root = loader.get_single_node()
             import yaml
@@ -257,7 +257,7 @@ def parse_yaml(text: str | bytes) -> Any:
 def _construct(raw: bytes) -> Any:
     import yaml
 
-    return yaml.load(raw, Loader=_loader())
+    return yaml.load(raw, Loader=plan_loader())
 
 
 def line_of_key(raw: bytes, key: str | None) -> int | None:
