@@ -8,7 +8,6 @@ store's rules (`writer.rewrite`), each doc. Only then does the transaction put t
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from leafwise.commands.adoption.mapping import ReleaseSpec
@@ -90,13 +89,12 @@ def _current(path: Any) -> bytes | None:
 def _releases(ctx: Ctx, tx: Transaction, releases: list[ReleaseSpec]) -> None:
     from datetime import date
 
-    from leafwise.store.roundtrip import round_trip_yaml
     from ruamel.yaml.comments import CommentedMap
 
+    from leafwise.commands.domain.releases import dumped, project_for_edit
+
     path = ctx.paths().project_file
-    old = read_bounded(path)
-    yaml = round_trip_yaml()
-    doc = yaml.load(old.decode("utf-8"))
+    old, doc, yaml = project_for_edit(ctx)
     if not isinstance(doc.get("releases"), list):
         doc["releases"] = []
     have = {str(r.get("id")) for r in doc["releases"] if isinstance(r, dict)}
@@ -109,9 +107,7 @@ def _releases(ctx: Ctx, tx: Transaction, releases: list[ReleaseSpec]) -> None:
         entry.fa.set_flow_style()
         doc["releases"].append(entry)
         tx.events.append(event(ctx, "release add", None, {}, None, release=rel.id))
-    buf = io.StringIO()
-    yaml.dump(doc, buf)
-    tx.add(path, buf.getvalue().encode(), old=old, lock="project")
+    tx.add(path, dumped(yaml, doc, old), old=old, lock="project")
 
 
 def _create(ctx: Ctx, tx: Transaction, step: Step, parent: str | None, deps: list[str], agent: str | None) -> None:

@@ -49,28 +49,43 @@ def _bad_date(target: str, retry: str) -> CommandError:
                         exit_code=EXIT_USAGE, category="usage")
 
 
-def _rewrite(ctx: Ctx, change: Callable[[Any], None]) -> None:
-    """Load project.yaml round-trip under the project lock, let `change` edit it, write it back atomically."""
-    from leafwise.store.roundtrip import keep_line_ends, round_trip_yaml
+def project_for_edit(ctx: Ctx) -> tuple[bytes, Any, Any]:
+    """project.yaml's bytes, its round-trip document and the YAML that dumps it back; `project_unreadable`
+    when the loader refuses the file (a tag, a key that is no text, an anchor, a duplicate key): such a
+    file is never rewritten as if it held no releases or settings. Every writer of project.yaml starts here
+    (`rewrite_project`, team mode's setting, an import's releases)."""
+    from leafwise.store.roundtrip import round_trip_yaml
     from leafwise.store.safe_yaml import parse_yaml, read_bounded
-    from leafwise.store.writer import atomic_write, locked
     from ruamel.yaml.comments import CommentedMap
+
+    y = round_trip_yaml()
+    try:
+        raw = read_bounded(ctx.paths().project_file)
+        parse_yaml(raw)  # the loader's rules first
+        doc = y.load(raw.decode("utf-8"))
+    except Exception as exc:  # noqa: BLE001 - any unreadable project.yaml is one answer
+        raise _unreadable(ctx, exc) from exc
+    return raw, doc if isinstance(doc, dict) else CommentedMap(), y
+
+
+def dumped(y: Any, doc: Any, raw: bytes) -> bytes:
+    """The edited document as bytes, with the file's own line ends (CRLF stays CRLF)."""
+    from leafwise.store.roundtrip import keep_line_ends
+
+    buf = io.StringIO()
+    y.dump(doc, buf)
+    return keep_line_ends(raw.decode("utf-8"), buf.getvalue()).encode()
+
+
+def rewrite_project(ctx: Ctx, change: Callable[[Any], None]) -> None:
+    """Load project.yaml round-trip under the project lock, let `change` edit it, write it back atomically."""
+    from leafwise.store.writer import atomic_write, locked
 
     paths = ctx.paths()
     with locked(paths, "project"):
-        y = round_trip_yaml()
-        try:
-            raw = read_bounded(paths.project_file)
-            parse_yaml(raw)  # the loader's rules first: a file it refuses (a tag, a key that is no text,
-            doc = y.load(raw.decode("utf-8"))  # an anchor) is never rewritten as if it held no releases
-        except Exception as exc:  # noqa: BLE001 - any unreadable project.yaml is one answer
-            raise _unreadable(ctx, exc) from exc
-        if not isinstance(doc, dict):
-            doc = CommentedMap()
+        raw, doc, y = project_for_edit(ctx)
         change(doc)
-        buf = io.StringIO()
-        y.dump(doc, buf)
-        atomic_write(paths.project_file, keep_line_ends(raw.decode("utf-8"), buf.getvalue()).encode())
+        atomic_write(paths.project_file, dumped(y, doc, raw))
     ctx.forget()
 
 
@@ -163,7 +178,7 @@ def project_set(ctx: Ctx, name: str | None = None, prefix: str | None = None) ->
             while prefix in former:
                 former.remove(prefix)
 
-    _rewrite(ctx, change)
+    rewrite_project(ctx, change)
     tool = Mutation("set_project", "project set", bool(changes),
                     "project updated" if changes else "already so; nothing changed",
                     [{"field": k, "from": a, "to": b} for k, (a, b) in changes.items()])
@@ -207,7 +222,7 @@ def release_add(ctx: Ctx, release_id: str, title: str, target: str | None = None
         releases.append(entry)
         position = len(releases)
 
-    _rewrite(ctx, change)
+    rewrite_project(ctx, change)
     tool = Mutation("add_release", "release add", True, "release appended",
                     [{"release": release_id, "op": "add", "title": title, "target": target}])
     record(ctx, "release add", None, {}, release=release_id)
@@ -275,7 +290,7 @@ def release_edit(ctx: Ctx, release_id: str, title: str | None = None, target: st
             changes["target"] = (old_text, target)
             entry["target"] = date.fromisoformat(target)
 
-    _rewrite(ctx, change)
+    rewrite_project(ctx, change)
     tool = Mutation("edit_release", "release edit", bool(changes),
                     "release updated" if changes else "already so; nothing changed",
                     [{"release": release_id, "field": k, "from": a, "to": b} for k, (a, b) in changes.items()])
@@ -316,7 +331,7 @@ def release_move(ctx: Ctx, release_id: str, before: str | None = None, after: st
         order.extend(str(r.get("id")) for r in releases if isinstance(r, dict))
 
     old = [r.id for r in ctx.plan().project.releases]
-    _rewrite(ctx, change)
+    rewrite_project(ctx, change)
     moved = order != old and bool(order)
     tool = Mutation("move_release", "release move", moved, "release moved" if moved else "already there",
                     [{"release": release_id, "field": "order", "from": old, "to": order}] if moved else [])
@@ -353,7 +368,7 @@ def release_remove(ctx: Ctx, release_id: str) -> Result:
         if at is not None:
             removed.append(releases.pop(at))
 
-    _rewrite(ctx, change)
+    rewrite_project(ctx, change)
     if removed:
         record(ctx, "release remove", None, {}, release=release_id)
     tool = Mutation("remove_release", "release remove", bool(removed),

@@ -3,7 +3,6 @@ commands/handlers/team.py declare them; sync and repair are in upkeep.py)."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from typing import Any
 
@@ -67,24 +66,15 @@ def _write_setting(ctx: Ctx, value: dict[str, Any]) -> None:
     """project.yaml's settings.team = value, round-trip (comments kept), under the project lock."""
     from ruamel.yaml.comments import CommentedMap
 
-    from leafwise.store.roundtrip import round_trip_yaml
-    from leafwise.store.safe_yaml import read_bounded
-    from leafwise.store.writer import atomic_write, locked
+    from leafwise.commands.domain.releases import rewrite_project
 
-    paths = ctx.paths()
-    with locked(paths, "project"):
-        y = round_trip_yaml()
-        doc = y.load(read_bounded(paths.project_file).decode("utf-8"))
-        if not isinstance(doc, dict):
-            doc = CommentedMap()
+    def change(doc: Any) -> None:
         settings = doc.get("settings")
         if not isinstance(settings, dict):
             doc["settings"] = settings = CommentedMap()
         settings[SETTING] = CommentedMap(value)
-        buf = io.StringIO()
-        y.dump(doc, buf)
-        atomic_write(paths.project_file, buf.getvalue().encode())
-    ctx.forget()
+
+    rewrite_project(ctx, change)
 
 
 def init(ctx: Ctx, remote_name: str = "origin") -> Result:
