@@ -32,6 +32,7 @@ from leafwise.store import atomic, scalar_edit
 from leafwise.store.atomic import STALE_TEMP_SECONDS, TEMP_PREFIX, TEMP_SUFFIX, Exists, umask  # noqa: F401
 from leafwise.store.locks import LOCK_POLL, LOCK_TIMEOUT, LockBusy, locked  # noqa: F401
 from leafwise.store.node_files import check_bytes, check_node
+from leafwise.store.reader import SchemaError
 from leafwise.store.numbering import create_numbered, git_dirs, highest_number  # noqa: F401
 from leafwise.store.paths import PlanPaths
 from leafwise.store.roundtrip import dump_yaml, guess_indent, render_new_node, round_trip_yaml, splice, to_yaml_value
@@ -127,7 +128,7 @@ def _scalar_rewrite(raw: bytes, edit: Edit, node_id: str) -> bytes:
     fast = None if removed else scalar_edit.rewrite(text, doc, changed)
     if fast is not None:
         new = fast.encode()
-        check_node(parse_yaml(check_bytes(new, node_id)), node_id)
+        check_node(_reread(new, node_id), node_id)
         if parse_yaml(new) == {k: scalar_edit.as_read(v) if k in changed else v for k, v in doc.items()}:
             return new
 
@@ -147,8 +148,20 @@ def _rewrite(yaml: Any, raw: bytes, edit: Edit, node_id: str) -> bytes:
     for key, value in list(doc.items()):
         doc[key] = to_yaml_value(value)
     new = dump_yaml(doc, indent=guess_indent(text))
-    check_node(parse_yaml(check_bytes(new, node_id)), node_id)
+    check_node(_reread(new, node_id), node_id)
     return splice(text, new.decode()).encode()
+
+
+def _reread(new: bytes, node_id: str) -> Any:
+    """The new bytes as the loader reads them: a value it refuses (past its count cap: "more than 10,000
+    values") is the write's SchemaError, never a YAML error no caller expects."""
+    import yaml
+
+    try:
+        return parse_yaml(check_bytes(new, node_id))
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"the node would not load: {getattr(exc, 'problem', None) or exc}", None,
+                          "write fewer or smaller values") from exc
 
 
 def _check_base(path: Path, raw: bytes, new: bytes, base: Mapping[str, Any]) -> None:
