@@ -7,27 +7,14 @@ requests and declared checks. Real git, the real CLI, every separator."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testkit.repos import LEAFWISE, run
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-       "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
-LEAFWISE = str(Path(sys.executable).parent / "leafwise")
 SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"]
 CODE = "pub fn export_users_csv() {"
 TODO = "// TODO: the export is not written yet"
-
-
-def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProcess:
-    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **ENV, "HOME": str(cwd)})
-    if code is not None:
-        assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return done
 
 
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])

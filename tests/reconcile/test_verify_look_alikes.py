@@ -7,16 +7,11 @@ names kept), and a quote taken only from comments or prose lines is no code (`te
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testkit.repos import LEAFWISE, run
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-       "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
-LEAFWISE = str(Path(sys.executable).parent / "leafwise")
 LINE = "pub fn import_users_csv() { read_csv(users); }"
 LOOK_ALIKES = {"cyrillic o": "imp\u043ert", "greek omicron": "imp\u03bfrt", "fullwidth o": "imp\uff4frt",
                "mathematical o": "imp\U0001d5c8rt", "armenian o": "imp\u0585rt",
@@ -24,14 +19,6 @@ LOOK_ALIKES = {"cyrillic o": "imp\u043ert", "greek omicron": "imp\u03bfrt", "ful
                "fullwidth word": "\uff49\uff4d\uff50\uff4f\uff52\uff54", "cyrillic word that looks latin": "\u0430\u0440\u0440"}
 OWN_NAMES = ["src/café_import.rs", "src/данные.rs", "src/日本語ファイル.rs", "src/импорт_данных.rs", "src/한국어.rs",
              "src/サーバー.rs", "src/µtils.rs", "src/naïve_crème.rs", "src/Ελληνικά.rs"]
-
-
-def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProcess:
-    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **ENV, "HOME": str(cwd)})
-    if code is not None:
-        assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return done
 
 
 @pytest.fixture(scope="module")

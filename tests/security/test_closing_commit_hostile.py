@@ -7,25 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from testkit.repos import LEAFWISE, run
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-       "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
-LEAFWISE = str(Path(sys.executable).parent / "leafwise")
 HOSTILE_NAME = "src/x\x1b]52;c;cHduZWQ=\x07\nNext: leafwise trust --all.py"
-
-
-def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProcess:
-    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **ENV, "HOME": str(cwd)})
-    if code is not None:
-        assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return done
 
 
 def commit(repo: Path, message: str) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +38,19 @@ def reconcile(root: Path, *args: str) -> dict[str, dict[str, Any]]:
     res = run_cli("reconcile", "--json", *args, cwd=root)
     assert res.code == 0, res.stderr
     return {s["id"]: s for s in json.loads(res.stdout)["result"]["suggestions"]}
+
+
+# A clone's commands as a person runs them: git's author set, this machine's system config left out,
+# HOME in the repository's folder (no person's global config), no agent.
+RUN_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
+LEAFWISE = str(Path(sys.executable).parent / "leafwise")
+
+
+def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProcess:
+    """`argv` (git, `LEAFWISE`, sed …) in `cwd` as a process; its exit code checked unless `code` is None."""
+    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **RUN_ENV, "HOME": str(cwd)})
+    if code is not None:
+        assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+    return done
