@@ -4,10 +4,11 @@ that only edited the docs, a "Fixes #795" that deleted the flag the issue was ab
 
 A closing commit counts as `shipped` only when it added code (`verify_quotes.file_kind`: not tests, not
 docs; in a code file, not comments or sentences of help text: `text_line`) and most of it is still there:
-most of its added lines, in the same file at HEAD or anywhere in the code reconcile indexed (code moves:
-ripgrep's flags went from src/app.rs to crates/core/flags/), or most of the names it brought into those
-files (`line_number_width`, `--sort-files`: code is rewritten, names stay). The commit is read through the
-one git runner from committed objects: its first parent, itself, and HEAD.
+most of its added lines, in the same file at HEAD or, for a file gone since, anywhere in the code reconcile
+indexed (code moves: ripgrep's flags went from src/app.rs to crates/core/flags/), or most of the names it
+brought into those files (`line_number_width`, `--sort-files`: code is rewritten, names stay). The commit
+is read through the one git runner from committed objects (its first parent, itself, and HEAD), within a
+byte budget a run.
 """
 
 from __future__ import annotations
