@@ -123,8 +123,9 @@ def file_kind(rel: str) -> str:
 
 
 def text_line(line: str) -> bool:
-    """A comment, or a sentence of prose (a help string's: five words or more, most of them plain words, two
-    of them English function words no language has as a keyword): a line of a code file that says, not does.
+    """A comment, or a sentence of prose (a help string's: five words or more, most of them plain words, and
+    English function words: two that no language has as a keyword, or one and two that code shares, `from`,
+    `when`, `and` … counting half): a line of a code file that says, not does.
     Neither a quote of it nor a commit adding it is code. A line that starts as a statement does (`return
     value if value is not None else default`, `raise ValueError(f"{x} must be a number")`), and
     `#[derive(Debug)]` is code."""
