@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from leafwise.store import reader
@@ -46,16 +46,7 @@ Snapshot = dict[str, tuple[int, int, int, int]]
 def snapshot(base: Path, skip: frozenset[str]) -> Snapshot:
     """(inode, mtime_ns, size, ctime_ns) of each file under `base`, by absolute path, through the one bounded
     walk (store/reader.py: no link followed, folders named in `skip` left out)."""
-    found: Snapshot = {}
-    top = os.fspath(base)
-    for rel in reader.walk(top, skip, limit=MAX_FILES):
-        path = os.path.join(top, rel)
-        try:
-            st = os.lstat(path)
-        except OSError:  # removed meanwhile
-            continue
-        found[path] = stamp(st)
-    return found
+    return {path: stamp(st) for path, st in _stats(base, skip)}
 
 
 def stamp(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -65,17 +56,18 @@ def stamp(st: os.stat_result) -> tuple[int, int, int, int]:
 def linked(base: Path, skip: frozenset[str]) -> Snapshot:
     """The files under `base` with more than one name (a hard link), by absolute path, with their
     stamps: a write through another name reaches no watch of `base` (`watch.PlanWatcher`)."""
-    found: Snapshot = {}
+    return {path: stamp(st) for path, st in _stats(base, skip) if st.st_nlink > 1 and stat.S_ISREG(st.st_mode)}
+
+
+def _stats(base: Path, skip: frozenset[str]) -> Iterator[tuple[str, os.stat_result]]:
+    """(absolute path, lstat) of each file of the bounded walk; one removed meanwhile is left out."""
     top = os.fspath(base)
     for rel in reader.walk(top, skip, limit=MAX_FILES):
         path = os.path.join(top, rel)
         try:
-            st = os.lstat(path)
+            yield path, os.lstat(path)
         except OSError:
             continue
-        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
-            found[path] = stamp(st)
-    return found
 
 
 def moved(before: Snapshot, after: Snapshot) -> set[str]:

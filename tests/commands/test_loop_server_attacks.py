@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from testkit import wait_until
+from testkit.watching import inotify_watches
 
 _spec = importlib.util.spec_from_file_location("loop_server_tests", Path(__file__).with_name("test_loop_server.py"))
 base = importlib.util.module_from_spec(_spec)
@@ -155,16 +156,6 @@ def test_a_caller_that_connects_and_never_sends_holds_the_others_up_a_second_at_
         silent.close()
     assert (code, how) == (0, "served") and '"id": "T-1"' in out
     assert took < 5, took
-
-
-def inotify_watches(pid: int) -> int:
-    total = 0
-    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
-        try:
-            total += info.read_text().count("inotify wd:")
-        except OSError:
-            pass
-    return total
 
 
 def a_tree(folder: Path, count: int = 60) -> Path:

@@ -26,6 +26,7 @@ import anyio
 import pytest
 from testkit import node, wait_until, write_plan
 from testkit.mcp_stdio import mcp_session
+from testkit.watching import inotify_watches, write_through
 
 _spec = importlib.util.spec_from_file_location(
     "loop_server_tests_for_tree_moves", Path(__file__).parents[1] / "commands" / "test_loop_server.py")
@@ -52,16 +53,6 @@ def plan(root: Path) -> Path:
     (docs / "b" / "c").mkdir(parents=True)
     (docs / "b" / "c" / "keep.md").write_text("kept\n")
     return root
-
-
-def watches(pid: int) -> int:
-    count = 0
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            count += Path(f"/proc/{pid}/fdinfo/{fd}").read_text().count("inotify wd:")
-        except OSError:
-            pass
-    return count
 
 
 def link_in_docs(docs: Path, outside: Path) -> None:
@@ -91,7 +82,7 @@ def test_a_link_to_a_folder_made_under_a_warm_server_ends_it(tmp_path, runtime, 
     root = cloned(plan(tmp_path / "src"), tmp_path / "clone")
     serving(root)
     (pid,) = server_pids(runtime)
-    before = watches(pid)
+    before = inotify_watches(pid)
     change(root / ".leafwise" / "docs", outside)
     time.sleep(0.5)
     out, _err, code, how = call(root, "next", "--json")
@@ -106,14 +97,6 @@ def hard_linked(tmp_path: Path) -> tuple[Path, Path]:
     other = tmp_path / "elsewhere.yaml"
     os.link(root / ".leafwise" / "nodes" / "T-3.yaml", other)  # before any watch starts
     return root, other
-
-
-def write_through(other: Path, old: str, new: str) -> None:
-    text = other.read_text()
-    assert old in text
-    with other.open("r+") as handle:  # in place: the plan's own name sees the same bytes
-        handle.write(text.replace(old, new, 1))
-        handle.truncate()
 
 
 CHANGES = [('status: "draft"', 'status: "done"'),   # the pick's task closed

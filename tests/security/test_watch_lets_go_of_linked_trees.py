@@ -22,18 +22,9 @@ import pytest
 from testkit import node, write_plan
 from testkit.canvas import canvas, live, row_text, tree, until
 from testkit.mcp_stdio import mcp_session
+from testkit.watching import inotify_watches
 
 pytestmark = pytest.mark.slow
-
-
-def watches(pid: int) -> int:
-    count = 0
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            count += Path(f"/proc/{pid}/fdinfo/{fd}").read_text().count("inotify wd:")
-        except OSError:
-            pass
-    return count
 
 
 def children_watches() -> int:
@@ -42,7 +33,7 @@ def children_watches() -> int:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == me:
-                total += watches(int(pid))
+                total += inotify_watches(int(pid))
         except (OSError, ValueError, IndexError):
             pass
     return total
@@ -106,12 +97,12 @@ async def test_the_canvas_lets_the_tree_go_and_still_sees_a_write(tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await live(app, pilot)
         assert tree(app).reveal("T-2")
-        before = watches(os.getpid())
+        before = inotify_watches(os.getpid())
         move_in_link(root, outside)
-        await until(pilot, lambda: watches(os.getpid()) < before + 50, timeout=10,
+        await until(pilot, lambda: inotify_watches(os.getpid()) < before + 50, timeout=10,
                     what="the canvas to let the linked tree's watches go")
         await pilot.pause(1.5)
-        assert watches(os.getpid()) < before + 50
+        assert inotify_watches(os.getpid()) < before + 50
         retitle(root, '"Alpha"', '"Alpha two"')
         await until(pilot, lambda: "Alpha two" in row_text(app, "T-2"), timeout=10, what="the write seen")
 
@@ -128,7 +119,7 @@ def test_next_wait_lets_the_tree_go_and_still_wakes(tmp_path):
         time.sleep(2)
         move_in_link(root, outside)
         time.sleep(3)
-        held = watches(waiting.pid)
+        held = inotify_watches(waiting.pid)
         path = root / ".leafwise/nodes/T-2.yaml"
         path.write_text(path.read_text().replace('status: "blocked"', 'status: "draft"')
                         .replace("blocked_reason:", "#blocked_reason:"))

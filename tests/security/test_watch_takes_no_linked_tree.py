@@ -16,22 +16,10 @@ from pathlib import Path
 
 import pytest
 from testkit import node, write_plan
+from testkit.watching import inotify_watches
 
 from leafwise.store import watch
 from leafwise.store.paths import find_root
-
-
-def inotify_watches() -> int:
-    """The inotify watches this process holds now (every inotify descriptor's `inotify wd:` lines)."""
-    total = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify":
-                with open(f"/proc/self/fdinfo/{fd}") as info:
-                    total += sum(1 for line in info if line.startswith("inotify"))
-        except OSError:
-            continue
-    return total
 
 
 @pytest.fixture(params=["link_to_usr", "many_folders"])

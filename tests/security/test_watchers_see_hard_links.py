@@ -18,16 +18,9 @@ from pathlib import Path
 import pytest
 from testkit import node, write_plan
 from testkit.canvas import canvas, live, row_text, tree, until
+from testkit.watching import write_through
 
 pytestmark = pytest.mark.slow
-
-
-def write_through(other: Path, old: str, new: str) -> None:
-    text = other.read_text()
-    assert old in text
-    with other.open("r+") as handle:  # in place: the plan's own name sees the same bytes
-        handle.write(text.replace(old, new, 1))
-        handle.truncate()
 
 
 @pytest.mark.anyio
