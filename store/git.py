@@ -391,6 +391,9 @@ SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--
 
 # git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
 # anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
+REGULAR_FILE_MODES = ("100644", "100755")  # a tree entry that is a file's bytes (not a link, a submodule, a tree)
+
+
 def object_id(text: str) -> bool:
     """Whether `text` is a full object id as git prints it (SHA-1 or SHA-256 hex): a field parsed out of
     `git log` output is one only then, since a commit message may hold the separator bytes of the format

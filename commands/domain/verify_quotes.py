@@ -28,7 +28,7 @@ from leafwise.store.verdicts import Quote
 MIN_QUOTE = 12  # characters, whitespace collapsed: "def x():" proves nothing
 MAX_QUOTE = 600
 MAX_RANGE = 400  # lines one piece of evidence may span
-BLOB = reader.Kind("committed file", 2 * reader.MiB)
+BLOB = reader.Kind("committed file", 2 * reader.MiB)  # a committed blob read (quotes, closing commits)
 CODE_EXT = frozenset({
     ".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svelte", ".go", ".rb", ".rs", ".java",
     ".kt", ".kts", ".scala", ".swift", ".m", ".mm", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".php", ".ex",
@@ -222,7 +222,7 @@ class Committed:
     def blob_ids(self, rels: list[str]) -> dict[str, str]:
         """rel -> the blob id HEAD holds for it (regular files only)."""
         return {r: e[2] for r, e in self.entries(sorted(set(rels))[:200]).items() if e[1] == "blob"
-                and e[0] in ("100644", "100755")}
+                and e[0] in git.REGULAR_FILE_MODES}
 
     def tree(self) -> str:
         """The id of HEAD's whole tree: what an answer that found nothing to read was checked against."""
@@ -261,7 +261,7 @@ def check(committed: Committed, place: Place, quote: str) -> Quote:
     mode, kind, blob = entry
     if mode == "120000":
         raise QuoteRefused("symlink", f"{place.path} is a symbolic link in the last commit; quote the real file", label)
-    if kind != "blob" or mode not in ("100644", "100755"):
+    if kind != "blob" or mode not in git.REGULAR_FILE_MODES:
         raise QuoteRefused("not_a_file", f"{place.path} is not a file in the last commit ({kind})", label)
     if committed.ignored(place.path):
         raise QuoteRefused("ignored", f"{place.path} is committed but git ignores it; quote the project's own code",

@@ -19,7 +19,7 @@ from leafwise.commands.contract import EXIT_USAGE, CommandError, Result, fix, ne
 from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
 from leafwise.commands.registry import Ctx
 from leafwise.commands.text import inert, untrusted_block
-from leafwise.store import reader
+from leafwise.store import git, reader
 from leafwise.store.verdicts import MAX_QUOTES, VERDICTS
 
 PLACE_LINES = 40  # lines of one place sent to the model
@@ -50,7 +50,7 @@ def _committed_lines(committed: Committed | None, place: dict[str, Any]) -> list
         return []
     path, start, end = str(place.get("path")), int(place.get("start") or 1), int(place.get("end") or 1)
     entry = committed.entries([path]).get(path)
-    if entry is None or entry[0] not in ("100644", "100755") or entry[1] != "blob" or committed.ignored(path):
+    if entry is None or entry[0] not in git.REGULAR_FILE_MODES or entry[1] != "blob" or committed.ignored(path):
         return []
     try:
         lines = reader.lines(committed.text(entry[2], path))

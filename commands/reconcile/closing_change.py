@@ -22,7 +22,6 @@ from leafwise.store import git, linear, reader
 MAX_FILES = 6  # code files of one commit compared at most
 SURVIVES = 0.5  # the share of its added code lines HEAD must still hold
 MIN_LINE = 6  # characters (stripped) a line needs to count: `}`, `end`, `pass` prove nothing
-BLOB = reader.Kind("committed file", 2 * reader.MiB)
 _NAME = linear.compile(r"\b[A-Za-z_][A-Za-z0-9_-]{3,60}")
 
 
@@ -104,7 +103,8 @@ def _regular(root: Path, sha: str, paths: list[str]) -> list[str]:
         head, tab, name = item.partition("\t")
         if tab:
             modes[name] = head.split(" ")[0]
-    return [p for p in paths if modes.get(p, "100644") in ("100644", "100755")]  # absent: the commit deleted it
+    # absent from the listing: the commit deleted it
+    return [p for p in paths if modes.get(p, git.REGULAR_FILE_MODES[0]) in git.REGULAR_FILE_MODES]
 
 
 def names(lines: Collection[str]) -> set[str]:
@@ -131,6 +131,8 @@ def significant(text: str) -> list[str]:
 def _lines(root: Path, rev: str, path: str, budget: Budget) -> list[str]:
     """The file's significant lines (stripped) as `rev` holds it; none when it does not."""
     try:
+        from leafwise.commands.domain.verify_quotes import BLOB
+
         data = git.run_git(root, "cat-file", "blob", f"{rev}:{path}", deadline=10, limit=BLOB.cap)
     except (git.GitError, ValueError):
         return []
