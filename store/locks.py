@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,19 +48,25 @@ def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterat
 
 
 def _no_planted_entry(lock_path: Path) -> None:
-    """A lock file that is a link, FIFO or socket (planted: Leafwise makes only empty regular ones) is
-    removed, so the lock is taken on a new file of ours; the name only goes, what it points at is never
-    opened. Replacing it here, not refusing, keeps a command from failing half-way through its writes at
-    its second lock (the locks folder itself is checked at plan discovery, `paths.confinement_problem`)."""
+    """A lock file that is anything but a regular file (planted: Leafwise makes only empty regular ones;
+    a folder, force-committed with a file in it, is what a clone can bring) is removed, so the lock is
+    taken on a new file of ours; the name only goes, what a link points at is never opened, and a folder
+    goes with what it holds, links unfollowed. Replacing it here, not refusing, keeps a command from
+    failing half-way through its writes at its second lock (the locks folder itself is checked at plan
+    discovery, `paths.confinement_problem`)."""
     try:
         mode = os.lstat(lock_path).st_mode
     except FileNotFoundError:
         return
-    if stat.S_ISLNK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        try:
+    if stat.S_ISREG(mode):
+        return
+    try:
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(lock_path)  # fd-based where the platform has it: no link inside is followed
+        else:
             os.unlink(lock_path)
-        except FileNotFoundError:
-            pass  # another writer replaced it first
+    except FileNotFoundError:
+        pass  # another writer replaced it first
 
 
 @contextmanager

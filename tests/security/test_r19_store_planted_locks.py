@@ -1,0 +1,82 @@
+"""A lock file a clone brings as anything but an empty regular file (docs/security.md, "Confinement").
+
+`.leafwise/.locks/` is ignored, but a force-added folder at a lock's name (`journal.lock/x`) arrives with
+every `git clone`: the open of a folder fails, so every command that writes stopped for good at its
+journal lock — after it had written the node (`add` left a node the journal never heard of) — while
+doctor and repair said nothing needed repair. The lock is Leafwise's own state: whatever is at its name
+goes, what a link there names is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from testkit import journal, node, run_cli, write_plan
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"], "HOME": "/nonexistent"}
+KINDS = ("empty_folder", "folder_with_a_file", "nested_folders", "folder_with_a_link_out", "link_to_a_folder")
+NAMES = ("journal", "project", "P1-2")
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"LEAFWISE_CONFIG_DIR": str(tmp_path / "config"), "LEAFWISE_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=GIT_ENV)
+
+
+def plant(lock: Path, kind: str, outside: Path) -> None:
+    if kind == "link_to_a_folder":
+        lock.symlink_to(outside, target_is_directory=True)
+        return
+    lock.mkdir()
+    if kind == "folder_with_a_file":
+        (lock / "x").write_text("x\n")
+    elif kind == "nested_folders":
+        (lock / "a" / "b").mkdir(parents=True)
+        (lock / "a" / "b" / "x").write_text("x\n")
+    elif kind == "folder_with_a_link_out":
+        (lock / "out").symlink_to(outside, target_is_directory=True)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cloned_folder_at_a_lock_name_never_stops_a_write(tmp_path: Path, env: dict[str, str], kind: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n")
+    source = tmp_path / "source"
+    source.mkdir()
+    write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1"),
+                        node("P1-3", "Pay button", parent="P1-1")], prefix="P1")
+    locks = source / ".leafwise" / ".locks"
+    locks.mkdir(exist_ok=True)
+    for name in NAMES:
+        plant(locks / f"{name}.lock", kind, outside)
+        (locks / f"{name}.lock.keep").write_text("")  # git keeps no empty folder: a file beside it for that kind
+    git(source, "init", "-q", "-b", "main")
+    git(source, "add", "-f", ".")
+    git(source, "commit", "-q", "-m", "planted locks")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(source), str(clone))
+    for name in NAMES:
+        if kind != "empty_folder":
+            assert os.path.lexists(clone / ".leafwise" / ".locks" / f"{name}.lock")
+        else:
+            plant(clone / ".leafwise" / ".locks" / f"{name}.lock", kind, outside)  # a folder made after the clone
+
+    added = run_cli("add", "Receipt", "--parent", "P1-1", cwd=clone, env=env, timeout=30)
+    assert added.code == 0, added.stderr
+    started = run_cli("start", "P1-2", "--agent", "bob", cwd=clone, env=env, timeout=30)
+    assert started.code == 0, started.stderr
+    released = run_cli("release", "add", "R9", "--title", "Later", cwd=clone, env=env, timeout=30)
+    assert released.code == 0, released.stderr
+    assert [e.get("command") for e in journal(clone)][-3:] == ["add", "start", "release add"]
+    assert sorted(os.listdir(outside)) == ["keep.txt"] and (outside / "keep.txt").read_text() == "keep\n"
+    for name in NAMES:
+        assert (clone / ".leafwise" / ".locks" / f"{name}.lock").is_file()
