@@ -227,8 +227,14 @@ def render_text(env: dict[str, Any], body: list[str], *, for_agent: bool = False
     return "\n".join([*body, *markers]) + "\n", ""
 
 
+# The most items one answer lists, whatever limit the caller asks: 20,000 rows were 14 MB and 8.8 s.
+MAX_ITEMS = 1000
+
+
 def bounded(items: list[Any], limit: int | None) -> dict[str, Any]:
-    """An array an agent can never be flooded by."""
+    """An array an agent can never be flooded by: at most `limit` items, never more than MAX_ITEMS
+    (no limit, or one of 0 or less, asks for all: MAX_ITEMS)."""
     total = len(items)
-    shown = items if limit is None or limit <= 0 else items[:limit]
+    limit = MAX_ITEMS if limit is None or limit <= 0 else min(limit, MAX_ITEMS)
+    shown = items[:limit]
     return {"items": shown, "total": total, "limit": limit, "truncated": len(shown) < total}

@@ -30,3 +30,20 @@ def test_bad_bulk_input_points_at_bulk_help(tmp_path: Path) -> None:
     fix = next(line for line in res.stderr.splitlines() if line.startswith("Fix: "))
     assert fix.startswith("Fix: leafwise bulk --root ") and fix.endswith(" --help"), fix
     assert run_cli(*shlex.split(fix[len("Fix: leafwise "):]), cwd=tmp_path).code == 0, "the line runs as printed"
+
+
+def test_bulk_refuses_more_updates_than_a_call_takes_and_changes_nothing(tmp_path: Path) -> None:
+    from leafwise.commands.domain.bulk import MAX_UPDATES
+
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    assert run_cli("start", "T-1", "--agent", "a", cwd=tmp_path).code == 0
+    before = (tmp_path / ".leafwise" / "nodes" / "T-1.yaml").read_bytes()
+    updates = [{"id": "T-1", "command": "heartbeat", "agent": "a"}] * (MAX_UPDATES + 1)
+    res = run_cli("bulk", "-", stdin=json.dumps(updates), cwd=tmp_path)
+    assert res.code == 2, res.stdout + res.stderr
+    assert f"{MAX_UPDATES + 1} updates in one call" in res.stderr
+    assert any(line.startswith("Fix: leafwise bulk") for line in res.stderr.splitlines()), res.stderr
+    assert (tmp_path / ".leafwise" / "nodes" / "T-1.yaml").read_bytes() == before
+    res = run_cli("bulk", "-", "--json", stdin=json.dumps(updates[:MAX_UPDATES]), cwd=tmp_path)
+    assert res.code == 0, res.stdout + res.stderr
+    assert len(res.json["result"]["successful"]) == MAX_UPDATES, "a full call still runs"

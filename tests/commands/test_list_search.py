@@ -135,3 +135,22 @@ def test_search_in_a_hostile_doc_stays_linear(tmp_path):
     assert ids(tmp_path, "--search", words) == []
     assert time.perf_counter() - started < 3.0
     assert ids(tmp_path, "--search", "a" * 100) == ["T-1"]
+
+
+def test_no_limit_lists_more_than_one_answer_holds(tmp_path: Path) -> None:
+    """A caller's own huge limit (or none) lists at most contract.MAX_ITEMS, says it cut, and names the total:
+    on the CLI, over MCP, for list and tree and release list."""
+    from leafwise.commands.contract import MAX_ITEMS
+
+    many = MAX_ITEMS + 7
+    write_plan(tmp_path, [node(f"T-{i}", f"task {i}", release="R1") for i in range(1, many + 1)],
+               releases=[f"R{i}" for i in range(1, many + 1)])
+    for args in (("list", "--limit", "1000000"), ("list", "--limit", "0"), ("tree", "--limit", "1000000"),
+                 ("release", "list")):
+        res = run_cli(*args, "--json", cwd=tmp_path)
+        assert res.code == 0, res.stderr
+        page = res.json["result"]
+        assert (len(page["items"]), page["truncated"]) == (MAX_ITEMS, True), args
+        assert page["total"] >= many, args
+    [answer] = mcp_calls(tmp_path, [("list_nodes", {"limit": 1000000})])
+    assert len(answer["result"]["items"]) == MAX_ITEMS and answer["result"]["total"] == many
