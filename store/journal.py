@@ -83,6 +83,11 @@ def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None)
     return events
 
 
+def newest_first(paths: PlanPaths) -> Iterator[dict[str, Any]]:
+    """Every event, newest first, decoded one at a time: an export streams a journal of any size."""
+    return _iter_reverse(paths)
+
+
 def _iter_reverse(paths: PlanPaths, needle: bytes | None = None, block: int = 65536) -> Iterator[dict[str, Any]]:
     try:
         fh = _open_read(paths)

@@ -308,3 +308,22 @@ def test_export_json_writes_strict_json_with_a_planted_non_finite_value(tmp_path
     exported = json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in the export"))
     assert any(n.get("id") == "T-1" or n.get("source", {}).get("id") == "T-1" for n in exported["nodes"]) \
         or "T-1" in out.read_text()
+
+
+@pytest.mark.parametrize("events", [0, 1, 3000])
+def test_export_json_journal_holds_every_event_in_order_as_strict_json(tmp_path: Path, events: int) -> None:
+    """The journal is streamed into the export one event at a time; the file is still one strict JSON
+    document with every readable event, oldest first (a bad line skipped)."""
+    write_plan(tmp_path, [node("T-1", "A", release="R1")])
+    lines = [json.dumps({"time": "2026-12-01T00:00:00+00:00", "command": "edit", "node": "T-1", "n": i})
+             for i in range(events)]
+    if events:
+        lines[events // 2] = '{"command": "edit", "node": "T-1", "n": NaN}'
+        lines.insert(1, "not json")
+    (tmp_path / ".leafwise" / "journal.jsonl").write_text("".join(line + "\n" for line in lines))
+    res = run_cli("export", "json", "out.json", "--journal", cwd=tmp_path)
+    assert res.code == 0, res.stderr
+    exported = json.loads((tmp_path / "out.json").read_text(), parse_constant=pytest.fail)
+    expected = [i for i in range(events) if i != events // 2]  # the reader refuses NaN: a bad line
+    assert [e["n"] for e in exported["journal"]] == expected, "every event, in order"
+    assert exported["nodes"][0]["id"] == "T-1"
