@@ -25,16 +25,37 @@ def outside(folder: Path, root: Path | str) -> bool:
 
 
 def inside_a_plan(folder: Path) -> bool:
-    """Whether `folder` or a folder above it holds a plan (`.leafwise/`): then a repository's author may
-    have written what is in it (a sandbox whose HOME is the work tree), so no key is read from it."""
+    """Whether `folder` or a folder above it holds a plan (`.leafwise/`), or a repository tracks files in
+    it (`committed`): then a repository's author may have written what is in it (a sandbox whose HOME is
+    the work tree), so no key is read from it."""
     current = os.path.realpath(str(folder))
     while True:
         if os.path.lexists(os.path.join(current, ".leafwise")):
             return True
         parent = os.path.dirname(current)
         if parent == current:
+            return committed(folder)
+        current = parent
+
+
+def committed(folder: Path) -> bool:
+    """Whether the repository whose work tree holds `folder` tracks anything in it: a clone brought those
+    files (a monorepo whose top is HOME ships `.config/leafwise/` beside a plan in a subfolder, where no
+    `.leafwise/` lies above it). One git call, only when a folder above holds `.git`."""
+    real = os.path.realpath(str(folder))
+    current = real
+    while not os.path.lexists(os.path.join(current, ".git")):
+        parent = os.path.dirname(current)
+        if parent == current:
             return False
         current = parent
+    from leafwise.store import git
+
+    try:
+        repo = git.pin(Path(current), deadline=5)
+        return bool(git.run_git(Path(current), "ls-files", "-z", "--", repo.rel(Path(real)), deadline=5))
+    except git.GitError:  # git does not know this tree: nothing in it came from a clone
+        return False
 
 
 def config_dir() -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store import atomic, reader
-from leafwise.store.config_dirs import config_dir, outside
+from leafwise.store.config_dirs import committed, config_dir, outside
 from leafwise.store.timestamps import to_text, utc_now
 
 FILE_NAME = "trust.json"
@@ -49,10 +49,32 @@ def _read() -> dict[str, Any]:
     return data
 
 
+def trees(root: Path | str) -> list[str]:
+    """The folders whose files a clone of the plan at `root` may have brought: the plan root, the work
+    tree of the repository holding it, and every other work tree of that repository (a superproject
+    whose `.git/modules/` holds it, the main checkout of a `git worktree`): a plan in a subfolder of a
+    repository whose top is HOME (a sandbox, a devcontainer) sits beside that repository's
+    `.config/leafwise/`."""
+    from leafwise.store import git
+
+    found = [str(root)]
+    try:
+        repo = git.pin(Path(root), deadline=5)
+    except git.GitError:  # no repository: the plan root is the whole tree
+        return found
+    found.append(str(repo.work_tree))
+    parts = repo.git_dir.parts
+    if ".git" in parts[:-1]:  # `<top>/.git/modules/…` or `<top>/.git/worktrees/…`: `<top>` is one too
+        found.append(str(Path(*parts[:parts.index(".git")])))
+    return found
+
+
 def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:
     """Every approval: full digest -> {root, command, at}; with `root`, none when the approvals file lies
-    inside that plan's own tree (config_dirs.outside): its author could have written it."""
-    if root is not None and not outside(store_path(), root):
+    inside a tree a clone of that plan brings (`trees`, config_dirs.outside) or a repository tracks it
+    (config_dirs.committed): its author could have written it."""
+    if root is not None and (not all(outside(store_path(), tree) for tree in trees(root))
+                             or committed(store_path().parent)):
         return {}
     return dict(_read().get("allowed", {}))
 
