@@ -10,11 +10,23 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from leafwise.commands.adoption import reading
 from leafwise.commands.adoption.mapping import InputError, Options, Parsed, parse_map, wrong_kind
 from leafwise.commands.adoption.committing import apply
 from leafwise.commands.adoption.transaction import Refused
 from leafwise.commands.adoption.writing import Prepared, Step, prepare
-from leafwise.commands.contract import EXIT_CONFLICT, EXIT_USAGE, CommandError, Mutation, Result, clean, fix, next_
+from leafwise.commands.contract import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    CommandError,
+    Mutation,
+    Result,
+    bounded,
+    clean,
+    fix,
+    next_,
+    placeholder,
+)
 from leafwise.commands.domain.nodes import get_node, require_project
 from leafwise.commands.domain.planning import reopen_ancestors
 from leafwise.commands.registry import Ctx
@@ -24,7 +36,6 @@ from leafwise.store import CLOSED, Status
 FORMATS = {"taskmaster": "taskmaster", "backlog": "backlog", "beads": "beads", "github": "github",
            "csv": "csv_format", "json": "json_format"}
 SHOWN_ITEMS = 400  # lines of a text answer's mapping
-MAX_ITEMS = 20_000  # items of a --json answer (bounded, as every array in an answer is)
 
 
 def parse(fmt: str, options: Options) -> Parsed:
@@ -32,10 +43,16 @@ def parse(fmt: str, options: Options) -> Parsed:
     file's problem, never an internal error (each item's own is its problem: `Options.guarded`)."""
     module = importlib.import_module(f"leafwise.commands.adoption.{FORMATS[fmt]}")
     try:
-        return module.parse(options)
+        parsed = module.parse(options)
     except (TypeError, AttributeError) as exc:
         raise InputError(options.shown, None, f"a field holds a value of the wrong kind ({wrong_kind(exc)})",
                          f"check that the file is {fmt}'s own export") from None
+    if len(parsed.items) > reading.MAX_IMPORT_ITEMS:
+        error = InputError(options.shown, None, f"{len(parsed.items):,} items; one import takes at most "
+                           f"{reading.MAX_IMPORT_ITEMS:,}", reading.SPLIT)
+        error.too_much = True
+        raise error
+    return parsed
 
 
 def _options(ctx: Ctx, fmt: str, path: str, release: str | None, partial: bool,
@@ -54,8 +71,11 @@ def _input_error(ctx: Ctx, fmt: str, path: str, exc: InputError, retry: dict[str
     where = f"{exc.file}" + (f", {exc.item}" if exc.item else "")
     # an item's problem: the dry run with --partial lists every item that would be skipped, and why
     dry = {**retry, "dry_run": True, "partial": True if exc.skippable else retry["partial"]}
-    line = exc.command(ctx.cmd) if exc.command else ctx.cmd("import", fmt, path, **dry)
-    return CommandError("bad_import_input", f"{clean(where, 300)}: {clean(exc.message, 500)}; nothing was imported",
+    line = exc.command(ctx.cmd) if exc.command else \
+        ctx.cmd("import", fmt, placeholder("part of the file"), **{**retry, "dry_run": True}) if exc.too_much else \
+        ctx.cmd("import", fmt, path, **dry)
+    told = f"{clean(exc.message, 500)}; nothing was imported" + (f" ({exc.fix})" if exc.too_much else "")
+    return CommandError("bad_import_input", f"{clean(where, 300)}: {told}",
                         fix(line, clean(exc.fix, 300)), exit_code=EXIT_USAGE, category="usage",
                         source=("import", None), details={"file": exc.file, "item": exc.item, "fix": exc.fix},
                         mutation=Mutation("import_plan", "import", False, "the input is not valid"))
@@ -173,7 +193,7 @@ def _common_lines(parsed: Parsed, prepared: Prepared) -> list[str]:
 
 def _result(parsed: Parsed, prepared: Prepared, rows: list[dict[str, Any]], dry_run: bool) -> dict[str, Any]:
     return {"tool": parsed.tool, "file": parsed.file, "dry_run": dry_run, **_summary(prepared),
-            "items": rows[:MAX_ITEMS], "total": len(rows), "limit": MAX_ITEMS, "truncated": len(rows) > MAX_ITEMS,
+            **bounded(rows, None),
             "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases],
             "skips": [{"key": s.key, "where": s.where, "why": s.why} for s in prepared.skipped],
             "notes": prepared.notes, "duplicates": prepared.duplicates}

@@ -45,6 +45,7 @@ class InputError(Exception):
         self.fix = fix
         self.command = command  # the Fix's command line, when it is not the import's own dry run
         self.skippable = False  # one item's problem: --partial would import the rest
+        self.too_much = False  # over an import's size or item cap: the Fix imports a part of the file
 
 
 @dataclass
