@@ -118,6 +118,31 @@ def _unlink(name: str) -> None:
         pass
 
 
+def clear_planted(path: Path) -> bool:
+    """Make room at `path` for a file of Leafwise's own recreated state (a lock, a lease): anything
+    there that is not a regular file goes, so a clone that force-added a folder (`claims/T-1.json/x`),
+    a link or a FIFO at that name cannot make every write there fail for good. The name only goes: what
+    a link points at is never opened, and a folder goes with what it holds, links inside unfollowed.
+    Whether something was removed."""
+    import shutil
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISREG(mode):
+        return False
+    try:
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(path)  # fd-based where the platform has it: no link inside is followed
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass  # another writer replaced it first
+    return True
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename in `folder` durable (where the system lets a folder be opened and synced)."""
     try:

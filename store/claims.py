@@ -113,8 +113,9 @@ def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes
 
 
 def _save(paths: PlanPaths, claim: Claim) -> None:
-    atomic.replace(paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json",
-                   (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+    path = paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json"
+    atomic.clear_planted(path)  # a folder a clone force-added at the name: no lease could ever be written
+    atomic.replace(path, (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
 
 
 def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:
@@ -123,8 +124,11 @@ def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:
         claim = read(paths, node_id)
         if claim is None or claim.agent != agent:
             return False
+    path = paths.own_folder(paths.claims) / f"{check_id(node_id)}.json"
+    if atomic.clear_planted(path):  # not a lease file at all (a folder, a link): gone as well
+        return True
     try:
-        (paths.own_folder(paths.claims) / f"{check_id(node_id)}.json").unlink()
+        path.unlink()
         return True
     except FileNotFoundError:
         return False

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,25 +47,13 @@ def locked(paths: PlanPaths, name: str, timeout: float = LOCK_TIMEOUT) -> Iterat
 
 
 def _no_planted_entry(lock_path: Path) -> None:
-    """A lock file that is anything but a regular file (planted: Leafwise makes only empty regular ones;
-    a folder, force-committed with a file in it, is what a clone can bring) is removed, so the lock is
-    taken on a new file of ours; the name only goes, what a link points at is never opened, and a folder
-    goes with what it holds, links unfollowed. Replacing it here, not refusing, keeps a command from
-    failing half-way through its writes at its second lock (the locks folder itself is checked at plan
-    discovery, `paths.confinement_problem`)."""
-    try:
-        mode = os.lstat(lock_path).st_mode
-    except FileNotFoundError:
-        return
-    if stat.S_ISREG(mode):
-        return
-    try:
-        if stat.S_ISDIR(mode):
-            shutil.rmtree(lock_path)  # fd-based where the platform has it: no link inside is followed
-        else:
-            os.unlink(lock_path)
-    except FileNotFoundError:
-        pass  # another writer replaced it first
+    """A lock file that is anything but a regular file (planted: Leafwise makes only empty regular ones)
+    goes (`atomic.clear_planted`), so the lock is taken on a new file of ours. Replacing it here, not
+    refusing, keeps a command from failing half-way through its writes at its second lock (the locks
+    folder itself is checked at plan discovery, `paths.confinement_problem`)."""
+    from leafwise.store.atomic import clear_planted
+
+    clear_planted(lock_path)
 
 
 @contextmanager
