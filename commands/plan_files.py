@@ -15,7 +15,7 @@ from leafwise.commands.core.validate import PlanCommand, PlanFiles, key_line, pl
 from leafwise.commands.events import Event
 from leafwise.commands.registry import command_line
 from leafwise.store import Node, Plan, Problem, reader
-from leafwise.store.paths import PlanPaths, UnsafePath, resolve_inside
+from leafwise.store.paths import UnsafePath, resolve_inside
 
 __all__ = ["PlanCommand", "find_problems", "first_error", "plan_commands", "plan_files", "read_lines", "done_events"]
 
@@ -96,7 +96,7 @@ def plan_commands(plan: Plan, broken: list[Problem] | None = None) -> list[PlanC
 
             found += [(value, "node", node.id, node.file) for kind, value in declared(node.data)
                       if kind == "command"]
-    found += _cycle_commands(plan.paths, broken if broken is not None else [])
+    found += _cycle_commands(plan, broken if broken is not None else [])
     if not found:
         return []
     from leafwise.store import trust
@@ -110,7 +110,10 @@ def plan_commands(plan: Plan, broken: list[Problem] | None = None) -> list[PlanC
     return sorted(out, key=lambda c: (c.source, c.owner, c.command))
 
 
-def _cycle_commands(paths: PlanPaths, broken: list[Problem]) -> list[tuple[str, str, str, str]]:
+def _cycle_commands(plan: Plan, broken: list[Problem]) -> list[tuple[str, str, str, str]]:
+    """The cycles' verify commands; a cycle file that does not load, or a running cycle whose node is
+    gone (its next tick refuses), goes to `broken`."""
+    paths = plan.paths
     if not paths.cycles.is_dir():
         return []
     from leafwise.store import cycles as ledger
@@ -129,8 +132,13 @@ def _cycle_commands(paths: PlanPaths, broken: list[Problem]) -> list[tuple[str, 
             broken.append(Problem("cycle_file", "error", f"{exc}: a person fixes or deletes the file",
                                   command_line("cycle status"), file=file, line=line if isinstance(line, int) else None))
             continue
-        if cycle is not None:
-            found += [(str(c), "cycle", name, file) for c in cycle.verify]
+        if cycle is None:
+            continue
+        found += [(str(c), "cycle", name, file) for c in cycle.verify]
+        if cycle.status == "running" and cycle.node and cycle.node not in plan.nodes:
+            broken.append(Problem("cycle_node_gone", "warning",
+                                  f"cycle {name} runs on {cycle.node}, which is not in the plan: its next tick refuses",
+                                  command_line("cycle stop", name), file=file, line=None))
     return found
 
 

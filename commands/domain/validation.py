@@ -12,7 +12,7 @@ from leafwise.store import Node, Plan, Problem
 
 PLAN_WIDE = {"hierarchy_cycle", "duplicate_id", "duplicate_release", "merge_conflict"}
 # A broken cycle file stops its cycle (`cycle tick` refuses it), never unrelated tasks.
-CYCLE_ONLY = {"cycle_file"}
+CYCLE_ONLY = {"cycle_file", "cycle_node_gone"}
 # Warnings only a person can clear: approving a command from a plan file (docs/security.md, "Approvals").
 PERSON_STEPS = {"untrusted_command"}
 
@@ -74,7 +74,7 @@ def validate(ctx: Ctx, limit: int = 100) -> Result:
     body = {"valid": not errors, "errors": len(errors), "warnings": warnings,
             "nodes": len(plan.nodes), "problems": bounded([p.as_dict() for p in problems], limit)}
     lines = [f"{len(plan.nodes)} nodes, {len(errors)} error(s), {warnings} warning(s)"]
-    for p in problems[: limit or None]:
+    for p in problems[: body["problems"]["limit"]]:
         where = f"{p.file}:{p.line}" if p.file and p.line else (p.file or "plan")
         lines.append(f"  {p.severity.upper():7} {p.code:24} {where}  {p.message}")
         lines.append(f"          to fix: {p.fix}")

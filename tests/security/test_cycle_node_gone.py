@@ -32,6 +32,11 @@ def plan(root, kind: str):
     return root
 
 
+def validate_problems(root) -> list[dict]:
+    answer = run_cli_in_process("validate", "--json", cwd=root).json
+    return (answer["result"] or answer["error"]["details"])["problems"]["items"]
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("how", ["removed", "renamed by hand"])
 def test_a_step_of_a_cycle_whose_node_is_gone_is_refused(tmp_path, kind, how):
@@ -52,10 +57,15 @@ def test_a_step_of_a_cycle_whose_node_is_gone_is_refused(tmp_path, kind, how):
         assert res.json["error"]["code"] == "cycle_node_gone", res.stdout
     assert ledger.read_count(PlanPaths(root), "c") == 0
     assert ledger.read(PlanPaths(root), "c").tokens_used == 0
+    problems = validate_problems(root)
+    assert [(p["code"], p["severity"], p["file"]) for p in problems if p["code"] == "cycle_node_gone"] == \
+        [("cycle_node_gone", "warning", ".leafwise/cycles/c.yaml")], "validate warns of it"
     status = run_cli_in_process("cycle", "status", "c", "--json", cwd=root).json
     assert status["result"]["items"][0]["report"]["left"]["total"] == 0, status
     assert status["_next_action"]["command"] == "leafwise cycle stop c"
     assert run_cli_in_process("cycle", "stop", "c", cwd=root).code == 0
+    problems = validate_problems(root)
+    assert "cycle_node_gone" not in {p["code"] for p in problems}, "a stopped cycle is no warning"
     assert run_cli_in_process("complete", "T-3", "--summary", "outside any cycle", cwd=root).code == 0
 
 
