@@ -98,11 +98,12 @@ def off_limits_for(ctx: Ctx) -> list[str]:
 
 def repo_glob(glob: str, repo: Path) -> str:
     """An off-limits glob as the repository-relative paths it is matched against: an absolute glob
-    under the repository made relative, `a//b` as `a/b`. Written either way it protects the same
-    files (before, `/home/me/app/src/*` and `src//*` protected nothing, silently)."""
+    under the repository made relative, any other rooted glob anchored at the repository's root as
+    in .gitignore (`/src/**` is `src/**`: no path in the repository lies elsewhere), `a//b` as `a/b`.
+    Written any of these ways it protects the same files, never silently nothing."""
     text = re.sub(r"/{2,}", "/", glob)
     root = repo.as_posix().rstrip("/") + "/"
-    return text[len(root):] if text.startswith(root) else text
+    return text[len(root):] if text.startswith(root) else text.lstrip("/")
 
 
 def check_paths(ctx: Ctx, paths: Iterable[str | Path]) -> None:

@@ -4,7 +4,8 @@
 Found in session 19's attack (h22h), through the real CLI: a running cycle started with
 `--off-limits /abs/path/of/the/repo/.leafwise/docs/*` or `--off-limits .leafwise//docs/*` did not stop
 `doc P1-2 --write -` from writing `.leafwise/docs/P1-2.md` (`.leafwise/docs/*` and `./.leafwise/docs/**`
-did): the gate was off, silently. Now an absolute glob under the repository is made relative and
+did): the gate was off, silently. Now an absolute glob under the repository is made relative, any
+other rooted glob (`/.leafwise/docs/*`) is anchored at the repository's root as in .gitignore, and
 repeated slashes are one.
 """
 
@@ -14,7 +15,7 @@ import pytest
 from testkit import run_cli, run_cli_in_process, write_plan
 
 FORMS = ["{repo}/.leafwise/docs/*", "{repo}//.leafwise/docs/**", ".leafwise//docs/*", ".leafwise/docs//*",
-         "./.leafwise/docs/**", ".leafwise/docs/*"]
+         "./.leafwise/docs/**", ".leafwise/docs/*", "/.leafwise/docs/*", "//.leafwise/docs/**"]
 
 
 @pytest.mark.parametrize("form", FORMS)
