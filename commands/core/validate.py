@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from leafwise.commands.contract import CommandLine, placeholder
@@ -20,6 +21,7 @@ from leafwise.store.ids import is_node_id
 from leafwise.store.paths import UnsafePath
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
+BLANK_RUN = 4  # blanks in a row a plan command shows as a count (PlanCommand.shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,17 @@ class PlanCommand:
     @property
     def short(self) -> str:
         return self.hash[:16]
+
+    @property
+    def shown(self) -> str:
+        """The command as a person reads it before approving it: whole, never cut, a run of
+        `BLANK_RUN` or more blanks counted (`⟨400 blanks⟩`): 400 spaces pushed `; curl … | sh` past
+        the edge of the line the person read. Every surface shows this (then `inert`)."""
+        out: list[str] = []
+        for blank, run in groupby(self.command, str.isspace):
+            text = "".join(run)
+            out.append(f"⟨{len(text)} blanks⟩" if blank and len(text) >= BLANK_RUN else text)
+        return "".join(out)
 
     def as_dict(self) -> dict[str, Any]:
         return {"command": self.command, "source": self.source, "owner": self.owner, "file": self.file,
@@ -242,12 +255,19 @@ def _untrusted(commands: Sequence[PlanCommand], cmd) -> list[Problem]:
             continue
         what = "a done_when check" if item.source == "node" else f"a verify command of cycle {item.owner}"
         out.append(Problem("untrusted_command", "warning",
-                           f"{what} runs {item.command[:200]!r} (hash {item.short}), which the person has not "
+                           f"{what} runs {_cut(item.shown)} (hash {item.short}), which the person has not "
                            "approved for this plan; it is not run until a person does",
                            cmd("trust"),  # the listing: approving is the person's, never a hint (security.md)
                            node=item.owner if item.source == "node" else None, file=item.file,
                            line=None))
     return out
+
+
+def _cut(shown: str, most: int = 200) -> str:
+    """A command in a one-line message: quoted, and when cut, saying so (its whole text is in `trust`)."""
+    if len(shown) <= most:
+        return repr(shown)
+    return f"{shown[:most]!r}… ({len(shown) - most} more characters: leafwise trust shows it whole)"
 
 
 def _without(values: Any, drop: str) -> str:

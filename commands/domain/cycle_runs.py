@@ -60,7 +60,7 @@ def check_trusted(ctx: Ctx, cycle: ledger.Cycle) -> None:
     message = (f"cycle {cycle.name} would run {len(untrusted)} verify command(s) that the person has not "
                f"approved for this plan; nothing was run")
     lines = [f"Not approved for this plan (cycle {cycle.name}):"]
-    lines += [f"  {c.short}  {c.command}" for c in untrusted]
+    lines += [f"  {c.short}  {c.shown}" for c in untrusted]
     raise CommandError("untrusted_command", message, approval_wait(ctx.cmd, subject(untrusted)),
                        exit_code=EXIT_CONFLICT, category="refused", source=("cycle", cycle.name),
                        details={"untrusted": [{"command": c.command, "hash": c.short} for c in untrusted]},

@@ -108,7 +108,7 @@ def _listing(items: Sequence[PlanCommand], head: str) -> list[str]:
     lines = [f"{head} ({len(items)}):"]
     for c in items:
         where = f"node {c.owner}" if c.source == "node" else f"cycle {c.owner}"
-        lines.append(f"  {c.short}  {where}: {c.command}")
+        lines.append(f"  {c.short}  {where}: {c.shown}")
     return lines
 
 
@@ -174,7 +174,7 @@ def review(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revo
     lines = [f"Commands this plan's files would run ({len(listed)}; approvals in {store.store_path()}):"]
     for c in listed:
         where = f"node {c.owner}" if c.source == "node" else f"cycle {c.owner}"
-        lines.append(f"  {c.short}  {'approved ' if c.trusted else 'NOT TRUSTED':11}  {where}: {c.command}")
+        lines.append(f"  {c.short}  {'approved ' if c.trusted else 'NOT TRUSTED':11}  {where}: {c.shown}")
     if not listed:
         lines.append("  (none: no done_when command checks and no cycle verify commands)")
     if declined:
