@@ -29,7 +29,7 @@ from typing import Any
 from leafwise.commands.reconcile import issue_links
 from leafwise.commands.reconcile.artifacts import Index
 from leafwise.store import git, linear, reader
-from leafwise.store.globs import matches
+from leafwise.store.globs import MAX_GLOB, matches
 from leafwise.store.ids import ID_TEXT, find_ids
 
 CHECK_KINDS = ("file", "symbol", "route", "test", "command")
@@ -95,6 +95,8 @@ def run_checks(checks: list[tuple[str, str]], index: Index, allow_commands: bool
 
 
 def _file(index: Index, glob: str) -> CheckResult:
+    if len(glob) > MAX_GLOB:
+        return CheckResult("file", glob, False, snippet=f"not checked: a glob is at most {MAX_GLOB:,} characters")
     hit = next((f for f in index.files if matches(glob.lstrip("./"), f)), None)  # linear: the glob is untrusted
     return CheckResult("file", glob, hit is not None, hit, 1 if hit else None, hit or "")
 
