@@ -120,8 +120,26 @@ def environment() -> dict[str, str]:
     return env
 
 
+def program() -> str:
+    """git's absolute path: the first `git` in an absolute folder of PATH (GitError when there is none). A
+    relative entry (`.`, or the empty entry a stray colon leaves) names the working folder, and every call
+    runs in the clone's work tree: its committed, executable `git` would run."""
+    path = os.environ.get("PATH", os.defpath)
+    if path not in _PROGRAM:
+        import shutil
+
+        absolute = os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+        _PROGRAM[path] = shutil.which(GIT, path=absolute) or ""
+    if not _PROGRAM[path]:
+        raise GitError("git could not start: no git in an absolute folder of PATH")
+    return _PROGRAM[path]
+
+
+_PROGRAM: dict[str, str] = {}
+
+
 def _argv(*head: str) -> list[str]:
-    argv = [GIT]
+    argv = [program()]
     for setting in OVERRIDES:
         argv += ["-c", setting]
     return [*argv, *GLOBAL_OPTIONS, *head]
@@ -458,7 +476,7 @@ def _service_options(repo: Repo, root: Path, subcommand: str, args: tuple[str, .
     url = final_url(args[args.index("--") + 1], _rewrites(repo, root), subcommand == "push")
     if not local_transport(url):
         return ()
-    words = [GIT, *(word for setting in LOCAL_SERVICE for word in ("-c", setting)), option[2:]]
+    words = [program(), *(word for setting in LOCAL_SERVICE for word in ("-c", setting)), option[2:]]
     return (f"{option}={' '.join(shlex.quote(word) for word in words)}",)
 
 
