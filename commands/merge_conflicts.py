@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leafwise.commands.contract import CommandLine
+from leafwise.commands.text import plan_words
 from leafwise.store import Plan, Problem, git
 from leafwise.store.loader import Refused, check_node, parse_yaml, read_bounded
 
@@ -162,6 +163,7 @@ def _two_edits(found: MergeConflict) -> str:
     """What the conflict is: the fields the two edits set differently, as the markers leave them."""
     if not found.fields:
         return "git left conflict markers: two edits of this node"
-    named = ", ".join(found.fields[:8]) + (" …" if len(found.fields) > 8 else "")
+    # a side's keys are a clone author's text (a newline and `Next:` in one): each named as plan words
+    named = ", ".join(plan_words(field, 60) for field in found.fields[:8]) + (" …" if len(found.fields) > 8 else "")
     return (f"git left conflict markers: two edits of this node set {named} differently "
             "(keep one side of each <<<<<<< … >>>>>>> block, then git add the file)")
