@@ -1,7 +1,10 @@
 """Small modal questions that float over the screen: a line of text, a choice, a confirmation, a pick.
 
 Every string a dialog shows may come from a plan file, so each one goes in as
-inert `Content` (`look.plain`), never as markup.
+inert `Content` (`look.plain`), never as markup. Plan text never moves what the person acts on: the
+title is one line, the text above the controls is a box of bounded height that scrolls, and an
+option (or a line of a confirmation) is one paragraph, shown whole, so a planted title, question or
+option cannot push the real options, field and keys off the screen and draw its own in their place.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from leafwise.commands.text import one_line
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
@@ -22,16 +25,35 @@ from textual.widgets.option_list import Option
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{
-    width: 80; max-width: 95%; height: auto; max-height: 90%; padding: 1 2;
+    width: 80; max-width: 95%; height: auto; max-height: 100%; padding: 1 2;
     background: $panel; border: round {border};
 }}
-{name} .prompt-title {{ text-style: bold; margin-bottom: 1; }}
+{name} .prompt-title {{ text-style: bold; margin-bottom: 1; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }}
 {name} .prompt-question {{ margin-bottom: 1; }}
 {name} .prompt-hint {{ color: $text-muted; margin-top: 1; }}
 {name} .prompt-error {{ color: $error; display: none; }}
 {name} .prompt-error.-shown {{ display: block; }}
-{name} OptionList {{ height: auto; max-height: 16; }}
+{name} .prompt-body {{ height: auto; max-height: 20vh; margin-bottom: 1; }}
+{name} .prompt-body > .prompt-question {{ margin-bottom: 0; }}
+{name} OptionList {{ height: auto; max-height: 30vh; }}
 """
+TITLE_LIMIT = 200  # a dialog's title is context (what the body and the field act on), one line
+
+
+def title_line(text: str) -> Content:
+    """A dialog's title: plan text on one line, cut."""
+    return Content(one_line(text, TITLE_LIMIT))
+
+
+def paragraph(content: Content) -> Content:
+    """Content as one paragraph: its line breaks as spaces (the same length, so every span stays)."""
+    text = content.plain
+    return Content(text.replace("\n", " "), content.spans) if "\n" in text else content
+
+
+def body(content: Content) -> VerticalScroll:
+    """Plan text above a dialog's controls: as tall as it is, up to `.prompt-body`'s bound, then it scrolls."""
+    return VerticalScroll(Static(content, classes="prompt-question"), classes="prompt-body", can_focus=False)
 
 
 def shown_in_input(text: str) -> str:
@@ -66,8 +88,8 @@ class TextPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plan_text(self.title_text), classes="prompt-title")
-            yield Static(plan_text(self.prompt), classes="prompt-question")
+            yield Label(title_line(self.title_text), classes="prompt-title")
+            yield body(plan_text(self.prompt))
             yield Input(self.shown, placeholder=self.placeholder, id="prompt-input")
             if self.shown != self.value:
                 yield Static("Hidden characters are shown visibly here; Enter without a change keeps the text "
@@ -108,9 +130,10 @@ class ChoicePrompt(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plan_text(self.title_text), classes="prompt-title")
-            yield Static(plan_text(self.question, "bold"), classes="prompt-question")
-            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ", plan_text(text)),
+            yield Label(title_line(self.title_text), classes="prompt-title")
+            yield body(plan_text(self.question, "bold"))
+            yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ",
+                                                       paragraph(plan_text(text))),
                                       id=str(i)) for i, text in enumerate(self.options, 1)])
             yield Static("↑↓ j k and Enter, or the option's number · Esc to go back", classes="prompt-hint")
 
@@ -144,14 +167,14 @@ class ConfirmPrompt(ModalScreen[str | None]):
                  confirm: str = "Enter to confirm") -> None:
         super().__init__()
         self.title_text = title
-        self.lines = [line if isinstance(line, Content) else plan_text(line) for line in lines]
+        self.lines = [paragraph(line if isinstance(line, Content) else plan_text(line)) for line in lines]
         self.note_placeholder = note_placeholder
         self.confirm = confirm
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plan_text(self.title_text), classes="prompt-title")
-            yield Static(Content("\n").join(self.lines), classes="prompt-question")
+            yield Label(title_line(self.title_text), classes="prompt-title")
+            yield body(Content("\n").join(self.lines))
             yield Input(placeholder=self.note_placeholder, id="prompt-input")
             yield Static(f"{self.confirm} · Esc to go back without a change", classes="prompt-hint")
 
@@ -171,7 +194,7 @@ class PickPrompt(ModalScreen[Any]):
     """
 
     DEFAULT_CSS = DIALOG_CSS.format(name="PickPrompt", border="$primary") + \
-        "PickPrompt OptionList { height: 16; }\n"
+        "PickPrompt OptionList { height: 30vh; }\n"
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel"),
                 Binding("down", "cursor('down')", "Down", show=False, priority=True),
                 Binding("up", "cursor('up')", "Up", show=False, priority=True)]
@@ -190,9 +213,9 @@ class PickPrompt(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(plan_text(self.title_text), classes="prompt-title")
+            yield Label(title_line(self.title_text), classes="prompt-title")
             if self.prompt:
-                yield Static(plan_text(self.prompt), classes="prompt-question")
+                yield body(plan_text(self.prompt))
             yield Input(placeholder=self.narrow, id="prompt-input")
             yield OptionList(id="pick-list")
             yield Static("↑↓ then Enter to choose · Esc to go back", classes="prompt-hint")
