@@ -3,6 +3,7 @@ commands, SQLAlchemy/Django/pydantic models and fields, pytest tests, symbols.""
 
 from __future__ import annotations
 
+import bisect
 import re
 import tomllib
 
@@ -133,20 +134,38 @@ def _classes_and_defs(index: Index, src: Source) -> None:
         classes.append((m.start(), indent, name))
         if is_model:
             _fields(index, src, m.end(), indent, name)
+    owners = _Owners(classes)
     for m in _DEF.finditer(text):
         name = m.group(2)
         if name.startswith("__"):
             continue
-        owner = _owner(classes, m.start(), len(m.group(1)))
+        owner = owners.of(m.start(), len(m.group(1)))
         src.add(index, "symbol", f"{owner}.{name}" if owner else name, m.start(2), identifier_concepts(name),
                 identifier_concepts(owner) if owner else frozenset())
 
 
-def _owner(classes: list[tuple[int, int, str]], offset: int, indent: int) -> str | None:
-    for start, cls_indent, name in reversed(classes):
-        if start < offset and cls_indent < indent:
-            return name
-    return None
+class _Owners:
+    """The class a definition sits in: the latest class before it that is less indented. Asked in the
+    order of the text, in time logarithmic in the open classes (a scan back over every class for each
+    def made a file of 11,000 classes and 11,000 defs cost 3.5 s)."""
+
+    def __init__(self, classes: list[tuple[int, int, str]]) -> None:
+        self._classes = classes  # (start, indent, name), in the order of the text
+        self._next = 0
+        self._indents: list[int] = []  # the classes a later definition can sit in: indents rising
+        self._names: list[str] = []
+
+    def of(self, offset: int, indent: int) -> str | None:
+        classes = self._classes
+        while self._next < len(classes) and classes[self._next][0] < offset:
+            _start, cls_indent, name = classes[self._next]
+            cut = bisect.bisect_left(self._indents, cls_indent)  # an earlier class as indented or more is shadowed
+            del self._indents[cut:], self._names[cut:]
+            self._indents.append(cls_indent)
+            self._names.append(name)
+            self._next += 1
+        below = bisect.bisect_left(self._indents, indent)
+        return self._names[below - 1] if below else None
 
 
 def _fields(index: Index, src: Source, body: int, cls_indent: int, cls: str) -> None:
@@ -182,11 +201,12 @@ def _tests(index: Index, src: Source) -> None:
     classes: list[tuple[int, int, str]] = [(m.start(), len(m.group(1)), m.group(2))
                                            for m in _CLASS.finditer(src.text)]
     file_words = identifier_concepts(src.path.stem)
+    owners = _Owners(classes)
     for m in _DEF.finditer(src.text):
         name = m.group(2)
         if not name.startswith("test"):
             continue
-        owner = _owner(classes, m.start(), len(m.group(1)))
+        owner = owners.of(m.start(), len(m.group(1)))
         src.add(index, "test", f"{owner}.{name}" if owner else name, m.start(2),
                 identifier_concepts(name[4:]),
                 file_words | (identifier_concepts(owner[4:] if owner.startswith("Test") else owner) if owner else frozenset()))
