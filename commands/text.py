@@ -13,6 +13,7 @@ import math
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import groupby
 from typing import Any
 
 # Which characters are hidden, from the Unicode database (`unicodedata`) rather than a hand list:
@@ -321,10 +322,21 @@ def clean(text: Any, limit: int | None = 200) -> str:
     return out if limit is None else cut(out, limit)
 
 
+# A run of what draws as nothing: spaces of every width, and the braille blank (a symbol, not a space,
+# that a font draws empty). 3,000 of them between an option's first words and its last pushed the last
+# out of a confirmation dialog's sight.
+_BLANK_RUN = re.compile("[\\s\u2800]+")
+
+
+def paragraph(text: Any) -> str:
+    """Text as one paragraph a person reads whole: inert, tabs and line breaks as spaces, every run of
+    blank-drawn characters as one space, never cut."""
+    return _BLANK_RUN.sub(" ", shown(_BREAKS.sub(" ", str(text if text is not None else "")))).strip(" ")
+
+
 def one_line(text: Any, limit: int = 400) -> str:
-    """Text as one row for a person: inert (tabs and line breaks as spaces), every run of spaces as
-    one, cut at a word to `limit` characters."""
-    return cut(" ".join(shown(_BREAKS.sub(" ", str(text if text is not None else ""))).split()), limit)
+    """Text as one row for a person: `paragraph`, cut at a word to `limit` characters."""
+    return cut(paragraph(text), limit)
 
 
 def elided(items: list[Any], head: int = 1, tail: int = 3) -> list[Any]:
@@ -342,16 +354,31 @@ def path_line(titles: list[str]) -> str:
     return " › ".join(f"… {left_out} more" if t is None else t for t in shown_items)
 
 
+BLANK_RUN = 4  # blanks in a row that a one-line view shows as a count
+
+
+def counted_blanks(text: str) -> str:
+    """`text` with each run of `BLANK_RUN` or more blanks of any kind shown as a count (`⟨400 blanks⟩`),
+    for a view that puts a value on one line: 400 spaces in a plan's command pushed `; curl … | sh`
+    past the edge of the line a person read before approving it. Linear: one pass."""
+    out: list[str] = []
+    for blank, run in groupby(text, str.isspace):
+        chunk = "".join(run)
+        out.append(f"⟨{len(chunk)} blanks⟩" if blank and len(chunk) >= BLANK_RUN else chunk)
+    return "".join(out)
+
+
 def readable(value: Any) -> str:
     """A field's value as a person reads it (show, the canvas's detail pane): no Python reprs, no raw
-    control characters; a mapping as `key: value; …`, a list comma-separated."""
+    control characters, long runs of blanks counted; a mapping as `key: value; …`, a list
+    comma-separated."""
     if isinstance(value, dict):
         return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return ", ".join(readable(v) for v in value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
-    return clean(value, 500)
+    return clean(counted_blanks(str(value)), 500)
 
 
 def json_text(value: Any) -> str:

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
 
 from leafwise.commands.contract import CommandLine, placeholder
 from leafwise.commands.core.cascade import cascades, closing_status
 from leafwise.commands.core.readiness import PROJECT_FILE, open_children
 from leafwise.commands.core.release_needs import later_dependencies
+from leafwise.commands.text import counted_blanks
 from leafwise.store import Node, Plan, Problem, Status
 from leafwise.store.ids import is_node_id
 from leafwise.store.paths import UnsafePath
 
 SEVERITY_ORDER = {"error": 0, "warning": 1}
-BLANK_RUN = 4  # blanks in a row a plan command shows as a count (PlanCommand.shown)
+OWN_FIX = frozenset({"duplicate_id", "merge_conflict", "cycle_node_gone"})  # load problems whose fix is no diagnose
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +41,9 @@ class PlanCommand:
 
     @property
     def shown(self) -> str:
-        """The command as a person reads it before approving it: whole, never cut, a run of
-        `BLANK_RUN` or more blanks counted (`⟨400 blanks⟩`): 400 spaces pushed `; curl … | sh` past
-        the edge of the line the person read. Every surface shows this (then `inert`)."""
-        out: list[str] = []
-        for blank, run in groupby(self.command, str.isspace):
-            text = "".join(run)
-            out.append(f"⟨{len(text)} blanks⟩" if blank and len(text) >= BLANK_RUN else text)
-        return "".join(out)
+        """The command as a person reads it before approving it: whole, never cut, long runs of blanks
+        counted (`text.counted_blanks`). Every surface shows this (then `inert`)."""
+        return counted_blanks(self.command)
 
     def as_dict(self) -> dict[str, Any]:
         return {"command": self.command, "source": self.source, "owner": self.owner, "file": self.file,
@@ -121,8 +116,9 @@ def _in_order(problems: list[Problem]) -> list[Problem]:
 
 def _file_problems(files: PlanFiles, cmd: CommandLine) -> list[Problem]:
     """The loader's problems: a broken file needs a text edit; `diagnose` shows its file, line and cause.
-    Git merge conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool)."""
-    return [p if p.code in ("duplicate_id", "merge_conflict") else
+    Git merge conflicts keep their own fixes (renumber one side of a duplicate id, or a merge tool), and
+    a cycle on a gone node its `cycle stop`."""
+    return [p if p.code in OWN_FIX else
             Problem(p.code, p.severity, p.message, cmd("diagnose", p.node) if is_node_id(p.node) else cmd("diagnose"),
                     node=p.node, file=p.file, line=p.line)
             for p in files.load_problems]

@@ -6,12 +6,12 @@ Found in session 19 by the lead on a cloned plan: `done_when: [{command: "echo o
 the terminal line the person reads. Now a run of blanks of any kind is shown counted, and a message
 that has to cut says so and where the whole text is. Generated over kinds of blank and lengths, on
 every surface that shows a command for approval (the trust listing, its terminal question, validate
-text and --json, a planted cycle's verify refusal)."""
+text and --json, a planted cycle's verify refusal) and `show`, whose one-line values count blanks too."""
 
 from __future__ import annotations
 
 import pytest
-from leafwise.commands.core.validate import BLANK_RUN
+from leafwise.commands.text import BLANK_RUN
 from testkit import node, run_cli, write_plan
 
 from security.test_approvals import on_a_terminal
@@ -49,6 +49,8 @@ def test_every_approval_surface_shows_the_tail_of_a_padded_command(tmp_path, env
     assert validate.stdout.count(counted) == 2, validate.stdout  # the node's check and the cycle's verify
     problems = run_cli("validate", "--json", cwd=root, env=env).json["result"]["problems"]["items"]
     assert all(counted in p["message"] for p in problems if p["code"] == "untrusted_command"), problems
+    shown = run_cli("show", "P1-2", cwd=root, env=env)
+    assert counted in shown.stdout, shown.stdout
     verify = run_cli("cycle", "verify", "c", cwd=root, env=env)
     assert counted in verify.stdout + verify.stderr, verify.stdout + verify.stderr
     key = run_cli("trust", "--json", cwd=root, env=env).json["result"]["commands"][0]["hash"]

@@ -58,8 +58,8 @@ def test_a_step_of_a_cycle_whose_node_is_gone_is_refused(tmp_path, kind, how):
     assert ledger.read_count(PlanPaths(root), "c") == 0
     assert ledger.read(PlanPaths(root), "c").tokens_used == 0
     problems = validate_problems(root)
-    assert [(p["code"], p["severity"], p["file"]) for p in problems if p["code"] == "cycle_node_gone"] == \
-        [("cycle_node_gone", "warning", ".leafwise/cycles/c.yaml")], "validate warns of it"
+    assert [(p["code"], p["severity"], p["file"], p["fix"]) for p in problems if p["code"] == "cycle_node_gone"] == \
+        [("cycle_node_gone", "warning", ".leafwise/cycles/c.yaml", "leafwise cycle stop c")], "validate warns of it"
     status = run_cli_in_process("cycle", "status", "c", "--json", cwd=root).json
     assert status["result"]["items"][0]["report"]["left"]["total"] == 0, status
     assert status["_next_action"]["command"] == "leafwise cycle stop c"
