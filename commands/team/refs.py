@@ -22,6 +22,7 @@ from pathlib import Path
 from leafwise.store import git, reader, values
 from leafwise.store.ids import agent_problem
 from leafwise.store.paths import check_id
+from leafwise.store.timestamps import parse as parse_time
 
 CLAIM_FILE = "claim.json"
 MAX_CLAIM_BYTES = 4 * 1024  # as a local claim file (store/claims.py, reader.CLAIM)
@@ -86,7 +87,26 @@ def parse_state(raw: bytes, node_id: str) -> ClaimState:
     for key in ("agent", "clone", "stolen_from"):  # names that go into hints: the one rule of a name
         if text[key] and agent_problem(text[key]):
             raise ValueError(f"the claim of {node_id}: its {key} {agent_problem(text[key])}")
+    # Shown in team status and the canvas: each only what a writer puts there (a branch's name, the
+    # holder's clock, hex), never a line break, an escape or a bidi override of someone else's text.
+    if text["branch"] and not branch_name(text["branch"]):
+        raise ValueError(f"the claim of {node_id}: its branch is no branch name")
+    if text["since"] and not (_plain(text["since"]) and parse_time(text["since"]) is not None):
+        raise ValueError(f"the claim of {node_id}: its since is no time with its zone")
+    if text["nonce"] and not (len(text["nonce"]) <= 64 and all(c in "0123456789abcdef" for c in text["nonce"])):
+        raise ValueError(f"the claim of {node_id}: its nonce is not hex")
     return ClaimState(ttl_s=float(ttl), seq=seq, **text)  # type: ignore[arg-type]
+
+
+def _plain(text: str) -> bool:
+    return all(c.isprintable() and not c.isspace() for c in text)
+
+
+def branch_name(text: str) -> bool:
+    """Whether `text` can be a branch's short name as git spells one (or HEAD): printable, no space and
+    none of the characters git refuses in a ref (check-ref-format)."""
+    return len(text) <= 200 and _plain(text) and not any(c in "~^:?*[\\" for c in text) \
+        and not text.startswith(("-", "/")) and ".." not in text and "@{" not in text
 
 
 def claim_ref(namespace: str, node_id: str) -> str:

@@ -301,8 +301,10 @@ def _identity(root: Path) -> tuple[str, str]:
 
 
 def branch(root: Path) -> str:
-    """The branch this clone works on ("HEAD" when detached)."""
+    """The branch this clone works on ("HEAD" when detached, or when its name is one a claim cannot carry:
+    git allows a bidi override or a format character in a branch's name, `refs.branch_name` does not)."""
     try:
-        return git.run_git(root, "rev-parse", "--abbrev-ref", "HEAD", deadline=5).decode("utf-8", "replace").strip()
+        name = git.run_git(root, "rev-parse", "--abbrev-ref", "HEAD", deadline=5).decode("utf-8", "replace").strip()
     except git.GitError:
         return "HEAD"
+    return name if refs.branch_name(name) else "HEAD"
