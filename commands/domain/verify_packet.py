@@ -280,7 +280,8 @@ class _Texts:
             if text is None:
                 try:
                     root = Path(self.index.root)
-                    text = reader.decode(reader.read_bytes(root / rel, reader.DOC, under=root)[:reader.DOC.cap])
+                    text = reader.decode(reader.read_bytes(root / rel, reader.DOC, under=root)[:reader.DOC.cap],
+                                         lone_cr=False)  # lines as git numbers them
                 except (OSError, ValueError):
                     text = ""
             self.lines[rel] = reader.lines(text)

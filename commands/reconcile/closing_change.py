@@ -137,4 +137,4 @@ def _lines(root: Path, rev: str, path: str, budget: Budget) -> list[str]:
     except (git.GitError, ValueError):
         return []
     budget.left -= len(data)
-    return significant(reader.decode(data))
+    return significant(reader.decode(data, lone_cr=False))

@@ -129,7 +129,7 @@ def corpus(index: Index, code_ext: frozenset[str] = frozenset()) -> list[_File]:
         read += 1
         if len(data) > TEXT.cap:
             continue
-        text = reader.decode(data)
+        text = reader.decode(data, lone_cr=False)  # lines as git numbers them (scan._text)
         if not scan.minified(rel, text) and not rel.endswith(".min.css"):  # a bundle names everything once
             files.append(_File(rel, text.lower()))
     _corpus = (weakref.ref(index), files, code_ext)

@@ -117,8 +117,9 @@ def _read(root: Path, rel: str, kind: reader.Kind) -> bytes | None:
 
 
 def _text(data: bytes) -> str:
-    """As `Path.read_text(encoding="utf-8", errors="replace")` reads it (universal newlines)."""
-    return reader.decode(data)
+    """UTF-8 (errors replaced), CRLF as LF, a lone CR kept: lines as git numbers them, so an artifact's
+    file:line is the line a quote of it is checked against (`verify_quotes`) and `sed -n` shows."""
+    return reader.decode(data, lone_cr=False)
 
 
 # A file to scan: (path, text, language "py" | "js" | "other" | "generic" | "", document kind or None, context)
