@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from leafwise.canvas.look import plan_text, safe
-from leafwise.commands.text import one_line
+from leafwise.commands.text import counted_blanks, one_line, paragraph
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,6 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+# `body`: how much of the screen's height a dialog's plan text may take; the rest is its controls (on
+# 80x24: a list of 30vh, a field of 3 rows, the hints), which plan text never pushes out of the box.
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{
@@ -33,7 +35,7 @@ DIALOG_CSS = """
 {name} .prompt-hint {{ color: $text-muted; margin-top: 1; }}
 {name} .prompt-error {{ color: $error; display: none; }}
 {name} .prompt-error.-shown {{ display: block; }}
-{name} .prompt-body {{ height: auto; max-height: 20vh; margin-bottom: 1; }}
+{name} .prompt-body {{ height: auto; max-height: {body}; margin-bottom: 1; }}
 {name} .prompt-body > .prompt-question {{ margin-bottom: 0; }}
 {name} OptionList {{ height: auto; max-height: 30vh; }}
 """
@@ -45,8 +47,15 @@ def title_line(text: str) -> Content:
     return Content(one_line(text, TITLE_LIMIT))
 
 
-def paragraph(content: Content) -> Content:
-    """Content as one paragraph: its line breaks as spaces (the same length, so every span stays)."""
+def whole(text: object) -> Content:
+    """Plan text the person consents to (an option, a line of a confirmation): one paragraph, never cut,
+    a long run of blanks shown as its count, so no part of it is drawn out of sight."""
+    return plan_text(paragraph(counted_blanks(str(text if text is not None else ""))))
+
+
+def flattened(content: Content) -> Content:
+    """Built Content as one paragraph: its line breaks as spaces (the same length, so every span stays);
+    plain text goes through `whole` instead, which also counts runs of blanks."""
     text = content.plain
     return Content(text.replace("\n", " "), content.spans) if "\n" in text else content
 
@@ -72,7 +81,7 @@ class TextPrompt(ModalScreen[str | None]):
     person changes the text, the answer is what they typed.
     """
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt", border="$primary")
+    DEFAULT_CSS = DIALOG_CSS.format(name="TextPrompt", border="$primary", body="40vh")
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
 
     def __init__(self, title: str, prompt: str, *, value: str = "", placeholder: str = "",
@@ -116,7 +125,7 @@ class TextPrompt(ModalScreen[str | None]):
 class ChoicePrompt(ModalScreen[int | None]):
     """Pick one of numbered options (1-based); digits or Enter pick, Esc goes back."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ChoicePrompt", border="$status-decision")
+    DEFAULT_CSS = DIALOG_CSS.format(name="ChoicePrompt", border="$status-decision", body="20vh")
     BINDINGS = [Binding("escape,q", "cancel", "Back", id="dialog.cancel"),
                 Binding("j", "cursor('down')", "Down", show=False),
                 Binding("k", "cursor('up')", "Up", show=False)] + [
@@ -133,7 +142,7 @@ class ChoicePrompt(ModalScreen[int | None]):
             yield Label(title_line(self.title_text), classes="prompt-title")
             yield body(plan_text(self.question, "bold"))
             yield OptionList(*[Option(Content.assemble((f" {i} ", "reverse $status-decision"), " ",
-                                                       paragraph(plan_text(text))),
+                                                       whole(text)),
                                       id=str(i)) for i, text in enumerate(self.options, 1)])
             yield Static("↑↓ j k and Enter, or the option's number · Esc to go back", classes="prompt-hint")
 
@@ -160,14 +169,14 @@ class ConfirmPrompt(ModalScreen[str | None]):
     Answers the note ("" when none) on Enter, None on Esc.
     """
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmPrompt", border="$status-decision")
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmPrompt", border="$status-decision", body="50vh")
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel")]
 
     def __init__(self, title: str, lines: Sequence[Content | str], *, note_placeholder: str = "a note (optional)",
                  confirm: str = "Enter to confirm") -> None:
         super().__init__()
         self.title_text = title
-        self.lines = [paragraph(line if isinstance(line, Content) else plan_text(line)) for line in lines]
+        self.lines = [flattened(line) if isinstance(line, Content) else whole(line) for line in lines]
         self.note_placeholder = note_placeholder
         self.confirm = confirm
 
@@ -193,7 +202,7 @@ class PickPrompt(ModalScreen[Any]):
     `items` are (value, label) pairs; the answer is the value, or None on Esc.
     """
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="PickPrompt", border="$primary") + \
+    DEFAULT_CSS = DIALOG_CSS.format(name="PickPrompt", border="$primary", body="15vh") + \
         "PickPrompt OptionList { height: 30vh; }\n"
     BINDINGS = [Binding("escape", "cancel", "Back", id="dialog.cancel"),
                 Binding("down", "cursor('down')", "Down", show=False, priority=True),

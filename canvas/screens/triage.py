@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from leafwise.canvas.bridge import Request
 from leafwise.canvas.look import plan_text
-from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt
+from leafwise.canvas.screens.dialogs import ChoicePrompt, ConfirmPrompt, TextPrompt, whole
 from leafwise.commands.core.lifecycle import transition
 from leafwise.commands.core.readiness import holder
 from leafwise.commands.text import one_line
@@ -155,10 +155,11 @@ class Triage:
         options = list(decision_options(decision) or [])
         if not 1 <= option <= len(options):
             return
-        lines = [plan_text(one_line(decision.get("question"), 300), "bold"), Content(""),
-                 Content.assemble((f" {option} ", "reverse $status-decision"), " ", plan_text(options[option - 1])),
-                 Content(""), Content.styled("Answering records it and unblocks the task for its agent.",
-                                             "$text-muted")]
+        # the option first: what the person confirms is never below the question's lines
+        lines = [Content.assemble((f" {option} ", "reverse $status-decision"), " ",
+                                  whole(options[option - 1])), Content(""),
+                 plan_text(one_line(decision.get("question"), 300), "bold"), Content(""),
+                 Content.styled("Answering records it and unblocks the task for its agent.", "$text-muted")]
 
         def confirmed(note: str | None) -> None:
             if note is None:
