@@ -96,10 +96,25 @@ class GitError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Repo:
-    """A pinned repository: its git dir and the top of its work tree, both absolute and resolved."""
+    """A pinned repository: its git dir and the top of its work tree, both absolute and resolved.
+
+    `clone_global`: the person's global config file lies in a tree this clone brought (`trees`: HOME
+    is the work tree's top, as in some sandboxes and devcontainers, and the clone ships `.gitconfig`);
+    then git reads no global config for it (its credential helper, rewrites and proxies are the
+    clone author's)."""
 
     git_dir: Path
     work_tree: Path
+    clone_global: bool = False
+
+    @property
+    def trees(self) -> tuple[Path, ...]:
+        """The work trees a clone of this repository brought: its own, and the one whose `.git/` holds
+        its git dir (a superproject's `.git/modules/…`, a main checkout's `.git/worktrees/…`)."""
+        parts = self.git_dir.parts
+        if ".git" in parts[:-1]:
+            return self.work_tree, Path(*parts[:parts.index(".git")])
+        return (self.work_tree,)
 
     def rel(self, path: Path) -> str:
         """`path` relative to the work tree, as git names it ("." for the top)."""
@@ -113,11 +128,30 @@ class Repo:
 _PINNED: dict[str, Repo] = {}
 
 
-def environment() -> dict[str, str]:
-    """The process environment without the caller's GIT_* variables, plus the runner's own."""
+def environment(repo: Repo | None = None) -> dict[str, str]:
+    """The process environment without the caller's GIT_* variables, plus the runner's own (and no
+    global config for a repository whose global config file it brought itself: `Repo.clone_global`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEPT_ENV}
     env.update(SET_ENV)
+    if repo is not None and repo.clone_global:
+        env["GIT_CONFIG_GLOBAL"] = os.devnull
     return env
+
+
+def _global_files(start: Path) -> list[str]:
+    """The global config files git reads (none to judge when the person names one: GIT_CONFIG_GLOBAL)."""
+    if os.environ.get("GIT_CONFIG_GLOBAL"):
+        return []
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [os.path.realpath(os.path.join(start, path))  # git resolves a relative HOME from its own folder
+            for path in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"))]
+
+
+def _brought(repo: Repo, start: Path) -> bool:
+    tops = [str(top) for top in repo.trees]
+    return any(os.path.lexists(path) and any(os.path.commonpath([path, top]) == top for top in tops)
+               for path in _global_files(start))
 
 
 def program() -> str:
@@ -161,7 +195,11 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     found = _PINNED.get(key)
     if found is not None:
         return found
-    out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, deadline, 64 * 1024)
+    env = environment()
+    if any(os.path.lexists(path) and os.path.commonpath([path, str(start)]) == str(start)
+           for path in _global_files(start)):
+        env["GIT_CONFIG_GLOBAL"] = os.devnull  # found from a folder holding it: not read even to pin
+    out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, deadline, 64 * 1024, env)
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 2 or not all(lines):
         raise GitError(f"{start} is not in a git work tree")
@@ -171,6 +209,7 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     if top in git_dir.parents and not (git_dir == top / ".git" or top / ".git" in git_dir.parents):
         raise GitError(f"{git_dir} is a repository inside the work tree {top}; Leafwise does not use it")
     repo = Repo(git_dir, top)
+    repo = Repo(git_dir, top, _brought(repo, start))
     _PINNED[key] = repo
     return repo
 
@@ -203,9 +242,9 @@ def run_git(root: Path, subcommand: str, *args: str, deadline: float = DEADLINE,
     env = None
     if subcommand in READS_CONTENT and READS_CONTENT[subcommand] & set(args[:args.index("--")] if "--" in args
                                                                        else args):
-        env = _without_filters(_filter_drivers(pinned, repo.work_tree, end))
+        env = _without_filters(_filter_drivers(repo, pinned, end), repo)
     argv = _argv(*pinned, subcommand, *DIFF_OPTIONS.get(subcommand, ()), *args)
-    return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, env)
+    return _spawn(argv, repo.work_tree, max(0.0, end - time.monotonic()), limit, env or environment(repo))
 
 
 MERGE_FILE_BYTES = 8 * 1024 * 1024  # the merged text git may print back (the driver reads sides of at most that)
@@ -222,7 +261,8 @@ def merge_file(root: Path, ours: Path, base: Path, theirs: Path, labels: tuple[s
     argv = _argv(f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", "merge-file", "-p",
                  *(word for label in labels for word in ("-L", label)),
                  *(os.path.abspath(p) for p in (ours, base, theirs)))  # absolute: no name reads as an option
-    code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), MERGE_FILE_BYTES)
+    code, out, err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), MERGE_FILE_BYTES,
+                              env=environment(repo))
     if not 0 <= code < 128:
         raise GitError(f"git merge-file failed (exit {code}): {err.decode('utf-8', 'replace')[:200]}", code)
     return code, out
@@ -236,10 +276,11 @@ def merge_file(root: Path, ours: Path, base: Path, theirs: Path, labels: tuple[s
 READS_CONTENT = {"ls-files": frozenset({"--modified"})}
 
 
-def _filter_drivers(pinned: tuple[str, ...], cwd: Path, end: float) -> list[str]:
+def _filter_drivers(repo: Repo, pinned: tuple[str, ...], end: float) -> list[str]:
     """The filter drivers any config file in force names (`filter.<name>.*`), by name."""
     argv = _argv(*pinned, "config", "-z", "--get-regexp", r"^filter\.")
-    code, out, _err = _spawned(argv, cwd, max(0.0, end - time.monotonic()), 1024 * 1024)
+    code, out, _err = _spawned(argv, repo.work_tree, max(0.0, end - time.monotonic()), 1024 * 1024,
+                               env=environment(repo))
     if code not in (0, 1):  # 1: none set
         raise GitError(f"git config failed (exit {code}) listing the filter drivers", code)
     names = []
@@ -251,10 +292,10 @@ def _filter_drivers(pinned: tuple[str, ...], cwd: Path, end: float) -> list[str]
     return names
 
 
-def _without_filters(drivers: list[str]) -> dict[str, str]:
+def _without_filters(drivers: list[str], repo: Repo) -> dict[str, str]:
     """The runner's environment with each driver's commands emptied and none required, as command-line
     config (`GIT_CONFIG_COUNT`: a driver's name may hold `=` or spaces, which `-c` cannot spell)."""
-    env = environment()
+    env = environment(repo)
     settings = [(f"filter.{name}.{key}", value) for name in drivers
                 for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))]
     for i, (key, value) in enumerate(settings):
@@ -381,14 +422,15 @@ class GitAnswer:
         return (self.out + b"\n" + self.err).decode("utf-8", "replace")
 
 
-def _person_helpers() -> tuple[str, ...]:
+def _person_helpers(repo: Repo) -> tuple[str, ...]:
     """`-c` settings giving back the person's own credential helpers (global and system config; the
-    repository's are reset by `credential.helper=`): a cloned repository cannot name a helper to run."""
+    repository's are reset by `credential.helper=`): a cloned repository cannot name a helper to run
+    (nor a global config file it brought: `Repo.clone_global`)."""
     found: list[str] = []
-    for scope in ("--system", "--global"):
+    for scope in ("--system",) if repo.clone_global else ("--system", "--global"):
         argv = _argv("--git-dir=/nonexistent/leafwise", "config", scope, "--get-all", "credential.helper")
         try:
-            code, out, _ = _spawned(argv, Path("/"), 2, 64 * 1024)
+            code, out, _ = _spawned(argv, Path("/"), 2, 64 * 1024, env=environment(repo))
         except GitError:
             continue
         if code == 0:
@@ -495,11 +537,11 @@ REPOSITORY_SCOPES = frozenset({"local", "worktree"})
 NETWORK = frozenset({"push", "fetch", "ls-remote"})
 
 
-def repository_http(pinned: tuple[str, ...], cwd: Path, end: float) -> list[tuple[str, str]]:
+def repository_http(pinned: tuple[str, ...], cwd: Path, end: float, repo: Repo | None = None) -> list[tuple[str, str]]:
     """(key, value) settings that put the person's own value (or HTTP_NEUTRAL's) over each `http.*` key
     the repository's own config sets."""
     argv = _argv(*pinned, "config", "-z", "--show-scope", "--get-regexp", r"^http\.")
-    code, out, _err = _spawned(argv, cwd, max(0.0, end - time.monotonic()), 1024 * 1024)
+    code, out, _err = _spawned(argv, cwd, max(0.0, end - time.monotonic()), 1024 * 1024, env=environment(repo))
     if code not in (0, 1):  # 1: none set
         raise GitError(f"git config failed (exit {code}) listing the http settings", code)
     fields = out.split(b"\0")
@@ -535,15 +577,15 @@ def run_git_remote(root: Path, subcommand: str, *args: str, stdin: bytes | None 
         raise ValueError(f"git {subcommand}: an option the remote entry does not allow (store/git.py REMOTE_OPTIONS)")
     end = time.monotonic() + deadline
     repo = pin(root, deadline)
-    settings = [*REMOTE_OVERRIDES, *_person_helpers()]
+    settings = [*REMOTE_OVERRIDES, *_person_helpers(repo)]
     if identity is not None:
         settings += [f"user.name={identity[0]}", f"user.email={identity[1]}"]
     argv = _argv(*(word for setting in settings for word in ("-c", setting)),
                  f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}", subcommand,
                  *_service_options(repo, root, subcommand, args), *args)
-    env = {**environment(), **REMOTE_ENV}
+    env = {**environment(repo), **REMOTE_ENV}
     if subcommand in NETWORK:
-        http = repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"), repo.work_tree, end)
+        http = repository_http((f"--git-dir={repo.git_dir}", f"--work-tree={repo.work_tree}"), repo.work_tree, end, repo)
         for i, (key, value) in enumerate(http):  # as command-line config: it outranks the repository's
             env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
         env["GIT_CONFIG_COUNT"] = str(len(http))

@@ -57,16 +57,11 @@ def trees(root: Path | str) -> list[str]:
     `.config/leafwise/`."""
     from leafwise.store import git
 
-    found = [str(root)]
     try:
         repo = git.pin(Path(root), deadline=5)
     except git.GitError:  # no repository: the plan root is the whole tree
-        return found
-    found.append(str(repo.work_tree))
-    parts = repo.git_dir.parts
-    if ".git" in parts[:-1]:  # `<top>/.git/modules/…` or `<top>/.git/worktrees/…`: `<top>` is one too
-        found.append(str(Path(*parts[:parts.index(".git")])))
-    return found
+        return [str(root)]
+    return [str(root), *map(str, repo.trees)]
 
 
 def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:
