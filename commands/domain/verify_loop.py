@@ -132,20 +132,38 @@ def verdict_hint(ctx: Ctx, node: Node, packet, agent: str | None) -> NextAction:
 
 
 def settled(v: verdict_files.Verdict | None, blobs: dict[str, str], in_git: bool) -> bool:
-    """Does the verdict keep its draft out of `verify --next`? A shipped one waiting for a person, always;
-    partial, absent or rejected, until a file it was checked against changes at HEAD. (A leaf its verdict
-    closed that is a draft again was reopened by someone: it is verified again.)"""
-    if v is None or v.state == "closed":
+    """Does the verdict keep its draft out of `verify --next`? Shipped and waiting for a person, partial,
+    absent or rejected: until a file it was checked against changes at HEAD. (A leaf its verdict closed
+    that is a draft again was reopened by someone: it is verified again.)"""
+    if v is None or v.state == "closed" or (v.state == "pending" and not _as_written(v)):
         return False
-    if v.state == "pending" or not in_git or not v.files:
+    if not in_git or not v.files:
         return True
     return all(blobs.get(path) == blob for path, blob in v.files.items())
+
+
+def _as_written(v: verdict_files.Verdict) -> bool:
+    """A shipped verdict as Leafwise writes one: a quote from code, each quote's file named with the blob
+    it was found in: a verdict file is plan content, and one that is not what Leafwise writes must not
+    hold a draft back from every agent until a person decides it."""
+    return any(q.kind == "code" for q in v.quotes) and all(q.blob and v.files.get(q.path) == q.blob
+                                                           for q in v.quotes)
+
+
+def waits_for_person(ctx: Ctx, v: verdict_files.Verdict | None) -> bool:
+    """A shipped verdict waiting for a person, while the files it was checked against are as they were at
+    HEAD: a verdict file is plan content, so one checked against code this clone does not hold (or no
+    longer holds) holds back no agent."""
+    if v is None or v.state != "pending":
+        return False
+    blobs, in_git = _head_blobs(ctx, {v.node: v})
+    return settled(v, blobs, in_git)
 
 
 def _head_blobs(ctx: Ctx, found: dict[str, verdict_files.Verdict]) -> tuple[dict[str, str], bool]:
     from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused
 
-    files = sorted({f for v in found.values() if v.state in ("recorded", "rejected") for f in v.files})
+    files = sorted({f for v in found.values() if v.state in ("pending", "recorded", "rejected") for f in v.files})
     try:
         committed = Committed(ctx.paths().repo)
     except QuoteRefused:

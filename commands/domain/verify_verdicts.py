@@ -26,7 +26,7 @@ from leafwise.commands.contract import (
 )
 from leafwise.commands.domain.nodes import record as journal
 from leafwise.commands.domain.verify_quotes import Committed, QuoteRefused, check, parse_place
-from leafwise.commands.domain.verify_loop import TOOL, WHOLE_TREE, draft_leaf, packet_for
+from leafwise.commands.domain.verify_loop import TOOL, WHOLE_TREE, draft_leaf, packet_for, waits_for_person
 from leafwise.commands.registry import Ctx
 from leafwise.store import Node
 from leafwise.store import verdicts as verdict_files
@@ -116,7 +116,8 @@ def _not_theirs(ctx: Ctx, node: Node, agent: str) -> None:
 def _not_pending(ctx: Ctx, node: Node, agent: str) -> None:
     """Refuse a verdict on a draft whose shipped verdict waits for a person: theirs is the next word."""
     said = verdict_files.read(ctx.paths(), node.id)
-    if said is not None and said.state == "pending":
+    if waits_for_person(ctx, said):
+        assert said is not None
         raise CommandError("verdict_pending", f"{node.id} was verified shipped by {clean(said.agent, 80)}; a person "
                            "confirms or rejects it first",
                            wait(f"a person confirms or rejects the shipped verdict on {node.id}",

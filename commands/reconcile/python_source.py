@@ -146,8 +146,7 @@ def _classes_and_defs(index: Index, src: Source) -> None:
 
 class _Owners:
     """The class a definition sits in: the latest class before it that is less indented. Asked in the
-    order of the text, in time logarithmic in the open classes (a scan back over every class for each
-    def made a file of 11,000 classes and 11,000 defs cost 3.5 s)."""
+    order of the text, in time logarithmic in the open classes (never a scan back over every class)."""
 
     def __init__(self, classes: list[tuple[int, int, str]]) -> None:
         self._classes = classes  # (start, indent, name), in the order of the text
