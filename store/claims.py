@@ -95,8 +95,13 @@ def read_all(paths: PlanPaths) -> dict[str, Claim]:
         names = os.listdir(paths.own_folder(paths.claims))
     except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: a symlinked folder
         return claims
+    try:  # a lease holds a node: only those of the node files there are read (a clone may bring 60,000
+        # claim files of ids no node has, each read by every command: 2.4 s a `show`)
+        nodes = {n[:-5] for n in os.listdir(paths.nodes) if n.endswith(".yaml")}
+    except OSError:
+        nodes = None
     for name in names:
-        if name.endswith(".json") and not name.startswith("."):
+        if name.endswith(".json") and not name.startswith(".") and (nodes is None or name[:-5] in nodes):
             claim = read(paths, name[:-5]) if is_node_id(name[:-5]) else None
             if claim is not None:
                 claims[claim.node] = claim
