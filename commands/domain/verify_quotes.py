@@ -140,6 +140,11 @@ def text_line(line: str) -> bool:
     return sum(w.isalpha() for w in plain) >= 0.7 * len(words) and said >= 1.5
 
 
+def _folded(name: str) -> str:
+    """A file name as a case-insensitive, normalisation-insensitive disk compares it."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
 def _mixed_scripts(path: str) -> str | None:
     """Why a word of the path passes for another, else None: it mixes scripts where one letter passes for
     another (`src/impоrt.rs`: a Cyrillic о among Latin letters), or it is Latin drawn in other letters
@@ -201,6 +206,7 @@ class Committed:
             raise QuoteRefused("no_commit", f"quotes are checked against the last commit, and there is none: {exc}",
                                "HEAD") from None
         self._blobs: dict[str, bytes] = {}
+        self._folders: dict[str, list[tuple[str, str]]] = {}
 
     def full(self, rel: str) -> str:
         return rel if self.prefix == "." else f"{self.prefix}/{rel}"
@@ -218,6 +224,34 @@ class Committed:
             if tab and len(fields) == 3 and name in back:
                 found[back[name]] = (fields[0], fields[1], fields[2])
         return found
+
+    def folder(self, rel: str) -> list[tuple[str, str]]:
+        """(name, object id) of each entry of the folder `rel` ("" for the plan's folder) at HEAD."""
+        if rel not in self._folders:
+            full = self.full(rel) if rel else self.prefix
+            args = ("--", f"{full}/") if full not in ("", ".") else ()
+            out = git.run_git(self.root, "ls-tree", "-z", "HEAD", *args)
+            entries = []
+            for item in out.decode("utf-8", "surrogateescape").split("\0"):
+                head, tab, name = item.partition("\t")
+                fields = head.split()
+                if tab and len(fields) == 3:
+                    entries.append((name.rpartition("/")[2], fields[2]))
+            self._folders[rel] = entries
+        return self._folders[rel]
+
+    def twin(self, rel: str) -> str | None:
+        """Another path HEAD holds that a case-insensitive or normalising disk (macOS, Windows) stores as
+        `rel` with other content: what a person opens there is not what the quote was checked against."""
+        folder = ""
+        for name in rel.split("/"):
+            key = _folded(name)
+            mine = [oid for other, oid in self.folder(folder) if other == name]
+            for other, oid in self.folder(folder):
+                if other != name and _folded(other) == key and oid not in mine:
+                    return f"{folder}/{other}" if folder else other
+            folder = f"{folder}/{name}" if folder else name
+        return None
 
     def blob_ids(self, rels: list[str]) -> dict[str, str]:
         """rel -> the blob id HEAD holds for it (regular files only)."""
@@ -263,6 +297,10 @@ def check(committed: Committed, place: Place, quote: str) -> Quote:
         raise QuoteRefused("symlink", f"{place.path} is a symbolic link in the last commit; quote the real file", label)
     if kind != "blob" or mode not in git.REGULAR_FILE_MODES:
         raise QuoteRefused("not_a_file", f"{place.path} is not a file in the last commit ({kind})", label)
+    if (twin := committed.twin(place.path)) is not None:
+        raise QuoteRefused("look_alike_path", f"{place.path} and {twin} differ only in case or in how their letters "
+                           "are composed: a case-insensitive disk holds one of them; quote a file that has no such twin",
+                           label)
     if committed.ignored(place.path):
         raise QuoteRefused("ignored", f"{place.path} is committed but git ignores it; quote the project's own code",
                            label)
