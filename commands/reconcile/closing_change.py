@@ -52,6 +52,9 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     parents = head.split()
     if len(parents) > 1:
         return Standing(False, f"the closing commit {sha[:12]} is a merge: what it changed is not read")
+    if not parents and _has_parent(root, sha):
+        return Standing(False, f"the closing commit {sha[:12]}'s parent is not in this clone (a shallow clone): what "
+                               "it changed is not read")
     parent = parents[0] if parents else None  # a root commit: everything it holds is what it added
     changed = [n for n in listing.strip("\n").split("\0") if n]
     code = _regular(root, sha, [n for n in changed if file_kind(n) == "code"][:MAX_FILES])
@@ -88,6 +91,17 @@ def standing(root: Path, sha: str, elsewhere: Callable[[], Collection[str]] = fr
     return Standing(False, f"the code the closing commit {sha[:12]} added is mostly gone since ({kept} of "
                            f"{added} lines left" + (f"; {named} of {len(brought)} names it brought)" if brought
                                                     else ")"), added, kept)
+
+
+def _has_parent(root: Path, sha: str) -> bool:
+    """Whether the commit object names a parent: git reads a shallow clone's boundary commit (or one a
+    graft cuts) as a root, which would make everything it holds look added by it."""
+    try:
+        raw = git.run_git(root, "cat-file", "commit", sha, deadline=10, limit=reader.MiB)
+    except (git.GitError, ValueError):
+        return True  # unreadable: not read as a root either
+    header = raw.partition(b"\n\n")[0]
+    return any(line.startswith(b"parent ") for line in header.split(b"\n"))
 
 
 def _regular(root: Path, sha: str, paths: list[str]) -> list[str]:
