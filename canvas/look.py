@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 from leafwise.commands.core.progress import filled_cells
 from leafwise.commands.core.views import MARKS, status_word
 from leafwise.commands.events import Piece
-from leafwise.commands.text import HIDDEN, SET_OFF, one_line, reads_as_marker, shown, visible
+from leafwise.commands.text import SET_OFF, SHOWN, one_line, reads_as_marker, shown, visible
 from leafwise.store import Node
 from leafwise.store.timestamps import parse
 from textual.content import Content, Span
@@ -45,7 +45,7 @@ def inert_content(content: Content) -> Content:
     the same characters it covered before.
     """
     text = content.plain
-    found = [m for m in HIDDEN.finditer(text) if m.group() != "\n"]
+    found = [m for m in SHOWN.finditer(text) if m.group() != "\n"]
     if not found:
         return content
     pieces: list[str] = []
