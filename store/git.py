@@ -139,13 +139,13 @@ def environment(repo: Repo | None = None) -> dict[str, str]:
 
 
 def _global_files(start: Path) -> list[str]:
-    """The global config files git reads (none to judge when the person names one: GIT_CONFIG_GLOBAL)."""
-    if os.environ.get("GIT_CONFIG_GLOBAL"):
-        return []
+    """The global config files git reads: the one GIT_CONFIG_GLOBAL names (a project's `.mcp.json` or
+    `.envrc` may set it too), else `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config`."""
     home = os.environ.get("HOME") or os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return [os.path.realpath(os.path.join(start, path))  # git resolves a relative HOME from its own folder
-            for path in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"))]
+    named = os.environ.get("GIT_CONFIG_GLOBAL")
+    files = [named] if named else [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    return [os.path.realpath(os.path.join(start, path)) for path in files]  # git resolves a relative one from its folder
 
 
 def _brought(repo: Repo, start: Path) -> bool:
