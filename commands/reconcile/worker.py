@@ -101,7 +101,9 @@ def _run(request_data: dict[str, Any], limit_s: float | None) -> dict[str, Any]:
     limit = deadline() if limit_s is None else limit_s
     request = json.dumps(request_data)
     started = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    # -P: `-m` would put the working directory (the person's clone) first on sys.path, and a committed
+    # json.py or leafwise/__init__.py there would run in place of the module it names
+    child = subprocess.Popen([sys.executable, "-P", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
     with _lock:
         _live[child.pid] = child
