@@ -58,6 +58,17 @@ def committed(folder: Path) -> bool:
         return False
 
 
+def git_global_files() -> list[str]:
+    """The global config files git reads: the one GIT_CONFIG_GLOBAL names (a project's `.mcp.json` or
+    `.envrc` may set it too), else `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config` (git's own rule)."""
+    named = os.environ.get("GIT_CONFIG_GLOBAL")
+    if named:
+        return [named]
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+
+
 def config_dir() -> Path:
     """The folder of the person's settings and approvals (not created here)."""
     explicit = os.environ.get(CONFIG_ENV)

@@ -139,13 +139,10 @@ def environment(repo: Repo | None = None) -> dict[str, str]:
 
 
 def _global_files(start: Path) -> list[str]:
-    """The global config files git reads: the one GIT_CONFIG_GLOBAL names (a project's `.mcp.json` or
-    `.envrc` may set it too), else `~/.gitconfig` and `$XDG_CONFIG_HOME/git/config`."""
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    named = os.environ.get("GIT_CONFIG_GLOBAL")
-    files = [named] if named else [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
-    return [os.path.realpath(os.path.join(start, path)) for path in files]  # git resolves a relative one from its folder
+    """The global config files git reads (`config_dirs.git_global_files`), as real paths."""
+    from leafwise.store.config_dirs import git_global_files
+
+    return [os.path.realpath(os.path.join(start, path)) for path in git_global_files()]  # a relative one: from git's folder
 
 
 def _brought(repo: Repo, start: Path) -> bool:
