@@ -25,6 +25,7 @@ import leafwise.commands as commands_pkg
 import leafwise.store as store_pkg
 from testkit import walked
 
+ENDS = ("", "x", "\x00", "\n")  # what follows a generated run
 BUDGET = 0.25  # seconds of this thread's CPU for one search of a few KiB: linear work takes microseconds
 SIZE = 3000
 
@@ -131,6 +132,14 @@ def _alphabet(pattern: object) -> str:
     return "".join(sorted(chars))
 
 
+def _runs(pattern: object) -> list[str]:
+    """The pattern's literal runs, longest first (`parent:` of `^parent:\\s*`): a worst case starts with
+    the text that gets the engine to the repetition. Classes, counts and escapes like `\\s` end a run."""
+    plain = re.sub(r"\[(?:\\.|[^\]\\])*\]|\{\d*,?\d*\}|\\[A-Za-z]|\(\?[^)]*\)", "\x00", _source(pattern))
+    runs = re.findall(r"(?:\\[^\w]|[^\\^$.|?*+()\[\]{}\x00])+", plain)
+    return sorted({r.replace("\\", "") for r in runs if r.strip()}, key=len, reverse=True)
+
+
 def _cpu(pattern: object, text: str) -> float:
     data = text.encode("utf-8", "surrogatepass") if isinstance(pattern.pattern, bytes) else text
     start = time.thread_time()
@@ -165,10 +174,11 @@ def test_every_pattern_is_linear_on_its_own_worst_cases(name, pattern):
         assert _cpu(pattern, text) < BUDGET, f"{name} takes over {BUDGET}s on {text[:40]!r}… ({len(text)} chars)"
 
     run()
-    for unit in ("\\", " ", "a", "/", "**", "\\\\\"", "a ", "<a"):  # the classic ones, every time
-        for prefix in ("", *literals[:8]):
-            text = prefix + unit * (SIZE // len(unit))
-            assert _cpu(pattern, text) < BUDGET, f"{name} takes over {BUDGET}s on {text[:40]!r}…"
+    for unit in ("\\", " ", "a", "/", "**", "\\\\\"", "a ", "<a", "\n"):  # the classic ones, every time
+        for prefix in ("", *literals[:8], *_runs(pattern)[:6]):
+            for end in ENDS:  # a long run then a character that ends it: `\s*(x)?\s*$` tries every split
+                text = prefix + unit * (SIZE // len(unit)) + end
+                assert _cpu(pattern, text) < BUDGET, f"{name} takes over {BUDGET}s on {text[:40]!r}…{end!r}"
 
 
 BIG = 60_000
@@ -184,3 +194,8 @@ def test_no_pattern_is_quadratic_on_a_long_text(name, pattern):
     for unit in [*units, *words, *(w + " " for w in words), "a ", "<a", "{{", "{%", "```"]:
         seconds = _cpu(pattern, unit * (BIG // len(unit)))
         assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {unit!r} x {BIG // len(unit)}"
+    for prefix in _runs(pattern)[:4]:  # the text that reaches a repetition, a long run, a character that ends it
+        for unit in (" ", "\n", "\t", "a", "\\", "/", "-"):
+            for end in ENDS[1:]:
+                seconds = _cpu(pattern, prefix + unit * BIG + end)
+                assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {prefix!r} + {unit!r} x {BIG} + {end!r}"

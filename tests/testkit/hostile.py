@@ -103,7 +103,10 @@ def plants() -> st.SearchStrategy[list[Plant]]:
                              Plant("odd_decision", ".leafwise/nodes/T-3.yaml"),
                              Plant("odd_cycle", ".leafwise/cycles/evil.yaml"),
                              Plant("github_source", ".leafwise/nodes/T-2.yaml"),
-                             Plant("yaml_11", ".leafwise/nodes/T-3.yaml")])
+                             Plant("yaml_11", ".leafwise/nodes/T-3.yaml"),
+                             # session 19's round: each once broke a command
+                             Plant("blank_run", ".leafwise/nodes/T-8.yaml"),
+                             Plant("padded_command", ".leafwise/nodes/T-2.yaml")])
     return st.lists(st.one_of(link, special, folder, value, name, number, fixed), min_size=1, max_size=5,
                     unique_by=str)
 
@@ -123,6 +126,7 @@ KNOWN = [
      Plant("odd_cycle", ".leafwise/cycles/evil.yaml")],
     [Plant("odd_decision", ".leafwise/nodes/T-3.yaml"), Plant("github_source", ".leafwise/nodes/T-2.yaml"),
      Plant("yaml_11", ".leafwise/nodes/T-3.yaml")],
+    [Plant("blank_run", ".leafwise/nodes/T-8.yaml"), Plant("padded_command", ".leafwise/nodes/T-2.yaml")],
 ]
 
 
@@ -258,6 +262,8 @@ def _plant(p: Plant, root: Path, outside: Path, mark: Path) -> None:
         _plant_later(p, root)
     elif p.kind in ROUND_18:
         _plant_round_18(p, root, mark)
+    elif p.kind in ROUND_19:
+        _plant_round_19(p, root, mark)
     elif p.kind == "backtrack":
         (root / p.where).parent.mkdir(parents=True, exist_ok=True)
         _replace(root / p.where)
@@ -324,6 +330,23 @@ def _plant_round_18(p: Plant, root: Path, mark: Path) -> None:
     elif p.kind == "yaml_11" and path.is_file() and not path.is_symlink():
         path.write_text(path.read_text(errors="replace") + "summary: 12:30:00\nassignee: no\ntags: [on, 0o17, 1_000,"
                         " 2026-01-01]\nrelease: 0x1F\n")
+
+
+ROUND_19 = ("blank_run", "padded_command")
+
+
+def _plant_round_19(p: Plant, root: Path, mark: Path) -> None:
+    """Session 19's classes: a node file that does not load whose parent line is a long run of blanks
+    before its value (a backtracking pattern tried every split), a done_when command whose tail hides
+    behind blanks (the approval text must show it: checked by the approval tests)."""
+    path = root / p.where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if p.kind == "blank_run":
+        _replace(path)
+        path.write_text("id: T-8\ntitle: t\nstatus: draft\nbroken: [\nparent:" + " " * 99_000 + "x\n")
+    elif p.kind == "padded_command" and path.is_file() and not path.is_symlink():
+        padded = "echo ok" + " " * 400 + f"; touch {mark}-padded"
+        path.write_text(path.read_text(errors="replace") + f"done_when:\n  - command: {json.dumps(padded)}\n")
 
 
 def strict_json(label: str, out: str) -> dict:
