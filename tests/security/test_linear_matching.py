@@ -194,8 +194,9 @@ def test_no_pattern_is_quadratic_on_a_long_text(name, pattern):
     for unit in [*units, *words, *(w + " " for w in words), "a ", "<a", "{{", "{%", "```"]:
         seconds = _cpu(pattern, unit * (BIG // len(unit)))
         assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {unit!r} x {BIG // len(unit)}"
+    own = sorted(set(re.findall(r"[^\\\w\s]", source)) - set("^$.|?*+()[]{}"))[:8]  # its literal punctuation
     for prefix in _runs(pattern)[:4]:  # the text that reaches a repetition, a long run, a character that ends it
-        for unit in (" ", "\n", "\t", "a", "\\", "/", "-"):
+        for unit in (" ", "\n", "\t", "a", "\\", "/", "-", *own):
             for end in ENDS[1:]:
                 seconds = _cpu(pattern, prefix + unit * BIG + end)
                 assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {prefix!r} + {unit!r} x {BIG} + {end!r}"
