@@ -39,6 +39,7 @@ _COMPONENT = re.compile(
 TEST_TITLE = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|concurrent|each\([^)]*\)))?\(\s*"""
                        r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\\n]|\\.)*)`)""")
 _UNESCAPE = linear.compile(r"\\(.)")
+_JSON_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _SYMBOL = re.compile(
     r"(?:\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
     r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*(?:async\s+)?(?:function\b|\([^)\n]*\)\s*(?::[^=\n]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
@@ -241,9 +242,12 @@ def package(index: Index, src: Source, by_rel: dict[str, Source]) -> None:
         if target:
             entries.append((name, target.group(1)))
     folder = str(src.path.parent)
+    strings: dict[str, int] = {}  # each JSON string's first offset, in one pass (not a search per entry)
+    for m in _JSON_STRING.finditer(src.text):
+        strings.setdefault(m.group(1), m.start())
     for name, target in entries:
         rel = posixpath.normpath(posixpath.join(folder, target)) if folder != "." else posixpath.normpath(target)
-        offset = max(src.text.find(f'"{name}"'), 0)
+        offset = strings.get(name, 0)
         if rel in by_rel:
             by_rel[rel].add(index, "cli", name, 0, identifier_concepts(name, PurePosixPath(rel).stem),
                             side="cli")

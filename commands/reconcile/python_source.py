@@ -220,9 +220,25 @@ def _pyproject(index: Index, src: Source) -> None:
     scripts = project.get("scripts") if isinstance(project, dict) else None
     if not isinstance(scripts, dict):
         return
+    keys = _key_offsets(src.text)
     for name, target in scripts.items():
         if not isinstance(target, str):
             continue
-        at = re.search(rf"""^[ \t]*["']?{re.escape(name)}["']?[ \t]*=""", src.text, re.M)
-        src.add(index, "cli", name, at.start() if at else 0, identifier_concepts(name, target.split(":")[-1]),
+        src.add(index, "cli", name, keys.get(name, 0), identifier_concepts(name, target.split(":")[-1]),
                 side="cli")
+
+
+def _key_offsets(text: str) -> dict[str, int]:
+    """Where each TOML key (`name =`, `"name" =`) is first set, in one pass over the lines (never a
+    search of the whole file per script)."""
+    found: dict[str, int] = {}
+    offset = 0
+    for line in text.split("\n"):
+        key, eq, _ = line.partition("=")
+        if eq:
+            key = key.strip(" \t")
+            if len(key) >= 2 and key[0] in "\"'" and key[-1] in "\"'":
+                key = key[1:-1]
+            found.setdefault(key, offset)
+        offset += len(line) + 1
+    return found
