@@ -66,7 +66,7 @@ def git_global_files() -> list[str]:
         return [named]
     home = os.environ.get("HOME") or os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git/config")]
 
 
 def config_dir() -> Path:
