@@ -599,7 +599,7 @@ def person_name(start: Path | None = None) -> str:
     `user.name` is read from the repository holding `start` when there is one (a person's
     `includeIf` rules may name them differently there), else from their own config alone.
     """
-    named = (os.environ.get("LEAFWISE_USER") or "").strip()
+    named = printable(os.environ.get("LEAFWISE_USER") or "")  # a project's MCP or direnv settings may set it
     if named:
         return named[:80]
     key = str(start or "")
