@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store import atomic, reader
-from leafwise.store.config_dirs import committed, config_dir, outside
+from leafwise.store.config_dirs import config_dir, outside
 from leafwise.store.timestamps import to_text, utc_now
 
 FILE_NAME = "trust.json"
@@ -66,10 +66,10 @@ def trees(root: Path | str) -> list[str]:
 
 def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:
     """Every approval: full digest -> {root, command, at}; with `root`, none when the approvals file lies
-    inside a tree a clone of that plan brings (`trees`, config_dirs.outside) or a repository tracks it
-    (config_dirs.committed): its author could have written it."""
-    if root is not None and (not all(outside(store_path(), tree) for tree in trees(root))
-                             or committed(store_path().parent)):
+    inside a tree a clone of that plan brings (`trees`, config_dirs.outside): its author could have
+    written it. (Not "any repository tracks it": a dotfiles repository at HOME that tracks
+    `~/.config/leafwise/` is the person's own.)"""
+    if root is not None and not all(outside(store_path(), tree) for tree in trees(root)):
         return {}
     return dict(_read().get("allowed", {}))
 

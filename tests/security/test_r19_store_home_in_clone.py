@@ -100,3 +100,24 @@ def test_a_clone_that_ships_the_persons_folders_approves_and_seals_nothing(tmp_p
     assert not (tmp_path / COMMAND_MARK).exists(), "a planted approval ran the plan's command"
     code, out, err, _, _ = run_measured(["validate"], root, env)
     assert "untrusted_command" in out, out
+
+
+def test_a_dotfiles_repository_at_home_keeps_the_persons_approvals(tmp_path: Path) -> None:
+    """HOME itself a repository that tracks `~/.config/leafwise/` (dotfiles), the plan its own clone beside:
+    the approvals are the person's and hold."""
+    home = tmp_path / "home"
+    home.mkdir()
+    git(home, "init", "-q", "-b", "main")
+    mark = tmp_path / COMMAND_MARK
+    project = home / "code" / "proj"
+    project.mkdir(parents=True)
+    git(project, "init", "-q", "-b", "main")
+    plan_in(project, mark)
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "plan")
+    plant_home(home, os.path.realpath(project), f"touch {mark}")
+    git(home, "add", "-f", ".config")
+    git(home, "commit", "-q", "-m", "dotfiles")
+    code, out, err, _, _ = run_measured(["reconcile"], project, home_env(home))
+    assert code == 0, err
+    assert mark.exists(), "the person's own approval did not hold"
