@@ -9,7 +9,7 @@ verbs and any node found by id or title.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterator, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 from leafwise.canvas.look import safe
 from leafwise.canvas.screens.editing import Editing
@@ -94,6 +94,19 @@ def highlight(matcher, text: str) -> Content:
     return content
 
 
+def found_in(name: str, needle: str, style: Any) -> tuple[float, Content]:
+    """(score, prompt) of a node's entry, in time linear in its text: the query's words where they stand
+    in the name. Never Textual's fuzzy search on plan text: it tries every way the query's letters can
+    be picked out of the text, and a cloned plan's 24 titles of 's s s s s e e e e e t t t …' cost the
+    canvas 17.7 CPU s, frozen, while a person typed 'settings'."""
+    content = Content(name)
+    folded = name.casefold()
+    at = folded.find(needle) if len(folded) == len(name) else -1  # casefold keeps the offsets (no ß → ss)
+    if at < 0:
+        return 0.45, content
+    return 0.9 if folded[at - 1:at] in ("", " ") else 0.7, content.stylize(style, at, at + len(needle))
+
+
 class CanvasCommands(Provider):
     """The view's own entries: the selected task's triage verbs, and nodes by id or title."""
 
@@ -137,8 +150,9 @@ class CanvasCommands(Provider):
             if needle in text:
                 node = state.nodes[node_id]
                 name = f"open: {node.id} {one_line(node.title, 100)}"
-                yield Hit(max(matcher.match(name), 0.5) * 0.9, highlight(matcher, name),
-                          partial(self.canvas.open_node, node.id), help=f"{node.status} · show it in the tree")
+                score, prompt = found_in(name, needle, matcher.match_style)
+                yield Hit(score, prompt, partial(self.canvas.open_node, node.id),
+                          help=f"{node.status} · show it in the tree")
                 found += 1
                 if found >= NODE_HITS:
                     break
