@@ -25,37 +25,53 @@ def outside(folder: Path, root: Path | str) -> bool:
 
 
 def inside_a_plan(folder: Path) -> bool:
-    """Whether `folder` or a folder above it holds a plan (`.leafwise/`), or a repository tracks files in
-    it (`committed`): then a repository's author may have written what is in it (a sandbox whose HOME is
-    the work tree), so no key is read from it."""
+    """Whether `folder` or a folder above it holds a plan (`.leafwise/`), or it lies in a work tree of
+    the repository worked in (`in_a_clones_tree`): then a repository's author may have written what is
+    in it (a sandbox whose HOME is the work tree), so no key is read from it."""
     current = os.path.realpath(str(folder))
     while True:
         if os.path.lexists(os.path.join(current, ".leafwise")):
             return True
         parent = os.path.dirname(current)
         if parent == current:
-            return committed(folder)
+            return in_a_clones_tree(folder)
         current = parent
 
 
-def committed(folder: Path) -> bool:
-    """Whether the repository whose work tree holds `folder` tracks anything in it: a clone brought those
-    files (a monorepo whose top is HOME ships `.config/leafwise/` beside a plan in a subfolder, where no
-    `.leafwise/` lies above it). One git call, only when a folder above holds `.git`."""
-    real = os.path.realpath(str(folder))
-    current = real
+def work_trees(path: Path | str) -> list[str]:
+    """The work trees holding `path`, as git finds them but without starting git: the nearest folder at or
+    above it holding `.git`, and, when that `.git` is a file naming a git dir under `<top>/.git/` (a
+    submodule's `.git/modules/…`, a linked worktree's `.git/worktrees/…`), that `<top>` too; [] outside
+    every repository. A dotfiles repository at HOME is not one of them for a plan in its own clone."""
+    current = os.path.realpath(str(path))
     while not os.path.lexists(os.path.join(current, ".git")):
         parent = os.path.dirname(current)
         if parent == current:
-            return False
+            return []
         current = parent
-    from leafwise.store import git
+    found = [current]
+    dot = os.path.join(current, ".git")
+    if os.path.isfile(dot) and not os.path.islink(dot):
+        from leafwise.store import reader
 
-    try:
-        repo = git.pin(Path(current), deadline=5)
-        return bool(git.run_git(Path(current), "ls-files", "-z", "--", repo.rel(Path(real)), deadline=5))
-    except git.GitError:  # git does not know this tree: nothing in it came from a clone
-        return False
+        try:
+            text = reader.read_text(Path(dot), reader.POINTER).strip()
+        except (OSError, ValueError):
+            return found
+        if text.startswith("gitdir:"):
+            parts = Path(os.path.realpath(os.path.join(current, text[len("gitdir:"):].strip()))).parts
+            if ".git" in parts[:-1]:
+                found.append(str(Path(*parts[:parts.index(".git")])))
+    return found
+
+
+def in_a_clones_tree(folder: Path, root: Path | str | None = None) -> bool:
+    """Whether `folder` lies in a work tree of the repository holding `root` (default: LEAFWISE_ROOT, else
+    the working folder): a clone brought what is in it (a monorepo whose top is HOME ships
+    `.config/leafwise/` beside a plan in a subfolder, where no `.leafwise/` lies above it). No process."""
+    start = root or os.environ.get("LEAFWISE_ROOT") or os.getcwd()
+    real = os.path.realpath(str(folder))
+    return any(os.path.commonpath([real, top]) == top for top in work_trees(start))
 
 
 def git_global_files() -> list[str]:

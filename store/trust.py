@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from leafwise.store import atomic, reader
-from leafwise.store.config_dirs import config_dir, outside
+from leafwise.store.config_dirs import config_dir, outside, work_trees
 from leafwise.store.timestamps import to_text, utc_now
 
 FILE_NAME = "trust.json"
@@ -50,18 +50,12 @@ def _read() -> dict[str, Any]:
 
 
 def trees(root: Path | str) -> list[str]:
-    """The folders whose files a clone of the plan at `root` may have brought: the plan root, the work
-    tree of the repository holding it, and every other work tree of that repository (a superproject
-    whose `.git/modules/` holds it, the main checkout of a `git worktree`): a plan in a subfolder of a
+    """The folders whose files a clone of the plan at `root` may have brought: the plan root and the work
+    trees of the repository holding it (`config_dirs.work_trees`: its top, a superproject whose
+    `.git/modules/` holds it, the main checkout of a `git worktree`): a plan in a subfolder of a
     repository whose top is HOME (a sandbox, a devcontainer) sits beside that repository's
     `.config/leafwise/`."""
-    from leafwise.store import git
-
-    try:
-        repo = git.pin(Path(root), deadline=5)
-    except git.GitError:  # no repository: the plan root is the whole tree
-        return [str(root)]
-    return [str(root), *map(str, repo.trees)]
+    return [str(root), *work_trees(root)]
 
 
 def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:

@@ -17,6 +17,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,6 @@ def test_a_dotfiles_repository_at_home_keeps_the_persons_approvals(tmp_path: Pat
     code, out, err, _, _ = run_measured(["reconcile"], project, home_env(home))
     assert code == 0, err
     assert mark.exists(), "the person's own approval did not hold"
+    key = subprocess.run([sys.executable, "-c", "from leafwise.store import cache; print(cache.machine_key() is not None)"],
+                         cwd=project, env=home_env(home), capture_output=True, text=True, timeout=60)
+    assert key.stdout.strip() == "True", key.stdout + key.stderr  # its cache key too (remembered answers need it)
