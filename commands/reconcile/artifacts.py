@@ -46,6 +46,7 @@ class Index:
     texts: dict[str, str] = field(default_factory=dict)  # scanned source, for declared checks
     has_ui: bool = False  # any page or component: user-facing items then need UI evidence
     docs: list[Artifact] = field(default_factory=list)  # documents in words (documents.py, tags.py)
+    lookups: object = field(default=None, repr=False, compare=False)  # checks.py's, built on the first check
 
 
 class Source:

@@ -19,15 +19,16 @@ it is "not run", which never counts as passing.
 
 from __future__ import annotations
 
+import bisect
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from leafwise.commands.reconcile import issue_links
-from leafwise.commands.reconcile.artifacts import Index
+from leafwise.commands.reconcile.artifacts import Artifact, Index
 from leafwise.store import git, linear, reader
 from leafwise.store.globs import MAX_GLOB, matches
 from leafwise.store.ids import ID_TEXT, find_ids
@@ -75,9 +76,56 @@ def declared(node_data: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+MAX_CHECKS = 100  # declared checks of one node evaluated: a node file can declare thousands
+MAX_GLOBS = 200  # distinct `file:` globs matched against every file, per run
+MAX_SEARCHES = 20  # `symbol:` names no index covers, searched for in every file, per run
+_WORD = re.compile(r"\w+")
+# where any name is defined: the keyword, then (looking ahead, so `def class Foo` finds both) the name
+_DEFINED = re.compile(r"(?:\bdef|\bclass|\bfunction|\bconst|\blet|\bvar|\bfunc|\bfn|\btype|\binterface)(?=\s+(\w+))")
+
+
+@dataclass(slots=True)
+class _Lookups:
+    """What declared checks look things up in, built once per index: each check then costs a lookup, not
+    a walk over every artifact and a search of every file (a node file can declare thousands)."""
+
+    symbols: dict[str, Artifact]  # short name -> the first symbol, model, component, page or field so named
+    tests: list[tuple[str, int]]  # (short name lower-cased, position), sorted
+    routes: dict[str, dict[str, tuple[int, Artifact]]]  # normal route -> method ("*": ANY, ALL) -> the first such
+    found: dict[tuple[str, str], CheckResult | None] = field(default_factory=dict)
+    defined: dict[str, tuple[str, int]] | None = None  # name -> (file, offset) of its first definition
+    globs: int = 0
+    searches: int = 0
+
+
+def _lookups(index: Index) -> _Lookups:
+    look = index.lookups
+    if isinstance(look, _Lookups):
+        return look
+    symbols: dict[str, Artifact] = {}
+    tests: list[tuple[str, int]] = []
+    routes: dict[str, dict[str, tuple[int, Artifact]]] = {}
+    for at, art in enumerate(index.artifacts):
+        short = art.name.split(".")[-1]
+        if art.kind in ("symbol", "model", "component", "page", "field"):
+            symbols.setdefault(short, art)
+        elif art.kind == "test":
+            tests.append((short.lower(), at))
+        elif art.kind == "route" and art.route is not None:
+            method = "*" if art.method in ("ANY", "ALL") else str(art.method)
+            routes.setdefault(normal_route(art.route), {}).setdefault(method, (at, art))
+    tests.sort()
+    index.lookups = look = _Lookups(symbols, tests, routes)
+    return look
+
+
 def run_checks(checks: list[tuple[str, str]], index: Index, allow_commands: bool = True) -> list[CheckResult]:
     results = []
-    for kind, value in checks:
+    for at, (kind, value) in enumerate(checks):
+        if at >= MAX_CHECKS:
+            results.append(CheckResult(kind, value, False, snippet=f"not checked: a node's first {MAX_CHECKS} "
+                                                                   "declared checks are"))
+            continue
         if kind == "file":
             results.append(_file(index, value))
         elif kind == "symbol":
@@ -97,21 +145,50 @@ def run_checks(checks: list[tuple[str, str]], index: Index, allow_commands: bool
 def _file(index: Index, glob: str) -> CheckResult:
     if len(glob) > MAX_GLOB:
         return CheckResult("file", glob, False, snippet=f"not checked: a glob is at most {MAX_GLOB:,} characters")
-    hit = next((f for f in index.files if matches(glob.lstrip("./"), f)), None)  # linear: the glob is untrusted
-    return CheckResult("file", glob, hit is not None, hit, 1 if hit else None, hit or "")
+    look = _lookups(index)
+    if ("file", glob) not in look.found:
+        if look.globs >= MAX_GLOBS:
+            return CheckResult("file", glob, False, snippet=f"not checked: a run matches at most {MAX_GLOBS} globs")
+        look.globs += 1
+        hit = next((f for f in index.files if matches(glob.lstrip("./"), f)), None)  # linear: the glob is untrusted
+        look.found[("file", glob)] = CheckResult("file", glob, hit is not None, hit, 1 if hit else None, hit or "")
+    return _copy(look.found[("file", glob)])
+
+
+def _copy(result: CheckResult | None) -> CheckResult:
+    assert result is not None
+    return CheckResult(result.kind, result.value, result.passed, result.path, result.line, result.snippet)
 
 
 def _symbol(index: Index, name: str) -> CheckResult:
-    for art in index.artifacts:
-        if art.kind in ("symbol", "model", "component", "page", "field") and art.name.split(".")[-1] == name:
-            return CheckResult("symbol", name, True, art.path, art.line, art.snippet)
+    look = _lookups(index)
+    art = look.symbols.get(name)
+    if art is not None:
+        return CheckResult("symbol", name, True, art.path, art.line, art.snippet)
+    if _WORD.fullmatch(name):  # a plain name: where it is defined, from one pass over the files
+        if look.defined is None:
+            look.defined = {}
+            for rel, text in index.texts.items():
+                for m in _DEFINED.finditer(text):
+                    look.defined.setdefault(m.group(1), (rel, m.start()))
+        at = look.defined.get(name)
+        return _defined_at(index, name, at[0], at[1]) if at else CheckResult("symbol", name, False)
+    if look.searches >= MAX_SEARCHES:
+        return CheckResult("symbol", name, False, snippet=f"not checked: a run searches every file for at most "
+                                                          f"{MAX_SEARCHES} such names")
+    look.searches += 1
     pattern = re.compile(DEFINES.format(name=re.escape(name)))
     for rel, text in index.texts.items():
         m = pattern.search(text)
         if m:
-            line = text.count("\n", 0, m.start()) + 1
-            return CheckResult("symbol", name, True, rel, line, reader.lines(text)[line - 1].strip()[:160])
+            return _defined_at(index, name, rel, m.start())
     return CheckResult("symbol", name, False)
+
+
+def _defined_at(index: Index, name: str, rel: str, offset: int) -> CheckResult:
+    text = index.texts[rel]
+    line = text.count("\n", 0, offset) + 1
+    return CheckResult("symbol", name, True, rel, line, reader.lines(text)[line - 1].strip()[:160])
 
 
 def normal_route(path: str) -> str:
@@ -123,19 +200,31 @@ def _route(index: Index, value: str) -> CheckResult:
     if not path:
         method, path = "ANY", method
     method, wanted = method.upper(), normal_route(path)
-    for art in index.artifacts:
-        if art.kind == "route" and art.route is not None and normal_route(art.route) == wanted \
-                and (method == "ANY" or art.method in (method, "ANY", "ALL")):
-            return CheckResult("route", value, True, art.path, art.line, art.snippet)
+    by_method = _lookups(index).routes.get(wanted, {})
+    fits = list(by_method.values()) if method == "ANY" else [a for a in (by_method.get(method), by_method.get("*")) if a]
+    if fits:
+        art = min(fits, key=lambda fit: fit[0])[1]  # the first in the index's order
+        return CheckResult("route", value, True, art.path, art.line, art.snippet)
     return CheckResult("route", value, False)
 
 
 def _test(index: Index, pattern: str) -> CheckResult:
+    """The first test (in the index's order) whose short name starts with the pattern; each prefix looked
+    up once a run, so all lookups together cost at most the characters of the tests' names."""
     wanted = pattern.strip().lower()
-    for art in index.artifacts:
-        if art.kind == "test" and art.name.split(".")[-1].lower().startswith(wanted):
-            return CheckResult("test", pattern, True, art.path, art.line, art.snippet)
-    return CheckResult("test", pattern, False)
+    look = _lookups(index)
+    if ("test", wanted) not in look.found:
+        tests = look.tests
+        at, first = bisect.bisect_left(tests, (wanted, -1)), None
+        while at < len(tests) and tests[at][0].startswith(wanted):
+            first = tests[at][1] if first is None else min(first, tests[at][1])
+            at += 1
+        art = index.artifacts[first] if first is not None else None
+        look.found[("test", wanted)] = CheckResult("test", "", True, art.path, art.line, art.snippet) if art else None
+    hit = look.found[("test", wanted)]
+    if hit is None:
+        return CheckResult("test", pattern, False)
+    return CheckResult("test", pattern, True, hit.path, hit.line, hit.snippet)
 
 
 NOT_TRUSTED = "not run: this command from a plan file is not trusted here"
