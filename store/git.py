@@ -152,21 +152,27 @@ def _brought(repo: Repo, start: Path) -> bool:
 
 
 def program() -> str:
-    """git's absolute path: the first `git` in an absolute folder of PATH (GitError when there is none). A
-    relative entry (`.`, or the empty entry a stray colon leaves) names the working folder, and every call
-    runs in the clone's work tree: its committed, executable `git` would run."""
+    """git's absolute path: the first `git` in an absolute folder of PATH outside the work trees of the
+    repository worked in (GitError when there is none). A relative entry (`.`, or the empty entry a stray
+    colon leaves) names the working folder, and every call runs in the clone's work tree: its committed,
+    executable `git` would run; so would one in `<clone>/node_modules/.bin`, which JavaScript projects
+    and direnv put on PATH as an absolute folder."""
+    from leafwise.store.config_dirs import in_a_clones_tree
+
     path = os.environ.get("PATH", os.defpath)
-    if path not in _PROGRAM:
+    key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd())
+    if key not in _PROGRAM:
         import shutil
 
-        absolute = os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
-        _PROGRAM[path] = shutil.which(GIT, path=absolute) or ""
-    if not _PROGRAM[path]:
-        raise GitError("git could not start: no git in an absolute folder of PATH")
-    return _PROGRAM[path]
+        absolute = os.pathsep.join(entry for entry in path.split(os.pathsep)
+                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry)))
+        _PROGRAM[key] = shutil.which(GIT, path=absolute) or ""
+    if not _PROGRAM[key]:
+        raise GitError("git could not start: no git in an absolute folder of PATH outside the repository")
+    return _PROGRAM[key]
 
 
-_PROGRAM: dict[str, str] = {}
+_PROGRAM: dict[tuple[str, str], str] = {}
 
 
 def _argv(*head: str) -> list[str]:

@@ -2,9 +2,10 @@
 
 The runner started the program `git` by name in the clone's work tree. With `.` in PATH, or the empty
 entry a stray colon leaves (`PATH=:/usr/bin`, `PATH=/a::/usr/bin`), or a relative folder (`bin`), the
-name resolves in that folder: a committed, executable `git` at the top of the clone (or in `bin/`) ran on
+name resolves in that folder (and `<clone>/node_modules/.bin`, an absolute folder JavaScript projects and
+direnv put on PATH, holds what the clone committed): a committed, executable `git` at the top of the clone (or in `bin/`) ran on
 `validate` and `reconcile` (a marker file). Now git is the first one found in an absolute folder of PATH
-(`store/git.py` `program`), for every call and for the program a local remote is served by.
+outside the repository's work trees (`store/git.py` `program`), for every call and for the program a local remote is served by.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAM
 REAL_GIT = shutil.which("git")
 SYSTEM = os.pathsep.join(sorted({os.path.dirname(REAL_GIT), "/usr/bin", "/bin"}))
 SPELLINGS = {"dot_first": f".:{SYSTEM}", "empty_first": f":{SYSTEM}", "empty_middle": f"/nonexistent::{SYSTEM}",
-             "dot_slash": f"./:{SYSTEM}", "relative_folder": f"bin:{SYSTEM}"}
+             "dot_slash": f"./:{SYSTEM}", "relative_folder": f"bin:{SYSTEM}",
+             "absolute_node_modules_bin": f"{{clone}}/node_modules/.bin:{SYSTEM}"}
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -39,8 +41,8 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     source.mkdir()
     write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1")], prefix="P1")
     fake = f"#!/bin/sh\ntouch {mark}\nexec {REAL_GIT} \"$@\"\n"
-    for where in (source / "git", source / "bin" / "git"):
-        where.parent.mkdir(exist_ok=True)
+    for where in (source / "git", source / "bin" / "git", source / "node_modules" / ".bin" / "git"):
+        where.parent.mkdir(parents=True, exist_ok=True)
         where.write_text(fake)
         where.chmod(0o755)
     git(source, "init", "-q", "-b", "main")
@@ -56,7 +58,7 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_a_relative_path_entry_never_runs_the_clones_git(clone: tuple[Path, Path], tmp_path: Path, spelling: str) -> None:
     root, mark = clone
     mark.unlink(missing_ok=True)
-    env = {**os.environ, "PATH": SPELLINGS[spelling], "LEAFWISE_CONFIG_DIR": str(tmp_path / "config"),
+    env = {**os.environ, "PATH": SPELLINGS[spelling].format(clone=root), "LEAFWISE_CONFIG_DIR": str(tmp_path / "config"),
            "LEAFWISE_CACHE_DIR": str(tmp_path / "cache"), "LEAFWISE_SERVER": "0", "LEAFWISE_AGENT": ""}
     for args in (["validate"], ["reconcile"], ["doctor"]):
         done = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=root, env=env,
