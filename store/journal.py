@@ -74,6 +74,7 @@ def append_all(paths: PlanPaths, events: list[dict[str, Any]]) -> list[dict[str,
 
 MAX_EVENTS = 5_000  # the most a read without a limit answers: the newest, for one node or all
 MAX_DECODED = 4 * MAX_EVENTS  # lines a read decodes at most (holding the node's id is no proof it is its)
+MAX_DECODED_BYTES = 8 * 1024 * 1024  # and bytes: 20,000 lines of 400 (an event is about 200)
 
 
 def read(paths: PlanPaths, *, node: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
@@ -96,16 +97,18 @@ def newest_first(paths: PlanPaths) -> Iterator[dict[str, Any]]:
 
 def _iter_reverse(paths: PlanPaths, needle: bytes | None = None, block: int = 65536,
                   budget: int | None = None) -> Iterator[dict[str, Any]]:
-    """Events newest first; lines without `needle` are never decoded, and at most `budget` lines are."""
-    left = [budget]
+    """Events newest first; lines without `needle` are never decoded, and at most `budget` lines (and
+    MAX_DECODED_BYTES) are."""
+    left = [budget, MAX_DECODED_BYTES if budget is not None else None]  # lines, bytes
 
     def decoded(line: bytes) -> dict[str, Any] | None:
         if needle is not None and needle not in line:
             return None
         if left[0] is not None:
-            if left[0] <= 0:
+            if left[0] <= 0 or left[1] <= 0:
                 raise _Spent
             left[0] -= 1
+            left[1] -= len(line)
         return _decode(line)
 
     try:
