@@ -58,12 +58,18 @@ def trees(root: Path | str) -> list[str]:
     return [str(root), *work_trees(root)]
 
 
+def planted_store(root: Path | str) -> str | None:
+    """The tree a clone brought that holds the approvals file (so no approval in it ever counts for the
+    plan at `root`), or None: what `trust --allow` tells a person instead of recording in vain."""
+    return next((tree for tree in trees(root) if not outside(store_path(), tree)), None)
+
+
 def allowed(root: Path | str | None = None) -> dict[str, dict[str, Any]]:
     """Every approval: full digest -> {root, command, at}; with `root`, none when the approvals file lies
     inside a tree a clone of that plan brings (`trees`, config_dirs.outside): its author could have
     written it. (Not "any repository tracks it": a dotfiles repository at HOME that tracks
     `~/.config/leafwise/` is the person's own.)"""
-    if root is not None and not all(outside(store_path(), tree) for tree in trees(root)):
+    if root is not None and planted_store(root) is not None:
         return {}
     return dict(_read().get("allowed", {}))
 
