@@ -15,6 +15,7 @@ from typing import Any
 
 from leafwise.commands.reconcile.artifacts import Artifact, Index, Source
 from leafwise.commands.reconcile.text import identifier_concepts
+from leafwise.store import linear
 
 LANG_OF = {".py": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
            ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rb": "ruby"}
@@ -206,7 +207,9 @@ def _capture_name(cap: str, node, name: str) -> str | None:
     return text
 
 
-_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+# RE2: with `re`, every `<script>` that no `</script>` follows would scan to the end of the file (quadratic)
+_SCRIPT = linear.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
+_NOT_NEWLINE = linear.compile(r"[^\n]+")
 
 
 def _script_part(text: str) -> str:
@@ -214,10 +217,12 @@ def _script_part(text: str) -> str:
     spans = [m.span(1) for m in _SCRIPT.finditer(text)]
     if not spans:
         return ""
-    out = re.sub(r"[^\n]", " ", text)
-    for a, b in spans:
-        out = out[:a] + text[a:b] + out[b:]
-    return out
+    pieces, at = [], 0
+    for a, b in spans:  # joined once: splicing each span into the whole text copied it per span
+        pieces += [_NOT_NEWLINE.sub(lambda m: " " * len(m.group(0)), text[at:a]), text[a:b]]
+        at = b
+    pieces.append(_NOT_NEWLINE.sub(lambda m: " " * len(m.group(0)), text[at:]))
+    return "".join(pieces)
 
 
 def _is_flag(func: bytes) -> bool:
