@@ -51,7 +51,7 @@ _CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub
 _FLAGS = {"M", "I", "S", "MULTILINE", "IGNORECASE", "DOTALL"}
 # Calls inside functions whose pattern is built at run time, each from constants and `re.escape` of an
 # id or a name Leafwise checked (never free text), by file.
-BUILT = {"checks.py": 1, "text.py": 1, "python_source.py": 1, "match.py": 1}
+BUILT = {"checks.py": 1, "text.py": 1, "match.py": 1}
 
 
 class _Anchored:
@@ -108,8 +108,7 @@ def _built_examples() -> list[tuple[str, object]]:
     from leafwise.commands.text import defusing_pattern
 
     return [("checks.defines", re.compile(DEFINES.format(name=re.escape("parse_args")))),
-            ("text.defusing", defusing_pattern()),
-            ("python_source.assigned", re.compile(r"""^[ \t]*["']?VERSION["']?[ \t]*=""", re.M))]
+            ("text.defusing", defusing_pattern())]
 
 
 INLINE, BUILT_FOUND = _inline_patterns()
