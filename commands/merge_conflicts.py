@@ -127,12 +127,48 @@ def merge_bases(plan: Plan) -> dict[str, bool]:
 
 
 def with_merge_conflicts(plan: Plan, cmd: CommandLine) -> list[Problem]:
-    """The plan's load problems, with git conflicts in node files named as such.
+    """The plan's load problems, with git conflicts in node files named as such, and files git checks
+    out in another encoding named with the attribute that does it (`checkout_encodings`).
 
     Two nodes given one id on different clones (an add/add conflict) become
     `duplicate_id`, fixed by `renumber`; two edits of one node become
     `merge_conflict`, resolved by hand.
     """
+    return checkout_encodings(plan, _with_merge_conflicts(plan, cmd))
+
+
+ENCODING_ATTRIBUTE = "working-tree-encoding"
+MAX_ASKED = 200  # files one `check-attr` names: a plan of 30,000 broken files costs one git call
+
+
+def checkout_encodings(plan: Plan, problems: list[Problem]) -> list[Problem]:
+    """`problems`, each file that does not load because git writes it to the work tree in another encoding
+    (a `.gitattributes` line `.leafwise/** working-tree-encoding=UTF-16LE`: the committed bytes stay UTF-8,
+    the checked-out ones are UTF-16, and every clone's plan reads as NUL characters) named with that
+    attribute, from one `git check-attr` of the failing files."""
+    failing = [p for p in problems if p.code in ("yaml_error", "not_utf8") and p.file]
+    if not failing:
+        return problems
+    files = list(dict.fromkeys(p.file for p in failing))[:MAX_ASKED]
+    try:
+        repo = git.pin(plan.paths.repo)
+        rels = [repo.rel(plan.paths.repo / f) for f in files]
+        out = git.run_git(plan.paths.repo, "check-attr", "-z", ENCODING_ATTRIBUTE, "--", *rels)
+    except git.GitError:
+        return problems
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    encoded = {path: value for path, _attr, value in zip(fields[0::3], fields[1::3], fields[2::3])
+               if value not in ("unspecified", "unset", "set", "")}
+    by_rel = dict(zip(files, rels))
+    return [p if by_rel.get(p.file or "") not in encoded else
+            Problem(p.code, p.severity, f"{p.message} — git writes this file to the work tree as "
+                    f"{plan_words(encoded[by_rel[p.file]], 40)} ({ENCODING_ATTRIBUTE} in a .gitattributes file; "
+                    "the committed file is UTF-8)", f"git check-attr {ENCODING_ATTRIBUTE} -- {by_rel[p.file]}",
+                    node=p.node, file=p.file, line=p.line)
+            for p in problems]
+
+
+def _with_merge_conflicts(plan: Plan, cmd: CommandLine) -> list[Problem]:
     out: list[Problem] = []
     bases: dict[str, bool] | None = None
     for problem in plan.problems:

@@ -68,8 +68,9 @@ GLOBAL_OPTIONS = ("--no-pager", "--literal-pathspecs", "--no-optional-locks")
 # The subcommands Leafwise runs; each reads only. A new one is added here after checking that it
 # runs no hook, no filter driver and no remote.
 # `cat-file` and `ls-tree` read committed blobs and trees as stored (`cat-file blob`, never `--filters`
-# or `--textconv`: the verify loop's quotes are checked against the file as committed).
-SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config", "cat-file", "ls-tree"})
+# or `--textconv`: the verify loop's quotes are checked against the file as committed). `check-attr`
+# reads `.gitattributes` files and prints what they set: it runs no filter, hook or driver.
+SUBCOMMANDS = frozenset({"ls-files", "log", "rev-parse", "config", "cat-file", "ls-tree", "check-attr"})
 DIFF_OPTIONS = {"log": ("--no-ext-diff", "--no-textconv")}
 # The options the read-only subcommands are called with, and no other (an allow-list, as
 # REMOTE_OPTIONS is for the network entry): an option git reads that runs a filter or textconv
