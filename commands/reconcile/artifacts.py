@@ -49,14 +49,18 @@ class Index:
     lookups: object = field(default=None, repr=False, compare=False)  # checks.py's, built on the first check
 
 
+MAX_PER_FILE = 5000  # artifacts one file yields: a hand-written file names far fewer; a generated one is no evidence
+
+
 class Source:
     """A file's text with fast offset → line lookups."""
 
-    __slots__ = ("_line_starts", "_path", "rel", "text")
+    __slots__ = ("_added", "_line_starts", "_path", "rel", "text")
 
     def __init__(self, rel: str, text: str):
         self.rel = rel
         self.text = text
+        self._added = 0
         self._path: PurePosixPath | None = None
         self._line_starts: list[int] | None = None  # built on the first line lookup
 
@@ -87,7 +91,9 @@ class Source:
             words = words | CLI_WORDS  # what it is: "from the command line" names it
         art = Artifact(kind, name, self.rel, line, self.snippet(line), words, context,
                        side or self.side(), **extra)
-        index.artifacts.append(art)
+        self._added += 1
+        if self._added <= MAX_PER_FILE:  # past it, a file's artifacts only cost memory (each holds its words)
+            index.artifacts.append(art)
         return art
 
     def side(self) -> str:
