@@ -17,6 +17,8 @@ from leafwise.commands.core.lifecycle import transition
 from leafwise.commands.core.readiness import holder
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node, Status
+from leafwise.store.model import open_decision
+from leafwise.store.node_files import read_node_file
 from leafwise.store.schema import decision_options
 from textual.binding import Binding
 from textual.content import Content
@@ -164,6 +166,11 @@ class Triage:
         def confirmed(note: str | None) -> None:
             if note is None:
                 return
+            if not self.decision_unchanged(node, decision):
+                self.app.notify(f"{node.id}'s decision changed since it was shown (a pull, an agent asking "
+                                "again): read it again, then answer", title="Not answered", severity="warning",
+                                timeout=8)
+                return
             args: dict[str, object] = {"node_id": node.id, "option": option}
             if note:
                 args["note"] = note
@@ -172,6 +179,14 @@ class Triage:
         self.app.push_screen(ConfirmPrompt(f"Answer {node.id} with option {option}?", lines,
                                            note_placeholder=AGENT_NOTE,
                                            confirm="Enter to answer"), confirmed)
+
+    def decision_unchanged(self, node: Node, shown: dict) -> bool:
+        """Whether the node file still asks what the person was shown: `decide` records the option of
+        the file as it is then, so a question or options rewritten while the dialog was open (a pull, the
+        asking agent) would record a choice the person never saw."""
+        now = open_decision(read_node_file(self.app.paths.nodes / f"{node.id}.yaml").data or {})
+        return now is not None and now.get("question") == shown.get("question") and \
+            decision_options(now) == decision_options(shown)
 
     def action_answer_option(self, number: int) -> None:
         """A digit: answer the target's open decision with that option (confirmed next, with a note)."""
