@@ -139,6 +139,21 @@ def _mac(key: bytes, purpose: bytes, payload: bytes) -> bytes:
     return h.digest()
 
 
+def seal_record(purpose: str, payload: bytes) -> str | None:
+    """This machine's seal of `payload` for `purpose` (hex), or None without a key: what a record in
+    the plan's committed files carries to say this machine wrote it (a clone cannot forge one)."""
+    key = machine_key(create=True)
+    return _mac(key, purpose.encode(), payload).hex() if key else None
+
+
+def sealed_here(purpose: str, payload: bytes, mark: Any) -> bool:
+    """Whether `mark` is this machine's `seal_record` of `payload` for `purpose`."""
+    import hmac
+
+    key = machine_key()
+    return bool(key) and isinstance(mark, str) and hmac.compare_digest(mark, _mac(key, purpose.encode(), payload).hex())
+
+
 def read_sealed(path: Path | None, purpose: str) -> Any:
     """The value a `write_sealed` of this machine put at `path` for `purpose`, or None (any problem)."""
     return _read_sealed(path, purpose)[0]

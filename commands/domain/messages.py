@@ -14,6 +14,7 @@ that then takes the task is told again.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from leafwise.commands.contract import Result, clean
@@ -26,14 +27,24 @@ from leafwise.store import claims as leases
 DELIVERED = "delivered"  # the journal's command for words shown to the agent that holds the task
 
 
+def _payload(node_id: str, agent: str, words: list[Any]) -> bytes:
+    return json.dumps([node_id, agent, [str(w) for w in words]], ensure_ascii=False).encode()
+
+
 def delivered_to(ctx: Ctx, node_id: str) -> dict[str, set[str]]:
-    """For each word id on the node, the agents it was delivered to (from the journal)."""
+    """For each word id on the node, the agents it was delivered to: the journal's `delivered` events
+    this machine sealed. The journal is committed, so a clone could plant a delivery of a person's
+    word (its id is a hash of its text) and that agent would never see it; a delivery made on
+    another machine counts there only (here the agent is told again: never lost, at worst twice)."""
+    from leafwise.store import cache
+
     out: dict[str, set[str]] = {}
     for event in journal.read(ctx.paths(), node=node_id):
-        ids = event.get("words")
-        if event.get("command") == DELIVERED and isinstance(ids, list) and event.get("actor"):
+        ids, actor = event.get("words"), event.get("actor")
+        if event.get("command") == DELIVERED and isinstance(ids, list) and actor and \
+                cache.sealed_here(DELIVERED, _payload(node_id, str(actor), ids), event.get("seal")):
             for word in ids:
-                out.setdefault(str(word), set()).add(str(event["actor"]))
+                out.setdefault(str(word), set()).add(str(actor))
     return out
 
 
@@ -77,8 +88,11 @@ def holds(ctx: Ctx, plan: Plan, node: Node, agent: str | None) -> bool:
 def deliver(ctx: Ctx, node_id: str, agent: str, words: list[dict[str, Any]]) -> None:
     """Journal that `words` reached `agent` (nothing for no words)."""
     if words:
-        journal.append(ctx.paths(), {"actor": agent, "command": DELIVERED, "node": node_id,
-                                     "words": [w["id"] for w in words]})
+        from leafwise.store import cache
+
+        ids = [w["id"] for w in words]
+        journal.append(ctx.paths(), {"actor": agent, "command": DELIVERED, "node": node_id, "words": ids,
+                                     "seal": cache.seal_record(DELIVERED, _payload(node_id, agent, ids))})
 
 
 def carry(ctx: Ctx, plan: Plan, node: Node, view: dict[str, Any], agent: str | None,
