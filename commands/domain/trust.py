@@ -149,9 +149,11 @@ def review(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revo
     from leafwise.store import trust as store
 
     plan = ctx.plan()
-    if (allow or everything) and not outside(store.store_path(), plan.paths.repo):
+    tree = store.planted_store(plan.paths.repo) if allow or everything else None
+    if tree is not None:  # the plan root or a work tree of its repository (HOME at a clone's top)
         raise CommandError("approvals_inside_plan", f"the approvals file {store.store_path()} lies inside this "
-                           "plan's repository, where its author could have written it; no approval there counts",
+                           f"plan's repository ({tree}), where its author could have written it; no approval "
+                           "there counts",
                            wait("a person sets LEAFWISE_CONFIG_DIR to a folder outside the "
                                 "repository, then approves again", "approvals live outside every repository"),
                            exit_code=EXIT_CONFLICT, category="conflict")
