@@ -33,6 +33,9 @@ def stuck_work(state: PlanState) -> list[Ranked]:
     return ranked
 
 
+NAME_CELLS = 12  # the project's name always shows this much, whatever the width
+
+
 class PlanHeader(Static):
     """`Leafwise · Shop   77 nodes   ━━━ 54%   ⊘ 4 blocked   ✖ invalid plan: 2 problems (v)   ● live`"""
 
@@ -56,19 +59,25 @@ class PlanHeader(Static):
         tally_done = sum(g.tally.done for g in state.groups)
         tally_total = sum(g.tally.total for g in state.groups)
         blocked = len(stuck_work(state))
-        parts += [Content.styled(f" {one_line(state.plan.project.name, 80)}", "bold"),
-                  Content.styled(f"  {self.view}" if self.view else "", "$accent"),
-                  Content.styled(f"   {len(state.nodes):,} nodes   ", "$text-muted"),
-                  bar(tally_done, tally_total, 12), Content(f" {percent(tally_done, tally_total)}")]
+        ours = [Content.styled(f"  {self.view}" if self.view else "", "$accent"),
+                Content.styled(f"   {len(state.nodes):,} nodes   ", "$text-muted"),
+                bar(tally_done, tally_total, 12), Content(f" {percent(tally_done, tally_total)}")]
         if blocked:
-            parts.append(Content.styled(f"   ⊘ {blocked} blocked", "$status-blocked"))
+            ours.append(Content.styled(f"   ⊘ {blocked} blocked", "$status-blocked"))
         badge = problem_badge(getattr(self.app, "plan_check", None), len(state.plan.problems))
         if badge is not None:
-            parts += [Content("   "), badge]
+            ours += [Content("   "), badge]
         if live is not None:
-            parts.append(Content.styled("   ● live" if live else "   ○ not watching",
-                                        "$status-done" if live else "$text-muted"))
-        self.update(Content.assemble(*parts), layout=False)  # always one line
+            ours.append(Content.styled("   ● live" if live else "   ○ not watching",
+                                       "$status-done" if live else "$text-muted"))
+        # The project's name is plan text: it gets the room the header's own words leave, never theirs (a
+        # cloned plan's name of 40 wide letters and '✓ plan valid ● live' pushed the real badge off the line).
+        room = max(NAME_CELLS, (self.size.width or self.app.size.width) - sum(p.cell_length for p in parts + ours))
+        name = Content(f" {one_line(state.plan.project.name, 80)}").truncate(room, ellipsis=True)
+        self.update(Content.assemble(*parts, name.stylize("bold"), *ours), layout=False)  # always one line
+
+    def on_resize(self) -> None:
+        self.show(*self._shown)
 
 
 def problem_badge(check: Any, unreadable: int) -> Content | None:
