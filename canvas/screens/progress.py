@@ -25,6 +25,13 @@ AXIS_TICKS = 6  # labels on the burn-up's time axis
 EPICS_SHOWN = 200
 
 
+def column(title: str, cells: int) -> Content:
+    """A title in a column `cells` wide, cut and padded by the cells it takes (wide letters take two): a
+    cloned plan's epic titled in 30 fullwidth letters pushed its own counts off the row, where the title
+    could say '5/5 done' instead."""
+    return Content(one_line(title, 2 * cells)).truncate(cells - 2, ellipsis=True, pad=True) + Content("  ")
+
+
 def tally_line(label: Content, tally: Tally, width: int = 24) -> Content:
     counts = [(f"{tally.done}/{tally.total} done", "$text-muted")]
     if tally.in_progress:
@@ -141,7 +148,7 @@ class ProgressScreen(ViewScreen):
         titles = {r.id: r.title for r in state.plan.project.releases}
         for tally in report.releases:
             label = Content.assemble((f"{tally.id or '—':<6}", "bold $accent"),
-                                     f"{one_line(titles.get(tally.id or '') or tally.title, 22):<24}")
+                                     column(titles.get(tally.id or '') or tally.title, 24))
             options.append(Option(tally_line(label, tally), id=f"@{tally.id or ''}"))
         self._done_lines.read()  # reads what the journal gained since the last redraw
         forecasts = forecast(state.plan, self._done_lines.events, look.display_now())
@@ -156,7 +163,7 @@ class ProgressScreen(ViewScreen):
             node = state.nodes.get(tally.id or "")
             symbol, style = mark(node) if node else ("·", "")
             label = Content.assemble((symbol, style), " ", (f"{tally.id:<10}", "$text-muted"),
-                                     f"{one_line(tally.title, 30):<32}")
+                                     column(tally.title, 32))
             options.append(Option(tally_line(label, tally, 16), id=f"node:{tally.id}"))
         if report.in_flight:
             options.append(self._header(f"In progress ({len(report.in_flight)})"))
