@@ -45,7 +45,7 @@ HEADER_SECONDS = 10.0  # an idle connection, or one that has not finished a requ
 
 def canvas_command(repo: Path, *, follow: bool, every: float | None = None) -> str:
     """The shell command textual-serve runs per tab: `leafwise canvas --root REPO [--follow] [--every S]`."""
-    words = [sys.executable, "-m", CLI_MODULE, "canvas", "--root", str(repo)]
+    words = [sys.executable, "-P", "-m", CLI_MODULE, "canvas", "--root", str(repo)]
     if follow:
         words.append("--follow")
     if every is not None:

@@ -74,7 +74,7 @@ class DemoAgent:
 
     def cli(self, *args: str) -> dict[str, Any]:
         """Run `leafwise ARGS --json` in the plan's folder; the envelope, whatever the exit code."""
-        proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args, "--json"],
+        proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args, "--json"],
                               cwd=self.root, capture_output=True, text=True, timeout=120,
                               stdin=subprocess.DEVNULL,
                               env={**os.environ, "LEAFWISE_AGENT": self.agent})  # the journal names it

@@ -33,7 +33,7 @@ def start_agent(root: Path, speed: float, log_path: Path, delay: float = 1.5) ->
     """
     log = open(log_path, "w")
     return subprocess.Popen(
-        [sys.executable, "-m", "leafwise.canvas.demo.agent", "--root", str(root), "--speed", str(speed),
+        [sys.executable, "-P", "-m", "leafwise.canvas.demo.agent", "--root", str(root), "--speed", str(speed),
          "--delay", str(delay), "--parent-pipe"],
         cwd=root, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE, start_new_session=True)
 

@@ -84,7 +84,7 @@ def leafwise_command() -> list[str]:
         beside = Path(sys.executable).parent / name
         if beside.is_file() and os.access(beside, os.X_OK):
             return [str(beside.absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", CLI_MODULE]
+    return [str(Path(sys.executable).absolute()), "-P", "-m", CLI_MODULE]
 
 
 def is_ours(value: Any) -> bool:

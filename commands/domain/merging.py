@@ -64,7 +64,7 @@ def driver_command() -> str:
     if argv0 is not None and argv0.name == "leafwise" and argv0.is_file():
         program = [str(argv0.absolute())]
     else:  # run as a module (python -m …): the same interpreter, the same module
-        program = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+        program = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
     return shlex.join(program) + " merge-driver %O %A %B %P"
 
 

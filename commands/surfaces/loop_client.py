@@ -254,7 +254,7 @@ def start(path: str, words: list[str]) -> None:
         return  # this call and the next run themselves, as with LEAFWISE_SERVER=0
     import subprocess
 
-    argv = [sys.executable, "-m", "leafwise.commands.surfaces.loop_server", path]
+    argv = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.loop_server", path]
     root = root_word(words)
     if root is not None:
         argv += ["--root", root]

@@ -58,7 +58,7 @@ def call(root: Path, *args: str, served: bool = True, env: dict[str, str] | None
     """(stdout, stderr, exit code, "served" or "ran") of `leafwise ARGS` through the console script."""
     full = {**os.environ, "LEAFWISE_AGENT": "", "LEAFWISE_MEMO": "0", "LEAFWISE_SERVER": "1" if served else "0",
             **(env or {})}
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=root, env=full, stdin=subprocess.DEVNULL,
+    proc = subprocess.run([sys.executable, "-P", "-c", PROBE, *args], cwd=root, env=full, stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=120)
     err, _, how = proc.stderr.decode("utf-8", "surrogateescape").rpartition("\n")
     return proc.stdout.decode("utf-8", "surrogateescape"), err, proc.returncode, how.strip("[]")

@@ -66,7 +66,7 @@ def run_cli(*args: str, cwd: Path | str, stdin: str | None = None, env: dict[str
     full_env.pop("LEAFWISE_ROOT", None)
     if not fresh and not cli_fork.needs_exec(full_env):
         return CliResult(*cli_fork.run(list(args), cwd, full_env, stdin, timeout))
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, input=stdin,
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd, input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=timeout)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

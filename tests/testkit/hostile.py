@@ -414,7 +414,7 @@ def run_measured(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, 
             return -9, "", f"killed after {HANG_SECONDS} s", HANG_SECONDS, 0
     began = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "leafwise.commands.surfaces.cli",
+        proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli",
                                *args], cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL,
                               timeout=HANG_SECONDS)
     except subprocess.TimeoutExpired:

@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 async def mcp_session(root: Path, seconds: float = 30) -> AsyncIterator[ClientSession]:
     """An initialised session on `python -m leafwise.commands.surfaces.cli mcp` at `root`; the calls
     made within have `seconds` in all."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env={**os.environ, "LEAFWISE_AGENT": ""})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
