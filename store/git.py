@@ -82,8 +82,10 @@ OPTIONS = frozenset({"--abbrev-ref", "--absolute-git-dir", "--show-toplevel", "-
                      "--symbolic-full-name", "--verify", "-c", "-co", "-i", "-n", "-o", "-q", "-r", "-u", "-z"})
 # The caller's GIT_* variables that survive: where the person's own config files are.
 KEPT_ENV = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
+# GIT_NO_REPLACE_OBJECTS and GIT_GRAFT_FILE: a repository that arrives whole (a tarball, `cp -a`, a mirror)
+# can carry refs/replace/ or info/grafts, which make every read see blobs and history the work tree lacks.
 SET_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_LAZY_FETCH": "1",
-           "GIT_PROTOCOL_FROM_USER": "0"}
+           "GIT_PROTOCOL_FROM_USER": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
 
 
 class GitError(Exception):
