@@ -251,19 +251,21 @@ async def test_edit_the_reason_and_reassign(demo_plan, tmp_path):
 
 
 @pytest.mark.slow
-async def test_a_refused_command_shows_the_error_and_its_fix(demo_plan, tmp_path):
+async def test_a_decision_answered_elsewhere_is_not_answered_again(demo_plan, tmp_path):
+    """The canvas re-reads the node before it answers (`Triage.decision_unchanged`): a decision answered
+    meanwhile on the CLI is not answered twice, and the person is told to read it again."""
     app = canvas(demo_plan, tmp_path)  # the watcher is off: the canvas still thinks SHOP-40 asks
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(app, pilot)
         assert run_cli("decide", "SHOP-40", "--option", "1", cwd=demo_plan).code == 0
+        answered = node_file(demo_plan, "SHOP-40").read_bytes()
         listing = await open_blocked(app, pilot)
         listing.highlighted = listing.get_option_index("SHOP-40")
         await pilot.press("1")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
         await pilot.press("enter")  # confirm, no note
-        await until(pilot, lambda: any("refused" in n for n in notices(app)))
-        message = next(n for n in notices(app) if "refused" in n)
-        assert "no open decision" in message and "Fix: leafwise show SHOP-40" in message
+        await until(pilot, lambda: any("decision changed since it was shown" in n for n in notices(app)))
+        assert node_file(demo_plan, "SHOP-40").read_bytes() == answered
 
 
 @pytest.mark.slow
