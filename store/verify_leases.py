@@ -56,12 +56,13 @@ def read_all(paths: PlanPaths) -> dict[str, Claim]:
         names = os.listdir(folder(paths))
     except (FileNotFoundError, NotADirectoryError, ValueError):
         return found
-    for name in names:
+    for name in names:  # a lease holds a draft: only those of the node files there are read
         if name.endswith(".json") and not name.startswith("."):
             try:
-                lease = read(paths, check_id(name[:-5]))
+                node_id = check_id(name[:-5])
             except ValueError:
                 continue
+            lease = read(paths, node_id) if os.path.lexists(paths.node_file(node_id)) else None
             if lease is not None:
                 found[lease.node] = lease
     return found
@@ -72,14 +73,18 @@ def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes
                   expires=to_text(now + timedelta(minutes=ttl_minutes)))
     target = folder(paths)
     target.mkdir(parents=True, exist_ok=True)
-    atomic.replace(target / f"{check_id(node_id)}.json", (json.dumps(lease.as_dict(), indent=1) + "\n").encode(),
-                   durable=False)
+    path = target / f"{check_id(node_id)}.json"
+    atomic.clear_planted(path)  # a folder a clone force-added at the name: no lease could ever be written
+    atomic.replace(path, (json.dumps(lease.as_dict(), indent=1) + "\n").encode(), durable=False)
     return lease
 
 
 def remove(paths: PlanPaths, node_id: str) -> bool:
+    path = folder(paths) / f"{check_id(node_id)}.json"
+    if atomic.clear_planted(path):
+        return True
     try:
-        (folder(paths) / f"{check_id(node_id)}.json").unlink()
+        path.unlink()
         return True
     except FileNotFoundError:
         return False

@@ -43,7 +43,7 @@ def build(tmp_path: Path, folder: str, names: tuple[str, ...], suffix: str, kind
     write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1"),
                         node("P1-3", "Pay button", parent="P1-1")], prefix="P1")
     where = source / ".leafwise" / folder
-    where.mkdir(exist_ok=True)
+    where.mkdir(parents=True, exist_ok=True)
     for name in names:
         plant(where / f"{name}{suffix}", kind, outside)
         (where / f"{name}.keep").write_text("")  # git keeps no empty folder: a file beside it for that kind
@@ -103,4 +103,19 @@ def test_a_cloned_folder_at_a_lease_name_never_stops_a_start_or_a_repair(tmp_pat
     repaired = run_cli("repair", cwd=again, env=env, timeout=30)
     assert repaired.code == 0, repaired.stderr
     assert not any(os.path.lexists(again / ".leafwise" / "claims" / f"{n}.json") for n in ("P1-2", "P1-3"))
+    assert sorted(os.listdir(outside)) == ["keep.txt"] and (outside / "keep.txt").read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cloned_folder_at_a_verify_lease_name_never_stops_verify_next(tmp_path: Path, env: dict[str, str],
+                                                                        kind: str) -> None:
+    """The same for a verify lease (`store/verify_leases.py`): `verify --next` failed with "Is a directory"."""
+    clone, outside = build(tmp_path, ".cache/verify-leases", ("P1-2", "P1-3"), ".json", kind)
+    first = run_cli("verify", "--next", "--agent", "bob", "--json", cwd=clone, env=env, timeout=60)
+    assert first.code == 0, first.stdout + first.stderr
+    second = run_cli("verify", "--next", "--agent", "carol", "--json", cwd=clone, env=env, timeout=60)
+    assert second.code == 0, second.stdout + second.stderr
+    taken = {first.json["result"]["id"], second.json["result"]["id"]}
+    assert taken == {"P1-2", "P1-3"}, (first.stdout, second.stdout)
+    assert all((clone / ".leafwise" / ".cache" / "verify-leases" / f"{n}.json").is_file() for n in taken)
     assert sorted(os.listdir(outside)) == ["keep.txt"] and (outside / "keep.txt").read_text() == "keep\n"
