@@ -168,11 +168,35 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
                         f"{len(expired)} expired claim(s) left behind" if expired else "no expired claims",
                         ctx.cmd("repair") if expired else None))
     checks += _symlink_checks(paths)
+    checks += _ignored_check(paths)
     strays = sweep_temp_files(paths, dry_run=True)
     checks.append(Check("temp_files", "warning" if strays else "ok",
                         f"{len(strays)} stray temporary file(s), e.g. {strays[0].name}" if strays
                         else "no stray temporary files", ctx.cmd("repair") if strays else None))
     return checks
+
+
+# The plan's own content, which every clone must get (Leafwise's .leafwise/.gitignore keeps its caches out)
+SHARED = ("nodes", "docs", "diagrams", "cycles", "project.yaml", "journal.jsonl")
+
+
+def _ignored_check(paths: PlanPaths) -> list[Check]:
+    """Plan files git will never commit: a repository's .gitignore (a pull request's `.leafwise/nodes/*`
+    with `!` lines for the files there) hides every new node while add and edit work and validate is
+    clean. No check outside git."""
+    from leafwise.store import git
+
+    try:
+        repo = git.pin(paths.repo)
+        out = git.run_git(paths.repo, "ls-files", "-z", "-o", "-i", "--exclude-standard", "--",
+                          *(repo.rel(paths.dir / name) for name in SHARED), limit=1 << 20)
+    except git.GitError:
+        return []
+    hidden = [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
+    if not hidden:
+        return [Check("ignored", "ok", "git ignores none of the plan's files")]
+    return [Check("ignored", "warning", f"git ignores {len(hidden)} plan file(s), e.g. {quote(hidden[0])}: they are "
+                  f"never committed, so no clone sees them (`git check-ignore -v {quote(hidden[0])}` names the rule)")]
 
 
 def _symlink_checks(paths: PlanPaths) -> list[Check]:
