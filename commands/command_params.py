@@ -93,6 +93,7 @@ PARAMS: dict[str, tuple[tuple[str, str, str | None, bool], ...]] = {
         ("node_id", "str", None, False),
         ("option", "int", "--option", False),
         ("note", "str", "--note", False),
+        ("expect", "str", "--expect", False),
     ),
     "diagnose": (
         ("node_id", "str", None, False),

@@ -171,7 +171,8 @@ class Triage:
                                 "again): read it again, then answer", title="Not answered", severity="warning",
                                 timeout=8)
                 return
-            args: dict[str, object] = {"node_id": node.id, "option": option}
+            # the text the person confirmed: decide records nothing if the file says otherwise when it writes
+            args: dict[str, object] = {"node_id": node.id, "option": option, "expect": options[option - 1]}
             if note:
                 args["note"] = note
             self.app.run_request(Request("decide", args, f"Answer {option} on {node.id}", node.id))

@@ -27,6 +27,7 @@ from leafwise.commands.domain.nodes import change_list, get_node, plain, record,
 from leafwise.commands.registry import Ctx
 from leafwise.store import Status, claims
 from leafwise.store.model import open_decision
+from leafwise.store.node_files import read_node_file
 from leafwise.store.schema import decision_options
 
 
@@ -89,7 +90,14 @@ def _keep_earlier(ctx: Ctx, node_id: str, doc: dict[str, Any]) -> dict[str, Any]
     return {"decisions": [*earlier, plain(current)]}
 
 
-def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:
+def _changed(ctx: Ctx, node_id: str, why: str) -> CommandError:
+    """The decision is not what the person read: answer nothing (a pull or the asking agent rewrote it)."""
+    return CommandError("decision_changed", f"{why}; nothing was recorded",
+                        fix(ctx.cmd("show", node_id), "read the decision again, then answer"),
+                        exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
+
+
+def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None, expect: str | None = None) -> Result:
     """Record the answer to a node's open decision, then unblock the node: a person's act (a call
     an agent answers, any MCP call and `bulk` through it included, is refused)."""
     if ctx.for_agent:
@@ -114,6 +122,9 @@ def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Resu
         raise CommandError("bad_option", f"option {option} is not between 1 and {len(options)}",
                            fix(ctx.cmd("decide", node_id, option=1), "pick one of the listed options"),
                            exit_code=EXIT_USAGE, category="usage", source=("node", node_id))
+    if expect is not None and expect != options[option - 1]:
+        raise _changed(ctx, node_id, f"option {option} of {node_id} now reads {clean(options[option - 1], 300)!r}, "
+                       f"not {clean(expect, 300)!r}")
     now = ctx.clock()
     answer = {"option": option, "choice": options[option - 1], "by": ctx.who(), "at": now}
     if note:
@@ -125,6 +136,10 @@ def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Resu
             raise CommandError("already_decided", f"{node_id}'s decision was answered meanwhile",
                                fix(ctx.cmd("show", node_id), "read the answer"),
                                exit_code=EXIT_CONFLICT, category="conflict", source=("node", node_id))
+        # as the plan reads it (the loader's YAML, not the round-trip editor's): what decide itself read
+        fresh = open_decision(read_node_file(ctx.paths().node_file(node_id)).data or {})
+        if fresh is None or fresh.get("question") != decision.get("question") or decision_options(fresh) != options:
+            raise _changed(ctx, node_id, f"{node_id}'s question or options were rewritten while it was answered")
         before = plain(current)
         current["answer"] = answer
         return {"decision": (before, plain(current))}

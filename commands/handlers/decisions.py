@@ -21,6 +21,8 @@ def ask(ctx: Ctx, node_id: str, question: str, option: tuple[str, ...] = (), age
          mutating=True, tool=None,  # a person answers (CLI, canvas); no MCP client is a person
          params=(Param("node_id", "node id", positional=True, required=True),
                  Param("option", "the chosen option's number (1, 2, …)", type=int, required=True),
-                 Param("note", "why, in a sentence")))
-def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None) -> Result:
-    return decisions.decide(ctx, node_id, option, note)
+                 Param("note", "why, in a sentence"),
+                 Param("expect", "the option's text as you read it: nothing is recorded if the file now says "
+                                 "otherwise")))
+def decide(ctx: Ctx, node_id: str, option: int, note: str | None = None, expect: str | None = None) -> Result:
+    return decisions.decide(ctx, node_id, option, note, expect)
