@@ -27,7 +27,8 @@ from leafwise.store import claims as leases
 DELIVERED = "delivered"  # the journal's command for words shown to the agent that holds the task
 
 
-def _payload(node_id: str, agent: str, words: list[Any]) -> bytes:
+def delivery_payload(node_id: str, agent: str, words: list[Any]) -> bytes:
+    """What a delivery's seal covers: the node, the agent, the words."""
     return json.dumps([node_id, agent, [str(w) for w in words]], ensure_ascii=False).encode()
 
 
@@ -42,7 +43,7 @@ def delivered_to(ctx: Ctx, node_id: str) -> dict[str, set[str]]:
     for event in journal.read(ctx.paths(), node=node_id):
         ids, actor = event.get("words"), event.get("actor")
         if event.get("command") == DELIVERED and isinstance(ids, list) and actor and \
-                cache.sealed_here(DELIVERED, _payload(node_id, str(actor), ids), event.get("seal")):
+                cache.sealed_here(DELIVERED, delivery_payload(node_id, str(actor), ids), event.get("seal")):
             for word in ids:
                 out.setdefault(str(word), set()).add(str(actor))
     return out
@@ -92,7 +93,7 @@ def deliver(ctx: Ctx, node_id: str, agent: str, words: list[dict[str, Any]]) -> 
 
         ids = [w["id"] for w in words]
         journal.append(ctx.paths(), {"actor": agent, "command": DELIVERED, "node": node_id, "words": ids,
-                                     "seal": cache.seal_record(DELIVERED, _payload(node_id, agent, ids))})
+                                     "seal": cache.seal_record(DELIVERED, delivery_payload(node_id, agent, ids))})
 
 
 def carry(ctx: Ctx, plan: Plan, node: Node, view: dict[str, Any], agent: str | None,

@@ -142,7 +142,7 @@ def scan(index: Index, sources: list[Source]) -> None:
         name = LANG_OF.get(src.path.suffix)
         text = src.text
         if src.path.suffix in (".vue", ".svelte"):
-            name, text = "typescript", _script_part(text)
+            name, text = "typescript", script_part(text)
         loaded = _language(name) if name and text else None
         if loaded is not None:
             _scan_source(index, src, ts.QueryCursor, name, text, loaded)
@@ -212,7 +212,7 @@ _SCRIPT = linear.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
 _NOT_NEWLINE = linear.compile(r"[^\n]+")
 
 
-def _script_part(text: str) -> str:
+def script_part(text: str) -> str:
     """The `<script>` parts of a .vue/.svelte file, everything else blanked (lines and offsets kept)."""
     spans = [m.span(1) for m in _SCRIPT.finditer(text)]
     if not spans:

@@ -103,11 +103,11 @@ def remove_node_file(root: Path) -> None:
 
 def append_journal_line(root: Path, word: str) -> None:
     """A delivery of `word` to agent a, sealed by this machine as Leafwise writes one (`messages.deliver`)."""
-    from leafwise.commands.domain.messages import _payload
+    from leafwise.commands.domain.messages import delivery_payload
     from leafwise.store.cache import seal_record
 
     event = {"actor": "a", "command": "delivered", "node": "T-1", "words": [word],
-             "seal": seal_record("delivered", _payload("T-1", "a", [word]))}
+             "seal": seal_record("delivered", delivery_payload("T-1", "a", [word]))}
     with (root / ".leafwise" / "journal.jsonl").open("a") as fh:
         fh.write(json.dumps(event) + "\n")
 
