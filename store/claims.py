@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from leafwise.store import atomic, reader, values
 from leafwise.store.ids import agent_problem, is_node_id
@@ -54,14 +54,36 @@ def parse_time(text: str) -> datetime:
     return moment
 
 
+# A claim file this machine did not write (no seal of its key: force-added in a clone, or a copy) holds
+# for at most this long after it arrived (its file's mtime, which git sets at checkout, not the file):
+# a committed claim with a heartbeat 23 h ahead and a week's expiry held every task for eight days.
+UNSEALED_MINUTES = DEFAULT_TTL_MINUTES
+SEAL = "claim"
+
+
+def _sealed(claim: Claim) -> bytes:
+    return json.dumps([claim.node, claim.agent, claim.since, claim.heartbeat, claim.expires]).encode()
+
+
 def read(paths: PlanPaths, node_id: str) -> Claim | None:
     """The lease on `node_id`, or None: no claim, or a claim file that cannot be trusted (a link, not
-    JSON, too large or deep, a value of the wrong kind, a time without its zone, another node's id)."""
+    JSON, too large or deep, a value of the wrong kind, a time without its zone, another node's id).
+    One this machine did not seal ends `UNSEALED_MINUTES` after its file last changed, at the latest."""
+    from leafwise.store import cache
+
+    path = paths.own_folder(paths.claims) / f"{check_id(node_id)}.json"
     try:
-        data = reader.read_json(paths.own_folder(paths.claims) / f"{check_id(node_id)}.json", reader.CLAIM)
-        return from_data(data, node_id)
+        data = reader.read_json(path, reader.CLAIM)
+        claim = from_data(data, node_id)
+        if cache.sealed_here(SEAL, _sealed(claim), data.get("seal")):
+            return claim
+        arrived = min(datetime.fromtimestamp(os.lstat(path).st_mtime, UTC), utc_now())
     except (OSError, ValueError):  # reader.Refused is a ValueError
         return None
+    latest = arrived + timedelta(minutes=UNSEALED_MINUTES)
+    if parse_time(claim.expires) > latest:
+        claim = Claim(claim.node, claim.agent, claim.since, claim.heartbeat, to_text(latest))
+    return claim
 
 
 def from_data(data: object, node_id: str) -> Claim:
@@ -118,9 +140,12 @@ def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes
 
 
 def _save(paths: PlanPaths, claim: Claim) -> None:
+    from leafwise.store import cache
+
     path = paths.own_folder(paths.claims) / f"{check_id(claim.node)}.json"
     atomic.clear_planted(path)  # a folder a clone force-added at the name: no lease could ever be written
-    atomic.replace(path, (json.dumps(claim.as_dict(), indent=1) + "\n").encode())
+    sealed = {**claim.as_dict(), "seal": cache.seal_record(SEAL, _sealed(claim))}
+    atomic.replace(path, (json.dumps(sealed, indent=1) + "\n").encode())
 
 
 def remove(paths: PlanPaths, node_id: str, agent: str | None = None) -> bool:

@@ -12,6 +12,7 @@ heartbeats from a day and a minute ahead to the year 9999.
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -66,11 +67,34 @@ def test_the_clone_reproduction_through_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("ahead", [timedelta(0), timedelta(hours=23)])
-def test_a_claim_of_now_or_a_clock_a_little_ahead_still_holds_for_at_most_a_week(tmp_path, ahead):
+def test_a_claim_this_machine_did_not_write_holds_an_hour_after_it_arrived(tmp_path, ahead):
+    """A claim force-committed with a heartbeat of now (or a clock 23 h ahead) and a week's expiry held
+    every task for eight days in every clone (session 19, h22k): unsealed, it ends an hour after its file
+    arrived (its mtime: git's checkout), whatever it says."""
     root = write_plan(tmp_path / "plan", [{"id": "T-1", "title": "Task", "status": "draft", "release": "R1"}])
     heartbeat = datetime.now(UTC).replace(microsecond=0) + ahead
     plant(root, "T-1", heartbeat, datetime(9999, 12, 31, tzinfo=UTC))
+    arrived = datetime.fromtimestamp((root / ".leafwise" / "claims" / "T-1.json").stat().st_mtime, UTC)
     held = claims.read(PlanPaths(root), "T-1")
     assert held is not None and held.agent == "mallory"
-    assert claims.parse_time(held.expires) == heartbeat + timedelta(minutes=claims.MAX_TTL_MINUTES)
+    assert claims.parse_time(held.expires) == (arrived + timedelta(minutes=claims.UNSEALED_MINUTES)).replace(microsecond=0)
     assert "Wait: mallory holds T-1" in run_cli_in_process("next", cwd=root).stdout
+    old = (datetime.now(UTC) - timedelta(minutes=claims.UNSEALED_MINUTES + 1)).timestamp()
+    os.utime(root / ".leafwise" / "claims" / "T-1.json", (old, old))  # it arrived an hour ago
+    assert claims.read(PlanPaths(root), "T-1").expired(datetime.now(UTC))
+    assert run_cli("start", "--next", "--agent", "bot", cwd=root).code == 0, "the task is free"
+
+
+def test_a_claim_this_machine_wrote_keeps_its_lease(tmp_path):
+    root = write_plan(tmp_path / "plan", [{"id": "T-1", "title": "Task", "status": "draft", "release": "R1"}])
+    assert run_cli("start", "T-1", "--agent", "bob", "--ttl", "240", cwd=root).code == 0
+    path = root / ".leafwise" / "claims" / "T-1.json"
+    old = (datetime.now(UTC) - timedelta(minutes=claims.UNSEALED_MINUTES + 1)).timestamp()
+    os.utime(path, (old, old))
+    held = claims.read(PlanPaths(root), "T-1")
+    assert not held.expired(datetime.now(UTC)), "sealed: its own four hours"
+    data = json.loads(path.read_text())
+    data["agent"] = "mallory"  # a copy edited by hand: the seal no longer covers it
+    path.write_text(json.dumps(data))
+    os.utime(path, (old, old))
+    assert claims.read(PlanPaths(root), "T-1").expired(datetime.now(UTC))
