@@ -76,21 +76,25 @@ def test_in_a_real_terminal_the_tree_row_stays_left_of_the_detail_pane(tmp_path)
                                      node("T-2", "FORGED_TITLE", "draft", parent="T-1"),
                                      node("T-3", "Leaf three", "draft", parent="T-1")])
     session = f"lw-width-{os.getpid()}"
-    env = {**os.environ, "LEAFWISE_SERVER": "0", "LANG": "C.UTF-8", "TERM": "xterm-256color"}
-    command = f"cd {root} && {sys.executable} -m leafwise.commands.surfaces.cli canvas"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "30", command], env=env, check=True)
+    # its own config folder: canvas settings another test of this worker saved (columns, widths) would lay
+    # the tree out otherwise
+    env = {**os.environ, "LEAFWISE_SERVER": "0", "LANG": "C.UTF-8", "TERM": "xterm-256color",
+           "LEAFWISE_CONFIG_DIR": str(tmp_path / "config")}
+    command = f"cd {root} && {sys.executable} -P -m leafwise.commands.surfaces.cli canvas"
+    tmux = ["tmux", "-L", session]  # a server of its own: it starts with this environment, whatever else runs
+    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "30", command], env=env, check=True)
     try:
         deadline = time.monotonic() + 30
         screen = ""
         while time.monotonic() < deadline and not ("T-2" in screen and "T-3" in screen):
             time.sleep(0.3)
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", session], capture_output=True,
                                     text=True).stdout
         time.sleep(1.0)  # the first paint's details settle
-        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+        screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
         rows = {key: next((line for line in screen.splitlines() if f"{key}          draft" in line), "")
                 for key in ("T-2", "T-3")}  # the two leaves' tree rows
         divider = rows["T-3"].find("▏")
         assert divider > 0 and rows["T-2"].find("▏") == divider, screen
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
