@@ -10,7 +10,7 @@ from pathlib import Path
 from leafwise.commands.reconcile import artifacts, python_source
 from leafwise.commands.reconcile.artifacts import Index, Source
 from testkit import hostile
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 TEXT = "".join(f"class K{i}:pass\n" for i in range(11000)) + "".join(f"def f{i}():pass\n" for i in range(11200))
 
@@ -24,9 +24,7 @@ def test_a_file_yields_at_most_its_share_of_artifacts() -> None:
 
 def test_reconcile_of_a_clone_of_dense_files_stays_under_the_bar(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     (src / "app").mkdir()
     for k in range(12):

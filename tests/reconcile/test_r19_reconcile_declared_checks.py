@@ -13,7 +13,7 @@ from pathlib import Path
 
 from leafwise.commands.reconcile import checks
 from leafwise.commands.reconcile.artifacts import Artifact, Index
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 
 def _oracle(index: Index, kind: str, value: str) -> tuple[bool, str | None, int | None]:
@@ -96,9 +96,7 @@ def test_thousands_of_checks_on_a_big_index_are_quick() -> None:
 
 def test_reconcile_of_a_clone_with_3000_declared_checks_answers(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     (src / "lib").mkdir()
     for k in range(10):

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 CODE = "function exportUsersCsv(users) {"
 LAYOUTS = {
@@ -24,9 +24,7 @@ LAYOUTS = {
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_evidence_lines_are_the_lines_git_numbers(tmp_path: Path, layout: str) -> None:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    run(repo, "git", "init", "-q", "-b", "main")
-    run(repo, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(repo)
     run(repo, LEAFWISE, "add", "Export users to CSV")
     (repo / "src").mkdir()
     body = LAYOUTS[layout] + "\r\n  return users.join(',');\r\n}\r\n"

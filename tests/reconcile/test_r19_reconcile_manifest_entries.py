@@ -13,7 +13,7 @@ from pathlib import Path
 
 from leafwise.commands.reconcile import artifacts, js_source, python_source
 from leafwise.commands.reconcile.artifacts import Index, Source
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 
 def _pyproject(n: int) -> str:
@@ -54,9 +54,7 @@ def test_thousands_of_entries_cost_one_pass(monkeypatch) -> None:
 
 def test_reconcile_of_a_clone_with_huge_manifests_answers(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     for k in range(4):
         (src / f"pkg{k}").mkdir()

@@ -11,15 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 CODE = "def export_orders_csv(orders):"
 
 
 def _plan(repo: Path) -> None:
-    repo.mkdir()
-    run(repo, "git", "init", "-q", "-b", "main")
-    run(repo, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(repo)
     run(repo, LEAFWISE, "add", "Export orders as CSV")
     (repo / "app").mkdir()
     (repo / "app" / "export.py").write_text(f"{CODE}\n    return ','.join(orders)\n")

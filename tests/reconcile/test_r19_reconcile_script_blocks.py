@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from leafwise.commands.reconcile import tags
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 _OLD = re.compile(r"<script\b[^>]*>(.*?)</script>", re.S | re.I)
 
@@ -45,9 +45,7 @@ def test_unclosed_and_many_script_blocks_are_quick() -> None:
 
 def test_reconcile_of_a_clone_with_unclosed_script_tags_answers(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     (src / "web").mkdir()
     for name in ("App.vue", "Page.svelte"):

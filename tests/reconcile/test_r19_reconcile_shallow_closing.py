@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 CODE = "".join(f"def helper_{i}(x):\n    value = compute_something(x)\n    return value * {i}\n" for i in range(3))
 
@@ -21,9 +21,7 @@ def _bands(repo: Path) -> dict[str, str]:
 
 
 def _plan(src: Path) -> None:
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     run(src, LEAFWISE, "add", "Password reset email")
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r"]
 CODE = "pub fn export_users_csv() {"
@@ -20,9 +20,7 @@ TODO = "// TODO: the export is not written yet"
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
 def test_a_quote_is_checked_against_the_line_git_numbers(tmp_path: Path, sep: str) -> None:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    run(repo, "git", "init", "-q", "-b", "main")
-    run(repo, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(repo)
     run(repo, LEAFWISE, "add", "Export users to CSV")
     (repo / "src").mkdir()
     text = f"// header\n// a note{sep}over{sep}three parts\n{TODO}\n{CODE}\n    write_csv(users);\n}}\n"

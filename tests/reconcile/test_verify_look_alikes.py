@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 LINE = "pub fn import_users_csv() { read_csv(users); }"
 LOOK_ALIKES = {"cyrillic o": "imp\u043ert", "greek omicron": "imp\u03bfrt", "fullwidth o": "imp\uff4frt",
@@ -24,9 +24,7 @@ OWN_NAMES = ["src/café_import.rs", "src/данные.rs", "src/日本語ファ�
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("looks") / "repo"
-    root.mkdir()
-    run(root, "git", "init", "-q", "-b", "main")
-    run(root, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(root)
     for i in range(1, 24):
         run(root, LEAFWISE, "add", f"Import users from CSV, case {i}")
     (root / "src").mkdir()

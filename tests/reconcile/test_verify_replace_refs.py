@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 REAL = "def export_orders_csv(orders):\n    return \",\".join(orders)\n"
 FAKE = "def export_orders_csv(orders):\n    return write_csv_rows(orders, header=True)\n"
@@ -23,9 +23,7 @@ FAKE = "def export_orders_csv(orders):\n    return write_csv_rows(orders, header
 @pytest.fixture
 def repo(tmp_path) -> Path:
     root = tmp_path / "repo"
-    root.mkdir()
-    run(root, "git", "init", "-q", "-b", "main")
-    run(root, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(root)
     run(root, LEAFWISE, "add", "Export orders as CSV")
     (root / "app").mkdir()
     (root / "app" / "export.py").write_text(REAL)

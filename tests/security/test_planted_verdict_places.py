@@ -8,33 +8,19 @@ on a real `git clone`."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testkit.repos import LEAFWISE, plan_repo, run
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-       "LEAFWISE_AGENT": "", "GIT_CONFIG_NOSYSTEM": "1"}
-LEAFWISE = str(Path(sys.executable).parent / "leafwise")
 QUOTE = "pub fn export_users_csv() {"
-
-
-def run(cwd: Path, *argv: str, code: int = 0) -> subprocess.CompletedProcess:
-    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **ENV, "HOME": str(cwd)})
-    assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return done
 
 
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory) -> Path:
     """A plan with P1-1 "Export users to CSV" and the code that does it, committed."""
     repo = tmp_path_factory.mktemp("origin") / "repo"
-    repo.mkdir()
-    run(repo, "git", "init", "-q", "-b", "main")
-    run(repo, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(repo)
     run(repo, LEAFWISE, "add", "Export users to CSV")
     (repo / "src").mkdir()
     (repo / "src/main.rs").write_text(f"{QUOTE}\n    write_csv(users);\n}}\n")

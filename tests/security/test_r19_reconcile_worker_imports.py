@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from testkit.repos import LEAFWISE, run
+from testkit.repos import LEAFWISE, plan_repo, run
 
 THIRD_PARTY = ("leafwise", "re2", "yaml", "ruamel", "tree_sitter", "tree_sitter_python", "tree_sitter_javascript",
                "tree_sitter_typescript", "click", "mcp", "anyio", "pydantic", "textual", "rich", "watchfiles")
@@ -21,9 +21,7 @@ def test_no_module_of_the_clone_runs_in_the_scan_worker(tmp_path: Path) -> None:
     marks = tmp_path / "marks"
     marks.mkdir()
     src = tmp_path / "src"
-    src.mkdir()
-    run(src, "git", "init", "-q", "-b", "main")
-    run(src, LEAFWISE, "init", "--prefix", "P1")
+    plan_repo(src)
     run(src, LEAFWISE, "add", "Export orders as CSV")
     (src / "app").mkdir()
     (src / "app" / "export.py").write_text("def export_orders_csv(orders):\n    return ','.join(orders)\n")

@@ -54,3 +54,12 @@ def run(cwd: Path, *argv: str, code: int | None = 0) -> subprocess.CompletedProc
     if code is not None:
         assert done.returncode == code, f"{argv}: exit {done.returncode}\n{done.stdout}{done.stderr}"
     return done
+
+
+def plan_repo(root: Path, prefix: str = "P1") -> Path:
+    """`root` as a git repository on main holding a new plan (`leafwise init --prefix PREFIX`), nothing
+    committed yet: what a clone's author starts from."""
+    root.mkdir(parents=True, exist_ok=True)
+    run(root, "git", "init", "-q", "-b", "main")
+    run(root, LEAFWISE, "init", "--prefix", prefix)
+    return root
