@@ -76,10 +76,10 @@ def test_in_a_real_terminal_the_tree_row_stays_left_of_the_detail_pane(tmp_path)
                                      node("T-2", "FORGED_TITLE", "draft", parent="T-1"),
                                      node("T-3", "Leaf three", "draft", parent="T-1")])
     session = f"lw-width-{os.getpid()}"
-    # its own config folder: canvas settings another test of this worker saved (columns, widths) would lay
-    # the tree out otherwise
-    env = {**os.environ, "LEAFWISE_SERVER": "0", "LANG": "C.UTF-8", "TERM": "xterm-256color",
-           "LEAFWISE_CONFIG_DIR": str(tmp_path / "config")}
+    # its own config folder (canvas settings another test saved), and no COLUMNS/LINES: pytest-xdist's
+    # workers set them to 80x24, and Textual takes them over the terminal's own size
+    env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}, "LEAFWISE_SERVER": "0",
+           "LANG": "C.UTF-8", "TERM": "xterm-256color", "LEAFWISE_CONFIG_DIR": str(tmp_path / "config")}
     command = f"cd {root} && {sys.executable} -P -m leafwise.commands.surfaces.cli canvas"
     tmux = ["tmux", "-L", session]  # a server of its own: it starts with this environment, whatever else runs
     subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "30", command], env=env, check=True)
