@@ -104,11 +104,13 @@ class Repo:
     `clone_global`: the person's global config file lies in a tree this clone brought (`trees`: HOME
     is the work tree's top, as in some sandboxes and devcontainers, and the clone ships `.gitconfig`);
     then git reads no global config for it (its credential helper, rewrites and proxies are the
-    clone author's)."""
+    clone author's). `clone_system`: the same for the file GIT_CONFIG_SYSTEM names (a project's `.mcp.json`
+    env or `.envrc` can set it): then git reads no system config for it."""
 
     git_dir: Path
     work_tree: Path
     clone_global: bool = False
+    clone_system: bool = False
 
     @property
     def trees(self) -> tuple[Path, ...]:
@@ -138,6 +140,9 @@ def environment(repo: Repo | None = None) -> dict[str, str]:
     env.update(SET_ENV)
     if repo is not None and repo.clone_global:
         env["GIT_CONFIG_GLOBAL"] = os.devnull
+    if repo is not None and repo.clone_system:
+        env.pop("GIT_CONFIG_SYSTEM", None)
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
     return env
 
 
@@ -148,10 +153,17 @@ def _global_files(start: Path) -> list[str]:
     return [os.path.realpath(os.path.join(start, path)) for path in git_global_files()]  # a relative one: from git's folder
 
 
-def _brought(repo: Repo, start: Path) -> bool:
+def _system_file(start: Path) -> list[str]:
+    """The system config file GIT_CONFIG_SYSTEM names (as a real path), else []: git's own lies outside
+    every clone."""
+    named = os.environ.get("GIT_CONFIG_SYSTEM")
+    return [os.path.realpath(os.path.join(start, named))] if named else []
+
+
+def _brought(repo: Repo, start: Path, files: list[str]) -> bool:
     tops = [str(top) for top in repo.trees]
     return any(os.path.lexists(path) and any(os.path.commonpath([path, top]) == top for top in tops)
-               for path in _global_files(start))
+               for path in files)
 
 
 def program() -> str:
@@ -202,9 +214,15 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     if found is not None:
         return found
     env = environment()
-    if any(os.path.lexists(path) and os.path.commonpath([path, str(start)]) == str(start)
-           for path in _global_files(start)):
+
+    def under_start(files: list[str]) -> bool:
+        return any(os.path.lexists(path) and os.path.commonpath([path, str(start)]) == str(start) for path in files)
+
+    if under_start(_global_files(start)):
         env["GIT_CONFIG_GLOBAL"] = os.devnull  # found from a folder holding it: not read even to pin
+    if under_start(_system_file(start)):
+        env.pop("GIT_CONFIG_SYSTEM", None)
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
     out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, deadline, 64 * 1024, env)
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 2 or not all(lines):
@@ -215,7 +233,7 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     if top in git_dir.parents and not (git_dir == top / ".git" or top / ".git" in git_dir.parents):
         raise GitError(f"{git_dir} is a repository inside the work tree {top}; Leafwise does not use it")
     repo = Repo(git_dir, top)
-    repo = Repo(git_dir, top, _brought(repo, start))
+    repo = Repo(git_dir, top, _brought(repo, start, _global_files(start)), _brought(repo, start, _system_file(start)))
     _PINNED[key] = repo
     return repo
 
@@ -431,9 +449,11 @@ class GitAnswer:
 def _person_helpers(repo: Repo) -> tuple[str, ...]:
     """`-c` settings giving back the person's own credential helpers (global and system config; the
     repository's are reset by `credential.helper=`): a cloned repository cannot name a helper to run
-    (nor a global config file it brought: `Repo.clone_global`)."""
+    (nor a global or system config file it brought: `Repo.clone_global`, `Repo.clone_system`)."""
     found: list[str] = []
-    for scope in ("--system",) if repo.clone_global else ("--system", "--global"):
+    scopes = [scope for scope, brought in (("--system", repo.clone_system), ("--global", repo.clone_global))
+              if not brought]
+    for scope in scopes:
         argv = _argv("--git-dir=/nonexistent/leafwise", "config", scope, "--get-all", "credential.helper")
         try:
             code, out, _ = _spawned(argv, Path("/"), 2, 64 * 1024, env=environment(repo))
