@@ -143,6 +143,25 @@ def clear_planted(path: Path) -> bool:
     return True
 
 
+def make_own_folder(path: Path) -> Path:
+    """`path` as a real folder of Leafwise's recreated state (made when missing): a file, a link or a
+    FIFO a clone force-added at its name goes first (the name only: a link's target is never touched), so
+    no write under it fails for good (`File exists`, `Not a directory`)."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISDIR(mode):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename in `folder` durable (where the system lets a folder be opened and synced)."""
     try:

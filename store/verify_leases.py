@@ -71,8 +71,9 @@ def read_all(paths: PlanPaths) -> dict[str, Claim]:
 def write(paths: PlanPaths, node_id: str, agent: str, now: datetime, ttl_minutes: float = TTL_MINUTES) -> Claim:
     lease = Claim(node=node_id, agent=agent, since=to_text(now), heartbeat=to_text(now),
                   expires=to_text(now + timedelta(minutes=ttl_minutes)))
-    target = folder(paths)
-    target.mkdir(parents=True, exist_ok=True)
+    # the cache folder is git-ignored and Leafwise's own: a file or link a clone force-added at the
+    # folder's name made every `verify --next` fail ('File exists') for good
+    target = atomic.make_own_folder(paths.own_folder(paths.dir / ".cache") / "verify-leases")
     path = target / f"{check_id(node_id)}.json"
     atomic.clear_planted(path)  # a folder a clone force-added at the name: no lease could ever be written
     atomic.replace(path, (json.dumps(lease.as_dict(), indent=1) + "\n").encode(), durable=False)
