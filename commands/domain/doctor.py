@@ -177,7 +177,8 @@ def _plan_checks(ctx: Ctx) -> list[Check]:
 
 
 # The plan's own content, which every clone must get (Leafwise's .leafwise/.gitignore keeps its caches out)
-SHARED = ("nodes", "docs", "diagrams", "cycles", "project.yaml", "journal.jsonl")
+# (the verification loop's verdicts too: a person's reading of an agent's work)
+SHARED = ("nodes", "docs", "diagrams", "cycles", "project.yaml", "journal.jsonl", "verdicts")
 
 
 def _ignored_check(paths: PlanPaths) -> list[Check]:
