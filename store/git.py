@@ -175,19 +175,23 @@ def program() -> str:
     from leafwise.store.config_dirs import in_a_clones_tree
 
     path = os.environ.get("PATH", os.defpath)
-    key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd())
+    key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd(), *_STARTS)
     if key not in _PROGRAM:
         import shutil
 
+        # the trees of every repository pinned (`--root` from another folder names a clone the working
+        # folder is not in), besides the working folder's
         absolute = os.pathsep.join(entry for entry in path.split(os.pathsep)
-                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry)))
+                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry))
+                                   and not any(in_a_clones_tree(Path(entry), start) for start in _STARTS))
         _PROGRAM[key] = shutil.which(GIT, path=absolute) or ""
     if not _PROGRAM[key]:
         raise GitError("git could not start: no git in an absolute folder of PATH outside the repository")
     return _PROGRAM[key]
 
 
-_PROGRAM: dict[tuple[str, str], str] = {}
+_PROGRAM: dict[tuple[str, ...], str] = {}
+_STARTS: list[str] = []  # every folder a repository was pinned from, in order (`program` keeps git out of their trees)
 
 
 def _argv(*head: str) -> list[str]:
@@ -213,6 +217,8 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     found = _PINNED.get(key)
     if found is not None:
         return found
+    if key not in _STARTS:
+        _STARTS.append(key)
     env = environment()
 
     def under_start(files: list[str]) -> bool:
