@@ -364,24 +364,39 @@ def path_line(titles: list[str]) -> str:
 BLANK_RUN = 4  # blanks in a row that a one-line view shows as a count
 
 
+# What ends a line among the blanks `_BLANK_RUN` takes: to a shell a newline ends a command, so a run
+# holding one is never shown as mere blanks ('echo ok⟨4 blanks⟩rm -rf ~' read as one echo).
+_LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029")
+
+
+def _count(match: re.Match[str]) -> str:
+    run = match.group()
+    ends = sum(char in _LINE_ENDS for char in run)
+    if ends and len(run) > 1:
+        return f"⟨{ends} line break{'s' if ends > 1 else ''} in {len(run)} blanks⟩"
+    return f"⟨{len(run)} blanks⟩" if len(run) >= BLANK_RUN else run
+
+
 def counted_blanks(text: str) -> str:
     """`text` with each run of `BLANK_RUN` or more blank-drawn characters (`_BLANK_RUN`) shown as a count
     (`⟨400 blanks⟩`), for a view that puts a value on one line: 400 spaces in a plan's command pushed
-    `; curl … | sh` past the edge of the line a person read before approving it."""
-    return _BLANK_RUN.sub(lambda m: f"⟨{len(m.group())} blanks⟩" if len(m.group()) >= BLANK_RUN else m.group(), text)
+    `; curl … | sh` past the edge of the line a person read before approving it. A run holding a line
+    end and another blank says how many (`⟨1 line break in 6 blanks⟩`); a lone one is
+    left to its visible form (␊)."""
+    return _BLANK_RUN.sub(_count, text)
 
 
 def readable(value: Any) -> str:
     """A field's value as a person reads it (show, the canvas's detail pane): no Python reprs, no raw
-    control characters, long runs of blanks counted; a mapping as `key: value; …`, a list
-    comma-separated."""
+    control characters (a line end shown, ␊, not made a space), long runs of blanks counted; a mapping
+    as `key: value; …`, a list comma-separated."""
     if isinstance(value, dict):
         return "; ".join(f"{clean(k, 40)}: {readable(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return ", ".join(readable(v) for v in value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
-    return clean(counted_blanks(str(value)), 500)
+    return clean(inert(counted_blanks(str(value))), 500)
 
 
 def json_text(value: Any) -> str:
