@@ -94,17 +94,17 @@ def cache_file(repo: Path, name: str) -> tuple[Path, str]:
     return plan_folder(real) / name, f"{name} {real}"
 
 
-_KEY: dict[str, bytes] = {}
+_KEY: dict[tuple[str, tuple[str, ...]], bytes] = {}
 
 
 def machine_key(create: bool = False) -> bytes | None:
     """This machine's cache key (`config_dir()/cache.key`), made on the first write; None without one."""
-    from leafwise.store.config_dirs import config_dir, inside_a_plan
+    from leafwise.store.config_dirs import config_dir, inside_a_plan, worked
 
     from leafwise.store import reader
 
     path = config_dir() / KEY_NAME
-    known = _KEY.get(str(path))
+    known = _KEY.get((str(path), worked()))  # a plan found since may lie in a tree holding this folder
     if known is not None:
         return known
     if inside_a_plan(path.parent):  # a key a repository could ship would let it seal what marshal reads
@@ -128,7 +128,7 @@ def machine_key(create: bool = False) -> bytes | None:
         except OSError:
             return None
         return machine_key(False)
-    _KEY[str(path)] = key
+    _KEY[(str(path), worked())] = key
     return key
 
 

@@ -65,13 +65,30 @@ def work_trees(path: Path | str) -> list[str]:
     return found
 
 
+_WORKED: list[str] = []  # every plan root found and repository pinned by this process, in order
+
+
+def worked_in(root: Path | str) -> None:
+    """Note a folder this process works in (a plan found with `--root` from another folder): its
+    repository's work trees count for `in_a_clones_tree` as the working folder's do."""
+    real = os.path.realpath(str(root))
+    if real not in _WORKED:
+        _WORKED.append(real)
+
+
+def worked() -> tuple[str, ...]:
+    """The folders `worked_in` noted (a cache of an answer of `in_a_clones_tree` keys on them)."""
+    return tuple(_WORKED)
+
+
 def in_a_clones_tree(folder: Path, root: Path | str | None = None) -> bool:
-    """Whether `folder` lies in a work tree of the repository holding `root` (default: LEAFWISE_ROOT, else
-    the working folder): a clone brought what is in it (a monorepo whose top is HOME ships
-    `.config/leafwise/` beside a plan in a subfolder, where no `.leafwise/` lies above it). No process."""
-    start = root or os.environ.get("LEAFWISE_ROOT") or os.getcwd()
+    """Whether `folder` lies in a work tree of the repository holding `root` (default: LEAFWISE_ROOT, the
+    working folder and every folder `worked_in` noted): a clone brought what is in it (a monorepo whose top
+    is HOME ships `.config/leafwise/` beside a plan in a subfolder, where no `.leafwise/` lies above it;
+    `--root` names that plan from another folder). No process."""
+    starts = [root] if root else [os.environ.get("LEAFWISE_ROOT") or os.getcwd(), *_WORKED]
     real = os.path.realpath(str(folder))
-    return any(os.path.commonpath([real, top]) == top for top in work_trees(start))
+    return any(os.path.commonpath([real, top]) == top for start in starts for top in work_trees(start))
 
 
 def git_global_files() -> list[str]:

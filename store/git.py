@@ -172,18 +172,17 @@ def program() -> str:
     colon leaves) names the working folder, and every call runs in the clone's work tree: its committed,
     executable `git` would run; so would one in `<clone>/node_modules/.bin`, which JavaScript projects
     and direnv put on PATH as an absolute folder."""
-    from leafwise.store.config_dirs import in_a_clones_tree
+    from leafwise.store.config_dirs import in_a_clones_tree, worked
 
     path = os.environ.get("PATH", os.defpath)
-    key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd(), *_STARTS)
+    # the trees of every repository pinned count (`--root` from another folder names a clone the working
+    # folder is not in), besides the working folder's
+    key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd(), *worked())
     if key not in _PROGRAM:
         import shutil
 
-        # the trees of every repository pinned (`--root` from another folder names a clone the working
-        # folder is not in), besides the working folder's
         absolute = os.pathsep.join(entry for entry in path.split(os.pathsep)
-                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry))
-                                   and not any(in_a_clones_tree(Path(entry), start) for start in _STARTS))
+                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry)))
         _PROGRAM[key] = shutil.which(GIT, path=absolute) or ""
     if not _PROGRAM[key]:
         raise GitError("git could not start: no git in an absolute folder of PATH outside the repository")
@@ -191,7 +190,6 @@ def program() -> str:
 
 
 _PROGRAM: dict[tuple[str, ...], str] = {}
-_STARTS: list[str] = []  # every folder a repository was pinned from, in order (`program` keeps git out of their trees)
 
 
 def _argv(*head: str) -> list[str]:
@@ -217,8 +215,9 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     found = _PINNED.get(key)
     if found is not None:
         return found
-    if key not in _STARTS:
-        _STARTS.append(key)
+    from leafwise.store.config_dirs import worked_in
+
+    worked_in(start)
     env = environment()
 
     def under_start(files: list[str]) -> bool:

@@ -244,6 +244,9 @@ def find_root(start: Path | None = None, explicit: str | os.PathLike | None = No
             path = path.parent
         if not _plan_here(path):
             raise PlanNotFound(path)
+        from leafwise.store.config_dirs import worked_in
+
+        worked_in(path)  # a clone named from another folder: what its trees hold is its author's
         found = PlanPaths(path)
     else:
         here = (start or Path.cwd()).absolute()
