@@ -377,13 +377,38 @@ def _count(match: re.Match[str]) -> str:
     return f"⟨{len(run)} blanks⟩" if len(run) >= BLANK_RUN else run
 
 
+# Code points with no glyph a font is sure to have: private use (Co) and unassigned (Cn; those reserved as
+# default-ignorable are hidden, `HIDDEN`). A terminal draws each as a cell of nothing or of a box: 400 in
+# a command pushed its tail off the line as blanks do. Found by category in runs of non-Latin-1 text.
+_NON_LATIN_RUN = re.compile("[^\x00-\xff]{%d,}" % BLANK_RUN)
+
+
+def _no_glyph(char: str) -> bool:
+    return unicodedata.category(char) in ("Co", "Cn") and HIDDEN.match(char) is None
+
+
+def _count_no_glyph(match: re.Match[str]) -> str:
+    run, out, start = match.group(), [], 0
+    for i, char in enumerate(run + "a"):
+        if i < len(run) and _no_glyph(char):
+            continue
+        if i - start >= BLANK_RUN:
+            out.append(f"⟨{i - start} unassigned or private-use characters⟩")
+        else:
+            out.append(run[start:i])
+        if i < len(run):
+            out.append(char)
+        start = i + 1
+    return "".join(out)
+
+
 def counted_blanks(text: str) -> str:
     """`text` with each run of `BLANK_RUN` or more blank-drawn characters (`_BLANK_RUN`) shown as a count
     (`⟨400 blanks⟩`), for a view that puts a value on one line: 400 spaces in a plan's command pushed
     `; curl … | sh` past the edge of the line a person read before approving it. A run holding a line
     end and another blank says how many (`⟨1 line break in 6 blanks⟩`); a lone one is
-    left to its visible form (␊)."""
-    return _BLANK_RUN.sub(_count, text)
+    left to its visible form (␊). Runs of characters no font is sure to draw (`_no_glyph`) are counted too."""
+    return _NON_LATIN_RUN.sub(_count_no_glyph, _BLANK_RUN.sub(_count, text))
 
 
 def readable(value: Any) -> str:
