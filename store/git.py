@@ -138,6 +138,7 @@ def environment(repo: Repo | None = None) -> dict[str, str]:
     global config for a repository whose global config file it brought itself: `Repo.clone_global`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEPT_ENV}
     env.update(SET_ENV)
+    env["PATH"] = outside_path()  # git finds ssh and the helpers' programs on PATH, as the runner finds git
     if repo is not None and repo.clone_global:
         env["GIT_CONFIG_GLOBAL"] = os.devnull
     if repo is not None and repo.clone_system:
@@ -172,24 +173,34 @@ def program() -> str:
     colon leaves) names the working folder, and every call runs in the clone's work tree: its committed,
     executable `git` would run; so would one in `<clone>/node_modules/.bin`, which JavaScript projects
     and direnv put on PATH as an absolute folder."""
+    import shutil
+
+    path = outside_path()
+    if path not in _PROGRAM:
+        _PROGRAM[path] = shutil.which(GIT, path=path) or ""
+    if not _PROGRAM[path]:
+        raise GitError("git could not start: no git in an absolute folder of PATH outside the repository")
+    return _PROGRAM[path]
+
+
+def outside_path() -> str:
+    """PATH without its relative entries and the folders inside the work trees of the repositories worked
+    in: where `program` finds git, and the PATH every git call gets (git runs `ssh` for an ssh remote, and a
+    person's `!` credential helper, by name: `<clone>/node_modules/.bin/ssh` ran on `team init`)."""
     from leafwise.store.config_dirs import in_a_clones_tree, worked
 
     path = os.environ.get("PATH", os.defpath)
     # the trees of every repository pinned count (`--root` from another folder names a clone the working
     # folder is not in), besides the working folder's
     key = (path, os.environ.get("LEAFWISE_ROOT") or os.getcwd(), *worked())
-    if key not in _PROGRAM:
-        import shutil
-
-        absolute = os.pathsep.join(entry for entry in path.split(os.pathsep)
-                                   if os.path.isabs(entry) and not in_a_clones_tree(Path(entry)))
-        _PROGRAM[key] = shutil.which(GIT, path=absolute) or ""
-    if not _PROGRAM[key]:
-        raise GitError("git could not start: no git in an absolute folder of PATH outside the repository")
-    return _PROGRAM[key]
+    if key not in _OUTSIDE:
+        _OUTSIDE[key] = os.pathsep.join(entry for entry in path.split(os.pathsep)
+                                        if os.path.isabs(entry) and not in_a_clones_tree(Path(entry)))
+    return _OUTSIDE[key]
 
 
-_PROGRAM: dict[tuple[str, ...], str] = {}
+_PROGRAM: dict[str, str] = {}
+_OUTSIDE: dict[tuple[str, ...], str] = {}
 
 
 def _argv(*head: str) -> list[str]:
