@@ -23,6 +23,7 @@ from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_NOT_FOUND,
     EXIT_USAGE,
+    MAX_ITEMS,
     CommandError,
     Mutation,
     NextAction,
@@ -181,7 +182,10 @@ def review(ctx: Ctx, allow: tuple[str, ...] = (), everything: bool = False, revo
         lines.append("  (none: no done_when command checks and no cycle verify commands)")
     if declined:
         lines.append("Not approved: you answered no; nothing changed.")
-    result = {"commands": [c.as_dict() for c in listed], "untrusted": len(untrusted),
+    # at most MAX_ITEMS, as every listed array (`bounded`); untrusted ones first, the ones a person acts on
+    answered = sorted(listed, key=lambda c: c.trusted)[:MAX_ITEMS]
+    result = {"commands": [c.as_dict() for c in answered], "total": len(listed),
+              "truncated": len(answered) < len(listed), "untrusted": len(untrusted),
               "store": str(store.store_path())}
     applied = bool(changes)
     return Result(result, _action(ctx, untrusted), lines,
