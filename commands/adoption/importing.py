@@ -18,6 +18,7 @@ from leafwise.commands.adoption.writing import Prepared, Step, prepare
 from leafwise.commands.contract import (
     EXIT_CONFLICT,
     EXIT_USAGE,
+    MAX_ITEMS,
     CommandError,
     Mutation,
     Result,
@@ -180,23 +181,39 @@ def _row(step: Step, node_id: str | None) -> dict[str, Any]:
             + (["doc"] if step.doc_changed else [])}
 
 
+def _first(items: list[Any], kind: str, lines: list[str]) -> list[Any]:
+    """The first MAX_ITEMS of a list the answer carries (the cap of `bounded`); a line says how many more."""
+    if len(items) > MAX_ITEMS:
+        lines.append(f"  … {len(items) - MAX_ITEMS} more {kind} (of {len(items)}; the first {MAX_ITEMS} listed)")
+    return items[:MAX_ITEMS]
+
+
 def _common_lines(parsed: Parsed, prepared: Prepared) -> list[str]:
     lines = [f"  release {r.id}: {clean(r.title)}" + (f" (target {r.target})" if r.target else "")
-             for r in prepared.releases]
-    lines += [f"  skipped {clean(s.key or '-', 60)} ({clean(s.where, 80)}): {clean(s.why, 200)}"
-              for s in prepared.skipped]
-    lines += [f"  note: {clean(n, 200)}" for n in prepared.notes]
-    lines += [f"  near-duplicate: {clean(d['key'], 60)} “{clean(d['title'], 80)}” ~ {d['like']} ({d['why']})"
-              for d in prepared.duplicates]
+             for r in prepared.releases[:MAX_ITEMS]]
+    more: list[str] = []
+    _first(prepared.releases, "releases", more)
+    lines += more
+    for kind, items, line in (
+            ("skipped", prepared.skipped, lambda s: f"  skipped {clean(s.key or '-', 60)} ({clean(s.where, 80)}): "
+                                                    f"{clean(s.why, 200)}"),
+            ("notes", prepared.notes, lambda n: f"  note: {clean(n, 200)}"),
+            ("near-duplicates", prepared.duplicates, lambda d: f"  near-duplicate: {clean(d['key'], 60)} "
+                                                              f"“{clean(d['title'], 80)}” ~ {d['like']} ({d['why']})")):
+        more = []
+        lines += [line(item) for item in _first(items, kind, more)] + more
     return lines
 
 
 def _result(parsed: Parsed, prepared: Prepared, rows: list[dict[str, Any]], dry_run: bool) -> dict[str, Any]:
     return {"tool": parsed.tool, "file": parsed.file, "dry_run": dry_run, **_summary(prepared),
             **bounded(rows, None),
-            "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases],
-            "skips": [{"key": s.key, "where": s.where, "why": s.why} for s in prepared.skipped],
-            "notes": prepared.notes, "duplicates": prepared.duplicates}
+            "releases": [{"id": r.id, "title": r.title, "target": r.target} for r in prepared.releases[:MAX_ITEMS]],
+            "skips": [{"key": s.key, "where": s.where, "why": s.why} for s in prepared.skipped[:MAX_ITEMS]],
+            "notes": prepared.notes[:MAX_ITEMS], "duplicates": prepared.duplicates[:MAX_ITEMS],
+            # each list above at most MAX_ITEMS (the cap of `bounded`): how many each held
+            "listed_of": {"releases": len(prepared.releases), "skips": len(prepared.skipped),
+                          "notes": len(prepared.notes), "duplicates": len(prepared.duplicates)}}
 
 
 def _counts_line(counts: dict[str, int]) -> str:
@@ -218,7 +235,7 @@ def _dry_answer(ctx: Ctx, fmt: str, path: str, parsed: Parsed, prepared: Prepare
                      f"{row['status']}" + (f" ({where})" if where else "")
                      + (f" changes: {', '.join(row['changed'])}" if row["changed"] else ""))
     if len(rows) > SHOWN_ITEMS:
-        lines.append(f"  … and {len(rows) - SHOWN_ITEMS} more (--json lists them)")
+        lines.append(f"  … and {len(rows) - SHOWN_ITEMS} more (--json lists the first {min(len(rows), MAX_ITEMS)})")
     lines += _common_lines(parsed, prepared)
     changes = counts["added"] + counts["updated"] > 0
     hint = next_(ctx.cmd("import", fmt, path, **retry), "the mapping looks right: import it") if changes else \
