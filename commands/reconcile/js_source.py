@@ -24,10 +24,10 @@ _REQUIRE = re.compile(r"""require\(\s*['"]([^'"]+)['"]\s*\)""")
 _ROUTE = re.compile(r"""\b(\w+)\.(get|post|put|patch|delete|all)\(\s*(['"`])(/[^'"`]*)\3""")
 _CHAIN = re.compile(r"""\b(\w+)\.route\(\s*['"`](/[^'"`]*)['"`]\s*\)((?:\s*\.(?:get|post|put|patch|delete)\([^;]*)+)""")
 _CHAIN_METHOD = re.compile(r"\.(get|post|put|patch|delete)\(")
-_HANDLER = re.compile(r""",\s*(?:require\(\s*['"]([^'"]+)['"]\s*\)|([A-Za-z_$][\w.$]*))\s*\)\s*;?\s*$""")
+_HANDLER = re.compile(r""",\s*(?:require\(\s*['"]([^'"]+)['"]\s*\)|([A-Za-z_$][\w.$]*))\s*\)\s*(?:;\s*)?$""")
 _ROUTE_TAG = re.compile(r"<Route\b([^<>]*?(?:<[^<>]*>[^<>]*?)*?)/?>", re.S)
-_PATH_ATTR = re.compile(r"""\bpath\s*[=:]\s*\{?\s*['"`]([^'"`]*)['"`]""")
-_ELEMENT = re.compile(r"""(?:element\s*[=:]\s*\{?\s*<|[Cc]omponent\s*[=:]\s*\{?\s*)([A-Z]\w*)""")
+_PATH_ATTR = re.compile(r"""\bpath\s*[=:]\s*(?:\{\s*)?['"`]([^'"`]*)['"`]""")
+_ELEMENT = re.compile(r"""(?:element\s*[=:]\s*(?:\{\s*)?<|[Cc]omponent\s*[=:]\s*(?:\{\s*)?)([A-Z]\w*)""")
 _ROUTE_OBJ = re.compile(r"""\{\s*path\s*:\s*['"`]([^'"`]*)['"`]\s*,\s*(?:element\s*:\s*<\s*(?:\w+\s*>\s*<\s*)?|[Cc]omponent\s*:\s*)([A-Z]\w*)""")
 _COMPONENT = re.compile(
     r"(?:export\s+default\s+function\s+([A-Z]\w*)|\bfunction\s+([A-Z]\w*)\s*\("
@@ -41,7 +41,7 @@ TEST_TITLE = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|co
 _UNESCAPE = linear.compile(r"\\(.)")
 _JSON_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _SYMBOL = re.compile(
-    r"(?:\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
+    r"(?:\bfunction\s*(?:\*\s*)?([A-Za-z_$][\w$]*)\s*\("
     r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*(?:async\s+)?(?:function\b|\([^)\n]*\)\s*(?::[^=\n]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
     r"|\bclass\s+([A-Za-z_$][\w$]*))")
 _METHOD = re.compile(r"^[ \t]+(?:async\s+)?([a-z_$][\w$]*)\s*(?::\s*(?:async\s*)?(?:\([^)\n]*\)|\w+)\s*=>|\([^)\n]*\)\s*\{)", re.M)
