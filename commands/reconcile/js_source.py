@@ -40,9 +40,10 @@ TEST_TITLE = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|co
                        r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\\n]|\\.)*)`)""")
 _UNESCAPE = linear.compile(r"\\(.)")
 _JSON_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"')
+# A type or parameter list is bounded: unbounded, each of 30,000 'let a:' on one line scanned to the line's end.
 _SYMBOL = re.compile(
     r"(?:\bfunction\s*(?:\*\s*)?([A-Za-z_$][\w$]*)\s*\("
-    r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*(?:async\s+)?(?:function\b|\([^)\n]*\)\s*(?::[^=\n]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
+    r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,300})?=\s*(?:async\s+)?(?:function\b|\([^)\n]{0,300}\)\s*(?::[^=\n]{1,300})?=>|[A-Za-z_$][\w$]*\s*=>)"
     r"|\bclass\s+([A-Za-z_$][\w$]*))")
 _METHOD = re.compile(r"^[ \t]+(?:async\s+)?([a-z_$][\w$]*)\s*(?::\s*(?:async\s*)?(?:\([^)\n]*\)|\w+)\s*=>|\([^)\n]*\)\s*\{)", re.M)
 _COMMAND = re.compile(r"""\.command\(\s*['"]([\w:-]+)""")
