@@ -199,3 +199,13 @@ def test_no_pattern_is_quadratic_on_a_long_text(name, pattern):
             for end in ENDS[1:]:
                 seconds = _cpu(pattern, prefix + unit * BIG + end)
                 assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {prefix!r} + {unit!r} x {BIG} + {end!r}"
+    # a class character between the literal run and the long run (`,a)` + spaces: `\)\s*;?\s*$`), and many
+    # starts on one line each scanning to its end (`let a:` x 10,000: `(?::[^=\n]+)?=`)
+    for prefix in _runs(pattern)[:4]:
+        for glue in ("a)", "a:", " a:", " a = (", "a=", "a(", "=", ":"):
+            for end in ENDS[1:3]:
+                seconds = _cpu(pattern, prefix + glue + " " * BIG + end)
+                assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {prefix + glue!r} + ' ' x {BIG} + {end!r}"
+            unit = prefix + glue
+            seconds = _cpu(pattern, unit * (BIG // len(unit)))
+            assert seconds < BIG_BUDGET, f"{name} takes {seconds:.1f}s on {unit!r} x {BIG // len(unit)}"
