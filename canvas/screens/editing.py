@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ from leafwise.canvas.screens.dialogs import PickPrompt, TextPrompt
 from leafwise.commands.domain.assignments import format_assignment
 from leafwise.commands.text import one_line
 from leafwise.store import CLOSED, Node, reader
+from leafwise.store.git import outside_path
 from textual.binding import Binding
 
 if TYPE_CHECKING:
@@ -241,8 +243,14 @@ class Editing:
             scratch = Path(folder) / f"{node.id}.md"
             scratch.write_text(start)
             try:
+                words = shlex.split(editor)
+                # by name, from PATH without the clone's folders (`git.outside_path`): a committed
+                # `node_modules/.bin/vi` must not be what opens
+                program = words[0] if os.path.isabs(words[0]) else shutil.which(words[0], path=outside_path())
+                if program is None:
+                    raise FileNotFoundError(f"{words[0]} is in no folder of PATH outside the repository")
                 with self.app.suspend():
-                    subprocess.run([*shlex.split(editor), str(scratch)], check=False)
+                    subprocess.run([program, *words[1:], str(scratch)], check=False)
             except Exception as exc:  # noqa: BLE001 - no terminal to hand over (a test, the web), no editor
                 self.app.notify(f"Could not open {editor}: {exc}", severity="error")
                 return

@@ -81,3 +81,33 @@ async def test_the_dependency_picker_offers_no_ancestor_descendant_itself_or_exi
         listing = app.screen.query_one("#pick-list", OptionList)
         offered = {str(listing.get_option_at_index(i).prompt).split(" ", 1)[0] for i in range(listing.option_count)}
         assert offered == {"T-5", "T-6", "T-9"}  # not T-8, T-1 (parent), T-10/T-11 (below), T-4 (already)
+
+
+async def test_the_editor_named_by_name_is_never_the_clones_own(tmp_path, monkeypatch):
+    """`$EDITOR` by name is found on PATH without the repository's folders (`git.outside_path`): a committed
+    executable `node_modules/.bin/vi` (JavaScript projects and direnv put that folder on PATH) would have
+    been what the canvas opened (session 19, b19s)."""
+    import os
+    import subprocess
+
+    root = plan(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    planted = root / "node_modules" / ".bin"
+    planted.mkdir(parents=True)
+    mark = tmp_path / "ran"
+    (planted / "vi").write_text(f"#!/bin/sh\ntouch {mark}\n")
+    (planted / "vi").chmod(0o755)
+    honest = tmp_path / "bin"
+    honest.mkdir()
+    (honest / "vi").write_text('#!/bin/sh\necho "More." >> "$1"\n')
+    (honest / "vi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{honest}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(root)
+    app = canvas(root, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(app, pilot)
+        await edit_doc(app, pilot, "T-9", "vi", monkeypatch)
+        doc = root / ".leafwise" / "docs" / "T-9.md"
+        await until(pilot, lambda: doc.exists())
+        assert not mark.exists(), "the clone's vi ran"
+        assert doc.read_text() == "# Nine\n\nMore.\n"
