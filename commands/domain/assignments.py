@@ -61,4 +61,7 @@ def format_assignment(key: str, value: Any) -> str | None:
     if key in LIST_FIELDS or value[:1] in "[{":
         return None
     line = f"{key}={value}"  # both kinds of quote: as it is, when that reads back the same
-    return line if parse_assignment(line) == (key, value) else None
+    try:
+        return line if parse_assignment(line) == (key, value) else None
+    except ValueError:  # ` ['"`: the stripped value starts with `[` and is no YAML
+        return None
