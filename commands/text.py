@@ -1,3 +1,4 @@
+# long: the one home of how plan text is shown (hidden characters, marker lines, blank runs, cuts): one module, so no surface shows it another way
 """Text from a plan or a person, made safe to show and cut short: the one home of both rules.
 
 Hidden characters (`HIDDEN`) are never sent raw to a terminal (tty or not): `shown` writes each one

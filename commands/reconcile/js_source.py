@@ -41,7 +41,7 @@ TEST_TITLE = linear.compile(r"""\b(describe|context|test|it)(?:\.(?:only|skip|co
 _UNESCAPE = linear.compile(r"\\(.)")
 _JSON_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # A type or parameter list is bounded: unbounded, each of 30,000 'let a:' on one line scanned to the line's end.
-_SYMBOL = re.compile(
+SYMBOL = re.compile(
     r"(?:\bfunction\s*(?:\*\s*)?([A-Za-z_$][\w$]*)\s*\("
     r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]{1,300})?=\s*(?:async\s+)?(?:function\b|\([^)\n]{0,300}\)\s*(?::[^=\n]{1,300})?=>|[A-Za-z_$][\w$]*\s*=>)"
     r"|\bclass\s+([A-Za-z_$][\w$]*))")
@@ -187,7 +187,7 @@ def _components(index: Index, src: Source) -> None:
 
 def _symbols(index: Index, src: Source) -> None:
     seen: set[str] = set()
-    for m in _SYMBOL.finditer(src.text):
+    for m in SYMBOL.finditer(src.text):
         name = next(g for g in m.groups() if g)
         if name in seen or name in _KEYWORDS or (name[0].isupper() and src.side() == "ui"):
             continue

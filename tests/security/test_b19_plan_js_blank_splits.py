@@ -1,7 +1,7 @@
 """js_source's patterns never try every split of a run of blanks (`\\s*X?\\s*` written `\\s*(?:X\\s*)?`).
 
 Found in the bypass round of session 19: `_HANDLER` (`\\)\\s*;?\\s*$`), `_PATH_ATTR` and `_ELEMENT`
-(`[=:]\\s*\\{?\\s*`) and `_SYMBOL` (`function\\s*\\*?\\s*`) on Python's `re` tried every way two `\\s*`
+(`[=:]\\s*\\{?\\s*`) and `SYMBOL` (`function\\s*\\*?\\s*`) on Python's `re` tried every way two `\\s*`
 around an optional character can share a run of blanks: a committed server.js line
 `app.get('/a', h)` + 40,000 spaces + `x`, a `<Route path=` + 40,000 spaces + `x>` and `function` +
 40,000 spaces + `x` cost reconcile seconds each (quadratic: a 300,000-space line, under the scanned-code
@@ -35,11 +35,11 @@ def test_the_rewritten_patterns_match_as_the_old_ones():
             text = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 14)))
             a, b = old_re.search(text), new_re.search(text)
             assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), (name, text)
-    symbol_old = re.compile(js_source._SYMBOL.pattern.replace(r"function\s*(?:\*\s*)?", r"function\s*\*?\s*")
+    symbol_old = re.compile(js_source.SYMBOL.pattern.replace(r"function\s*(?:\*\s*)?", r"function\s*\*?\s*")
                             .replace("{1,300}", "+").replace("{0,300}", "*"))
     for _ in range(3000):
         text = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 14)))
-        a, b = symbol_old.search(text), js_source._SYMBOL.search(text)
+        a, b = symbol_old.search(text), js_source.SYMBOL.search(text)
         assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), text
 
 
@@ -58,7 +58,7 @@ def test_a_clone_of_blank_runs_in_route_lines_keeps_reconcile_fast(tmp_path):
 
 
 def test_a_clone_of_unclosed_declarations_on_one_line_keeps_reconcile_fast(tmp_path):
-    """_SYMBOL's type annotation and parameter list are bounded: each of 30,000 'let a:' (or 'let a = (')
+    """SYMBOL's type annotation and parameter list are bounded: each of 30,000 'let a:' (or 'let a = (')
     on one line scanned to the line's end (8,000 of them: 2.65 s)."""
     root = plan_repo(tmp_path / "clone")
     (root / "types.js").write_text("let a:" * 30_000 + "\n" + "let b = (" * 20_000 + "\n" + "// a short line\n" * 2_000)
