@@ -161,9 +161,9 @@ def _system_file(start: Path) -> list[str]:
     return [os.path.realpath(os.path.join(start, named))] if named else []
 
 
-def _brought(repo: Repo, start: Path, files: list[str]) -> bool:
-    tops = [str(top) for top in repo.trees]
-    return any(os.path.lexists(path) and any(os.path.commonpath([path, top]) == top for top in tops)
+def _brought(tops: tuple[Path, ...], files: list[str]) -> bool:
+    """Whether one of `files` is there and lies in one of the trees `tops`."""
+    return any(os.path.lexists(path) and any(os.path.commonpath([path, str(top)]) == str(top) for top in tops)
                for path in files)
 
 
@@ -231,12 +231,9 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
     worked_in(start)
     env = environment()
 
-    def under_start(files: list[str]) -> bool:
-        return any(os.path.lexists(path) and os.path.commonpath([path, str(start)]) == str(start) for path in files)
-
-    if under_start(_global_files(start)):
+    if _brought((start,), _global_files(start)):
         env["GIT_CONFIG_GLOBAL"] = os.devnull  # found from a folder holding it: not read even to pin
-    if under_start(_system_file(start)):
+    if _brought((start,), _system_file(start)):
         env.pop("GIT_CONFIG_SYSTEM", None)
         env["GIT_CONFIG_NOSYSTEM"] = "1"
     out = _spawn(_argv("rev-parse", "--absolute-git-dir", "--show-toplevel"), start, deadline, 64 * 1024, env)
@@ -248,8 +245,8 @@ def pin(root: Path, deadline: float = DEADLINE) -> Repo:
         raise GitError(f"git named {top} as the work tree of {start}")
     if top in git_dir.parents and not (git_dir == top / ".git" or top / ".git" in git_dir.parents):
         raise GitError(f"{git_dir} is a repository inside the work tree {top}; Leafwise does not use it")
-    repo = Repo(git_dir, top)
-    repo = Repo(git_dir, top, _brought(repo, start, _global_files(start)), _brought(repo, start, _system_file(start)))
+    trees = Repo(git_dir, top).trees
+    repo = Repo(git_dir, top, _brought(trees, _global_files(start)), _brought(trees, _system_file(start)))
     _PINNED[key] = repo
     return repo
 
@@ -491,8 +488,6 @@ LOCAL_SERVICE = (
 SERVICES = {"push": "--receive-pack", "fetch": "--upload-pack", "ls-remote": "--upload-pack"}
 
 
-# git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
-# anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
 REGULAR_FILE_MODES = ("100644", "100755")  # a tree entry that is a file's bytes (not a link, a submodule, a tree)
 
 
@@ -503,6 +498,8 @@ def object_id(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
+# git's rule for a remote helper (transport.c): a scheme-like word at the very start, then `::`. A `::`
+# anywhere else (`/srv/team::plan.git`) is part of a local path, served by that folder's own programs.
 def _helper(url: str) -> bool:
     head, sep, _ = url.partition("::")
     return bool(sep and head) and head[0].isascii() and head[0].isalnum() and \
