@@ -9,42 +9,20 @@ outside the project), `<clone>/node_modules/.bin` on PATH held the clone's commi
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from testkit import node, write_plan
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"], "HOME": "/nonexistent"}
-REAL_GIT = shutil.which("git")
-SYSTEM = os.pathsep.join(sorted({os.path.dirname(REAL_GIT), "/usr/bin", "/bin"}))
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=GIT_ENV)
-
+from testkit.repos import REAL_GIT, SYSTEM_PATH, planted_clone
 
 @pytest.mark.parametrize("args", [["status"], ["reconcile"], ["verify", "P1-2"], ["doctor"], ["validate"]])
 def test_a_clones_path_git_never_runs_from_another_folder(tmp_path: Path, args: list[str]) -> None:
     mark = tmp_path / "PWNED"
-    source = tmp_path / "source"
-    source.mkdir()
-    write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1")], prefix="P1")
-    fake = source / "node_modules" / ".bin" / "git"
-    fake.parent.mkdir(parents=True)
-    fake.write_text(f"#!/bin/sh\ntouch {mark}\nexec {REAL_GIT} \"$@\"\n")
-    fake.chmod(0o755)
-    git(source, "init", "-q", "-b", "main")
-    git(source, "add", "-A")
-    git(source, "commit", "-q", "-m", "plan")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(source), str(clone))
+    clone = planted_clone(tmp_path, {"node_modules/.bin/git": f"#!/bin/sh\ntouch {mark}\nexec {REAL_GIT} \"$@\"\n"})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {**os.environ, "PATH": f"{clone}/node_modules/.bin:{SYSTEM}", "LEAFWISE_CONFIG_DIR": str(tmp_path / "config"),
+    env = {**os.environ, "PATH": f"{clone}/node_modules/.bin:{SYSTEM_PATH}", "LEAFWISE_CONFIG_DIR": str(tmp_path / "config"),
            "LEAFWISE_CACHE_DIR": str(tmp_path / "cache"), "LEAFWISE_SERVER": "0", "LEAFWISE_AGENT": ""}
     env.pop("LEAFWISE_ROOT", None)
     live = subprocess.run(["git", "status"], cwd=clone, env=env, capture_output=True)  # the payload is live

@@ -11,25 +11,16 @@ outside the repository's work trees (`store/git.py` `program`), for every call a
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from testkit import node, write_plan
+from testkit.repos import REAL_GIT, SYSTEM_PATH, planted_clone
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"], "HOME": "/nonexistent"}
-REAL_GIT = shutil.which("git")
-SYSTEM = os.pathsep.join(sorted({os.path.dirname(REAL_GIT), "/usr/bin", "/bin"}))
-SPELLINGS = {"dot_first": f".:{SYSTEM}", "empty_first": f":{SYSTEM}", "empty_middle": f"/nonexistent::{SYSTEM}",
-             "dot_slash": f"./:{SYSTEM}", "relative_folder": f"bin:{SYSTEM}",
-             "absolute_node_modules_bin": f"{{clone}}/node_modules/.bin:{SYSTEM}"}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=GIT_ENV)
+SPELLINGS = {"dot_first": f".:{SYSTEM_PATH}", "empty_first": f":{SYSTEM_PATH}", "empty_middle": f"/nonexistent::{SYSTEM_PATH}",
+             "dot_slash": f"./:{SYSTEM_PATH}", "relative_folder": f"bin:{SYSTEM_PATH}",
+             "absolute_node_modules_bin": f"{{clone}}/node_modules/.bin:{SYSTEM_PATH}"}
 
 
 @pytest.fixture(scope="module")
@@ -37,19 +28,8 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(a clone whose top and `bin/` hold an executable `git` that leaves a marker, the marker)."""
     base = tmp_path_factory.mktemp("gitpath")
     mark = base / "PWNED"
-    source = base / "source"
-    source.mkdir()
-    write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1")], prefix="P1")
     fake = f"#!/bin/sh\ntouch {mark}\nexec {REAL_GIT} \"$@\"\n"
-    for where in (source / "git", source / "bin" / "git", source / "node_modules" / ".bin" / "git"):
-        where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_text(fake)
-        where.chmod(0o755)
-    git(source, "init", "-q", "-b", "main")
-    git(source, "add", "-A")
-    git(source, "commit", "-q", "-m", "plan")
-    target = base / "clone"
-    git(base, "clone", "-q", str(source), str(target))
+    target = planted_clone(base, {"git": fake, "bin/git": fake, "node_modules/.bin/git": fake})
     assert os.access(target / "git", os.X_OK)
     return target, mark
 

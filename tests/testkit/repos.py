@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from testkit import run_cli
+from testkit import node, run_cli, write_plan
 
 
 # A real package names more than a handful of things: enough that a title's word ("timestamp") is not
@@ -63,3 +64,33 @@ def plan_repo(root: Path, prefix: str = "P1") -> Path:
     run(root, "git", "init", "-q", "-b", "main")
     run(root, LEAFWISE, "init", "--prefix", prefix)
     return root
+
+
+# git for a test's own setup: its author set, no system config, no person's HOME
+SETUP_GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                 "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.environ["PATH"],
+                 "HOME": "/nonexistent"}
+REAL_GIT = shutil.which("git") or "git"
+SYSTEM_PATH = os.pathsep.join(sorted({os.path.dirname(REAL_GIT), "/usr/bin", "/bin"}))  # PATH with git, nothing else
+
+
+def setup_git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=SETUP_GIT_ENV)
+
+
+def planted_clone(base: Path, programs: dict[str, str]) -> Path:
+    """A clone of a plan (P1-1 Checkout, P1-2 Cart page under it) whose author committed executable
+    `programs` (repository-relative path -> script): `base/clone`, its source `base/source`."""
+    source = base / "source"
+    source.mkdir(parents=True)
+    write_plan(source, [node("P1-1", "Checkout", release="R1"), node("P1-2", "Cart page", parent="P1-1")], prefix="P1")
+    for rel, script in programs.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text(script)
+        (source / rel).chmod(0o755)
+    setup_git(source, "init", "-q", "-b", "main")
+    setup_git(source, "add", "-A")
+    setup_git(source, "commit", "-q", "-m", "plan")
+    clone = base / "clone"
+    setup_git(base, "clone", "-q", str(source), str(clone))
+    return clone
