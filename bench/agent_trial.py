@@ -57,7 +57,7 @@ def changed(envelope: dict[str, Any]) -> bool:
 
 async def run_agent(name: str, plan: Path, args: argparse.Namespace, stats: Counter, log: list[dict]) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(plan), env=env)
     rng = random.Random(name)
     deadline = time.monotonic() + args.minutes * 60
@@ -111,7 +111,7 @@ async def run_agent(name: str, plan: Path, args: argparse.Namespace, stats: Coun
 def cli(plan: Path, *words: str) -> dict[str, Any]:
     env = {**os.environ, "LEAFWISE_USER": PERSON}
     env.pop("LEAFWISE_AGENT", None)
-    out = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *words, "--json"], cwd=plan,
+    out = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *words, "--json"], cwd=plan,
                          env=env, capture_output=True, text=True, timeout=60).stdout
     try:
         return json.loads(out)

@@ -40,7 +40,7 @@ def fill(line: str, agent: str) -> str:
 
 async def run_agent(name: str, plan: Path, args: argparse.Namespace, stats: dict[str, Counter]) -> None:
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(plan), env=env)
     rng = random.Random(name)
     mine = stats[name]

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+CLI = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 def leafwise(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

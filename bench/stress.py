@@ -57,7 +57,7 @@ def worker(root: str, agent: str, cli: bool, console: bool = False) -> dict[str,
         if cli or console:
             # --console: the console script, so a loop line may be answered by the loop server
             program = [str(Path(sys.executable).with_name("leafwise"))] if console else \
-                [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+                [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
             argv = [*program, *name.split(), "--json", "--root", root]
             for key, value in args.items():
                 argv += [value] if key == "node_id" else [f"--{key}"] if value is True else [f"--{key}", str(value)]
@@ -118,7 +118,7 @@ def check(root: Path, task_ids: list[str], epics: int) -> list[str]:
     closed = Counter(c["id"] for e in events if e["command"] == "complete" for c in e.get("cascade", []))
     if closed != Counter(f"S-{e}" for e in range(1, epics + 1)):
         wrong.append("an epic was not closed exactly once")
-    valid = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "validate", "--root", str(root)],
+    valid = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "validate", "--root", str(root)],
                            capture_output=True, text=True)
     if valid.returncode:
         wrong.append("validate: " + valid.stderr.strip())

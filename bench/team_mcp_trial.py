@@ -40,7 +40,7 @@ from testkit.gitserver import clone, git, set_hook, smart_http, team_clones  # n
 
 
 def leafwise(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -48,7 +48,7 @@ async def agent(name: str, clone: Path, rng: random.Random, log: list[dict], ttl
                 stall: bool = False) -> None:
     """One agent: its own MCP server process in its clone, claiming and finishing until nothing is left
     (`ttl`: its lease in minutes, and it waits for held work; `stall`: silent for 3 leases on its 2nd task)."""
-    server = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    server = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(clone))
     with open(clone.parent / f"{name}.stderr", "w") as err:
         async with stdio_client(server, errlog=err) as (read, write):

@@ -86,7 +86,7 @@ def write_plan(target: Path, data: dict) -> None:
 
 
 def cli(cwd: Path, *args: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
                           capture_output=True, text=True, env=ENV, timeout=900)
     if proc.returncode != 0:
         raise SystemExit(f"leafwise {' '.join(args)} failed in {cwd}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")

@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client
 
 
 async def session(repo: str, action):
-    server = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    server = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=repo)
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as client:

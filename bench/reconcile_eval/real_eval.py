@@ -77,7 +77,7 @@ def run_reconcile(repo: Path) -> tuple[dict, float, float]:
     env.pop("LEAFWISE_ROOT", None)
     before = os.times()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "reconcile", "--json",
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "reconcile", "--json",
                            "--limit", "100000"], cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     elapsed = time.perf_counter() - start
     after = os.times()

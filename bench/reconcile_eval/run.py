@@ -55,7 +55,7 @@ def run_reconcile(folder: Path, *extra: str) -> tuple[dict, float]:
     env = {**os.environ, "LEAFWISE_AGENT": "bench"}
     env.pop("LEAFWISE_ROOT", None)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "reconcile", "--json", "--limit", "100000",
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "reconcile", "--json", "--limit", "100000",
                            *extra], cwd=folder, capture_output=True, text=True, env=env, timeout=600)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:

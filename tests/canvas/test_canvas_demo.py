@@ -14,7 +14,7 @@ from testkit import journal, run_cli, wait_until
 def test_the_demo_agent_follows_the_loop_through_the_cli(tmp_path):
     root = prepare(tmp_path)
     before = len(journal(root))
-    proc = subprocess.run([sys.executable, "-m", "leafwise.canvas.demo.agent", "--root", str(root),
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.canvas.demo.agent", "--root", str(root),
                            "--speed", "0.05", "--seed", "7", "--max-tasks", "4"],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stdout + proc.stderr

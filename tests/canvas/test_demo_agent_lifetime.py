@@ -74,7 +74,7 @@ def test_closing_the_terminal_of_leafwise_demo_stops_its_agent(tmp_path):
     pid, master = pty.fork()
     if pid == 0:  # the child: the canvas, as in a terminal
         try:
-            os.execve(sys.executable, [sys.executable, "-m", "leafwise.commands.surfaces.cli", "demo",
+            os.execve(sys.executable, [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "demo",
                                        "--speed", "0.2"], env)
         finally:
             os._exit(127)

@@ -256,7 +256,7 @@ def test_an_agent_blocking_rings_the_terminal_and_raises_a_desktop_notification(
     env = {**os.environ, "LEAFWISE_SETTINGS": str(tmp_path / "settings.json"), "LEAFWISE_USER": "ana",
            "TERM": "xterm-256color"}
     env.pop("LEAFWISE_ROOT", None)
-    proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli"], cwd=root, env=env,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"], cwd=root, env=env,
                             stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
     os.close(slave)
     seen = b""

@@ -54,7 +54,7 @@ def start_server(root: Path, *args: str) -> Served:
     """`leafwise serve --port 0` in `root`, once it has printed its link (its stderr kept in a file)."""
     log = root.parent / f"serve-{os.urandom(3).hex()}.log"
     with log.open("w") as errors:
-        process = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0",
+        process = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0",
                                     *args], cwd=root, stdout=subprocess.PIPE, stderr=errors, text=True,
                                    env={**os.environ, "LEAFWISE_AGENT": ""})
     assert process.stdout is not None
@@ -268,7 +268,7 @@ def test_stopping_the_server_ends_its_canvases(tmp_path):
 def test_no_plan_and_a_taken_port_are_said_with_their_fix(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0"],
+    result = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0"],
                             cwd=empty, capture_output=True, text=True, timeout=60)
     assert result.returncode == 5 and "Fix: leafwise init" in result.stderr
     root = write_plan(tmp_path / "plan", NODES)
@@ -276,7 +276,7 @@ def test_no_plan_and_a_taken_port_are_said_with_their_fix(tmp_path):
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        taken = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", str(port)],
+        taken = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "serve", "--port", str(port)],
                                cwd=root, capture_output=True, text=True, timeout=60)
     assert taken.returncode == 2, taken
     assert f"cannot listen on 127.0.0.1:{port}" in taken.stderr and "Fix: leafwise serve --port 0" in taken.stderr

@@ -79,7 +79,7 @@ def served(tmp_path) -> Iterator[tuple[Served, Path]]:
     """`leafwise serve --follow` in the first clone; the second clone beside it."""
     first, second = team_clones(tmp_path)
     with (tmp_path / "serve.log").open("w") as log:
-        process = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0",
+        process = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0",
                                     "--follow"], cwd=first, stdout=subprocess.PIPE, stderr=log, text=True,
                                    env={**os.environ, "LEAFWISE_AGENT": ""})
     assert process.stdout is not None

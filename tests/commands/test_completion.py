@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+CLI = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 def complete(line: str, cwd: Path, shell: str = "bash") -> list[str]:

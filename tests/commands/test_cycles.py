@@ -317,7 +317,7 @@ def test_racing_ticks_never_pass_the_cap(bugs):
         "--node", "T-5", "--verify", "true")
     env = {**os.environ, "LEAFWISE_AGENT": ""}
     env.pop("LEAFWISE_ROOT", None)
-    procs = [subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "cycle", "tick", "race", "--json"],
+    procs = [subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "cycle", "tick", "race", "--json"],
                               cwd=bugs, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(8)]
     answers = [json.loads(p.communicate(timeout=60)[0]) for p in procs]

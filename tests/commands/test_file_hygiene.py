@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from testkit import node, run_cli, write_plan
 
-CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+CLI = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 def _run_with_umask(mask: int, *args: str, cwd: Path) -> subprocess.CompletedProcess:

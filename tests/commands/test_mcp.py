@@ -317,7 +317,7 @@ def test_a_client_runs_the_whole_loop_from_context_to_done(tmp_path):
 
 def test_leafwise_mcp_over_stdio(demo_plan):
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(demo_plan), env=env)
 
     async def go():

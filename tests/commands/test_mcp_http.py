@@ -105,7 +105,7 @@ def running(plan: Path, config: Path, *args: str, env: dict[str, str] | None = N
     full_env = {**os.environ, "LEAFWISE_CONFIG_DIR": str(config), **(env or {})}
     full_env.pop("LEAFWISE_ROOT", None)
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "mcp", "--http",
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "mcp", "--http",
                                  "127.0.0.1:0", *args], cwd=plan, env=full_env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=err)
     try:

@@ -14,7 +14,7 @@ from testkit import node, write_plan
 def test_the_server_logs_nothing_for_plan_changes(tmp_path):
     write_plan(tmp_path, [node("T-1", "One"), node("T-2", "Two")])
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(tmp_path), env=env)
     errlog = tmp_path / "stderr.txt"
 

@@ -13,7 +13,7 @@ from testkit import REPO
 def test_wheel_has_only_the_leafwise_namespace_and_its_data(tmp_path: Path) -> None:
     # The build a user's pip runs (pyproject's backend and its `setuptools>=77`), with the setuptools
     # the test extra installs instead of a fresh copy in an isolated environment (20-30 s saved).
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
+    subprocess.run([sys.executable, "-P", "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
                     "-w", str(tmp_path), "-q"], check=True, capture_output=True)
     wheel = next(tmp_path.glob("leafwise-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

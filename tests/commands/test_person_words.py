@@ -195,7 +195,7 @@ def mcp_session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any
     from mcp.client.stdio import StdioServerParameters
 
     env = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env={**env, **PERSON})
 
     async def go():

@@ -55,7 +55,7 @@ class Waiter:
         env = {**os.environ, "LEAFWISE_AGENT": ""}
         env.pop("LEAFWISE_ROOT", None)
         self.started = time.time()
-        self.proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args, "--json"],
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args, "--json"],
                                      cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._out: list[str] = []
         self._ended = 0.0

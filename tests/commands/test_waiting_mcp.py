@@ -21,7 +21,7 @@ WAKE_LIMIT_S = 2.0
 
 def server(root: Path) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
-    return StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    return StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                  cwd=str(root), env=env)
 
 

@@ -24,7 +24,7 @@ def test_get_next_task_answers_while_reconcile_runs(tmp_path):
     commit_all(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
     env.update({worker.DELAY_ENV: "4", worker.DEADLINE_ENV: "60", "LEAFWISE_AGENT": ""})
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(tmp_path), env=env)
     seen: dict[str, float] = {}
 

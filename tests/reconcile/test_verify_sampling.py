@@ -52,7 +52,7 @@ def scripted(answer: dict[str, Any], asked: list[str]):
 def call(root: Path, arguments: dict[str, Any], sampling=None):
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
     env["LEAFWISE_AGENT"] = ""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env=env)
 
     async def go():

@@ -101,7 +101,7 @@ def marks_made(marks: Path) -> list[str]:
 def server(root: Path, env: dict[str, str]) -> StdioServerParameters:
     """The real server process (`leafwise mcp`) in `root`, its stdin the protocol's pipe."""
     full = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
-    return StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    return StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                  cwd=str(root), env={**full, **env})
 
 
@@ -273,7 +273,7 @@ def on_a_terminal(args: list[str], cwd: Path, env: dict[str, str], answer: bytes
     once the question is asked (None: expect none). Returns (exit code, what the terminal showed)."""
     main, other = pty.openpty()
     full = {**{k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}, "LEAFWISE_AGENT": "", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args], cwd=cwd,
                             stdin=other, stdout=subprocess.PIPE, stderr=other, env=full)
     os.close(other)
     shown = b""

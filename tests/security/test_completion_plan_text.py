@@ -39,7 +39,7 @@ def completion(root: Path, shell: str) -> str:
     env = {**os.environ, "_LEAFWISE_COMPLETE": f"{shell}_complete", "COMP_WORDS": line,
            "COMP_CWORD": "4" if shell == "zsh" else ""}
     env.pop("LEAFWISE_ROOT", None)
-    done = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli"], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout

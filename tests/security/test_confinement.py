@@ -161,7 +161,7 @@ def test_mcp_get_next_task_on_a_linked_nodes_folder_names_the_link(tmp_path: Pat
 
     root, _outside = hostile(tmp_path, f"{PLAN_DIR}/nodes", "link_to_folder")
     full = {k: v for k, v in os.environ.items() if k not in ("LEAFWISE_ROOT", "LEAFWISE_AGENT")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env={**full, **env})
 
     async def go():

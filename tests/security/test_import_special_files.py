@@ -16,7 +16,7 @@ FORMATS = ("csv", "taskmaster", "json", "github", "beads")
 
 
 def import_line(root, fmt: str, path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "import", fmt, str(path),
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "import", fmt, str(path),
                            "--dry-run", "--json"], cwd=root, capture_output=True, text=True, timeout=30,
                           stdin=subprocess.DEVNULL, env={**os.environ, "LEAFWISE_SERVER": "0"})
     return json.loads(proc.stdout)
@@ -45,7 +45,7 @@ def test_a_partial_import_counts_an_item_in_a_parent_cycle_once_imported_never_s
     root = write_plan(tmp_path / "plan", [node("T-1", "Alpha")])
     export = tmp_path / "export.csv"
     export.write_text("id,title,parent\nA,cycle a,B\nB,cycle b,A\nC,self parent,C\n")
-    proc = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "import", "csv", str(export),
+    proc = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "import", "csv", str(export),
                            "--partial", "--json"], cwd=root, capture_output=True, text=True, timeout=30,
                           stdin=subprocess.DEVNULL, env={**os.environ, "LEAFWISE_SERVER": "0"})
     result = json.loads(proc.stdout)["result"]

@@ -27,7 +27,7 @@ def measured(argv: list[str], cwd: Path) -> tuple[int, str, float, float]:
     (`hostile.run_measured`): a child forked straight from this test's worker starts with the worker's own
     resident pages in its peak (Linux keeps a forked mm's high-water mark across exec: 424-520 MB under the
     slow set's workers for a CLI that peaks at 61 MB)."""
-    assert argv[:3] == [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+    assert argv[:3] == [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
     code, out, _err, cpu, rss_kib = hostile.run_measured(argv[3:], cwd, {**os.environ, "LEAFWISE_AGENT": ""})
     return code, out, cpu, rss_kib / 1024
 
@@ -50,7 +50,7 @@ def test_verdict_files_of_no_node_cost_nothing(tmp_path):
     subprocess.run([*GIT, "commit", "-qm", "plan"], cwd=src, check=True)
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(src), str(clone)], check=True)
-    code, out, cpu, peak = measured([sys.executable, "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
+    code, out, cpu, peak = measured([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
                                      "--agent", "bob", "--json"], clone)
     assert code == 0 and json.loads(out)["result"]["id"] in ("T-1", "T-2")
     assert peak < 120, f"{peak:.0f} MB"
@@ -77,7 +77,7 @@ def test_verdicts_naming_many_files_run_git_a_few_times(tmp_path):
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(src), str(clone)], check=True)
     started = time.monotonic()
-    code, out, _cpu, _peak = measured([sys.executable, "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
+    code, out, _cpu, _peak = measured([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "verify", "--next",
                                        "--agent", "bob", "--json"], clone)
     took = time.monotonic() - started
     assert code == 0 and json.loads(out)["result"]["id"]

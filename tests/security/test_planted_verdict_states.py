@@ -31,7 +31,7 @@ PLANTED = {
 
 
 def verify_next(root: Path) -> dict:
-    done = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "verify", "--next", "--agent", "bob",
+    done = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "verify", "--next", "--agent", "bob",
                            "--json"], cwd=root, capture_output=True, text=True,
                           env={**os.environ, "LEAFWISE_AGENT": ""}, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -20,7 +20,7 @@ import pytest
 from testkit import node, write_plan
 
 GIT = ["git", "-c", "user.name=m", "-c", "user.email=m@example.com"]
-LEAFWISE = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+LEAFWISE = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 def stamp(delta: timedelta) -> str:

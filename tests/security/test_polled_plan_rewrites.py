@@ -41,7 +41,7 @@ def cloned(tmp_path: Path) -> Path:
 
 
 def own_next(root: Path) -> str | None:
-    done = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", "next", "--json"], cwd=root,
+    done = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "next", "--json"], cwd=root,
                           capture_output=True, text=True, env={**os.environ, "LEAFWISE_AGENT": ""}, timeout=60)
     return (json.loads(done.stdout)["result"].get("task") or {}).get("id")
 

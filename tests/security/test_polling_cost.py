@@ -58,7 +58,7 @@ async def test_an_idle_canvas_polling_a_big_tree_costs_little(heavy, tmp_path):
 
 
 def test_next_wait_polling_a_big_tree_costs_little(heavy):
-    proc = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "8"], cwd=heavy,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "8"], cwd=heavy,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LEAFWISE_AGENT": ""})
     _pid, status, usage = os.wait4(proc.pid, 0)
     cpu = usage.ru_utime + usage.ru_stime

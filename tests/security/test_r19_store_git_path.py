@@ -41,7 +41,7 @@ def test_a_relative_path_entry_never_runs_the_clones_git(clone: tuple[Path, Path
     env = {**os.environ, "PATH": SPELLINGS[spelling].format(clone=root), "LEAFWISE_CONFIG_DIR": str(tmp_path / "config"),
            "LEAFWISE_CACHE_DIR": str(tmp_path / "cache"), "LEAFWISE_SERVER": "0", "LEAFWISE_AGENT": ""}
     for args in (["validate"], ["reconcile"], ["doctor"]):
-        done = subprocess.run([sys.executable, "-m", "leafwise.commands.surfaces.cli", *args], cwd=root, env=env,
+        done = subprocess.run([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", *args], cwd=root, env=env,
                               capture_output=True, text=True, timeout=60)
         assert "Traceback" not in done.stderr, done.stderr
         assert not mark.exists(), f"{args} with PATH={SPELLINGS[spelling]!r} ran the clone's git"

@@ -52,7 +52,7 @@ def status_of(url: str) -> int:
 def test_connections_that_never_finish_their_headers_are_closed_and_a_real_request_still_answered(tmp_path):
     root = write_plan(tmp_path / "plan", NODES)
     errors = (tmp_path / "serve.log").open("w")
-    process = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0"],
+    process = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "serve", "--port", "0"],
                                cwd=root, stdout=subprocess.PIPE, stderr=errors, text=True,
                                env={**os.environ, "LEAFWISE_AGENT": ""})
     stalled: list[socket.socket] = []

@@ -25,7 +25,7 @@ def test_the_mcp_servers_validate_sees_a_doc_gone_and_a_node_file_named_like_no_
     (root / ".leafwise" / "docs").mkdir(exist_ok=True)
     (root / ".leafwise" / "docs" / "spec.tmp").write_text("# spec\n")
     env = {k: v for k, v in os.environ.items() if k != "LEAFWISE_ROOT"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "leafwise.commands.surfaces.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-P", "-m", "leafwise.commands.surfaces.cli", "mcp"],
                                    cwd=str(root), env={**env, "LEAFWISE_AGENT": "", "LEAFWISE_SERVER": "0"})
     seen: list[int] = []
 

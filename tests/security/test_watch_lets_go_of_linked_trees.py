@@ -112,7 +112,7 @@ def test_next_wait_lets_the_tree_go_and_still_wakes(tmp_path):
                                           node("T-2", "Bravo", "blocked", parent="T-1", blocked_reason="waits")])
     (root / ".leafwise/docs/a").mkdir(parents=True)
     outside = big_tree(tmp_path)
-    waiting = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "40"],
+    waiting = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "40"],
                                cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "LEAFWISE_AGENT": ""})
     try:

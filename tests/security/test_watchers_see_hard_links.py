@@ -45,7 +45,7 @@ def test_next_wait_wakes_for_a_write_through_another_name(tmp_path):
     other = tmp_path / "elsewhere.yaml"
     os.link(root / ".leafwise/nodes/T-2.yaml", other)
     started = time.monotonic()
-    waiting = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "30"],
+    waiting = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "next", "--wait", "30"],
                                cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "LEAFWISE_AGENT": ""})
     time.sleep(2)  # the call has checked the plan and is waiting

@@ -27,7 +27,7 @@ if str(TESTS) not in sys.path:  # run as a worker script
 
 from testkit import run_cli, wait_until, write_plan  # noqa: E402
 
-CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+CLI = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 # --- worker processes ----------------------------------------------------------

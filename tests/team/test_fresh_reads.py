@@ -79,7 +79,7 @@ def test_start_next_wait_wakes_when_another_clone_frees_a_task(two):
     for agent in ("alice", "ann", "amy"):
         started(leafwise("start", "--next", "--agent", agent, "--json", cwd=a))
     env = {**os.environ, "LEAFWISE_AGENT": ""}
-    waiter = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "start", "--next",
+    waiter = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "start", "--next",
                                "--wait", "60", "--agent", "bob", "--json"], cwd=b, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -119,7 +119,7 @@ def test_a_complete_killed_after_its_done_claim_is_named_with_the_call_that_fini
     env = {**os.environ, "LEAFWISE_AGENT": ""}
     with daemon(a.parent) as prefix:  # a served host runs its hook (a local remote's never run for Leafwise)
         set_url(a, f"{prefix}/plan.git")
-        agent = subprocess.Popen([sys.executable, "-m", "leafwise.commands.surfaces.cli", "complete", "T-1",
+        agent = subprocess.Popen([sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli", "complete", "T-1",
                                   "--summary", "the work", "--agent", "alice"], cwd=a, env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         pidfile.write_text(str(agent.pid))

@@ -19,7 +19,7 @@ from testkit import wait_until, write_plan
 
 NODES = [{"id": "T-1", "title": "Alpha lighthouse task", "release": "R1", "status": "draft"}]
 LINK = re.compile(r"Open: (http://127\.0\.0\.1:(\d+)/)\?token=([A-Za-z0-9_-]+)")
-CLI = [sys.executable, "-m", "leafwise.commands.surfaces.cli"]
+CLI = [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
 
 
 def canvases(root: Path) -> list[list[str]]:
