@@ -27,8 +27,8 @@ def measured(argv: list[str], cwd: Path) -> tuple[int, str, float, float]:
     (`hostile.run_measured`): a child forked straight from this test's worker starts with the worker's own
     resident pages in its peak (Linux keeps a forked mm's high-water mark across exec: 424-520 MB under the
     slow set's workers for a CLI that peaks at 61 MB)."""
-    assert argv[:3] == [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
-    code, out, _err, cpu, rss_kib = hostile.run_measured(argv[3:], cwd, {**os.environ, "LEAFWISE_AGENT": ""})
+    assert argv[:4] == [sys.executable, "-P", "-m", "leafwise.commands.surfaces.cli"]
+    code, out, _err, cpu, rss_kib = hostile.run_measured(argv[4:], cwd, {**os.environ, "LEAFWISE_AGENT": ""})
     return code, out, cpu, rss_kib / 1024
 
 
